@@ -1,0 +1,80 @@
+"""Command line: python -m generator COMMAND [options]."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from .problems import DataError
+
+ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_DATA = ROOT / "data"
+
+
+def cmd_validate(args) -> int:
+    from .validate import validate
+    kb, problems = validate(args.data)
+    if problems:
+        print(problems.report())
+        print(f"{len(problems)} problem(s) found", file=sys.stderr)
+        return 1
+    print(f"ok: {len(kb.games)} games, {len(kb.sources)} sources, {len(kb.chapters)} chapters, "
+          f"{len(kb.entries)} entries, {len(kb.terms)} glossary terms, {len(kb.noise)} noise ranges")
+    return 0
+
+
+def cmd_coverage(args) -> int:
+    """Coverage is reported even when some items have problems (they count as untraced),
+    so that editors can measure work in progress; the exit status is then 1."""
+    from .coverage import coverage, format_report
+    from .validate import validate
+    kb, problems = validate(args.data)
+    report = coverage(kb)
+    if args.json:
+        print(json.dumps({name: {k: r[k] for k in ("lines", "traced", "noise", "untraced")}
+                          for name, r in report.items()}, ensure_ascii=False, indent=1))
+    else:
+        print(format_report(report))
+    if problems:
+        print(f"warning: {len(problems)} problem(s) in the data; items with problems are not counted "
+              "(run `python -m generator validate`)", file=sys.stderr)
+        return 1
+    return 0
+
+
+def cmd_ingest(args) -> int:
+    from .ingest import ingest_file
+    return ingest_file(args.source, args.source_id, args.language, sys.stdout)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m generator", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("validate", help="check the data's shape and meaning; exit 1 with every problem")
+    p.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    p.set_defaults(func=cmd_validate)
+
+    p = sub.add_parser("coverage", help="per source: lines traced into entries, classed as noise, or neither")
+    p.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_coverage)
+
+    p = sub.add_parser("ingest", help="turn a raw text into draft YAML entries for an editor")
+    p.add_argument("source", type=Path)
+    p.add_argument("--source-id", default=None, help="id for the drafts' origin (default: from the manifest or file name)")
+    p.add_argument("--language", default=None, help="language of the text (default: from the manifest)")
+    p.set_defaults(func=cmd_ingest)
+
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args)
+    except DataError as err:
+        print(err.problems.report())
+        print(f"{len(err.problems)} problem(s) found; nothing was written", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,34 @@
+"""Source line ranges written as "556-562" or "566-567, 572-578" (1-based, inclusive)."""
+from __future__ import annotations
+
+
+def parse_ranges(spec: str) -> list[tuple[int, int]]:
+    """Return [(first, last), ...]. Assumes the schema pattern already matched."""
+    ranges = []
+    for part in str(spec).split(","):
+        first, _, last = part.strip().partition("-")
+        ranges.append((int(first), int(last or first)))
+    return ranges
+
+
+def range_lines(spec: str) -> list[int]:
+    """Every line number a range spec names, in order."""
+    return [n for first, last in parse_ranges(spec) for n in range(first, last + 1)]
+
+
+def format_lines(numbers) -> str:
+    """Compress line numbers into a range spec: [1,2,3,7] -> "1-3, 7"."""
+    numbers = sorted(set(numbers))
+    parts: list[str] = []
+    start = prev = None
+    for n in numbers:
+        if start is None:
+            start = prev = n
+        elif n == prev + 1:
+            prev = n
+        else:
+            parts.append(f"{start}-{prev}" if prev != start else f"{start}")
+            start = prev = n
+    if start is not None:
+        parts.append(f"{start}-{prev}" if prev != start else f"{start}")
+    return ", ".join(parts)

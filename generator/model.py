@@ -1,0 +1,76 @@
+"""The knowledge base as plain data, indexed, with where each item was written."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .load import Document
+
+
+@dataclass
+class Where:
+    document: Document
+    path: list  # JSON path inside the document
+
+
+@dataclass
+class Source:
+    id: str
+    file: str
+    game: str
+    language: str
+    kind: str
+    title: str
+    precedence: int
+    precedence_reason: str
+    lines: list[str]  # the text's lines; lines[0] is line 1
+
+
+@dataclass
+class Chapter:
+    id: str
+    game: str
+    order: int
+    data: dict
+    entry_ids: list[str] = field(default_factory=list)
+
+
+@dataclass
+class KnowledgeBase:
+    sources: dict[str, Source] = field(default_factory=dict)
+    games: dict[str, dict] = field(default_factory=dict)
+    chapters: dict[str, Chapter] = field(default_factory=dict)
+    entries: dict[str, dict] = field(default_factory=dict)   # id -> entry (in reading order)
+    entry_chapter: dict[str, str] = field(default_factory=dict)
+    terms: dict[str, dict] = field(default_factory=dict)
+    noise: list[dict] = field(default_factory=list)          # each with 'game'
+    where: dict[str, Where] = field(default_factory=dict)     # id -> where it is written
+
+    def game_of(self, item_id: str) -> str:
+        return item_id.split("/", 1)[0]
+
+    def chapters_of(self, game: str) -> list[Chapter]:
+        return sorted((c for c in self.chapters.values() if c.game == game), key=lambda c: c.order)
+
+    def entries_of(self, game: str) -> list[dict]:
+        return [self.entries[e] for c in self.chapters_of(game) for e in c.entry_ids]
+
+    def terms_of(self, game: str) -> list[dict]:
+        return [t for t in self.terms.values() if self.game_of(t["id"]) == game]
+
+
+def plain(value: Any) -> Any:
+    """ruamel's commented containers and scalar strings -> plain dict/list/str."""
+    if isinstance(value, dict):
+        return {str(k): plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [plain(v) for v in value]
+    if isinstance(value, bool):
+        return bool(value)
+    if isinstance(value, int):
+        return int(value)
+    if isinstance(value, float):
+        return float(value)
+    if isinstance(value, str):
+        return str(value)
+    return value

@@ -1,0 +1,84 @@
+"""Problems found in the data: a stable code, a position, a message and a hint.
+
+Every check reports through `Problems.add`; commands print all of them and exit 1.
+The table of codes below is the single list: docs/error-codes.md is generated from it
+and tests/fixtures/invalid/ holds one failing fixture per code.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+CODES: dict[str, tuple[str, str]] = {
+    # code: (what it means, how to fix it)
+    "E001": ("YAML syntax error", "Fix the YAML syntax at the position shown (indentation, a missing colon, an unclosed quote)."),
+    "E002": ("duplicate key in a mapping", "Remove or rename one of the two keys; YAML keeps only one of them."),
+    "E003": ("file is not UTF-8", "Re-save the file as UTF-8 (no BOM needed)."),
+    "E004": ("empty file", "Delete the file or give it content; an empty YAML file holds nothing to load."),
+    "E005": ("YAML anchors and aliases are not allowed", "Write the value out in full; aliases can expand exponentially (\"billion laughs\")."),
+    "E006": ("file out of place", "Move the file to a place the loader knows (see docs/data-format.md) or delete it."),
+    "E010": ("does not match the schema", "See the schema named in the message (schemas/)."),
+    "E011": ("required field missing", "Add the field; the schema in schemas/ lists what each object needs."),
+    "E012": ("wrong type", "Give a value of the type the schema asks for (e.g. a list, not a string)."),
+    "E013": ("unknown field", "Remove the field or fix its spelling; the schema lists the allowed fields."),
+    "E014": ("value not allowed", "Use one of the allowed values or the pattern the schema gives."),
+    "E020": ("duplicate id", "Ids are unique across entries, chapters and glossary terms; rename one (ids are stable once published)."),
+    "E021": ("unknown reference", "Point the reference at an existing id, or add the entry it names."),
+    "E022": ("unknown source", "Use a source id from data/sources/manifest.yaml."),
+    "E023": ("line range outside its source", "Lines are 1-based and must lie inside the source file; ranges go low-high."),
+    "E024": ("required language missing", "Add the language: the game's required_languages (game.yaml) must all be present."),
+    "E025": ("languages do not line up", "title, text and origin must name the same languages."),
+    "E026": ("bad translation origin", "translated_from must name another language of the same entry, and at least one version must come from a source or the editors."),
+    "E027": ("source language does not match", "A language's origin must cite a source in that language."),
+    "E028": ("source belongs to another game", "Cite a source listed in this game's game.yaml."),
+    "E030": ("numbers differ between language versions", "Make the numbers agree, or add numbers_differ naming the clarification that explains the difference."),
+    "E031": ("quote not found in the cited lines", "Quote the source verbatim (whitespace may differ) and cite the lines it stands on."),
+    "E032": ("correction not found in the cited lines", "A correction's `from` must be the text as the source has it, within the entry's cited lines."),
+    "E033": ("text does not match its cited lines", "Cite the lines the text was taken from, and carry all of them; a line range must not claim more or less than the text holds."),
+    "E034": ("id of another game", "An entry's id starts with the id of the game folder it lives in."),
+    "E035": ("source file changed", "Source texts are kept unchanged; restore the file or update its sha256 in the manifest deliberately."),
+    "E036": ("source file missing", "Copy the file into data/sources/ or remove it from the manifest."),
+    "E037": ("game not set up", "Create data/games/<game>/game.yaml, and list the game's sources in the manifest."),
+    "E038": ("duplicate chapter order", "Chapter files are ordered by their NN- prefix; give each a different number."),
+}
+
+
+@dataclass(order=True)
+class Problem:
+    path: str
+    line: int
+    col: int
+    code: str
+    message: str = field(compare=False)
+
+    def format(self) -> str:
+        hint = CODES[self.code][1]
+        return f"{self.path}:{self.line}:{self.col}: {self.code} {self.message}\n    hint: {hint}"
+
+
+class Problems:
+    """Collects problems so that all of them are reported before the command exits."""
+
+    def __init__(self) -> None:
+        self.items: list[Problem] = []
+
+    def add(self, path: str, position: tuple[int, int], code: str, message: str) -> None:
+        if code not in CODES:
+            raise KeyError(f"unknown problem code {code}")
+        self.items.append(Problem(path, position[0], position[1], code, message))
+
+    def __bool__(self) -> bool:
+        return bool(self.items)
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def report(self) -> str:
+        return "\n".join(p.format() for p in sorted(self.items))
+
+
+class DataError(Exception):
+    """Raised by a pipeline stage when the data has problems; carries all of them."""
+
+    def __init__(self, problems: Problems):
+        super().__init__(f"{len(problems)} problem(s) in the data")
+        self.problems = problems
