@@ -48,6 +48,37 @@ def cmd_ingest(args) -> int:
     return ingest_file(args.source, args.source_id, args.language, sys.stdout)
 
 
+def cmd_build(args) -> int:
+    from .build import build
+    from .write import BuildError
+    try:
+        report = build(args.data, args.out)
+    except BuildError as err:
+        print(err, file=sys.stderr)
+        print("the site engine failed; nothing was replaced", file=sys.stderr)
+        return 1
+    print(report.summary())
+    return 0
+
+
+def cmd_serve(args) -> int:
+    """Serve the built site/ folder (run build first)."""
+    import functools
+    import http.server
+    site = ROOT / "site"
+    if not (site / "index.html").exists():
+        print("site/ is not built: run `python -m generator build` first", file=sys.stderr)
+        return 1
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(site))
+    with http.server.ThreadingHTTPServer(("127.0.0.1", args.port), handler) as server:
+        print(f"serving site/ on http://127.0.0.1:{args.port}/ (Ctrl-C stops)")
+        try:
+            server.serve_forever()
+        except KeyboardInterrupt:
+            pass
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m generator", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -66,6 +97,15 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--source-id", default=None, help="id for the drafts' origin (default: from the manifest or file name)")
     p.add_argument("--language", default=None, help="language of the text (default: from the manifest)")
     p.set_defaults(func=cmd_ingest)
+
+    p = sub.add_parser("build", help="build the site, search index, cards and rules_check from the data")
+    p.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    p.add_argument("--out", type=Path, default=ROOT, help="folder that receives site/, docs/generated/, rules_check/ (default: the repository)")
+    p.set_defaults(func=cmd_build)
+
+    p = sub.add_parser("serve", help="serve the built site locally")
+    p.add_argument("--port", type=int, default=8000)
+    p.set_defaults(func=cmd_serve)
 
     args = parser.parse_args(argv)
     try:

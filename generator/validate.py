@@ -153,6 +153,8 @@ class MeaningChecks:
             where = self.kb.where[game_id]
             for i, source_id in enumerate(game["sources"]):
                 self.check_source_ref(source_id, game_id, None, where, ["sources", i])
+            for i, ref in enumerate(game.get("at_a_glance", [])):
+                self.check_reference(ref, where, ["at_a_glance", i])
         for chapter in self.kb.chapters.values():
             where = self.kb.where[chapter.id]
             self.check_origin(chapter.data, chapter.game, where, text_check=False)

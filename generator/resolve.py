@@ -1,0 +1,121 @@
+"""Stage 3, resolve: everything the renderers need that is derived, computed once.
+
+Where each entry's page and anchor are, which language a reader sees for each entry
+(with fallbacks), which clarifications touch which entry, which glossary terms occur in
+which text, and a stable data version for the cards.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass, field
+
+from .model import Chapter, KnowledgeBase
+
+LANGUAGES = ("en", "pl", "ru")
+LANGUAGE_NAMES = {
+    "en": {"en": "English", "pl": "angielski", "ru": "английский"},
+    "pl": {"en": "Polish", "pl": "polski", "ru": "польский"},
+    "ru": {"en": "Russian", "pl": "rosyjski", "ru": "русский"},
+}
+WORD_CHAR = r"[^\W_]"
+
+
+def slug_of(item_id: str) -> str:
+    """Anchor of an entry or chapter: its id without the game part."""
+    return item_id.split("/", 1)[1].replace("/", "-")
+
+
+@dataclass
+class TermMatcher:
+    """Finds glossary terms (names, variants, inflected forms) in text of one language."""
+    pattern: re.Pattern | None
+    term_of_form: dict[str, str]
+
+    def find(self, text: str) -> list[tuple[int, int, str]]:
+        if self.pattern is None:
+            return []
+        return [(m.start(), m.end(), self.term_of_form[m.group(0).lower()]) for m in self.pattern.finditer(text)]
+
+
+@dataclass
+class Resolved:
+    kb: KnowledgeBase
+    data_version: str
+    page_of: dict[str, str] = field(default_factory=dict)          # entry/chapter id -> page file name (within game dir)
+    clarifications_of: dict[str, list[str]] = field(default_factory=dict)
+    matchers: dict[tuple[str, str], TermMatcher] = field(default_factory=dict)  # (game, lang)
+    terms_in: dict[str, set[str]] = field(default_factory=dict)     # entry id -> term ids found or declared
+    checks_of: dict[str, list[str]] = field(default_factory=dict)   # entry id -> rules_check function names
+
+    def games(self) -> list[dict]:
+        return [self.kb.games[g] for g in sorted(self.kb.games)]
+
+    def display_language(self, item: dict, reader: str) -> str:
+        """The reader's language if the item has it, else English, else its original language."""
+        available = item["text"] if "text" in item else item["title"]
+        for lang in (reader, "en", *self.original_languages(item), *LANGUAGES):
+            if lang in available:
+                return lang
+        raise ValueError(f"{item.get('id')} has no text")
+
+    @staticmethod
+    def original_languages(item: dict) -> list[str]:
+        return [lang for lang, o in item.get("origin", {}).items() if "translated_from" not in o]
+
+    def chapter_of(self, entry_id: str) -> Chapter:
+        return self.kb.chapters[self.kb.entry_chapter[entry_id]]
+
+
+def page_name(chapter: Chapter) -> str:
+    return f"{chapter.order:02d}-{slug_of(chapter.id)}.md"
+
+
+def data_version(kb: KnowledgeBase) -> str:
+    """A digest of the data (not the clock), so the same data gives the same version."""
+    digest = hashlib.sha256()
+    payload = {
+        "games": kb.games, "entries": kb.entries, "terms": kb.terms,
+        "chapters": {cid: c.data for cid, c in kb.chapters.items()},
+    }
+    digest.update(json.dumps(payload, sort_keys=True, ensure_ascii=False).encode("utf-8"))
+    return digest.hexdigest()[:12]
+
+
+def _term_matcher(terms: list[dict], lang: str) -> TermMatcher:
+    term_of_form: dict[str, str] = {}
+    for term in terms:
+        forms = [term["names"].get(lang)] + term.get("variants", {}).get(lang, []) + term.get("forms", {}).get(lang, [])
+        for form in forms:
+            if form and len(form) >= 3:
+                term_of_form.setdefault(form.lower(), term["id"])
+    if not term_of_form:
+        return TermMatcher(None, {})
+    alternatives = "|".join(re.escape(f) for f in sorted(term_of_form, key=len, reverse=True))
+    pattern = re.compile(rf"(?<!{WORD_CHAR})(?:{alternatives})(?!{WORD_CHAR})", re.IGNORECASE)
+    return TermMatcher(pattern, term_of_form)
+
+
+def resolve(kb: KnowledgeBase, checks_by_entry: dict[str, list[str]] | None = None) -> Resolved:
+    resolved = Resolved(kb, data_version(kb))
+    for chapter in kb.chapters.values():
+        name = page_name(chapter)
+        resolved.page_of[chapter.id] = name
+        for entry_id in chapter.entry_ids:
+            resolved.page_of[entry_id] = name
+    for entry_id, entry in kb.entries.items():
+        for affected in entry.get("clarification", {}).get("affects", []):
+            resolved.clarifications_of.setdefault(affected, []).append(entry_id)
+    for game in kb.games:
+        terms = kb.terms_of(game)
+        for lang in LANGUAGES:
+            resolved.matchers[(game, lang)] = _term_matcher(terms, lang)
+    for entry_id, entry in kb.entries.items():
+        game = kb.game_of(entry_id)
+        found = set(entry.get("terms", []))
+        for lang, text in entry["text"].items():
+            found.update(term for _, _, term in resolved.matchers[(game, lang)].find(f"{entry['title'][lang]} {text}"))
+        resolved.terms_in[entry_id] = found
+    resolved.checks_of = checks_by_entry or {}
+    return resolved

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Set up everything the project needs on a fresh machine; safe to run again (it skips what is done).
+#   scripts/setup.sh        Python environment (.venv) with the pinned packages
+#   scripts/setup.sh test   ...and Debian's chromium + chromium-driver for the browser tests
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if [ ! -x .venv/bin/python ]; then
+  python3 -m venv .venv
+fi
+stamp=.venv/.requirements.sha256
+want=$(cat requirements.txt constraints.txt | sha256sum | cut -d' ' -f1)
+if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+  .venv/bin/pip install --quiet --disable-pip-version-check -r requirements.txt -c constraints.txt
+  echo "$want" > "$stamp"
+fi
+
+need_apt=()
+if [ "${1:-}" = "test" ]; then
+  command -v chromium >/dev/null || need_apt+=(chromium)
+  command -v chromedriver >/dev/null || need_apt+=(chromium-driver)
+fi
+# Fonts that cover Latin, Polish and Cyrillic for the cards (WeasyPrint embeds them).
+[ -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || need_apt+=(fonts-dejavu-core)
+if [ ${#need_apt[@]} -gt 0 ]; then
+  SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need_apt[@]}" >/dev/null
+fi
