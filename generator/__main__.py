@@ -43,6 +43,20 @@ def cmd_coverage(args) -> int:
     return 0
 
 
+def cmd_codes(args) -> int:
+    """Print the table of problem codes as Markdown (docs/error-codes.md is this output)."""
+    from .problems import CODES
+    print("# Problem codes of `python -m generator validate`\n")
+    print("Each problem is printed as `path:line:col: CODE message` followed by a hint; all problems are")
+    print("collected before the command exits with status 1. `tests/fixtures/invalid/<CODE>/` holds a")
+    print("failing example of each.\n")
+    print("| code | meaning | how to fix |")
+    print("|---|---|---|")
+    for code, (meaning, hint) in CODES.items():
+        print(f"| {code} | {meaning} | {hint} |")
+    return 0
+
+
 def cmd_ingest(args) -> int:
     from .ingest import ingest_file
     return ingest_file(args.source, args.source_id, args.language, sys.stdout)
@@ -91,6 +105,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--data", type=Path, default=DEFAULT_DATA)
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_coverage)
+
+    p = sub.add_parser("codes", help="print the table of problem codes (docs/error-codes.md)")
+    p.set_defaults(func=cmd_codes)
 
     p = sub.add_parser("ingest", help="turn a raw text into draft YAML entries for an editor")
     p.add_argument("source", type=Path)

@@ -45,6 +45,7 @@ class KnowledgeBase:
     terms: dict[str, dict] = field(default_factory=dict)
     noise: list[dict] = field(default_factory=list)          # each with 'game'
     where: dict[str, Where] = field(default_factory=dict)     # id -> where it is written
+    broken_ids: set[str] = field(default_factory=set)         # ids of items skipped for a reported problem
 
     def game_of(self, item_id: str) -> str:
         return item_id.split("/", 1)[0]

@@ -16,7 +16,6 @@ CODES: dict[str, tuple[str, str]] = {
     "E004": ("empty file", "Delete the file or give it content; an empty YAML file holds nothing to load."),
     "E005": ("YAML anchors and aliases are not allowed", "Write the value out in full; aliases can expand exponentially (\"billion laughs\")."),
     "E006": ("file out of place", "Move the file to a place the loader knows (see docs/data-format.md) or delete it."),
-    "E010": ("does not match the schema", "See the schema named in the message (schemas/)."),
     "E011": ("required field missing", "Add the field; the schema in schemas/ lists what each object needs."),
     "E012": ("wrong type", "Give a value of the type the schema asks for (e.g. a list, not a string)."),
     "E013": ("unknown field", "Remove the field or fix its spelling; the schema lists the allowed fields."),

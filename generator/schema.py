@@ -64,7 +64,7 @@ def check_shape(kind: str, document, shown_path: str, problems: Problems) -> set
         error = _most_specific(error)
         path = list(error.absolute_path)
         failed.add(tuple(path))
-        code = CODE_OF_VALIDATOR.get(error.validator, "E010")
+        code = CODE_OF_VALIDATOR.get(error.validator, "E014")
         where = "/".join(str(p) for p in path) or "(top level)"
         if code == "E013" and isinstance(error.instance, dict):
             allowed = set(error.schema.get("properties", {}))

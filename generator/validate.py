@@ -106,6 +106,8 @@ def build_knowledge_base(loaded: LoadedData, problems: Problems) -> KnowledgeBas
             for i, raw_entry in enumerate(doc.data["entries"] or []):
                 where = Where(doc, ["entries", i])
                 if not ok(doc, where.path):
+                    if isinstance(raw_entry, dict) and isinstance(raw_entry.get("id"), str):
+                        kb.broken_ids.add(raw_entry["id"])  # reported already; don't report references to it
                     continue
                 entry = plain(raw_entry)
                 if _own_game(entry["id"], doc.game, where, problems) and claim_id(entry["id"], where):
@@ -143,7 +145,7 @@ class MeaningChecks:
     def __init__(self, kb: KnowledgeBase, problems: Problems):
         self.kb = kb
         self.problems = problems
-        self.known_ids = set(kb.entries) | set(kb.chapters) | set(kb.terms)
+        self.known_ids = set(kb.entries) | set(kb.chapters) | set(kb.terms) | kb.broken_ids
         self.noise_lines: dict[str, set[int]] = {}
         for item in kb.noise:
             self.noise_lines.setdefault(item["source"], set()).update(range_lines(item["lines"]))
