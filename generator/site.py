@@ -16,11 +16,18 @@ from .markdown_text import inline, link_terms, render_text
 from .resolve import LANGUAGE_NAMES, LANGUAGES, Resolved, slug_of
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
+LANGUAGE_SWITCH_NAMES = {"en": "English", "pl": "Polski", "ru": "Русский"}  # each in its own language
 
 
 def environment(sub: str) -> Environment:
     return Environment(loader=FileSystemLoader(str(TEMPLATES / sub)), undefined=StrictUndefined,
                        keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True, autoescape=False)
+
+
+def as_html(markdown_href: str) -> str:
+    """A link for raw HTML, which mkdocs does not rewrite: page.md#anchor -> page.html#anchor."""
+    path, hash_mark, anchor = markdown_href.partition("#")
+    return (path[:-3] + ".html" if path.endswith(".md") else path) + hash_mark + anchor
 
 
 class SiteRenderer:
@@ -147,6 +154,8 @@ class SiteRenderer:
             "external": external,
             "citation": self.citation(entry, reader) + ([f"{labels['corrections']}: {len(corrections)}"] if corrections else []),
             "others": others,
+            "read_in": [f'<a class="kb-lang" hreflang="{l}" href="{as_html(self.href(entry["id"], game, reader=l, from_lang=reader))}">{n}</a>'
+                        for l, n in LANGUAGE_SWITCH_NAMES.items() if l != reader and l in self.kb.games[game]["languages"]],
         }
         return self.env.get_template("entry.md.j2").render(e=view, labels=labels)
 
@@ -191,7 +200,7 @@ class SiteRenderer:
     @staticmethod
     def language_switch(game: dict, page: str, reader: str) -> list[str]:
         """Links to the same page in the game's other languages; kb-search.js keeps the #anchor."""
-        names = {"en": "English", "pl": "Polski", "ru": "Русский"}
+        names = LANGUAGE_SWITCH_NAMES
         return [f"**{names[l]}**" if l == reader else f'<a class="kb-lang" hreflang="{l}" href="../../{l}/{game["id"]}/{page[:-3]}.html">{names[l]}</a>'
                 for l in LANGUAGES if l in game["languages"]]
 

@@ -1,0 +1,55 @@
+"""Headless Chromium (Debian's chromium + chromium-driver) driven by Selenium, and a local server."""
+from __future__ import annotations
+
+import functools
+import http.server
+import shutil
+import threading
+from contextlib import contextmanager
+from pathlib import Path
+
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.support.ui import WebDriverWait
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
+
+
+def make_driver(width: int = 390, height: int = 844) -> webdriver.Chrome:
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                 "--disable-dev-shm-usage", f"--window-size={width},{height}"):
+        options.add_argument(flag)
+    return webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+
+
+@contextmanager
+def serve(directory: Path):
+    """Serve a folder on 127.0.0.1 (a free port) for the duration of the block."""
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+    handler = functools.partial(Quiet, directory=str(directory))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def search(driver, query: str, timeout: float = 10) -> list[dict]:
+    """Type a query into the page's search box like a player; return the results shown."""
+    box = WebDriverWait(driver, timeout).until(lambda d: d.find_element("css selector", ".kb-search input"))
+    box.clear()
+    box.send_keys(query)
+    WebDriverWait(driver, timeout).until(
+        lambda d: d.execute_script("return document.querySelector('.kb-search').dataset.query") == query)
+    return driver.execute_script(
+        "return Array.from(document.querySelectorAll('.kb-search-results a.kb-search-result'))"
+        ".map(a => ({entry: a.dataset.entry, href: a.href, title: a.querySelector('.kb-search-title').textContent}))")

@@ -1,0 +1,163 @@
+"""The site built from the mini data set: strict build, links, escaping, and the browser behaviours."""
+from __future__ import annotations
+
+import re
+import shutil
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+import pytest
+
+from browser import make_driver, search, serve
+from conftest import MINI, run_generator
+
+HOSTILE = "<script>window.__pwned = 'script'</script><img src=x onerror=\"window.__pwned = 'img'\">"
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory) -> Path:
+    """Build the mini data set, with one entry carrying hostile text, into a temporary folder."""
+    root = tmp_path_factory.mktemp("mini-site")
+    data = root / "data"
+    shutil.copytree(MINI, data)
+    chapter = data / "games/mini/chapters/10-rules.yaml"
+    text = chapter.read_text(encoding="utf-8")
+    text = text.replace("en: A unit adjacent to 2 other units ignores 1 retreat.",
+                        f"en: |\n        A unit adjacent to 2 other units ignores 1 retreat. {HOSTILE} [x](javascript:window.__pwned='link')")
+    chapter.write_text(text, encoding="utf-8")
+    result = run_generator("build", "--data", str(data), "--out", str(root))
+    assert result.returncode == 0, result.stdout + result.stderr
+    return root / "site"
+
+
+class Links(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.hrefs: list[str] = []
+        self.ids: set[str] = set()
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if "id" in attrs:
+            self.ids.add(attrs["id"])
+        for name in ("href", "src"):
+            if attrs.get(name):
+                self.hrefs.append(attrs[name])
+
+
+def parse(path: Path) -> Links:
+    links = Links()
+    links.feed(path.read_text(encoding="utf-8"))
+    return links
+
+
+def check_links(site: Path) -> list[str]:
+    """Every relative link and anchor in every page resolves."""
+    broken, parsed = [], {}
+    for page in site.rglob("*.html"):
+        if page.name == "404.html":  # Material's error page uses site-absolute links; servers alone show it
+            continue
+        for href in parse(page).hrefs:
+            parts = urlsplit(href)
+            if parts.scheme or href.startswith("//") or href.startswith("mailto:"):
+                continue
+            target = (page.parent / unquote(parts.path)).resolve() if parts.path else page
+            if not target.exists():
+                broken.append(f"{page.relative_to(site)} -> {href}")
+                continue
+            if parts.fragment and target.suffix == ".html":
+                ids = parsed.setdefault(target, parse(target).ids)
+                if unquote(parts.fragment) not in ids:
+                    broken.append(f"{page.relative_to(site)} -> {href} (no anchor)")
+    return broken
+
+
+def test_every_internal_link_and_anchor_resolves(site: Path):
+    assert check_links(site) == []
+
+
+def test_pages_carry_their_language(site: Path):
+    assert '<html lang="pl"' in (site / "pl/mini/10-rules.html").read_text(encoding="utf-8")
+    assert '<html lang="ru"' in (site / "ru/mini/10-rules.html").read_text(encoding="utf-8")
+
+
+def test_hostile_text_is_escaped_in_html(site: Path):
+    html = (site / "en/mini/10-rules.html").read_text(encoding="utf-8")
+    assert "&lt;script&gt;window.__pwned = 'script'&lt;/script&gt;" in html
+    assert "<script>window.__pwned" not in html
+    assert "<img src=x" not in html
+    assert "javascript:" not in html
+
+
+@pytest.fixture(scope="module")
+def driver():
+    chrome = make_driver()
+    yield chrome
+    chrome.quit()
+
+
+@pytest.fixture(scope="module")
+def server(site: Path):
+    with serve(site) as url:
+        yield url
+
+
+def test_hostile_text_does_not_run_in_the_browser(driver, server):
+    driver.get(f"{server}/en/mini/10-rules.html")
+    assert driver.execute_script("return window.__pwned === undefined")
+    body = driver.find_element("css selector", "#support").find_element("xpath", "following-sibling::p").text
+    assert "<script>window.__pwned = 'script'</script>" in body
+
+
+def test_search_then_open_the_result(driver, server):
+    driver.get(f"{server}/pl/mini/index.html")
+    results = search(driver, "odwrotu")
+    assert results and results[0]["entry"] == "mini/retreat"
+    driver.find_element("css selector", ".kb-search-results a.kb-search-result").click()
+    assert urlsplit(driver.current_url).path.endswith("/pl/mini/10-rules.html")
+    assert urlsplit(driver.current_url).fragment == "retreat"
+    heading = driver.find_element("id", "retreat")
+    assert heading.text.startswith("Odwrót")
+    top = driver.execute_script("return arguments[0].getBoundingClientRect().top", heading)
+    assert 0 <= top < 400  # the entry is on screen, not somewhere below
+
+
+def test_search_across_languages(driver, server):
+    driver.get(f"{server}/ru/mini/index.html")
+    assert search(driver, "retreat")[0]["entry"] == "mini/retreat"
+    driver.get(f"{server}/en/mini/index.html")
+    assert search(driver, "отступил")[0]["entry"] == "mini/retreat"
+
+
+def test_switching_language_keeps_the_entry(driver, server):
+    driver.get(f"{server}/pl/mini/10-rules.html#support")
+    entry_cite = driver.find_element("xpath", "//h2[@id='support']/following-sibling::p[contains(@class,'kb-cite')][1]")
+    link = entry_cite.find_element("css selector", "a.kb-lang[hreflang='en']")
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", link)
+    link.click()
+    assert urlsplit(driver.current_url).path.endswith("/en/mini/10-rules.html")
+    assert urlsplit(driver.current_url).fragment == "support"
+    assert driver.find_element("id", "support").text.startswith("Support")
+
+
+def test_fallback_note_when_the_language_is_missing(driver, server):
+    driver.get(f"{server}/ru/mini/10-rules.html#support")
+    entry = driver.find_element("id", "support")
+    note = entry.find_element("xpath", "following-sibling::div[contains(@class,'admonition')][1]")
+    assert "Нет русской версии" in note.text and "английский" in note.text
+    assert entry.text.startswith("Support")
+
+
+def test_search_works_opened_from_disk(driver, site: Path):
+    driver.get((site / "pl/mini/index.html").as_uri())
+    results = search(driver, "wsparcie")
+    assert results[0]["entry"] == "mini/support"
+    assert results[0]["href"].startswith("file://")
+
+
+def test_no_letter_is_lost(driver, server):
+    """Polish and Russian letters are indexed whole: an exact word with ł, ó and ą finds its entry."""
+    driver.get(f"{server}/pl/mini/index.html")
+    assert search(driver, "sąsiadujący")[0]["entry"] == "mini/support"
+    assert search(driver, "odwrót")[0]["entry"] == "mini/retreat"
