@@ -64,10 +64,11 @@ def cmd_ingest(args) -> int:
 
 def cmd_build(args) -> int:
     from .build import build
+    from .cards import AidError
     from .write import BuildError
     try:
         report = build(args.data, args.out)
-    except BuildError as err:
+    except (BuildError, AidError) as err:
         print(err, file=sys.stderr)
         print("the site engine failed; nothing was replaced", file=sys.stderr)
         return 1

@@ -6,6 +6,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .cards import render_all as render_aids
 from .resolve import LANGUAGES, resolve
 from .search import SearchIndex
 from .site import SiteRenderer
@@ -52,8 +53,11 @@ def build(data_dir: Path, out: Path = REPO) -> BuildReport:
         kb = load_valid(data_dir)
     with timed("resolve"):
         resolved = resolve(kb)
+    with timed("cards"):
+        aids = render_aids(resolved)
+        card_files = {f"cards/{name}": content for aid in aids for name, content in aid.files.items()}
     with timed("render"):
-        renderer = SiteRenderer(resolved, card_files={})
+        renderer = SiteRenderer(resolved, card_files={(aid.game, aid.lang): aid.links() for aid in aids})
         pages = renderer.all_pages()
         nav = renderer.nav()
         search_files = SearchIndex(resolved).all_files()
@@ -62,6 +66,7 @@ def build(data_dir: Path, out: Path = REPO) -> BuildReport:
         with timed("write"):
             docs = work / "docs"
             write_files(docs, pages)
+            write_files(docs, card_files)
             shutil.copytree(ASSETS, docs / "assets")
         with timed("site engine"):
             run_mkdocs(REPO, docs, work / "site", nav, work)

@@ -77,7 +77,7 @@ def data_version(kb: KnowledgeBase) -> str:
     digest = hashlib.sha256()
     payload = {
         "games": kb.games, "entries": kb.entries, "terms": kb.terms,
-        "chapters": {cid: c.data for cid, c in kb.chapters.items()},
+        "chapters": {cid: c.data for cid, c in kb.chapters.items()}, "aids": kb.aids,
     }
     digest.update(json.dumps(payload, sort_keys=True, ensure_ascii=False).encode("utf-8"))
     return digest.hexdigest()[:12]

@@ -20,6 +20,7 @@ SCHEMA_OF_KIND = {
     "glossary": "glossary.schema.json",
     "noise": "noise.schema.json",
     "chapter": "chapter.schema.json",
+    "cards": "cards.schema.json",
 }
 CODE_OF_VALIDATOR = {
     "required": "E011", "dependentRequired": "E011",

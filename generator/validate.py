@@ -121,6 +121,10 @@ def build_knowledge_base(loaded: LoadedData, problems: Problems) -> KnowledgeBas
                     term = plain(raw_term)
                     if _own_game(term["id"], doc.game, where, problems) and claim_id(term["id"], where):
                         kb.terms[term["id"]] = term
+        elif doc.kind == "cards":
+            if ok(doc, ["aid"]):
+                kb.aids[doc.game] = plain(doc.data["aid"])
+                kb.where[f"{doc.game}:aid"] = Where(doc, ["aid"])
         elif doc.kind == "noise":
             for i, raw_item in enumerate(doc.data.get("noise", []) if ok(doc, []) else []):
                 where = Where(doc, ["noise", i])
@@ -168,6 +172,12 @@ class MeaningChecks:
             self.require_languages(term["names"], self.kb.game_of(term_id), where, ["names"], "name")
             if "definition" in term:
                 self.check_reference(term["definition"], where, ["definition"])
+        for game_id, aid in self.kb.aids.items():
+            where = self.kb.where[f"{game_id}:aid"]
+            for i, section in enumerate(aid["sections"]):
+                self.require_languages(section["title"], game_id, where, ["sections", i, "title"], "section title")
+                for j, ref in enumerate(section["entries"]):
+                    self.check_reference(ref, where, ["sections", i, "entries", j])
         for item in self.kb.noise:
             self.check_source_ref(item["source"], item["game"], None, item["_where"], ["source"], lines=item["lines"])
             if "duplicate_of" in item and item["source"] in self.kb.sources:

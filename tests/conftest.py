@@ -22,3 +22,22 @@ def mini_data(tmp_path: Path) -> Path:
     target = tmp_path / "data"
     shutil.copytree(MINI, target)
     return target
+
+
+HOSTILE = "<script>window.__pwned = 'script'</script><img src=x onerror=\"window.__pwned = 'img'\">"
+
+
+@pytest.fixture(scope="session")
+def mini_build(tmp_path_factory) -> Path:
+    """Build the mini data set (one entry carrying hostile text) into a temporary folder; returns it."""
+    root = tmp_path_factory.mktemp("mini-build")
+    data = root / "data"
+    shutil.copytree(MINI, data)
+    chapter = data / "games/mini/chapters/10-rules.yaml"
+    text = chapter.read_text(encoding="utf-8")
+    text = text.replace("en: A unit adjacent to 2 other units ignores 1 retreat.",
+                        f"en: |\n        A unit adjacent to 2 other units ignores 1 retreat. {HOSTILE} [x](javascript:window.__pwned='link')")
+    chapter.write_text(text, encoding="utf-8")
+    result = run_generator("build", "--data", str(data), "--out", str(root))
+    assert result.returncode == 0, result.stdout + result.stderr
+    return root

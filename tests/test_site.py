@@ -1,8 +1,6 @@
 """The site built from the mini data set: strict build, links, escaping, and the browser behaviours."""
 from __future__ import annotations
 
-import re
-import shutil
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -10,25 +8,11 @@ from urllib.parse import unquote, urlsplit
 import pytest
 
 from browser import make_driver, search, serve
-from conftest import MINI, run_generator
-
-HOSTILE = "<script>window.__pwned = 'script'</script><img src=x onerror=\"window.__pwned = 'img'\">"
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory) -> Path:
-    """Build the mini data set, with one entry carrying hostile text, into a temporary folder."""
-    root = tmp_path_factory.mktemp("mini-site")
-    data = root / "data"
-    shutil.copytree(MINI, data)
-    chapter = data / "games/mini/chapters/10-rules.yaml"
-    text = chapter.read_text(encoding="utf-8")
-    text = text.replace("en: A unit adjacent to 2 other units ignores 1 retreat.",
-                        f"en: |\n        A unit adjacent to 2 other units ignores 1 retreat. {HOSTILE} [x](javascript:window.__pwned='link')")
-    chapter.write_text(text, encoding="utf-8")
-    result = run_generator("build", "--data", str(data), "--out", str(root))
-    assert result.returncode == 0, result.stdout + result.stderr
-    return root / "site"
+def site(mini_build: Path) -> Path:
+    return mini_build / "site"
 
 
 class Links(HTMLParser):

@@ -1,0 +1,116 @@
+"""Player aids from the mini data set: every format exists, fits its pages, embeds its fonts,
+shows every selected entry's title and the data version, and follows the data."""
+from __future__ import annotations
+
+import io
+import shutil
+from pathlib import Path
+
+import pytest
+from pypdf import PdfReader
+from weasyprint import HTML
+
+from conftest import MINI, run_generator
+from generator.cards import notdef_glyphs, overflowing_boxes
+
+LANGS = ("en", "pl", "ru")
+FORMATS = ("sheet-a4", "sheet-letter", "cards-a4", "cards-letter")
+EXPECTED_TITLES = {  # the title each selected entry shows in each language (fallback to English)
+    "en": ["Retreat", "Support", "Retreat: which edge?"],
+    "pl": ["Odwrót", "Wsparcie", "Retreat: which edge?"],
+    "ru": ["Отступление", "Support", "Retreat: which edge?"],
+}
+
+
+@pytest.fixture(scope="module")
+def cards(mini_build: Path) -> Path:
+    return mini_build / "site" / "cards"
+
+
+def pdf_text(path: Path) -> list[str]:
+    return [page.extract_text() for page in PdfReader(path).pages]
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_aid_exists_with_titles_version_and_limits(cards: Path, lang: str, fmt: str):
+    pdf = cards / f"mini-{lang}-{fmt}.pdf"
+    pages = pdf_text(pdf)
+    if fmt.startswith("sheet"):
+        assert 1 <= len(pages) <= 2
+    whole = " ".join(" ".join(p.split()) for p in pages)
+    for title in EXPECTED_TITLES[lang]:
+        assert title in whole, (title, whole[:500])
+    assert "mini/retreat" in whole  # each item shows its entry id
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_data_version_on_every_page(cards: Path, lang: str):
+    for fmt in ("sheet-a4", "cards-a4"):
+        for page in pdf_text(cards / f"mini-{lang}-{fmt}.pdf"):
+            words = " ".join(page.split())
+            assert ("data version" in words or "wersja danych" in words or "версия данных" in words), words[-200:]
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_fonts_embedded_and_no_missing_glyphs(cards: Path, lang: str, fmt: str):
+    data = (cards / f"mini-{lang}-{fmt}.pdf").read_bytes()
+    assert notdef_glyphs(data) == 0
+    fonts = []
+    for page in PdfReader(io.BytesIO(data)).pages:
+        resources = page["/Resources"]
+        for font in resources.get("/Font", {}).values():
+            font = font.get_object()
+            descendant = font["/DescendantFonts"][0].get_object() if "/DescendantFonts" in font else font
+            descriptor = descendant["/FontDescriptor"].get_object()
+            fonts.append(any(k in descriptor for k in ("/FontFile", "/FontFile2", "/FontFile3")))
+    assert fonts and all(fonts)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("kind", ("sheet", "cards"))
+def test_layout_stays_inside_the_page(cards: Path, lang: str, kind: str):
+    document = HTML(filename=str(cards / f"mini-{lang}-{kind}.html")).render()
+    assert overflowing_boxes(document) == []
+    assert document.pages
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_first_page_rendered_to_png(cards: Path, lang: str):
+    for fmt in FORMATS:
+        png = (cards / f"mini-{lang}-{fmt}.png").read_bytes()
+        assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 5000
+
+
+def test_site_links_the_aids(mini_build: Path):
+    html = (mini_build / "site/pl/mini/index.html").read_text(encoding="utf-8")
+    assert "../../cards/mini-pl-sheet-a4.pdf" in html and "../../cards/mini-pl-cards-letter.pdf" in html
+
+
+def test_changing_an_entry_changes_the_aid(tmp_path: Path):
+    data = tmp_path / "data"
+    shutil.copytree(MINI, data)
+    chapter = data / "games/mini/chapters/10-rules.yaml"
+    chapter.write_text(chapter.read_text(encoding="utf-8").replace(
+        "moves back 1 space towards its own edge", "moves back 1 space towards its own side edge"), encoding="utf-8")
+    assert run_generator("build", "--data", str(data), "--out", str(tmp_path)).returncode == 0
+    text = " ".join(" ".join(p.split()) for p in pdf_text(tmp_path / "site/cards/mini-en-sheet-a4.pdf"))
+    assert "towards its own side edge" in text
+
+
+def test_an_aid_that_does_not_fit_fails_the_build_and_keeps_the_old_site(tmp_path: Path):
+    data = tmp_path / "data"
+    shutil.copytree(MINI, data)
+    assert run_generator("build", "--data", str(data), "--out", str(tmp_path)).returncode == 0
+    before = (tmp_path / "site/index.html").read_bytes()
+    chapter = data / "games/mini/chapters/10-rules.yaml"
+    long_text = " ".join(["A unit adjacent to 2 other units ignores 1 retreat."] * 900)
+    chapter.write_text(chapter.read_text(encoding="utf-8").replace(
+        "en: A unit adjacent to 2 other units ignores 1 retreat.", f"en: {long_text}"), encoding="utf-8")
+    chapter.write_text(chapter.read_text(encoding="utf-8").replace("    origin:\n      pl: {source: mini-pl, lines: \"9-11\"}",
+                                                                   "    numbers_differ: {note: test padding}\n    origin:\n      pl: {source: mini-pl, lines: \"9-11\"}"), encoding="utf-8")
+    result = run_generator("build", "--data", str(data), "--out", str(tmp_path))
+    assert result.returncode == 1
+    assert "pages, at most 2" in result.stderr and "Traceback" not in result.stderr
+    assert (tmp_path / "site/index.html").read_bytes() == before
