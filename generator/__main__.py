@@ -65,10 +65,11 @@ def cmd_ingest(args) -> int:
 def cmd_build(args) -> int:
     from .build import build
     from .cards import AidError
+    from .rules_check_gen import RulesCheckError
     from .write import BuildError
     try:
         report = build(args.data, args.out)
-    except (BuildError, AidError) as err:
+    except (BuildError, AidError, RulesCheckError) as err:
         print(err, file=sys.stderr)
         print("the site engine failed; nothing was replaced", file=sys.stderr)
         return 1

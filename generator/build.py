@@ -8,6 +8,7 @@ from pathlib import Path
 
 from .cards import render_all as render_aids
 from .resolve import LANGUAGES, resolve
+from .rules_check_gen import checks_by_entry, render_package
 from .search import SearchIndex
 from .site import SiteRenderer
 from .validate import load_valid
@@ -52,7 +53,7 @@ def build(data_dir: Path, out: Path = REPO) -> BuildReport:
     with timed("load+validate"):
         kb = load_valid(data_dir)
     with timed("resolve"):
-        resolved = resolve(kb)
+        resolved = resolve(kb, checks_by_entry())
     with timed("cards"):
         aids = render_aids(resolved)
         card_files = {f"cards/{name}": content for aid in aids for name, content in aid.files.items()}
@@ -61,6 +62,8 @@ def build(data_dir: Path, out: Path = REPO) -> BuildReport:
         pages = renderer.all_pages()
         nav = renderer.nav()
         search_files = SearchIndex(resolved).all_files()
+    with timed("rules-check"):
+        package = render_package(resolved)
     work = staging_dir(out)
     try:
         with timed("write"):
@@ -68,6 +71,7 @@ def build(data_dir: Path, out: Path = REPO) -> BuildReport:
             write_files(docs, pages)
             write_files(docs, card_files)
             shutil.copytree(ASSETS, docs / "assets")
+            write_files(work / "rules_check", package)
         with timed("site engine"):
             run_mkdocs(REPO, docs, work / "site", nav, work)
         with timed("search index"):
@@ -76,6 +80,7 @@ def build(data_dir: Path, out: Path = REPO) -> BuildReport:
         (out / "docs").mkdir(parents=True, exist_ok=True)
         swap_in(docs, out / "docs" / "generated")
         swap_in(work / "site", out / "site")
+        swap_in(work / "rules_check", out / "rules_check")
     finally:
         shutil.rmtree(work, ignore_errors=True)
     report.pages = len(pages)

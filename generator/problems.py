@@ -37,6 +37,7 @@ CODES: dict[str, tuple[str, str]] = {
     "E035": ("source file changed", "Source texts are kept unchanged; restore the file or update its sha256 in the manifest deliberately."),
     "E036": ("source file missing", "Copy the file into data/sources/ or remove it from the manifest."),
     "E037": ("game not set up", "Create data/games/<game>/game.yaml, and list the game's sources in the manifest."),
+    "E039": ("unknown rules-check", "example.check names a function of rules_check: game.check as listed by `python -m rules_check --list`."),
     "E038": ("duplicate chapter order", "Chapter files are ordered by their NN- prefix; give each a different number."),
 }
 

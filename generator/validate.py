@@ -15,6 +15,7 @@ from .linerange import parse_ranges, range_lines
 from .load import LoadedData, load
 from .model import Chapter, KnowledgeBase, Source, Where, plain
 from .problems import DataError, Problems
+from .rules_check_gen import catalogue
 from .schema import check_shape, is_inside_failed
 from .yamlio import position_of
 
@@ -150,6 +151,7 @@ class MeaningChecks:
         self.kb = kb
         self.problems = problems
         self.known_ids = set(kb.entries) | set(kb.chapters) | set(kb.terms) | kb.broken_ids
+        self.known_checks = {f"{module}.{name}" for module, checks in catalogue().items() for name in checks}
         self.noise_lines: dict[str, set[int]] = {}
         for item in kb.noise:
             self.noise_lines.setdefault(item["source"], set()).update(range_lines(item["lines"]))
@@ -197,6 +199,11 @@ class MeaningChecks:
             for match in textmatch.LINK.finditer(text):
                 self.check_reference(match.group(1).strip(), where, ["text", lang])
         self.check_numbers(entry, where)
+        check_name = entry.get("example", {}).get("check")
+        if check_name and check_name not in self.known_checks:
+            hint = difflib.get_close_matches(check_name, sorted(self.known_checks), n=1)
+            _at(self.problems, where, ["example", "check"], "E039",
+                f"unknown rules-check '{check_name}'" + (f" (did you mean '{hint[0]}'?)" if hint else ""))
         self.check_corrections(entry, where)
         clarification = entry.get("clarification")
         if clarification:

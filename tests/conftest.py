@@ -41,3 +41,12 @@ def mini_build(tmp_path_factory) -> Path:
     result = run_generator("build", "--data", str(data), "--out", str(root))
     assert result.returncode == 0, result.stdout + result.stderr
     return root
+
+
+@pytest.fixture(scope="session")
+def bundled_build(tmp_path_factory) -> Path:
+    """Build the bundled data (the real knowledge base) into a temporary folder; returns it."""
+    root = tmp_path_factory.mktemp("bundled-build")
+    result = run_generator("build", "--out", str(root))
+    assert result.returncode == 0, result.stdout + result.stderr
+    return root
