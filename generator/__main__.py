@@ -70,8 +70,9 @@ def cmd_build(args) -> int:
     try:
         report = build(args.data, args.out)
     except (BuildError, AidError, RulesCheckError) as err:
-        print(err, file=sys.stderr)
-        print("the site engine failed; nothing was replaced", file=sys.stderr)
+        stage = {BuildError: "the site engine", AidError: "a player aid", RulesCheckError: "the rules-check"}[type(err)]
+        print(f"error: {err}", file=sys.stderr)
+        print(f"{stage} failed; nothing was replaced", file=sys.stderr)
         return 1
     print(report.summary())
     return 0

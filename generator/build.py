@@ -55,7 +55,7 @@ def build(data_dir: Path, out: Path = REPO) -> BuildReport:
     with timed("resolve"):
         resolved = resolve(kb, checks_by_entry())
     with timed("cards"):
-        aids = render_aids(resolved)
+        aids = render_aids(resolved, cache=out / "build" / "cards-cache")
         card_files = {f"cards/{name}": content for aid in aids for name, content in aid.files.items()}
     with timed("render"):
         renderer = SiteRenderer(resolved, card_files={(aid.game, aid.lang): aid.links() for aid in aids})

@@ -8,19 +8,26 @@ an aid longer than its page limit, a box running off its page, or a glyph no fon
 """
 from __future__ import annotations
 
+import hashlib
 import io
+import os
 import re
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
+
+from pathlib import Path
 
 import markdown
 import pypdfium2
-from pypdf import PdfReader, PdfWriter, Transformation
+import pypdfium2.raw as pdfium_c
+import weasyprint
+from pypdf import PdfReader
 from weasyprint import HTML
 from weasyprint.formatting_structure.boxes import MarginBox
 
 from .labels import LABELS
-from .markdown_text import escape_html, render_text
-from .resolve import LANGUAGE_NAMES, Resolved, slug_of
+from .markdown_text import escape_html, render_text, without_tables
+from .resolve import LANGUAGE_NAMES, Resolved, localised, slug_of
 from .site import environment
 
 MM = 72 / 25.4
@@ -59,16 +66,32 @@ def aid_sections(resolved: Resolved, game: str, lang: str) -> list[dict]:
         for entry_id in section["entries"]:
             entry = kb.entries[entry_id]
             shown = resolved.display_language(entry, lang)
-            text = render_text(entry["text"][shown], link_for=lambda ref, label: escape_html(label or resolved_title(resolved, ref, shown)))
+            text = render_text(aid_text(entry, shown), link_for=lambda ref, label: escape_html(label or resolved_title(resolved, ref, shown)))
             html = markdown.markdown(text, extensions=["tables"])
             if "table" in entry:
-                html += table_html(entry["table"], shown)
+                html += table_html(entry["table"], lang)
             items.append({
                 "id": entry_id, "anchor": slug_of(entry_id), "title": escape_html(entry["title"][shown]), "html": html,
                 "fallback": None if shown == lang else LABELS[lang]["fallback"].format(shown=LANGUAGE_NAMES[shown][lang]),
             })
         sections.append({"title": escape_html(section["title"].get(lang) or section["title"]["en"]), "items": items})
     return sections
+
+
+RESOLUTION_MARKS = ("**Resolution", "**Rozstrzygnięcie", "**Решение")
+
+
+def aid_text(entry: dict, lang: str) -> str:
+    """What an aid prints of an entry: the whole text, except that a clarification shows its resolution."""
+    text = entry["text"][lang]
+    if "table" in entry:
+        return without_tables(text)
+    if entry["kind"] == "clarification":
+        paragraphs = text.split("\n\n")
+        start = next((i for i, p in enumerate(paragraphs) if p.lstrip().startswith(RESOLUTION_MARKS)), None)
+        if start is not None:
+            return "\n\n".join(paragraphs[start:])
+    return text
 
 
 def resolved_title(resolved: Resolved, ref: str, lang: str) -> str:
@@ -78,8 +101,7 @@ def resolved_title(resolved: Resolved, ref: str, lang: str) -> str:
 
 def table_html(table: dict, lang: str) -> str:
     def cell(value) -> str:
-        if isinstance(value, dict):
-            value = value.get(lang) or value.get("en") or next(iter(value.values()))
+        value = localised(value, lang)
         return "" if value is None else escape_html(str(value))
     head = "".join(f"<th>{cell(c['title'])}</th>" for c in table["columns"])
     rows = "".join("<tr>" + "".join(f"<td>{cell(row.get(c['key']))}</td>" for c in table["columns"]) + "</tr>"
@@ -100,7 +122,9 @@ def overflowing_boxes(document) -> list[str]:
             box = stack.pop()
             x, y = getattr(box, "position_x", None), getattr(box, "position_y", None)
             if x is not None and y is not None:
-                width, height = box.margin_width(), box.margin_height()
+                # The border box: margins may run into the page margin (they collapse at a page break).
+                x, y = x + (box.margin_left or 0), y + (box.margin_top or 0)
+                width, height = box.border_width(), box.border_height()
                 if x < left - tolerance or y < top - tolerance or x + width > right + tolerance or y + height > bottom + tolerance:
                     text = getattr(box, "text", "") or box.element_tag
                     problems.append(f"page {number}: {type(box).__name__} '{str(text)[:40]}' leaves the page area")
@@ -124,35 +148,43 @@ def notdef_glyphs(pdf: bytes) -> int:
 
 
 def impose(card_pdf: bytes, sheet: str) -> bytes:
-    """Nine card pages to a sheet, 3 × 3, centred, with cut marks in the margins."""
+    """Nine card pages to a sheet, 3 × 3, centred, with cut marks in the margins.
+
+    Each card page is placed as a form XObject (pdfium), so its text and embedded fonts are kept
+    as they are; nothing is re-parsed or rasterised."""
     sheet_w, sheet_h = SHEETS[sheet]
     x0, y0 = (sheet_w - 3 * CARD_W) / 2, (sheet_h - 3 * CARD_H) / 2
-    marks = cut_marks(sheet_w, sheet_h, x0, y0)
-    cards = PdfReader(io.BytesIO(card_pdf)).pages
-    writer = PdfWriter()
-    for start in range(0, len(cards), 9):
-        page = writer.add_blank_page(sheet_w, sheet_h)
-        page.merge_page(PdfReader(io.BytesIO(marks)).pages[0])
-        for slot, card in enumerate(cards[start:start + 9]):
+    source = pypdfium2.PdfDocument(card_pdf)
+    out = pypdfium2.PdfDocument.new()
+    for start in range(0, len(source), 9):
+        page = out.new_page(sheet_w, sheet_h)
+        for slot in range(min(9, len(source) - start)):
             column, row = slot % 3, slot // 3
-            page.merge_transformed_page(card, Transformation().translate(x0 + column * CARD_W, sheet_h - y0 - (row + 1) * CARD_H))
-    out = io.BytesIO()
-    writer.write(out)
-    return out.getvalue()
+            card = source.page_as_xobject(start + slot, out).as_pageobject()
+            card.transform(pypdfium2.PdfMatrix().translate(x0 + column * CARD_W, sheet_h - y0 - (row + 1) * CARD_H))
+            page.insert_obj(card)
+        for x1, y1, x2, y2 in cut_mark_lines(sheet_w, sheet_h, x0, y0):
+            path = pdfium_c.FPDFPageObj_CreateNewPath(x1, y1)
+            pdfium_c.FPDFPath_LineTo(path, x2, y2)
+            pdfium_c.FPDFPageObj_SetStrokeColor(path, 0, 0, 0, 255)
+            pdfium_c.FPDFPageObj_SetStrokeWidth(path, 0.3)
+            pdfium_c.FPDFPath_SetDrawMode(path, pdfium_c.FPDF_FILLMODE_NONE, True)
+            pdfium_c.FPDFPage_InsertObject(page.raw, path)
+        page.gen_content()
+    buffer = io.BytesIO()
+    out.save(buffer)
+    return buffer.getvalue()
 
 
-def cut_marks(sheet_w: float, sheet_h: float, x0: float, y0: float) -> bytes:
-    """A page with short lines in the margins where the card edges fall."""
+def cut_mark_lines(sheet_w: float, sheet_h: float, x0: float, y0: float) -> list[tuple[float, float, float, float]]:
+    """Short lines in the margins where the card edges fall (PDF coordinates, origin bottom left)."""
     lines = []
     for i in range(4):
         x = x0 + i * CARD_W
-        lines.append(f'<div style="position:absolute;left:{x}pt;top:{y0 - 14}pt;width:0;height:10pt;border-left:.3pt solid #000"></div>')
-        lines.append(f'<div style="position:absolute;left:{x}pt;top:{sheet_h - y0 + 4}pt;width:0;height:10pt;border-left:.3pt solid #000"></div>')
+        lines += [(x, sheet_h - y0 + 4, x, sheet_h - y0 + 14), (x, y0 - 14, x, y0 - 4)]
         y = y0 + i * CARD_H
-        lines.append(f'<div style="position:absolute;top:{y}pt;left:{x0 - 14}pt;height:0;width:10pt;border-top:.3pt solid #000"></div>')
-        lines.append(f'<div style="position:absolute;top:{y}pt;left:{sheet_w - x0 + 4}pt;height:0;width:10pt;border-top:.3pt solid #000"></div>')
-    html = f"<style>@page{{size:{sheet_w}pt {sheet_h}pt;margin:0}}</style>{''.join(lines)}"
-    return HTML(string=html).write_pdf()
+        lines += [(x0 - 14, y, x0 - 4, y), (sheet_w - x0 + 4, y, sheet_w - x0 + 14, y)]
+    return lines
 
 
 def first_page_png(pdf: bytes, scale: float = 1.5) -> bytes:
@@ -163,7 +195,16 @@ def first_page_png(pdf: bytes, scale: float = 1.5) -> bytes:
     return out.getvalue()
 
 
-def render_aid(resolved: Resolved, game: str, lang: str) -> AidFiles:
+@dataclass
+class AidJob:
+    """The HTML of one aid (game × language); laid out and checked in a worker process."""
+    game: str
+    lang: str
+    sheet_html: dict[str, str]   # "a4" | "letter" -> HTML
+    card_html: str
+
+
+def aid_job(resolved: Resolved, game: str, lang: str) -> AidJob:
     kb = resolved.kb
     labels = LABELS[lang]
     game_data = kb.games[game]
@@ -171,27 +212,29 @@ def render_aid(resolved: Resolved, game: str, lang: str) -> AidFiles:
     title = (aid.get("title") or game_data["title"]).get(lang) or game_data["title"]["en"]
     subtitle = f"{labels['cards']} · {LANGUAGE_NAMES[lang][lang]}"
     footer = f"{game_data['title'].get(lang) or game_data['title']['en']} · {labels['data_version']} {resolved.data_version}"
-    sections = aid_sections(resolved, game, lang)
     env = environment("cards")
-    prefix = f"{game}-{lang}-"
-    files: dict[str, bytes] = {}
     common = {"lang": lang, "title": escape_html(title), "subtitle": escape_html(subtitle),
-              "footer": footer.replace('"', "'"), "sections": sections}
-    for sheet in SHEETS:
-        html = env.get_template("aid.html.j2").render(page_size="A4" if sheet == "a4" else "letter", **SHEET_LAYOUT, **common)
+              "footer": footer.replace('"', "'"), "sections": aid_sections(resolved, game, lang)}
+    template = env.get_template("aid.html.j2")
+    sheets = {sheet: template.render(page_size="A4" if sheet == "a4" else "letter", **SHEET_LAYOUT, **common) for sheet in SHEETS}
+    return AidJob(game, lang, sheets, template.render(**CARD_LAYOUT, **common))
+
+
+def produce(job: AidJob) -> AidFiles:
+    """Lay out, check and write one aid's files (runs in a worker process)."""
+    prefix = f"{job.game}-{job.lang}-"
+    files: dict[str, bytes] = {f"{prefix}sheet.html": job.sheet_html["a4"].encode("utf-8"),
+                               f"{prefix}cards.html": job.card_html.encode("utf-8")}
+    for sheet, html in job.sheet_html.items():
         pdf = check_and_write(html, f"{prefix}sheet-{sheet}", max_pages=MAX_SHEET_PAGES)
         files[f"{prefix}sheet-{sheet}.pdf"] = pdf
         files[f"{prefix}sheet-{sheet}.png"] = first_page_png(pdf)
-        if sheet == "a4":
-            files[f"{prefix}sheet.html"] = html.encode("utf-8")
-    card_html = env.get_template("aid.html.j2").render(**CARD_LAYOUT, **common)
-    card_pdf = check_and_write(card_html, f"{prefix}cards", max_pages=None)
-    files[f"{prefix}cards.html"] = card_html.encode("utf-8")
+    card_pdf = check_and_write(job.card_html, f"{prefix}cards", max_pages=None)
     for sheet in SHEETS:
         imposed = impose(card_pdf, sheet)
         files[f"{prefix}cards-{sheet}.pdf"] = imposed
         files[f"{prefix}cards-{sheet}.png"] = first_page_png(imposed)
-    return AidFiles(game, lang, files)
+    return AidFiles(job.game, job.lang, files)
 
 
 def check_and_write(html: str, name: str, max_pages: int | None) -> bytes:
@@ -209,9 +252,51 @@ def check_and_write(html: str, name: str, max_pages: int | None) -> bytes:
     return pdf
 
 
-def render_all(resolved: Resolved) -> list[AidFiles]:
-    aids = []
-    for game_id in sorted(resolved.kb.aids):
-        for lang in resolved.kb.games[game_id]["languages"]:
-            aids.append(render_aid(resolved, game_id, lang))
-    return aids
+def job_key(job: AidJob) -> str:
+    """Content address of an aid: its HTML plus the code and library that lay it out."""
+    digest = hashlib.sha256()
+    for part in (job.game, job.lang, job.card_html, *job.sheet_html.values(), weasyprint.__version__):
+        digest.update(part.encode("utf-8"))
+    digest.update(Path(__file__).read_bytes())
+    return digest.hexdigest()[:24]
+
+
+def cached(job: AidJob, cache: Path | None) -> AidFiles | None:
+    folder = cache / job_key(job) if cache else None
+    if folder is None or not folder.is_dir():
+        return None
+    return AidFiles(job.game, job.lang, {p.name: p.read_bytes() for p in sorted(folder.iterdir())})
+
+
+def store(aid: AidFiles, job: AidJob, cache: Path | None) -> None:
+    if cache is None:
+        return
+    folder = cache / job_key(job)
+    partial = folder.with_suffix(".partial")
+    partial.mkdir(parents=True, exist_ok=True)
+    for name, content in aid.files.items():
+        (partial / name).write_bytes(content)
+    partial.rename(folder)
+
+
+def render_all(resolved: Resolved, cache: Path | None = None) -> list[AidFiles]:
+    """Every game × language aid. Layout is the slow part: it runs in parallel processes, and
+    an aid whose HTML has not changed since a previous build is taken from `cache`."""
+    jobs = [aid_job(resolved, game, lang) for game in sorted(resolved.kb.aids) for lang in resolved.kb.games[game]["languages"]]
+    results: dict[int, AidFiles] = {}
+    todo = []
+    for index, job in enumerate(jobs):
+        hit = cached(job, cache)
+        if hit:
+            results[index] = hit
+        else:
+            todo.append(index)
+    if len(todo) == 1:
+        results[todo[0]] = produce(jobs[todo[0]])
+    elif todo:
+        with ProcessPoolExecutor(max_workers=min(len(todo), os.cpu_count() or 1)) as pool:
+            for index, aid in zip(todo, pool.map(produce, [jobs[i] for i in todo])):
+                results[index] = aid
+    for index in todo:
+        store(results[index], jobs[index], cache)
+    return [results[i] for i in range(len(jobs))]

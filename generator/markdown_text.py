@@ -65,3 +65,9 @@ def link_terms(text: str, find: Callable[[str], list[tuple[int, int, str]]], hre
         position = end
     out.append(text[position:])
     return "".join(out)
+
+
+def without_tables(text: str) -> str:
+    """Text minus its Markdown table rows: used where the entry's `table` data is shown instead,
+    localised, so the table is not printed twice."""
+    return "\n".join(line for line in text.split("\n") if not line.lstrip().startswith("|")).strip()

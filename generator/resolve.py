@@ -68,6 +68,13 @@ class Resolved:
         return self.kb.chapters[self.kb.entry_chapter[entry_id]]
 
 
+def localised(value, lang: str):
+    """A table cell or label that may be per-language: the reader's language, else English, else any."""
+    if isinstance(value, dict):
+        return value.get(lang) or value.get("en") or next(iter(value.values()))
+    return value
+
+
 def page_name(chapter: Chapter) -> str:
     return f"{chapter.order:02d}-{slug_of(chapter.id)}.md"
 

@@ -12,8 +12,8 @@ from pathlib import Path
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from .labels import LABELS
-from .markdown_text import inline, link_terms, render_text
-from .resolve import LANGUAGE_NAMES, LANGUAGES, Resolved, slug_of
+from .markdown_text import inline, link_terms, render_text, without_tables
+from .resolve import LANGUAGE_NAMES, LANGUAGES, Resolved, localised, slug_of
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 LANGUAGE_SWITCH_NAMES = {"en": "English", "pl": "Polski", "ru": "Русский"}  # each in its own language
@@ -83,8 +83,7 @@ class SiteRenderer:
 
     def table_markdown(self, table: dict, lang: str) -> str:
         def cell(value) -> str:
-            if isinstance(value, dict):
-                value = value.get(lang) or value.get("en") or next(iter(value.values()))
+            value = localised(value, lang)
             return "" if value is None else inline(str(value)).replace("|", "\\|")
         columns = table["columns"]
         head = "| " + " | ".join(cell(c["title"]) for c in columns) + " |"
@@ -144,8 +143,9 @@ class SiteRenderer:
             "id": entry["id"], "anchor": slug_of(entry["id"]), "kind": entry["kind"],
             "title": inline(entry["title"][shown]),
             "fallback_note": fallback,
-            "text": self.text_markdown(entry["text"][shown], game, shown, linked_terms),
-            "table": self.table_markdown(entry["table"], shown) if "table" in entry else None,
+            "text": self.text_markdown(without_tables(entry["text"][shown]) if "table" in entry else entry["text"][shown],
+                                       game, shown, linked_terms),
+            "table": self.table_markdown(entry["table"], reader) if "table" in entry else None,
             "example": self.example_markdown(entry["example"], reader) if "example" in entry else None,
             "clarification": self.clarification_markdown(entry, game, reader) if "clarification" in entry else None,
             "clarified_by": clarified_by,
