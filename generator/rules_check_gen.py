@@ -19,7 +19,9 @@ from .textmatch import strip_links
 
 TEMPLATES = Path(__file__).resolve().parent / "templates" / "rules_check"
 SCHEMAS = Path(__file__).resolve().parent.parent / "schemas" / "rules_check"
-MODULES = {"citow": "citow", "wizards_quest": "wizards-quest", "marauders": "marauders"}  # module -> game id
+MODULES = {"citow": "citow", "wizards_quest": "wizards-quest", "marauders": "marauders", "battlelore": "battlelore"}  # module -> game id
+BATTLELORE_TERRAIN = {"plains": "battlelore/plains", "forest": "battlelore/forest", "hill": "battlelore/hill", "building": "battlelore/building",
+                      "water": "battlelore/water", "ford": "battlelore/ford", "bridge": "battlelore/bridge", "command_tent": "battlelore/command-tent"}
 
 
 class RulesCheckError(Exception):
@@ -92,29 +94,42 @@ class DataAccess:
         return "\n\n    ".join(p.replace("\n", "\n    ") if i else p for i, p in enumerate(parts))
 
 
-def template_context(data: DataAccess, resolved: Resolved) -> dict:
+def citow_context(data: DataAccess) -> dict:
     card_1 = {}
     for row in data.table_rows("citow/ruination-card-1-table"):
         card_1[_region_key(row["region"]["en"])] = (row["first"], row["second"])
     order = data.entry("citow/standard-region-order")["params"]["order"].split(",")
     setup = data.entry("citow/setup-steps")["params"]
-    dr = data.entry("wizards-quest/death-range")["params"]
-    two = data.entry("wizards-quest/two-player-setup")["params"]
-    vp_rows = [{k: v for k, v in row.items() if k != "item"} for row in data.table_rows("marauders/victory-point-table")]
     return {
-        "data_version": resolved.data_version, "param": data.param, "ref": data.ref, "cite": data.cite,
-        "help": data.help, "implements": data.implements, "doc": data.doc,
         "card_1_table": repr(card_1),
         "region_order": repr([r.strip().replace("-", "_") for r in order]),
         "setup": repr({"old_world_cards": {4: setup["old_world_cards_4_players"], 3: setup["old_world_cards_3_players"]},
                        "starting_hand": setup["starting_hand"], "starting_vp": setup["starting_vp"],
                        "start_tokens": {"noble": setup["start_noble_tokens"], "warpstone": setup["start_warpstone_tokens"],
                                         "peasant": setup["start_peasant_tokens"]}}),
-        "death_range": repr({k: v for k, v in dr.items()}),
-        "two_player": repr(two),
-        "vp_table": repr(vp_rows),
-        "modules": list(MODULES),
     }
+
+
+def wizards_quest_context(data: DataAccess) -> dict:
+    return {"death_range": repr(dict(data.entry("wizards-quest/death-range")["params"])),
+            "two_player": repr(data.entry("wizards-quest/two-player-setup")["params"])}
+
+
+def marauders_context(data: DataAccess) -> dict:
+    return {"vp_table": repr([{k: v for k, v in row.items() if k != "item"}
+                              for row in data.table_rows("marauders/victory-point-table")])}
+
+
+def battlelore_context(data: DataAccess) -> dict:
+    return {
+        "bl_dice_table": repr({row["face"]: {k: row[k] for k in ("who", "damage", "retreat_hexes", "lore")}
+                               for row in data.table_rows("battlelore/quickref-dice-results")}),
+        "bl_terrain": repr({name: dict(data.entry(entry_id).get("params", {})) for name, entry_id in BATTLELORE_TERRAIN.items()}),
+    }
+
+
+MODULE_CONTEXT = {"citow": citow_context, "wizards_quest": wizards_quest_context,
+                  "marauders": marauders_context, "battlelore": battlelore_context}
 
 
 def _region_key(english_name: str) -> str:
@@ -122,13 +137,18 @@ def _region_key(english_name: str) -> str:
 
 
 def render_package(resolved: Resolved) -> dict[str, str]:
-    """File name under rules_check/ -> content."""
+    """File name under rules_check/ -> content: a module for each game of the data that has checks."""
     data = DataAccess(resolved)
-    context = template_context(data, resolved)
+    modules = [m for m, game in MODULES.items() if game in resolved.kb.games]
+    context = {"data_version": resolved.data_version, "param": data.param, "ref": data.ref, "cite": data.cite,
+               "help": data.help, "implements": data.implements, "doc": data.doc, "modules": modules}
+    for module in modules:
+        context.update(MODULE_CONTEXT[module](data))
     env = environment("rules_check")
     files = {}
-    for template in ["_core.py.j2", "__init__.py.j2", "__main__.py.j2", *[f"{m}.py.j2" for m in MODULES]]:
+    for template in ["_core.py.j2", "__init__.py.j2", "__main__.py.j2", *[f"{m}.py.j2" for m in modules]]:
         files[template[:-3]] = env.get_template(template).render(**context)
-    for schema in sorted(SCHEMAS.glob("*.schema.json")):
+    for module in modules:
+        schema = SCHEMAS / f"{module}.schema.json"
         files[f"schemas/{schema.name}"] = schema.read_text(encoding="utf-8")
     return files

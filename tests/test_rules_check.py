@@ -39,8 +39,8 @@ def cli(root: Path, *args: str, stdin: str | None = None) -> subprocess.Complete
 
 def test_examples_exist_for_every_game_with_checks():
     games = {e["example"]["check"].split(".")[0] for e in EXAMPLES}
-    assert games == {"citow", "wizards_quest", "marauders"}
-    assert len(EXAMPLES) >= 14
+    assert games == {"citow", "wizards_quest", "marauders", "battlelore"}
+    assert len(EXAMPLES) >= 26
 
 
 @pytest.mark.parametrize("entry", EXAMPLES, ids=[e["id"] for e in EXAMPLES])
@@ -66,7 +66,7 @@ def test_list_names_every_check(bundled_build):
     assert done.returncode == 0
     lines = done.stdout.splitlines()
     assert any(line.startswith("citow dominance: ") and "citow/dominance-value" in line for line in lines)
-    assert len(lines) == 15
+    assert len(lines) == 22
 
 
 def test_docstrings_quote_and_cite_their_entries(rc):
@@ -230,3 +230,263 @@ def test_a_number_changed_in_the_data_changes_the_answer(tmp_path: Path):
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr
     done = cli(tmp_path, "marauders", "score", stdin=json.dumps({"lines": [{"completed": False, "cards": 1, "scoring_cards": ["pile_of_loot"]}]}))
     assert json.loads(done.stdout)["total"] == 55  # 45 for the Pile of Loot + 10 for the card
+
+
+# -- Chaos in the Old World: the battle ------------------------------------------------------
+
+STATS = {"bloodletter": {"attack": 2, "defense": 1}, "bloodthirster": {"attack": 4, "defense": 3},
+         "plaguebearer": {"attack": 1, "defense": 1}, "great_unclean_one": {"attack": 3, "defense": 3},
+         "leper": {"attack": 0, "defense": 1}, "daemonette": {"attack": 1, "defense": 1, "only_hit_by_sixes": True}}
+
+
+def test_battle_counts_dice_only_without_rolls(rc):
+    result = rc.citow.battle(figures={"khorne": {"bloodletter": 2}, "nurgle": {"leper": 3}}, stats=STATS,
+                             cards=[{"power": "khorne", "card": "blood_frenzy"}])
+    assert result["dice"] == {"khorne_blood_frenzy": 2, "khorne": 4, "nurgle": 0}  # Blood Frenzy's 2 dice from the data
+
+
+def test_battle_empty_region_and_zero_dice(rc):
+    result = rc.citow.battle(figures={"tzeentch": {}}, stats={}, dice_rolled={})
+    assert result["dice"] == {"tzeentch": 0} and result["killed"] == {"tzeentch": {}} and result["wasted_hits"] == {"tzeentch": 0}
+
+
+def test_battle_too_few_and_too_many_results(rc):
+    figures = {"khorne": {"bloodletter": 1}, "nurgle": {"leper": 1}}
+    with pytest.raises(rc.RulesError, match="khorne: too few results"):
+        rc.citow.battle(figures=figures, stats=STATS, dice_rolled={"khorne": [6, 4]})
+    with pytest.raises(rc.RulesError, match="khorne: too many results"):
+        rc.citow.battle(figures=figures, stats=STATS, dice_rolled={"khorne": [1, 2, 3]})
+    with pytest.raises(rc.RulesError, match="no roller named slaanesh"):
+        rc.citow.battle(figures=figures, stats=STATS, dice_rolled={"khorne": [1, 2], "slaanesh": [4]})
+
+
+def test_battle_no_partial_hits_and_no_own_figures(rc):
+    figures = {"khorne": {"bloodletter": 1}, "nurgle": {"great_unclean_one": 1, "leper": 1}}
+    with pytest.raises(rc.RulesError, match="cannot kill great_unclean_one"):
+        rc.citow.battle(figures=figures, stats=STATS, dice_rolled={"khorne": [4, 5], "nurgle": [1, 1, 1]},
+                        hit_assignment={"khorne": {"great_unclean_one": 2}})
+    with pytest.raises(rc.RulesError, match="his own followers"):
+        rc.citow.battle(figures=figures, stats=STATS, dice_rolled={"khorne": [4, 5], "nurgle": [1, 1, 1]},
+                        hit_assignment={"khorne": {"bloodletter": 1}})
+    with pytest.raises(rc.RulesError, match="more hits than"):
+        rc.citow.battle(figures=figures, stats=STATS, dice_rolled={"khorne": [4, 1], "nurgle": [1, 1, 1]},
+                        hit_assignment={"khorne": {"leper": 2}})
+
+
+def test_battle_must_assign_when_a_target_can_be_killed(rc):
+    figures = {"khorne": {"bloodletter": 1}, "nurgle": {"great_unclean_one": 1, "leper": 1}}
+    with pytest.raises(rc.RulesError, match="must be assigned"):
+        rc.citow.battle(figures=figures, stats=STATS, dice_rolled={"khorne": [4, 5], "nurgle": [1, 1, 1]}, hit_assignment={})
+    with pytest.raises(rc.RulesError, match="Peasant token remains"):
+        rc.citow.battle(figures={"khorne": {"bloodletter": 1}}, stats=STATS, peasant_tokens=1, dice_rolled={"khorne": [4, 1]})
+    # two hits, one on the Leper; the other cannot reach the Great Unclean One, so it is wasted, not an error
+    result = rc.citow.battle(figures=figures, stats=STATS, dice_rolled={"khorne": [4, 5], "nurgle": [1, 1, 1]},
+                             hit_assignment={"khorne": {"leper": 1}})
+    assert result["wasted_hits"]["khorne"] == 1 and result["cannot_target"]["khorne"] == ["great_unclean_one"]
+
+
+def test_battle_ties_of_knocked_over_figures_still_roll(rc):
+    figures = {"khorne": {"bloodletter": 1}, "nurgle": {"plaguebearer": 1}}
+    result = rc.citow.battle(figures=figures, stats=STATS, dice_rolled={"khorne": [4, 1], "nurgle": [5]},
+                             hit_assignment={"khorne": {"plaguebearer": 1}, "nurgle": {"bloodletter": 1}})
+    assert result["killed"] == {"khorne": {"bloodletter": 1}, "nurgle": {"plaguebearer": 1}}  # both die
+    assert result["survivors"] == {"khorne": {}, "nurgle": {}}
+
+
+def test_battle_overkill_and_peasant_limit(rc):
+    result = rc.citow.battle(figures={"khorne": {"bloodthirster": 1}, "nurgle": {"leper": 1}}, stats=STATS,
+                             dice_rolled={"khorne": [4, 5, 6, 1, 2]}, hit_assignment={"khorne": {"leper": 3}})
+    assert result["figures_hit"][0]["over_defense"] == 2 and result["wasted_hits"]["khorne"] == 0
+    with pytest.raises(rc.RulesError, match="only 1 in the region"):
+        rc.citow.battle(figures={"khorne": {"bloodletter": 1}}, stats=STATS, peasant_tokens=1,
+                        dice_rolled={"khorne": [4, 5]}, hit_assignment={"khorne": {"peasant_token": 2}})
+
+
+def test_battle_only_sixes_hit_daemonettes(rc):
+    figures = {"khorne": {"bloodletter": 1}, "slaanesh": {"daemonette": 1}}
+    with pytest.raises(rc.RulesError, match="only hits from dice that rolled 6"):
+        rc.citow.battle(figures=figures, stats=STATS, dice_rolled={"khorne": [4, 5], "slaanesh": [1]},
+                        hit_assignment={"khorne": {"daemonette": 1}})
+    ok = rc.citow.battle(figures=figures, stats=STATS, dice_rolled={"khorne": [6, 1, 2], "slaanesh": [1]},
+                         hit_assignment={"khorne": {"daemonette": 1}})
+    assert ok["killed"]["slaanesh"] == {"daemonette": 1}
+    # 4s and 5s that could only go to the Daemonettes are wasted, not an error
+    assert rc.citow.battle(figures=figures, stats=STATS, dice_rolled={"khorne": [4, 5], "slaanesh": [1]})["wasted_hits"]["khorne"] == 2
+
+
+def test_battle_early_hits_held_and_lost(rc):
+    figures = {"khorne": {"bloodletter": 1}, "nurgle": {"great_unclean_one": 1}}
+    cards = [{"power": "khorne", "card": "blood_frenzy"}]
+    # 2 early hits held on the Great Unclean One; the Bloodletter's 2 misses never complete them: lost
+    result = rc.citow.battle(figures=figures, stats=STATS, cards=cards,
+                             dice_rolled={"khorne_blood_frenzy": [4, 5], "khorne": [1, 2], "nurgle": [1, 1, 1]},
+                             hit_assignment={"khorne_blood_frenzy": {"great_unclean_one": 2}})
+    assert result["wasted_hits"]["khorne_blood_frenzy"] == 2 and result["killed"]["nurgle"] == {}
+    # early hits that kill remove the figure before it rolls
+    removed = rc.citow.battle(figures=figures, stats=STATS, cards=cards,
+                              dice_rolled={"khorne_blood_frenzy": [6, 4, 5], "khorne": [1, 2]},
+                              hit_assignment={"khorne_blood_frenzy": {"great_unclean_one": 3}})
+    assert removed["removed_before_battle"] == {"nurgle": {"great_unclean_one": 1}} and removed["dice"]["nurgle"] == 0
+    # another Power cannot finish a figure carrying Nurgle's held start-of-battle hits (different players cannot gang up)
+    with pytest.raises(rc.RulesError, match="no great_unclean_one of tzeentch left"):
+        rc.citow.battle(figures={"khorne": {"bloodthirster": 1}, "nurgle": {"leper": 1}, "tzeentch": {"great_unclean_one": 1}},
+                        stats=STATS, cards=[{"power": "nurgle", "card": "plague_card", "timing": "start_of_battle", "dice": 2}],
+                        dice_rolled={"nurgle_plague_card": [4, 5], "khorne": [4, 4, 4, 1]},
+                        hit_assignment={"nurgle_plague_card": {"great_unclean_one": 2}, "khorne": {"great_unclean_one": 3}})
+
+
+def test_battle_unknown_defense_and_ambiguous_targets(rc):
+    stats = {**STATS, "bloodthirster": {"attack": 4, "defense_at_least": 2}}
+    with pytest.raises(rc.RulesError, match="give the defense of bloodthirster"):
+        rc.citow.battle(figures={"khorne": {"bloodthirster": 1}, "nurgle": {"plaguebearer": 2}}, stats=stats,
+                        dice_rolled={"khorne": [1, 1, 1, 1], "nurgle": [4, 5]}, hit_assignment={"nurgle": {}})
+    with pytest.raises(rc.RulesError, match="give the defense of bloodthirster to assign"):
+        rc.citow.battle(figures={"khorne": {"bloodthirster": 1}, "nurgle": {"plaguebearer": 2}}, stats=stats,
+                        dice_rolled={"khorne": [1, 1, 1, 1], "nurgle": [4, 5]}, hit_assignment={"nurgle": {"bloodthirster": 2}})
+    with pytest.raises(rc.RulesError, match="give the stats"):
+        rc.citow.battle(figures={"khorne": {"skull_cannon": 1}}, stats={})
+    both = {"khorne": {"leper": 1}, "nurgle": {"leper": 1}, "tzeentch": {"bloodletter": 1}}
+    with pytest.raises(rc.RulesError, match="name the target as power/leper"):
+        rc.citow.battle(figures=both, stats=STATS, dice_rolled={"tzeentch": [4, 1]}, hit_assignment={"tzeentch": {"leper": 1}})
+    named = rc.citow.battle(figures=both, stats=STATS, dice_rolled={"tzeentch": [4, 5]},
+                            hit_assignment={"tzeentch": {"khorne/leper": 1, "nurgle/leper": 1}})
+    assert named["killed"] == {"khorne": {"leper": 1}, "nurgle": {"leper": 1}, "tzeentch": {}}
+
+
+def test_battle_last_region_has_no_next(rc):
+    assert rc.citow.battle(figures={"khorne": {}}, stats={}, dice_rolled={}, region="badlands")["next_region"] is None
+    with pytest.raises(rc.RulesError, match="unknown region"):
+        rc.citow.battle(figures={"khorne": {}}, stats={}, dice_rolled={}, region="lustria")
+
+
+def test_dial_counters_edges(rc):
+    dac = rc.citow.dial_advancement_counters
+    # one occasion per region and phase, however many kills; peasants are not figures
+    result = dac(power="khorne", events=[{"region": "kislev", "phase": "battle", "enemy_figures_killed": 2},
+                                         {"region": "kislev", "phase": "battle", "enemy_figures_killed": 1},
+                                         {"region": "empire", "phase": "battle", "enemy_figures_killed": 0}])
+    assert result["counters_by_region"] == {"kislev": 1, "empire": 0} and result["total_counters"] == 1
+    assert result["clarifications"] == ["citow/clarify-khorne-threat-condition"]
+    assert dac(power="khorne", events=[])["total_counters"] == 0
+    # Slaanesh: two tokens without a Noble or Hero token, or one token with it, gain nothing
+    assert dac(power="slaanesh", events=[{"region": "tilea", "phase": "corruption", "corruption_placed": 2, "tokens": ["skaven"]},
+                                         {"region": "empire", "phase": "corruption", "corruption_placed": 1, "tokens": ["noble"]}])["total_counters"] == 0
+    with pytest.raises(rc.RulesError, match="condition_met"):
+        dac(power="nurgle", events=[{"region": "tilea", "phase": "corruption"}])
+    assert dac(power="tzeentch", events=[{"region": "tilea", "phase": "end", "condition_met": True}])["total_counters"] == 1
+
+
+# -- BattleLore -----------------------------------------------------------------------------
+
+def test_combat_dice_forest_cap_then_modifiers(rc):
+    cd = rc.battlelore.combat_dice
+    assert cd(attacker={"dice": 4, "terrain": "forest"}, target={}, attack_type="melee")["dice"] == 2
+    assert cd(attacker={"dice": 4}, target={"terrain": "forest"}, attack_type="ranged")["dice"] == 2
+    assert cd(attacker={"dice": 1}, target={"terrain": "forest"}, attack_type="melee")["dice"] == 1  # cap is not a floor
+    # the cap applies before modifiers: 4 -> 2, then +1 flanking (never more than 1), +3 Fury of Y'llan
+    result = cd(attacker={"dice": 4}, target={"terrain": "forest"}, attack_type="melee",
+                friendly_flankers_adjacent_to_target=3, lore_cards=["fury_of_yllan"])
+    assert result["dice"] == 6 and result["modifiers"] == [{"flanking": 1}, {"fury_of_yllan": 3}]
+
+
+def test_combat_dice_flying_rage_and_floor(rc):
+    cd = rc.battlelore.combat_dice
+    assert cd(attacker={"dice": 3}, target={"flying": True}, attack_type="melee")["dice"] == 2
+    assert cd(attacker={"dice": 3}, target={"flying": True}, attack_type="ranged")["dice"] == 3
+    assert cd(attacker={"dice": 0}, target={"flying": True}, attack_type="melee")["dice"] == 0  # never below 0
+    flier = cd(attacker={"dice": 3, "terrain": "forest", "flying": True}, target={"terrain": "forest"}, attack_type="melee")
+    assert flier["dice"] == 2 and flier["terrain_cap"] == 2  # its own hex is lifted, the target's forest is not
+    assert cd(attacker={"dice": 2, "rage": True, "damage_suffered": 2}, target={}, attack_type="melee")["dice"] == 4
+    assert cd(attacker={"dice": 2, "rage": False, "damage_suffered": 2}, target={}, attack_type="melee")["dice"] == 2
+    with pytest.raises(rc.RulesError, match="combat dice"):
+        cd(attacker={}, target={}, attack_type="melee")
+
+
+def test_combat_dice_runeblade_ignores_everything(rc):
+    result = rc.battlelore.combat_dice(attacker={"dice": 5, "terrain": "forest"}, target={"flying": True}, attack_type="melee",
+                                       lore_cards=["runeblade", "fury_of_yllan"], friendly_flankers_adjacent_to_target=1)
+    assert result["dice"] == 4 and result["normal_dice"] == 5  # 5 -> 2 (forest), -1 flying, +1 flanking, +3 fury
+
+
+def test_retreat_support_stun_and_terrain(rc):
+    dr = rc.battlelore.damage_and_retreat
+    supported = dr(target={}, results={"morale": 2}, path=[{"terrain": "plains"}, {"unit": "friendly"}])
+    assert supported["hexes_retreated"] == 1 and supported["support"] is True and supported["damage_taken"] == 0
+    stunned = dr(target={"stunned": True}, results={"morale": 2}, path=[{"terrain": "plains"}])
+    assert stunned["hexes_retreated"] == 0 and stunned["damage_taken"] == 2
+    stunned_supported = dr(target={"stunned": True}, results={"morale": 2}, path=[{"unit": "friendly"}])
+    assert stunned_supported["damage_taken"] == 0 and stunned_supported["support"] is True
+    forest = dr(target={}, results={"morale": 3}, path=[{"terrain": "forest"}, {"terrain": "plains"}])
+    assert forest["hexes_retreated"] == 1 and forest["damage_taken"] == 2 and forest["retreat_stopped_by"] == "forest"
+    edge = dr(target={}, results={"morale": 2}, path=[{"terrain": "off_board"}])
+    assert edge["hexes_retreated"] == 0 and edge["damage_taken"] == 2
+    enemy = dr(target={}, results={"morale": 1}, path=[{"unit": "enemy"}])
+    assert enemy["damage_taken"] == 1
+    bridge = dr(target={}, results={"morale": 2}, path=[{"terrain": "bridge"}, {"terrain": "hill"}])
+    assert bridge["hexes_retreated"] == 2 and bridge["damage_taken"] == 0
+    with pytest.raises(rc.RulesError, match="path lists"):
+        dr(target={}, results={"morale": 2}, path=[{"terrain": "plains"}])
+
+
+def test_retreat_ignored_and_building(rc):
+    dr = rc.battlelore.damage_and_retreat
+    steady = dr(target={"steady": 1}, results={"morale": 2}, path=[{"terrain": "water"}])
+    assert steady["retreats_ignored"] == 1 and steady["damage_taken"] == 1
+    assert dr(target={"steady": 3}, results={"morale": 2})["retreats_ignored"] == 2  # no more than required
+    # into a building: stops there, ignores 1 of the 2 damage for retreats not carried out
+    into = dr(target={}, results={"morale": 3}, path=[{"terrain": "building"}, {"terrain": "plains"}])
+    assert into["hexes_retreated"] == 1 and into["damage_ignored"] == 1 and into["damage_taken"] == 1
+    # in a building already: 1 damage ignored per combat, not once for the roll and again for the retreat
+    inside = dr(target={"terrain": "building"}, results={"strike": 1, "morale": 1}, path=[{"terrain": "water"}])
+    assert inside["damage_ignored"] == 1 and inside["damage_taken"] == 1
+    assert dr(target={"cumbersome": True}, results={"morale": 1}, path=[{"terrain": "building"}])["damage_taken"] == 1
+    assert dr(target={"terrain": "building"}, damage=0)["damage_ignored"] == 0
+
+
+def test_damage_follows_the_dice_table(rc):
+    dr = rc.battlelore.damage_and_retreat
+    roll = {"strike": 1, "cleave": 1, "pierce": 1, "lore": 2, "heroic": 1}
+    assert dr(target={}, results=roll, attack_type="melee")["damage_dealt"] == 2
+    assert dr(target={}, results=roll, attack_type="melee", attacker_weakened=True)["damage_dealt"] == 1
+    assert dr(target={}, results=roll, attack_type="ranged")["damage_dealt"] == 1
+    spent = dr(target={}, results=roll, spent={"lore": 1}, attack_type="melee")
+    assert spent["lore_gained"] == 1
+    with pytest.raises(rc.RulesError, match="cannot spend"):
+        dr(target={}, results=roll, spent={"morale": 1})
+    # a unit destroyed by the damage does not retreat
+    dead = dr(target={"health": 1}, results={"strike": 1, "morale": 2}, path=[{"terrain": "plains"}] * 2)
+    assert dead["destroyed"] is True and dead["hexes_retreated"] == 0
+
+
+def test_flying_retreat_passes_units_and_water(rc):
+    dr = rc.battlelore.damage_and_retreat
+    over = dr(target={"flying": True}, results={"morale": 2}, path=[{"terrain": "water"}, {"unit": "enemy"}, {"terrain": "plains"}])
+    assert over["hexes_retreated"] == 1 and over["damage_taken"] == 1  # ends on the water hex; the occupied hex costs 1
+    clear = dr(target={"flying": True}, results={"morale": 2}, path=[{"unit": "enemy"}, {"terrain": "forest"}])
+    assert clear["hexes_retreated"] == 2 and clear["damage_taken"] == 0  # forest does not stop a flier
+
+
+def test_victory_moment_and_rout(rc):
+    v = rc.battlelore.victory
+    assert v(victory_points={"a": 16, "b": 10}, moment="other")["game_ends"] is False  # points only at the first player's turn
+    assert v(victory_points={"a": 16, "b": 10}, moment="start_of_first_player_turn")["winner"] == "a"
+    assert v(victory_points={"a": 17, "b": 17}, moment="start_of_first_player_turn")["game_ends"] is False  # tie
+    assert v(victory_points={"a": 15, "b": 3}, moment="start_of_first_player_turn")["game_ends"] is False
+    rout = v(victory_points={"a": 20, "b": 2}, moment="start_of_first_player_turn", units_left={"a": 0, "b": 1})
+    assert rout == {"game_ends": True, "winner": "b", "condition": "all_enemy_units_destroyed", "points_checked": False}
+    with pytest.raises(rc.RulesError):
+        v(victory_points={"a": 1}, moment="other")
+    assert rc.battlelore.victory_points(banner_hexes_occupied=[1, 2], command_tents_captured=1)["vp_gained"] == 5
+    assert rc.battlelore.victory_points()["vp_gained"] == 0
+
+
+def test_campaign_edges(rc):
+    c = rc.battlelore.campaign
+    games = [{"vp": {"a": 10, "b": 16}, "winner": "b"}] * 3 + [{"vp": {"a": 16, "b": 0}, "winner": "a"}]
+    result = c(scenarios=games)
+    assert result["bonus"] == {"a": 1, "b": 0}  # only the last scenario's winner scores the bonus
+    assert result["total"] == {"a": 47, "b": 48} and result["campaign_winner"] == "b" and result["decided_by"] == "total_vp"
+    with pytest.raises(rc.RulesError, match="4 scenarios"):
+        c(scenarios=games[:3])
+    with pytest.raises(rc.RulesError):
+        c(scenarios=games[:3] + [{"vp": {"a": 1, "b": 1}, "winner": "c"}])
