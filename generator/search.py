@@ -23,8 +23,10 @@ from .textmatch import strip_links
 FOLD = str.maketrans({"ą": "a", "ć": "c", "ę": "e", "ł": "l", "ń": "n", "ó": "o", "ś": "s", "ź": "z", "ż": "z", "ё": "е"})
 TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
 DOCS_PER_CHUNK = 100
-WEIGHT_TITLE, WEIGHT_ALIAS, WEIGHT_TEXT = 8, 5, 1
-MAX_TEXT_WEIGHT = 4
+# A word's weight in a document, by where it stands. An entry's own title and the terms it defines
+# outrank keywords, which outrank terms it merely mentions; body text counts by frequency, capped.
+WEIGHT_TITLE, WEIGHT_DEFINES, WEIGHT_KEYWORD, WEIGHT_GLOSSARY, WEIGHT_MENTIONS, WEIGHT_TEXT = 8, 7, 6, 5, 2, 1
+MAX_TEXT_WEIGHT = 3
 
 
 def fold(text: str) -> str:
@@ -48,17 +50,22 @@ class SearchIndex:
         self.r = resolved
         self.kb = resolved.kb
 
-    def aliases(self, term_ids: set[str], keywords: dict) -> str:
-        """Names, variants and forms of the terms in every language, plus the entry's keywords."""
+    def aliases(self, term_ids) -> str:
+        """Names, variants and forms of the terms, in every language."""
         words = []
         for term_id in sorted(term_ids):
             term = self.kb.terms[term_id]
             for lang in LANGUAGES:
                 words.append(term["names"].get(lang, ""))
                 words += term.get("variants", {}).get(lang, []) + term.get("forms", {}).get(lang, [])
-        for values in keywords.values():
-            words += values
         return " ".join(words)
+
+    def defined_terms(self, entry: dict) -> set[str]:
+        """Terms this entry defines: named as its definition, or named like its title."""
+        titles = {t.lower() for t in entry["title"].values()}
+        game = self.kb.game_of(entry["id"])
+        return {t["id"] for t in self.kb.terms_of(game)
+                if t.get("definition") == entry["id"] or any(n.lower() in titles for n in t["names"].values())}
 
     def documents(self, reader: str) -> list[dict]:
         docs = []
@@ -71,13 +78,17 @@ class SearchIndex:
                 for entry_id in chapter.entry_ids:
                     entry = self.kb.entries[entry_id]
                     shown = self.r.display_language(entry, reader)
+                    defines = self.defined_terms(entry)
+                    mentions = self.r.terms_in.get(entry_id, set()) - defines
                     docs.append({
                         "url": f"{reader}/{game['id']}/{self.r.page_of[entry_id][:-3]}.html#{slug_of(entry_id)}",
                         "id": entry_id, "title": entry["title"][shown], "context": f"{game_title} · {chapter_title}",
                         "kind": entry["kind"],
                         "fields": {
-                            WEIGHT_TITLE: entry["title"][shown] + " " + " ".join(entry["title"].values()),
-                            WEIGHT_ALIAS: self.aliases(self.r.terms_in.get(entry_id, set()), entry.get("keywords", {})),
+                            WEIGHT_TITLE: " ".join(entry["title"].values()),
+                            WEIGHT_DEFINES: self.aliases(defines),
+                            WEIGHT_KEYWORD: " ".join(w for words in entry.get("keywords", {}).values() for w in words),
+                            WEIGHT_MENTIONS: self.aliases(mentions),
                             WEIGHT_TEXT: _plain(entry["text"][shown]) + " " + chapter_title,
                         },
                     })
@@ -86,19 +97,20 @@ class SearchIndex:
                 docs.append({
                     "url": f"{reader}/{game['id']}/glossary.html#term-{term['id'].rsplit('/', 1)[1]}",
                     "id": term["id"], "title": name, "context": f"{game_title} · glossary", "kind": "glossary",
-                    "fields": {WEIGHT_TITLE: name, WEIGHT_ALIAS: self.aliases({term["id"]}, {}), WEIGHT_TEXT: ""},
+                    "fields": {WEIGHT_GLOSSARY: self.aliases({term["id"]}), WEIGHT_TEXT: ""},
                 })
         return docs
 
     @staticmethod
     def word_weights(fields: dict[int, str]) -> dict[str, int]:
-        """A word's weight in a document: its title or alias weight, else how often the text has it (capped)."""
+        """A word's weight in a document: the highest field it stands in; in body text, its count (capped)."""
         weights: dict[str, int] = defaultdict(int)
-        for word in tokens(fields[WEIGHT_TEXT]):
+        for word in tokens(fields.get(WEIGHT_TEXT, "")):
             weights[word] = min(weights[word] + 1, MAX_TEXT_WEIGHT)
-        for field_weight in (WEIGHT_ALIAS, WEIGHT_TITLE):
-            for word in tokens(fields[field_weight]):
-                weights[word] = max(weights[word], field_weight)
+        for field_weight, text in fields.items():
+            if field_weight != WEIGHT_TEXT:
+                for word in tokens(text):
+                    weights[word] = max(weights[word], field_weight)
         return weights
 
     def build(self, reader: str) -> dict[str, str]:

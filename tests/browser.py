@@ -23,7 +23,11 @@ def make_driver(width: int = 390, height: int = 844) -> webdriver.Chrome:
                  "--disable-background-networking", "--disable-component-update", "--disable-sync",
                  "--disable-dev-shm-usage", f"--window-size={width},{height}"):
         options.add_argument(flag)
-    return webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    # Headless Chromium will not make a window narrower than 500 px: emulate the phone's viewport.
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                           {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": width < 600})
+    return driver
 
 
 @contextmanager

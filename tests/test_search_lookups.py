@@ -1,0 +1,68 @@
+"""The look-up set (tests/lookups.yaml) through the real search of the bundled site in Chromium,
+plus the phone-width screenshots for the README."""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from ruamel.yaml import YAML
+
+from browser import make_driver, search, serve
+from conftest import REPO
+
+LOOKUPS = YAML(typ="safe").load((REPO / "tests" / "lookups.yaml").read_text(encoding="utf-8"))["lookups"]
+
+
+@pytest.fixture(scope="module")
+def server(bundled_build: Path):
+    with serve(bundled_build / "site") as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def driver():
+    chrome = make_driver(390, 844)
+    yield chrome
+    chrome.quit()
+
+
+def test_the_lookup_set_is_realistic_and_large_enough():
+    assert {lang: len(items) for lang, items in LOOKUPS.items()} == {"en": 20, "ru": 20, "pl": 20}
+    kinds = {item["kind"] for items in LOOKUPS.values() for item in items}
+    assert kinds == {"inflected", "two-word", "cross"}
+
+
+def test_lookups_land_in_the_top_three(driver, server, capsys):
+    results, misses = [], []
+    for lang, items in LOOKUPS.items():
+        driver.get(f"{server}/{lang}/index.html")
+        for item in items:
+            top = [r["entry"] for r in search(driver, item["q"])[:3]]
+            hit = any(entry in item["want"] for entry in top)
+            results.append(hit)
+            if not hit:
+                misses.append(f"{lang} {item['q']!r}: got {top}, want one of {item['want']}")
+    rate = sum(results) / len(results)
+    with capsys.disabled():
+        print(f"\nsearch look-ups: {sum(results)}/{len(results)} in the top 3 ({rate:.1%})")
+        for miss in misses:
+            print("  miss:", miss)
+    assert rate >= 0.95, misses
+
+
+def test_phone_screenshots_of_an_entry_and_of_search_results(driver, server, bundled_build: Path):
+    out = REPO / "build" / "screenshots"
+    out.mkdir(parents=True, exist_ok=True)
+    driver.get(f"{server}/ru/battlelore/12-glossary-o.html#retreat")
+    assert driver.execute_script("return window.innerWidth") <= 390
+    driver.save_screenshot(str(out / "entry-phone.png"))
+    driver.get(f"{server}/pl/citow/index.html")
+    results = search(driver, "spustoszonych")
+    assert results
+    driver.save_screenshot(str(out / "search-phone.png"))
+    for name in ("entry-phone.png", "search-phone.png"):
+        assert (out / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    # nothing on the page is wider than the phone's screen
+    width = driver.execute_script("return document.documentElement.scrollWidth")
+    assert width <= 390
