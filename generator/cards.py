@@ -9,18 +9,21 @@ an aid longer than its page limit, a box running off its page, or a glyph no fon
 from __future__ import annotations
 
 import hashlib
+import html as html_module
 import io
 import os
 import re
+import subprocess
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
-
+from functools import lru_cache
 from pathlib import Path
 
 import markdown
 import pypdfium2
 import pypdfium2.raw as pdfium_c
 import weasyprint
+from fontTools.ttLib import TTFont
 from pypdf import PdfReader
 from weasyprint import HTML
 from weasyprint.formatting_structure.boxes import MarginBox
@@ -36,6 +39,7 @@ SHEETS = {"a4": (210 * MM, 297 * MM), "letter": (8.5 * 72, 11 * 72)}
 SHEET_LAYOUT = {"margin": "8mm 8mm 10mm", "columns": 3, "font_size": "7.6pt", "card": False}
 CARD_LAYOUT = {"page_size": "63mm 88mm", "margin": "3.5mm 3.5mm 6mm", "columns": 1, "font_size": "7.5pt", "card": True}
 MAX_SHEET_PAGES = 2
+FONT_FAMILY = "DejaVu Sans Condensed"  # covers Latin, Polish and Cyrillic; the templates name it first
 
 
 class AidError(Exception):
@@ -132,19 +136,60 @@ def overflowing_boxes(document) -> list[str]:
     return problems
 
 
-NOTDEF = re.compile(rb"<((?:[0-9a-fA-F]{4})+)>")
-
-
-def notdef_glyphs(pdf: bytes) -> int:
-    """Glyph id 0 (.notdef, a missing glyph) drawn in any page's text (WeasyPrint writes glyph ids in hex)."""
-    count = 0
+def _resources_and_streams(pdf: bytes):
+    """Every (resources, content bytes) of the PDF: pages and, recursively, their form XObjects
+    (imposed card sheets keep each card as a form XObject)."""
     for page in PdfReader(io.BytesIO(pdf)).pages:
         content = page.get_contents()
-        data = content.get_data() if content is not None else b""
-        for match in NOTDEF.finditer(data):
-            groups = match.group(1)
-            count += sum(1 for i in range(0, len(groups), 4) if groups[i:i + 4] == b"0000")
-    return count
+        stack = [(page.get("/Resources"), content.get_data() if content is not None else b"")]
+        while stack:
+            resources, data = stack.pop()
+            yield resources, data
+            resources = resources.get_object() if resources is not None else {}
+            for xobject in resources.get("/XObject", {}).values():
+                xobject = xobject.get_object()
+                if xobject.get("/Subtype") == "/Form":
+                    stack.append((xobject.get("/Resources"), xobject.get_data()))
+
+
+@lru_cache(maxsize=None)
+def font_coverage() -> frozenset[int]:
+    """Code points every face of the aids' font family can draw (regular and bold, via fontconfig).
+
+    Checked before layout because Pango silently drops a glyph no font has: afterwards the PDF
+    shows no trace of it, neither a .notdef nor the character."""
+    covered = None
+    for pattern in (FONT_FAMILY, f"{FONT_FAMILY}:bold"):
+        path = subprocess.run(["fc-match", pattern, "--format=%{file}"], capture_output=True, text=True, check=True).stdout
+        cmap = set(TTFont(path).getBestCmap())
+        covered = cmap if covered is None else covered & cmap
+    return frozenset(covered)
+
+
+def uncovered_characters(html: str) -> list[str]:
+    """Characters of the aid's text that its fonts cannot draw, as 'U+XXXX c'."""
+    text = re.sub(r"<style.*?</style>|<[^>]+>", " ", html, flags=re.S)
+    text = re.sub(r"&(#\d+|#x[0-9a-fA-F]+|\w+);", lambda m: _entity(m.group(0)), text)
+    missing = sorted({ch for ch in text if not ch.isspace() and ord(ch) not in font_coverage()})
+    return [f"U+{ord(ch):04X} {ch}" for ch in missing]
+
+
+def _entity(entity: str) -> str:
+    return html_module.unescape(entity)
+
+
+def fonts(pdf: bytes) -> dict[str, bool]:
+    """Font name -> whether its program is embedded, over pages and form XObjects."""
+    found = {}
+    for resources, _ in _resources_and_streams(pdf):
+        resources = resources.get_object() if resources is not None else {}
+        for font in resources.get("/Font", {}).values():
+            font = font.get_object()
+            descendant = font["/DescendantFonts"][0].get_object() if "/DescendantFonts" in font else font
+            descriptor = descendant.get("/FontDescriptor")
+            descriptor = descriptor.get_object() if descriptor is not None else {}
+            found[str(font.get("/BaseFont"))] = any(k in descriptor for k in ("/FontFile", "/FontFile2", "/FontFile3"))
+    return found
 
 
 def impose(card_pdf: bytes, sheet: str) -> bytes:
@@ -238,6 +283,9 @@ def produce(job: AidJob) -> AidFiles:
 
 
 def check_and_write(html: str, name: str, max_pages: int | None) -> bytes:
+    missing = uncovered_characters(html)
+    if missing:
+        raise AidError(f"{name}: no glyph in {FONT_FAMILY} for {', '.join(missing[:10])}")
     document = HTML(string=html).render()
     if max_pages is not None and len(document.pages) > max_pages:
         raise AidError(f"{name}: {len(document.pages)} pages, at most {max_pages}: "
@@ -245,11 +293,7 @@ def check_and_write(html: str, name: str, max_pages: int | None) -> bytes:
     overflow = overflowing_boxes(document)
     if overflow:
         raise AidError(f"{name}: " + "; ".join(overflow[:5]))
-    pdf = document.write_pdf()
-    missing = notdef_glyphs(pdf)
-    if missing:
-        raise AidError(f"{name}: {missing} glyph(s) missing from the fonts (.notdef)")
-    return pdf
+    return document.write_pdf()
 
 
 def job_key(job: AidJob) -> str:

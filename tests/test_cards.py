@@ -2,7 +2,6 @@
 shows every selected entry's title and the data version, and follows the data."""
 from __future__ import annotations
 
-import io
 import shutil
 from pathlib import Path
 
@@ -11,7 +10,7 @@ from pypdf import PdfReader
 from weasyprint import HTML
 
 from conftest import MINI, run_generator
-from generator.cards import notdef_glyphs, overflowing_boxes
+from generator.cards import AidError, check_and_write, fonts, overflowing_boxes, uncovered_characters
 
 LANGS = ("en", "pl", "ru")
 FORMATS = ("sheet-a4", "sheet-letter", "cards-a4", "cards-letter")
@@ -56,16 +55,21 @@ def test_data_version_on_every_page(cards: Path, lang: str):
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_fonts_embedded_and_no_missing_glyphs(cards: Path, lang: str, fmt: str):
     data = (cards / f"mini-{lang}-{fmt}.pdf").read_bytes()
-    assert notdef_glyphs(data) == 0
-    fonts = []
-    for page in PdfReader(io.BytesIO(data)).pages:
-        resources = page["/Resources"]
-        for font in resources.get("/Font", {}).values():
-            font = font.get_object()
-            descendant = font["/DescendantFonts"][0].get_object() if "/DescendantFonts" in font else font
-            descriptor = descendant["/FontDescriptor"].get_object()
-            fonts.append(any(k in descriptor for k in ("/FontFile", "/FontFile2", "/FontFile3")))
-    assert fonts and all(fonts)
+    found = fonts(data)
+    assert found and all(found.values()), found
+    assert any("DejaVu" in name for name in found)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("kind", ("sheet", "cards"))
+def test_every_character_has_a_glyph(cards: Path, lang: str, kind: str):
+    assert uncovered_characters((cards / f"mini-{lang}-{kind}.html").read_text(encoding="utf-8")) == []
+
+
+def test_a_character_without_a_glyph_fails_the_aid():
+    assert uncovered_characters("<p>Łódź, ёж, ☉ and \U00013000</p>") == ["U+13000 \U00013000"]
+    with pytest.raises(AidError, match="U\\+13000"):
+        check_and_write("<p>hieroglyph \U00013000</p>", "test", None)
 
 
 @pytest.mark.parametrize("lang", LANGS)
