@@ -1,9 +1,9 @@
 """Reading YAML safely, with positions for error messages.
 
 ruamel.yaml's round-trip loader keeps the line and column of every key and item, which
-is what lets every problem say file:line:col. Before constructing anything the event
-stream is scanned for anchors and aliases, so an alias bomb is refused without ever
-being expanded.
+is what lets every problem say file:line:col. The document is composed once; the node
+graph is checked for anchors and aliases before anything is constructed, so an alias bomb
+is refused without ever being expanded.
 """
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from typing import Any
 from ruamel.yaml import YAML
 from ruamel.yaml.constructor import DuplicateKeyError
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
-from ruamel.yaml.events import AliasEvent, NodeEvent
+from ruamel.yaml.nodes import MappingNode, SequenceNode
 
 from .problems import Problems
 
@@ -36,6 +36,29 @@ def _utf8_error_position(raw: bytes, offset: int) -> tuple[int, int]:
     return line, col
 
 
+def _first_anchor_or_alias(root):
+    """The first anchored node or node reached twice (an alias), walking the composed graph once.
+
+    Composing does not expand aliases (they point at the same node), so this is cheap even for
+    an alias bomb; constructing is what would explode, and it never happens for such a file."""
+    seen: set[int] = set()
+    stack = [root] if root is not None else []
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            return node, "alias"
+        seen.add(id(node))
+        anchor = getattr(node, "anchor", None)
+        if anchor is not None and getattr(anchor, "value", anchor):
+            return node, "anchor"
+        if isinstance(node, MappingNode):  # pushed in reverse so the walk follows document order
+            for key, value in reversed(node.value):
+                stack += [value, key]
+        elif isinstance(node, SequenceNode):
+            stack += list(reversed(node.value))
+    return None
+
+
 def load_yaml(path: Path, shown_path: str, problems: Problems) -> Any | None:
     """Load one YAML file; on any problem record it and return None."""
     raw = path.read_bytes()
@@ -49,14 +72,16 @@ def load_yaml(path: Path, shown_path: str, problems: Problems) -> Any | None:
         problems.add(shown_path, (1, 1), "E004", "the file holds no YAML document")
         return None
     try:
-        for event in _yaml().parse(text):
-            anchor = getattr(event, "anchor", None) if isinstance(event, NodeEvent) else None
-            if isinstance(event, AliasEvent) or anchor:
-                mark = event.start_mark
-                kind = "alias" if isinstance(event, AliasEvent) else "anchor"
-                problems.add(shown_path, (mark.line + 1, mark.column + 1), "E005", f"{kind} '{event.anchor}' used")
-                return None
-        return _yaml().load(text)
+        yaml = _yaml()
+        root = yaml.compose(text)
+        reused = _first_anchor_or_alias(root)
+        if reused is not None:
+            node, kind = reused
+            mark = node.start_mark
+            name = f" '{node.anchor}'" if getattr(node, "anchor", None) else ""
+            problems.add(shown_path, (mark.line + 1, mark.column + 1), "E005", f"{kind}{name} used")
+            return None
+        return yaml.constructor.construct_document(root)
     except DuplicateKeyError as err:
         problems.add(shown_path, _mark_position(err), "E002", " ".join(str(err.problem).split()))
     except MarkedYAMLError as err:
