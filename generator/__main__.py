@@ -78,6 +78,13 @@ def cmd_build(args) -> int:
     return 0
 
 
+def cmd_bench(args) -> int:
+    from . import bench
+    if args.one:
+        return bench.one(args.one, args.out)
+    return bench.main([int(s) for s in args.sizes.split(",")], args.json)
+
+
 def cmd_serve(args) -> int:
     """Serve the built site/ folder (run build first)."""
     import functools
@@ -122,6 +129,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--data", type=Path, default=DEFAULT_DATA)
     p.add_argument("--out", type=Path, default=ROOT, help="folder that receives site/, docs/generated/, rules_check/ (default: the repository)")
     p.set_defaults(func=cmd_build)
+
+    p = sub.add_parser("bench", help="time and weigh every stage at 1x, 10x and 100x the data; targets met or not")
+    p.add_argument("--sizes", default="1,10,100", help="corpus sizes as multiples of the bundled data")
+    p.add_argument("--json", type=Path, default=ROOT / "build" / "bench.json", help="where to write the results")
+    p.add_argument("--one", type=Path, help=argparse.SUPPRESS)
+    p.add_argument("--out", type=Path, default=None, help=argparse.SUPPRESS)
+    p.set_defaults(func=cmd_bench)
 
     p = sub.add_parser("serve", help="serve the built site locally")
     p.add_argument("--port", type=int, default=8000)
