@@ -26,7 +26,7 @@ import weasyprint
 from fontTools.ttLib import TTFont
 from pypdf import PdfReader
 from weasyprint import HTML
-from weasyprint.formatting_structure.boxes import MarginBox
+from weasyprint.formatting_structure.boxes import LineBox, MarginBox, ReplacedBox, TextBox
 
 from .labels import LABELS
 from .markdown_text import escape_html, render_text, without_tables
@@ -72,7 +72,7 @@ def aid_sections(resolved: Resolved, game: str, lang: str) -> list[dict]:
             shown = resolved.display_language(entry, lang)
             text = render_text(aid_text(entry, shown), link_for=lambda ref, label: escape_html(label or resolved_title(resolved, ref, shown)))
             html = markdown.markdown(text, extensions=["tables"])
-            if "table" in entry:
+            if "table" in entry and entry["table"].get("shown", True):
                 html += table_html(entry["table"], lang)
             items.append({
                 "id": entry_id, "anchor": slug_of(entry_id), "title": escape_html(entry["title"][shown]), "html": html,
@@ -113,8 +113,18 @@ def table_html(table: dict, lang: str) -> str:
     return f"<table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
 
 
+def paints(box) -> bool:
+    """Whether a box puts ink on paper: text, images, or a border or background of its own.
+    (Layout containers such as column boxes may be a few points taller than their content.)"""
+    if isinstance(box, (TextBox, LineBox, ReplacedBox)):
+        return True
+    borders = any(getattr(box, f"border_{side}_width", 0) for side in ("top", "right", "bottom", "left"))
+    background = box.style["background_color"] if getattr(box, "style", None) else None
+    return bool(borders) or bool(background is not None and getattr(background, "alpha", 0) > 0)
+
+
 def overflowing_boxes(document) -> list[str]:
-    """Boxes that leave their page's content area (checked on WeasyPrint's laid-out page boxes)."""
+    """Boxes that paint outside their page's content area (checked on WeasyPrint's laid-out page boxes)."""
     problems = []
     tolerance = 0.75  # points
     for number, page in enumerate(document.pages, 1):
@@ -125,7 +135,7 @@ def overflowing_boxes(document) -> list[str]:
         while stack:
             box = stack.pop()
             x, y = getattr(box, "position_x", None), getattr(box, "position_y", None)
-            if x is not None and y is not None:
+            if x is not None and y is not None and paints(box):
                 # The border box: margins may run into the page margin (they collapse at a page break).
                 x, y = x + (box.margin_left or 0), y + (box.margin_top or 0)
                 width, height = box.border_width(), box.border_height()

@@ -12,6 +12,7 @@ from .textmatch import LINK
 
 MD_LINK = re.compile(r"(!?)\[([^\]]*)\]\(([^)\s]*)(?:\s+\"[^\"]*\")?\)")
 SAFE_SCHEME = re.compile(r"^(https?:|mailto:)", re.I)
+LIST_ITEM = re.compile(r"^ *([-*+]|\d+[.)]) ")
 
 
 def escape_html(text: str) -> str:
@@ -35,10 +36,26 @@ def inline(text: str) -> str:
     return text.replace("[", "\\[").replace("]", "\\]").replace("*", "\\*").replace("_", "\\_").replace("#", "\\#")
 
 
+def normalise_indent(text: str) -> str:
+    """Indent list continuations and nested lists by multiples of 4 spaces: CommonMark accepts the
+    3 spaces that align with an item's text, Python-Markdown needs 4; 4 works in both."""
+    def fix(match: re.Match) -> str:
+        width = len(match.group(1))
+        return " " * (-(-width // 4) * 4)
+    lines = re.sub(r"(?m)^( +)(?=\S)", fix, text).split("\n")
+    out: list[str] = []
+    for line in lines:
+        # Python-Markdown starts a list item only after a blank line or another item.
+        if LIST_ITEM.match(line) and out and out[-1].strip() and not LIST_ITEM.match(out[-1]):
+            out.append("")
+        out.append(line)
+    return "\n".join(out)
+
+
 def render_text(text: str, link_for: Callable[[str, str | None], str],
                 term_links: Callable[[str], str] | None = None) -> str:
     """Safe Markdown from entry text: escape, neutralise links, resolve [[id|label]], link terms."""
-    text = neutralise_links(escape_html(text))
+    text = neutralise_links(escape_html(normalise_indent(text)))
     parts: list[str] = []
     position = 0
     for match in LINK.finditer(text):

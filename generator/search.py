@@ -17,6 +17,7 @@ import json
 import re
 from collections import defaultdict
 
+from .labels import LABELS
 from .resolve import LANGUAGES, Resolved, slug_of
 from .textmatch import strip_links
 
@@ -96,7 +97,7 @@ class SearchIndex:
                 name = term["names"].get(reader) or term["names"]["en"]
                 docs.append({
                     "url": f"{reader}/{game['id']}/glossary.html#term-{term['id'].rsplit('/', 1)[1]}",
-                    "id": term["id"], "title": name, "context": f"{game_title} · glossary", "kind": "glossary",
+                    "id": term["id"], "title": name, "context": f"{game_title} · {LABELS[reader]['glossary']}", "kind": "glossary",
                     "fields": {WEIGHT_GLOSSARY: self.aliases({term["id"]}), WEIGHT_TEXT: ""},
                 })
         return docs

@@ -145,7 +145,7 @@ class SiteRenderer:
             "fallback_note": fallback,
             "text": self.text_markdown(without_tables(entry["text"][shown]) if "table" in entry else entry["text"][shown],
                                        game, shown, linked_terms),
-            "table": self.table_markdown(entry["table"], reader) if "table" in entry else None,
+            "table": self.table_markdown(entry["table"], reader) if "table" in entry and entry["table"].get("shown", True) else None,
             "example": self.example_markdown(entry["example"], reader) if "example" in entry else None,
             "clarification": self.clarification_markdown(entry, game, reader) if "clarification" in entry else None,
             "clarified_by": clarified_by,

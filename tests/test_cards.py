@@ -80,6 +80,13 @@ def test_layout_stays_inside_the_page(cards: Path, lang: str, kind: str):
     assert document.pages
 
 
+def test_text_running_off_the_page_fails_the_aid():
+    with pytest.raises(AidError, match="leaves the page area"):
+        check_and_write('<p style="white-space: nowrap">' + "overflowing " * 200 + "</p>", "test", None)
+    with pytest.raises(AidError, match="pages, at most 2"):
+        check_and_write("<p>line</p>" * 400, "test", 2)
+
+
 @pytest.mark.parametrize("lang", LANGS)
 def test_first_page_rendered_to_png(cards: Path, lang: str):
     for fmt in FORMATS:
