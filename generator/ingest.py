@@ -20,10 +20,11 @@ from ruamel.yaml import YAML
 
 from .linerange import format_lines
 
-WEB = re.compile(r"(https?://|www\.|\.(ru|su|com|pl)\b|©|Поделиться|Заказать работу|\[email\s*protected\]|оценок|\d+\.\d+ с\.$)", re.I)
+WEB = re.compile(r"(https?://|www\.|кибер\w*|cyberpedia|\.(ru|su|com|pl)\b|©|Поделиться|Заказать работу|\[email\s*protected\]|оценок|\d+\.\d+ с\.$)", re.I)
 EMAIL = re.compile(r"[\w.+-]+@[\w-]+\.[\w.]+")
 LEGAL = re.compile(r"(all rights reserved|wszelkie prawa|все права|trademark|™|®|copyright)", re.I)
 CREDITS_HEADING = re.compile(r"^(#+\s*)?(авторы|twórcy gry|credits|локализация|от games workshop|games workshop)\b", re.I)
+TEASER = re.compile(r"^[^.:]{5,80}: .*(\.\.\.|…)$")
 TABLE_RULE = re.compile(r"^[\s\-–—|=_]+$")
 LIST_ITEM = re.compile(r"^\s*([-*•·o]\s+|\d+[.)]\s+)")
 SENTENCE_END = re.compile(r"[.!?:;»”\")]\s*$")
@@ -81,7 +82,8 @@ def label_noise(blocks: list[Block]) -> None:
         repeated = [seen_lines[k] for k in keys if len(k) > 3 and k in seen_lines]
         if TABLE_RULE.match(text):
             block.noise, block.note = "markup", "stray table rule"
-        elif WEB.search(text) and len(text) < 200:
+        elif (WEB.search(text) and len(text) < 400) or (len(block.lines) == 1 and TEASER.match(text)):
+            # site chrome, or a "Title: first words..." teaser of another article
             block.noise, block.note = "web", "web-page cruft"
         elif EMAIL.search(text) and len(text) < 120:
             block.noise, block.note = "personal-data", "e-mail address"

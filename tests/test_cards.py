@@ -125,3 +125,26 @@ def test_an_aid_that_does_not_fit_fails_the_build_and_keeps_the_old_site(tmp_pat
     assert result.returncode == 1
     assert "pages, at most 2" in result.stderr and "Traceback" not in result.stderr
     assert (tmp_path / "site/index.html").read_bytes() == before
+
+
+def test_bundled_aids_exist_fit_and_carry_their_titles(bundled_build: Path):
+    """Every game × language × format from the bundled data, with every selected entry's title."""
+    from generator.resolve import resolve
+    from generator.validate import load_valid
+    from conftest import REPO
+    resolved = resolve(load_valid(REPO / "data"))
+    kb = resolved.kb
+    cards_dir = bundled_build / "site" / "cards"
+    assert set(kb.aids) == set(kb.games)
+    for game, aid in kb.aids.items():
+        for lang in kb.games[game]["languages"]:
+            for fmt in FORMATS:
+                pages = pdf_text(cards_dir / f"{game}-{lang}-{fmt}.pdf")
+                if fmt.startswith("sheet"):
+                    assert len(pages) <= 2, (game, lang, fmt)
+                whole = " ".join(" ".join(p.split()) for p in pages).replace("- ", "").replace("-", "")
+                for section in aid["sections"]:
+                    for entry_id in section["entries"]:
+                        entry = kb.entries[entry_id]
+                        title = " ".join(entry["title"][resolved.display_language(entry, lang)].split()).replace("-", "")
+                        assert title[:40] in whole, (game, lang, fmt, entry_id, title)

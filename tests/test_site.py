@@ -145,3 +145,9 @@ def test_no_letter_is_lost(driver, server):
     driver.get(f"{server}/pl/mini/index.html")
     assert search(driver, "sąsiadujący")[0]["entry"] == "mini/support"
     assert search(driver, "odwrót")[0]["entry"] == "mini/retreat"
+
+
+def test_bundled_site_links_and_anchors_resolve(bundled_build: Path):
+    site = bundled_build / "site"
+    assert len(list(site.rglob("*.html"))) > 200
+    assert check_links(site) == []
