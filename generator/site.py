@@ -176,7 +176,12 @@ class SiteRenderer:
         entries = self.kb.entries_of(game_id)
         clarifications = [e for e in entries if e["kind"] == "clarification"]
         examples = [e for e in entries if e["kind"] == "example"]
-        glance = [{"title": inline(self.title_of(e, reader)), "href": self.href(e, game_id)} for e in game.get("at_a_glance", [])]
+        glance = []
+        for entry_id in game.get("at_a_glance", []):
+            entry = self.kb.entries[entry_id]
+            shown = self.r.display_language(entry, reader)
+            glance.append({"title": inline(entry["title"][shown]), "href": self.href(entry_id, game_id),
+                           "text": self.text_markdown(entry["text"][shown], game_id, shown, set())})
         game_title = game["title"].get(reader) or game["title"]["en"]
         pages["index.md"] = self.page(
             "game.md.j2", game_title,
