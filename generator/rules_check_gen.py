@@ -116,8 +116,15 @@ def wizards_quest_context(data: DataAccess) -> dict:
 
 
 def marauders_context(data: DataAccess) -> dict:
+    discards = {}  # die face -> frame colours discarded from the broken line, from params <face>_discards
+    for face in ("orc_eye", "mark_of_chaos"):
+        colours = data.entry("marauders/attack-roll").get("params", {}).get(f"{face}_discards")
+        if not isinstance(colours, str) or not colours.strip():
+            raise RulesCheckError(f"rules_check needs params.{face}_discards of entry 'marauders/attack-roll'")
+        discards[face] = [c.strip() for c in colours.split(",") if c.strip()]
     return {"vp_table": repr([{k: v for k, v in row.items() if k != "item"}
-                              for row in data.table_rows("marauders/victory-point-table")])}
+                              for row in data.table_rows("marauders/victory-point-table")]),
+            "attack_discards": repr(discards)}
 
 
 def battlelore_context(data: DataAccess) -> dict:

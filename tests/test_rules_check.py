@@ -61,12 +61,13 @@ def test_worked_example_through_the_cli(bundled_build, entry):
     assert {k: result.get(k) for k in expected} == expected
 
 
-def test_list_names_every_check(bundled_build):
+def test_list_names_every_check(bundled_build, rc):
     done = cli(bundled_build, "--list")
     assert done.returncode == 0
     lines = done.stdout.splitlines()
     assert any(line.startswith("citow dominance: ") and "citow/dominance-value" in line for line in lines)
-    assert len(lines) == 22
+    assert len(lines) == sum(len(checks) for checks in rc.CHECKS.values())
+    assert {line.split(" ")[0] for line in lines} == {"citow", "wizards_quest", "marauders", "battlelore"}
 
 
 def test_docstrings_quote_and_cite_their_entries(rc):
@@ -143,8 +144,8 @@ def test_corruption_threshold_and_later_cards(rc):
     assert below["total_corruption"] == 11 and below["ruined"] is False
     at = rc.citow.corruption(corruption_before={"khorne": 5}, cultists={"nurgle": 6}, warpstone_tokens=1)
     assert at["ruined"] is True and at["ruination_card"] == 1 and at["vp_gained"] == {"khorne": 0, "nurgle": 3}
-    with pytest.raises(rc.RulesError, match="participants_vp"):
-        rc.citow.corruption(corruption_before={"khorne": 12}, cultists={}, regions_already_ruined=2)
+    later = rc.citow.corruption(corruption_before={"khorne": 12}, cultists={}, regions_already_ruined=2)
+    assert later["ruination_card"] == 3 and later["vp_gained"] is None  # card 3's award is not in the sources
     none_left = rc.citow.corruption(corruption_before={"khorne": 12}, cultists={}, regions_already_ruined=5)
     assert none_left["ruined"] is False
 
@@ -490,3 +491,246 @@ def test_campaign_edges(rc):
         c(scenarios=games[:3])
     with pytest.raises(rc.RulesError):
         c(scenarios=games[:3] + [{"vp": {"a": 1, "b": 1}, "winner": "c"}])
+
+
+# -- Chaos in the Old World: ruination card, Old World track, summoning, Hero tokens, dial instructions, conflicts --
+
+def test_corruption_later_cards_report_unknown_award(rc):
+    third = rc.citow.corruption(corruption_before={"khorne": 10}, cultists={"nurgle": 2}, regions_already_ruined=2)
+    assert third["ruined"] is True and third["ruination_card"] == 3
+    assert third["participants"] == ["nurgle"] and third["participants_vp"] is None and third["vp_gained"] is None
+    given = rc.citow.corruption(corruption_before={"khorne": 10}, cultists={"nurgle": 2}, regions_already_ruined=2, participants_vp=2)
+    assert given["vp_gained"] == {"khorne": 0, "nurgle": 2}
+    first = rc.citow.corruption(corruption_before={"khorne": 10}, cultists={"nurgle": 2})
+    assert first["participants_vp"] == 3 and first["vp_gained"] == {"khorne": 0, "nurgle": 3}  # card 1's award, from the data
+
+
+def test_ruination_card_for_edges(rc):
+    f = rc.citow.ruination_card_for
+    assert f(regions_already_ruined=0) == {"ruination_card": 1, "region_can_be_ruined": True, "ruination_cards_left_after": 4}
+    assert f(regions_already_ruined=4)["ruination_card"] == 5
+    assert f(regions_already_ruined=5) == {"ruination_card": None, "region_can_be_ruined": False, "ruination_cards_left_after": 0}
+    with pytest.raises(rc.RulesError, match="only 5 ruination cards"):
+        f(regions_already_ruined=6)
+
+
+def test_dominance_token_modifiers_scale_and_apply(rc):
+    mods = rc.citow.dominance(figures={}, skaven_tokens=2, noble_tokens=0)["token_modifiers"]
+    assert mods == {"skaven": {"resistance": -2, "conquer_value": 0}, "noble": {"resistance": 0, "conquer_value": 0}}
+    both = rc.citow.dominance(figures={"khorne": {"cultist": 3}}, region="kislev", skaven_tokens=1, noble_tokens=1)
+    assert both["resistance"] == 2 and both["conquer_value"] == 4 and both["vp_gained"]["khorne"] == 4
+
+
+def test_old_world_track_push_discard_and_comet(rc):
+    t = rc.citow.old_world_track
+    full = t(old_world_track={"space_1": "a", "space_2": "b"}, drawn_card="c")
+    assert full["old_world_track_end"] == {"space_1": "c", "space_2": "a"} and full["removed_from_game"] == ["b"]
+    assert full["cards_shifted"] == 1 and full["event_tokens_removed"] is False
+    empty = t(old_world_track={}, drawn_card="c")
+    assert empty["old_world_track_end"] == {"space_1": "c", "space_2": None} and empty["cards_shifted"] == 0
+    one = t(old_world_track={"space_1": "a", "space_2": None}, drawn_card="c")
+    assert one["old_world_track_end"] == {"space_1": "c", "space_2": "a"} and one["removed_from_game"] == []
+    discard = t(old_world_track={"space_1": "a", "space_2": "b"}, drawn_card="c", drawn_card_effects=["discard_instead_of_track"])
+    assert discard["old_world_track_end"] == {"space_1": "a", "space_2": "b"} and discard["removed_from_game"] == ["c"]
+    comet2 = t(old_world_track={"space_1": "a", "space_2": "b"}, drawn_card="c", twin_tailed_comet={"a": False, "b": True},
+               drawn_card_effects=["remove_twin_tailed_comet_cards_from_track"])
+    assert comet2["removed_from_game"] == ["b"] and comet2["old_world_track_end"] == {"space_1": "c", "space_2": "a"}
+    with pytest.raises(rc.RulesError, match="twin-tailed comet"):
+        t(old_world_track={"space_1": "a"}, drawn_card="c", drawn_card_effects=["remove_twin_tailed_comet_cards_from_track"])
+    with pytest.raises(rc.RulesError, match="2 spaces"):
+        t(old_world_track={"space_3": "a"}, drawn_card="c")
+    with pytest.raises(rc.RulesError):
+        t(old_world_track={"space_1": "a"}, drawn_card="a")
+
+
+def test_summoning_placement_cost_and_turns(rc):
+    s = rc.citow.summoning
+    adj = [["kislev", "troll_country"], ["norsca", "troll_country"]]
+    unknown = s(power="nurgle", summon={"figure": "plaguebearer", "region": "empire"}, regions_with_own_figures=["kislev"], adjacent=adj)
+    assert unknown["placement_legal"] is None and unknown["legal"] is None  # adjacency Kislev-Empire not given
+    assert unknown["next_turn"] == "tzeentch" and unknown["power_marker_moves_left"] is None
+    first = s(power="slaanesh", summon={"figure": "daemonette", "region": "badlands"}, regions_with_own_figures=[], costs={"daemonette": 1},
+              power_before=1)
+    assert first["placement_legal"] is True and first["next_turn"] == "khorne" and first["next_own_turn_skipped"] is True
+    assert first["cannot_summon_to"] == []  # no followers on the board yet: any region
+    poor = s(power="khorne", summon={"figure": "bloodthirster", "region": "kislev"}, regions_with_own_figures=["kislev"],
+             costs={"bloodthirster": 3, "bloodsworn": 1}, power_before=2)
+    assert poor["affordable"] is False and poor["legal"] is False and poor["cannot_afford"] == ["bloodthirster"] and "power_after" not in poor
+    three = s(power="tzeentch", play_card={"card": "x", "region": "kislev"}, players=["khorne", "nurgle", "tzeentch"])
+    assert three["next_turn"] == "khorne" and three["card_placed_in"] == "kislev"
+    full = s(power="khorne", play_card={"card": "x", "region": "kislev"}, card_spaces_taken={"kislev": 2})
+    assert full["placement_legal"] is False and full["cannot_play_in"] == ["kislev"]
+    with pytest.raises(rc.RulesError, match="2 card spaces"):
+        s(power="khorne", play_card={"card": "x", "region": "kislev"}, card_spaces_taken={"kislev": 3})
+    with pytest.raises(rc.RulesError, match="both adjacent and not adjacent"):
+        s(summon={"figure": "f", "region": "kislev"}, regions_with_own_figures=["norsca"], adjacent=[["norsca", "kislev"]],
+          not_adjacent=[["kislev", "norsca"]])
+    with pytest.raises(rc.RulesError, match="unknown region"):
+        s(summon={"figure": "f", "region": "lustria"}, regions_with_own_figures=[])
+    with pytest.raises(rc.RulesError, match="no figure"):
+        s(summon={"figure": "f", "region": "kislev", "from": "norsca", "last_in_source": True}, regions_with_own_figures=["kislev"])
+
+
+def test_summoning_last_figure_keeps_its_region_occupied(rc):
+    s = rc.citow.summoning
+    adj = [["norsca", "troll_country"]]
+    last = s(summon={"figure": "f", "region": "troll_country", "from": "norsca", "last_in_source": True},
+             regions_with_own_figures=["norsca", "badlands"], adjacent=adj, not_adjacent=[["badlands", "troll_country"]])
+    assert last["placement_legal"] is True and last["source_region_counts_as_occupied"] is True
+    assert last["own_followers_in_destination_or_adjacent_after_removal"] is False
+    not_last = s(summon={"figure": "f", "region": "troll_country", "from": "norsca"}, regions_with_own_figures=["norsca"], adjacent=adj)
+    assert not_last["placement_legal"] is True and "source_region_counts_as_occupied" not in not_last
+
+
+def test_hero_tokens_order_ties_and_leftovers(rc):
+    h = rc.citow.hero_tokens
+    more = h(hero_tokens=3, threat={"khorne": 4, "nurgle": 2, "tzeentch": 6}, figures={"khorne": 2, "nurgle": 1, "tzeentch": 0})
+    assert more["struck_in_order"] == ["khorne", "khorne", "nurgle"]  # Tzeentch, highest, has no figure there
+    assert more["figures_left"] == {"khorne": 0, "nurgle": 0, "tzeentch": 0}
+    spare = h(hero_tokens=2, threat={"khorne": 1}, figures={"khorne": 1})
+    assert spare["figures_removed"] == {"khorne": 1} and spare["hero_tokens_unused"] == 1
+    with pytest.raises(rc.RulesError, match="tie_break"):
+        h(hero_tokens=1, threat={"khorne": 3, "nurgle": 3}, figures={"khorne": 1, "nurgle": 1})
+    tie = h(hero_tokens=1, threat={"khorne": 3, "nurgle": 3}, figures={"khorne": 1, "nurgle": 1}, tie_break=["nurgle", "khorne"])
+    assert tie["figures_removed"] == {"khorne": 0, "nurgle": 1}
+    with pytest.raises(rc.RulesError, match="threat of"):
+        h(hero_tokens=1, threat={}, figures={"khorne": 1})
+
+
+def test_dial_instruction_remove_tokens_edges(rc):
+    d = rc.citow.dial_instruction_remove_tokens
+    assert d(instruction="remove_old_world_tokens", count=2, tokens_on_board=5)["fully_carried_out"] is True
+    none = d(instruction="remove_old_world_tokens", count=2, tokens_on_board=0)
+    assert none == {"tokens_removed": 0, "tokens_left_on_board": 0, "rest_of_instruction_ignored": 2, "fully_carried_out": False}
+    with pytest.raises(rc.InputError):
+        rc.run("citow", "dial_instruction_remove_tokens", {"instruction": "remove_heroes", "count": 1, "tokens_on_board": 1})
+
+
+def test_conflicting_effects_only_when_both_apply(rc):
+    c = rc.citow.conflicting_effects
+    cry = {"power": "khorne", "card": "Battle Cry", "kind": "forbidding", "action": "place_corruption"}
+    stench = {"power": "nurgle", "card": "Stench of Death", "kind": "permitting", "action": "place_corruption", "count": 2,
+              "condition": "dominates"}
+    alone = c(region_cards=[stench], dominant="nurgle")
+    assert alone["corruption_placed_by_card"] == {"nurgle": 2} and alone["prevailing_effects"] == []
+    not_dominant = c(region_cards=[cry, stench], dominant="khorne")
+    assert not_dominant["corruption_placed_by_card"] == {"nurgle": 0} and not_dominant["blocked"] == []
+    other_action = c(region_cards=[{**cry, "action": "summon"}, stench], dominant="nurgle")
+    assert other_action["applied"] == ["Stench of Death"] and other_action["corruption_placed_by_card"] == {"nurgle": 2}
+    with pytest.raises(rc.RulesError, match="unknown condition"):
+        c(region_cards=[{**stench, "condition": "wins"}])
+
+
+# -- Chaos Marauders: the attack ------------------------------------------------------------
+
+def _mline(completed, *cards, **extra):
+    """A Chaos Marauders line for marauders.attack: cards as (name, frame, rating or None)."""
+    return {"completed": completed, "cards": [{"card": n, "frame": f, **({"attack_rating": r} if r is not None else {})}
+                                              for n, f, r in cards], **extra}
+
+
+M_ATTACKER = _mline(True, ("hobgoblin_standard", "grey", None), ("orc_boyz", "purple", 4), ("pile_of_loot", "blue", None),
+                    ("hobgoblin_musician", "grey", 1), tribe="red")
+M_DEFENDER = _mline(False, ("snotlings", "grey", None), ("goblins", "purple", 2), ("idol", "blue", None), tribe="blue")
+
+
+def _attack_output_valid(result):
+    from jsonschema import Draft202012Validator
+    document = json.loads((REPO / "schemas/rules_check/marauders.schema.json").read_text(encoding="utf-8"))
+    Draft202012Validator({"$ref": "#/$defs/attack_output", "$defs": document["$defs"]}).validate(result)
+    return True
+
+
+def test_marauders_attack_numbers_come_from_the_data(rc):
+    m = rc.marauders
+    assert (m.RATING_MIN, m.RATING_MAX) == (1, 10) == tuple(KB.entries["marauders/attack-rating"]["params"][k]
+                                                           for k in ("attack_rating_min", "attack_rating_max"))
+    assert m.ATTACKS_PER_LINE == KB.entries["marauders/attack-conditions"]["params"]["attacks_per_completed_line"] == 1
+    assert m.LINES_TO_END == KB.entries["marauders/end-of-game"]["params"]["completed_lines_to_end"] == 3
+    assert m.DISCARDS == {"orc_eye": ["purple"], "mark_of_chaos": ["grey", "purple"]}
+
+
+def test_marauders_attack_allowed_shows_both_faces(rc):
+    result = rc.run("marauders", "attack", {"attacker": M_ATTACKER, "defender": M_DEFENDER})
+    assert result["allowed"] is True and result["reasons"] == [] and result["attack_strength"] == {"attacker": 5, "defender": 2}
+    assert set(result["outcomes"]) == {"orc_eye", "mark_of_chaos"} and "result" not in result
+    assert result["without_attack"] == {"turn_ends": False, "line_may_attack_later": False}
+    assert _attack_output_valid(result)
+
+
+def test_marauders_attack_each_face_of_the_cube(rc):
+    eye = rc.marauders.attack(attacker=M_ATTACKER, defender=M_DEFENDER, roll="orc_eye")
+    assert (eye["result"], eye["broken_line"], eye["winner"]) == ("success", "defender", "attacker")
+    assert eye["discarded"] == ["goblins"] and eye["winner_may_take"] == ["snotlings", "idol"]  # grey taken: text as printed
+    assert eye["clarifications"] == ["marauders/clarify-attack-discard-asymmetry", "marauders/clarify-grey-cards"]
+    assert eye["turn_ends"] is True and eye["trophy_completed_line_may_attack"] is False
+    chaos = rc.marauders.attack(attacker=M_ATTACKER, defender=M_DEFENDER, roll="mark_of_chaos")
+    assert (chaos["result"], chaos["broken_line"], chaos["winner"]) == ("failure", "attacker", "defender")
+    assert chaos["discarded"] == ["hobgoblin_standard", "orc_boyz", "hobgoblin_musician"] and chaos["winner_may_take"] == ["pile_of_loot"]
+    assert "marauders/clarify-grey-cards" in chaos["clarifications"]
+    # no grey card in the defender's line: the Orc Eye names only the discard clarification
+    plain = rc.marauders.attack(attacker=M_ATTACKER, defender=_mline(False, ("goblins", "purple", 2), ("idol", "blue", None)), roll="orc_eye")
+    assert plain["clarifications"] == ["marauders/clarify-attack-discard-asymmetry"]
+    # strengths only: the frames discarded, no card lists
+    bare = rc.marauders.attack(attacker={"completed": True, "attack_strength": 7}, defender={"completed": False, "attack_strength": 3},
+                               roll="mark_of_chaos")
+    assert bare["discard_frames"] == ["grey", "purple"] and "discarded" not in bare
+    for result in (eye, chaos, plain, bare):
+        assert _attack_output_valid(result)
+
+
+def test_marauders_attack_ties_and_weak_lines(rc):
+    attack = rc.marauders.attack
+    tie = attack(attacker={"completed": True, "attack_strength": 5}, defender={"completed": False, "attack_strength": 5})
+    assert tie["allowed"] is False and [r["code"] for r in tie["reasons"]] == ["not_stronger"] and "outcomes" not in tie
+    assert tie["reasons"][0]["rule"] == "marauders/attack-conditions"
+    assert attack(attacker={"completed": True, "attack_strength": 6}, defender={"completed": False, "attack_strength": 5})["allowed"] is True
+    # nothing but snotlings and booty: strength 0, not even against an empty line
+    weak = _mline(True, ("snotlings", "grey", None), ("pile_of_loot", "blue", None), ("idol", "blue", None), ("musician", "grey", None))
+    result = attack(attacker=weak, defender=_mline(False))
+    assert result["attack_strength"] == {"attacker": 0, "defender": 0} and result["allowed"] is False
+    # a roll for an attack that is not allowed is not resolved
+    assert "result" not in attack(attacker=weak, defender=_mline(False), roll="orc_eye")
+
+
+def test_marauders_attack_who_may_attack(rc):
+    attack = rc.marauders.attack
+    strong, weak = {"completed": True, "attack_strength": 9}, {"completed": False, "attack_strength": 1}
+
+    def codes(attacker, defender=weak):
+        return [r["code"] for r in attack(attacker=attacker, defender=defender)["reasons"]]
+    assert codes({"completed": False, "attack_strength": 9}) == ["attacker_not_completed"]
+    assert codes(strong, {"completed": True, "attack_strength": 1}) == ["defender_completed"]
+    assert codes({**strong, "tribe": "red"}, {**weak, "tribe": "red"}) == ["same_tribe"]
+    assert codes({**strong, "attacks_made": 1}) == ["already_attacked"]
+    assert codes({**strong, "just_completed": False}) == ["not_just_completed"]
+    assert codes({**strong, "completed_by_trophy": True}) == ["completed_by_trophy"]
+    assert codes({**strong, "completed_lines": 2}) == []
+    last = attack(attacker={**strong, "completed_lines": 3}, defender=weak)
+    assert [r["code"] for r in last["reasons"]] == ["game_over"] and last["game_over"] is True
+    # completed with an end-of-turn card: it may still attack; without attacking the turn ends
+    eot = attack(attacker={**strong, "completed_with_end_of_turn_card": True}, defender=weak)
+    assert eot["allowed"] is True and eot["without_attack"]["turn_ends"] is True
+    for result in (last, eot):
+        assert _attack_output_valid(result)
+
+
+def test_marauders_attack_errors(rc, bundled_build):
+    attack = rc.marauders.attack
+    with pytest.raises(rc.RulesError, match="ratings run from 1 to 10"):
+        attack(attacker=_mline(True, ("giant", "purple", 11)), defender=_mline(False))
+    with pytest.raises(rc.RulesError, match="leave it out"):
+        attack(attacker=_mline(True, ("snotlings", "grey", 0)), defender=_mline(False))
+    with pytest.raises(rc.RulesError, match="not the sum"):
+        attack(attacker={**_mline(True, ("orc_boyz", "purple", 4)), "attack_strength": 5}, defender=_mline(False))
+    with pytest.raises(rc.RulesError, match="cards or its attack_strength"):
+        attack(attacker={"completed": True}, defender=_mline(False))
+    with pytest.raises(rc.RulesError, match="1 to 3 completed lines"):
+        attack(attacker={"completed": True, "attack_strength": 3, "completed_lines": 4}, defender=_mline(False))
+    done = cli(bundled_build, "marauders", "attack", stdin=json.dumps({"attacker": M_ATTACKER, "defender": M_DEFENDER, "roll": "six"}))
+    assert done.returncode == 2 and "roll" in done.stderr
+    no_frame = {"completed": True, "cards": [{"card": "orc_boyz", "attack_rating": 4}]}
+    done = cli(bundled_build, "marauders", "attack", stdin=json.dumps({"attacker": no_frame, "defender": M_DEFENDER}))
+    assert done.returncode == 2 and "attacker/cards/0" in done.stderr and "frame" in done.stderr
+    done = cli(bundled_build, "marauders", "attack", stdin=json.dumps({"attacker": {"completed": True, "attack_strength": 1}, "defender": M_DEFENDER}))
+    assert done.returncode == 0 and json.loads(done.stdout)["allowed"] is False
