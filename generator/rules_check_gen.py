@@ -84,7 +84,8 @@ class DataAccess:
 
     def doc(self, module: str, name: str) -> str:
         """The check's help, then each implemented entry's English text, quoted, with its id."""
-        parts = [self.catalogue[module][name]["help"].capitalize() + "."]
+        help_line = self.catalogue[module][name]["help"]
+        parts = [help_line[:1].upper() + help_line[1:] + "."]
         for entry_id in self.catalogue[module][name]["implements"]:
             entry = self.entry(entry_id)
             text = entry["text"].get("en") or next(iter(entry["text"].values()))

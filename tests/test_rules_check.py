@@ -734,3 +734,137 @@ def test_marauders_attack_errors(rc, bundled_build):
     assert done.returncode == 2 and "attacker/cards/0" in done.stderr and "frame" in done.stderr
     done = cli(bundled_build, "marauders", "attack", stdin=json.dumps({"attacker": {"completed": True, "attack_strength": 1}, "defender": M_DEFENDER}))
     assert done.returncode == 0 and json.loads(done.stdout)["allowed"] is False
+
+
+# -- BattleLore: Pursue and Skirmish, several copies, lore for unspent army points -------------
+
+def _bl_output_valid(name, result):
+    from jsonschema import Draft202012Validator
+    document = json.loads((REPO / "schemas/rules_check/battlelore.schema.json").read_text(encoding="utf-8"))
+    Draft202012Validator({"$ref": f"#/$defs/{name}_output", "$defs": document["$defs"]}).validate(result)
+    return True
+
+
+def test_battlelore_new_checks_take_their_numbers_from_the_data(rc):
+    bl = rc.battlelore
+    pursue = KB.entries["battlelore/pursue"]["params"]
+    assert (bl.PURSUE_MIN_HEXES, bl.PURSUE_ADDITIONAL_ATTACKS, bl.PURSUITS_PER_TURN) == (
+        pursue["min_hexes"], pursue["additional_attacks"], pursue["pursuits_per_turn"]) == (1, 1, 1)
+    forgotten = KB.entries["battlelore/quickref-often-forgotten-rules"]["params"]
+    assert (bl.LORE_PER_UNSPENT_POINT, bl.MAX_MUSTER_LORE) == (forgotten["lore_per_unspent_army_point"],
+                                                               forgotten["max_lore_for_unspent_army_points"]) == (1, 5)
+
+
+def test_battlelore_pursue_paths(rc):
+    move = rc.battlelore.ability_move
+    ok = move(ability="pursue", x=2, start_hex="a", target_hex="b", path=["b", "c"], target_destroyed_or_retreated=True)
+    assert ok["allowed"] is True and ok["hexes_moved"] == 2 and ok["additional_attacks"] == 1
+    one = move(ability="pursue", x=2, target_hex="b", path=["b"])
+    assert one["allowed"] is True  # 1 hex is enough
+
+    def codes(**kw):
+        return [p["code"] for p in move(ability="pursue", x=2, **kw)["problems"]]
+    assert codes(target_hex="b", path=[]) == ["path_length"]  # at least 1 hex
+    assert codes(target_hex="b", path=["b", "c", "d"]) == ["path_length"]  # at most X
+    assert codes(target_hex="b", path=["c", "b"]) == ["target_hex_not_first"]
+    assert codes(start_hex="a", target_hex="b", path=["b", "a"]) == ["returns_to_start"]
+    assert codes(pursuits_this_turn=1) == ["already_pursued"]
+    assert codes(target_destroyed_or_retreated=False) == ["cannot_advance"]
+    assert codes(counterattacking=True) == ["counterattacking"]
+    bad = move(ability="pursue", x=2, target_hex="b", path=["c", "b", "a", "e"], start_hex="a")
+    assert [p["code"] for p in bad["problems"]] == ["path_length", "target_hex_not_first", "returns_to_start"]
+    assert bad["problems"][0]["rule"] == "battlelore/pursue" and _bl_output_valid("ability_move", bad)
+    with pytest.raises(rc.RulesError, match="target_hex"):
+        move(ability="pursue", x=2, path=["b"])
+    with pytest.raises(rc.RulesError, match="at least 1"):
+        move(ability="pursue", x=0)
+
+
+def test_battlelore_skirmish_moves(rc, bundled_build):
+    move = rc.battlelore.ability_move
+    stay = move(ability="skirmish", x=2, path=[])
+    assert stay["allowed"] is True and stay["min_hexes"] == 0 and stay["additional_attacks"] == 0  # "up to" X: may stay
+    assert move(ability="skirmish", x=2, path=["a", "b", "c"])["problems"][0]["code"] == "path_length"
+    assert [p["code"] for p in move(ability="skirmish", x=2, unit_ordered=False)["problems"]] == ["not_ordered"]
+    late = move(ability="skirmish", x=1, moment="attack_step")
+    assert late["allowed"] is False and late["problems"][0]["rule"] == "battlelore/skirmish" and _bl_output_valid("ability_move", late)
+    done = cli(bundled_build, "battlelore", "ability_move", stdin=json.dumps({"ability": "charge", "x": 2}))
+    assert done.returncode == 2 and "ability" in done.stderr
+    done = cli(bundled_build, "battlelore", "ability_move", stdin=json.dumps({"ability": "skirmish"}))
+    assert done.returncode == 2 and "x" in done.stderr
+
+
+def test_battlelore_multiple_copies_limits(rc):
+    mc = rc.battlelore.multiple_copies
+    per_copy = {"uthuk_yllan": {"chaos_lord": 1, "flesh_rippers": 2}, "daqan_lords": {"roc": 1}}
+    three = mc(copies_of_game=3, factions=["uthuk_yllan", "daqan_lords"], position_cards_per_copy=per_copy)
+    assert three["max_units"] == {"uthuk_yllan": {"chaos_lord": 3, "flesh_rippers": 6}, "daqan_lords": {"roc": 3}}
+    army = mc(copies_of_game=2, factions=["uthuk_yllan", "daqan_lords"], position_cards_per_copy=per_copy,
+              army={"uthuk_yllan": {"chaos_lord": 3}, "daqan_lords": {"roc": 2, "spearmen": 1}})
+    assert army["army_legal"] is False
+    assert army["over_limit"] == [{"faction": "uthuk_yllan", "unit": "chaos_lord", "count": 3, "position_cards": 2},
+                                  {"faction": "daqan_lords", "unit": "spearmen", "count": 1, "position_cards": 0}]
+    assert _bl_output_valid("multiple_copies", army)
+    with pytest.raises(rc.RulesError, match="same faction"):
+        mc(copies_of_game=2, factions=["daqan_lords", "daqan_lords"], position_cards_per_copy=per_copy)
+    with pytest.raises(rc.RulesError, match="position cards of one copy"):
+        mc(copies_of_game=2, factions=["uthuk_yllan", "latari_elves"], position_cards_per_copy=per_copy)
+    with pytest.raises(rc.RulesError, match="not one of the two"):
+        mc(copies_of_game=2, factions=["uthuk_yllan", "daqan_lords"], position_cards_per_copy=per_copy, army={"latari_elves": {}})
+
+
+def test_battlelore_muster_lore_cap(rc, bundled_build):
+    ml = rc.battlelore.muster_lore
+    result = ml(unspent_army_points={"a": 0, "b": 5, "c": 6, "d": 40})
+    assert result["lore_gained"] == {"a": 0, "b": 5, "c": 5, "d": 5}
+    assert result["unspent_points_without_lore"] == {"a": 0, "b": 0, "c": 1, "d": 35} and result["cap"] == 5
+    assert _bl_output_valid("muster_lore", result)
+    done = cli(bundled_build, "battlelore", "muster_lore", stdin=json.dumps({"unspent_army_points": {"a": -1}}))
+    assert done.returncode == 2 and "unspent_army_points/a" in done.stderr
+
+
+# -- Chaos Marauders: drawing a card ----------------------------------------------------------
+
+def test_marauders_draw_numbers_come_from_the_data(rc):
+    m = rc.marauders
+    assert m.LINES == KB.entries["marauders/completed-line"]["params"]["lines_per_player"] == 3
+    assert m.PER_LINE == {"standard": 1, "musician": 1}
+    assert m.SAME_SYMBOL_PER_LINE == 1 and m.MAX_SAME_SYMBOL == 3 and m.EXEMPT_SYMBOLS == ["blightskabb_plague_lords"]
+
+
+def test_marauders_draw_placements_and_end_of_turn(rc):
+    draw = rc.marauders.draw
+    empty = [[], [], []]
+    plain = draw(drawn="goblins", lines=empty)
+    assert plain == {"may_place_in": [1, 2, 3], "exempt_from_fourth_duplicate": False, "discarded": False, "turn_ends": False,
+                     "reason": None, "rule": "marauders/end-of-turn-cards"}
+    second = draw(drawn="standard", lines=[["standard", "x"], [None, "y"], []])
+    assert second["may_place_in"] == [2, 3] and second["turn_ends"] is False  # a second Standard goes into another line
+    third_copy = draw(drawn="goblins", lines=[["goblins"], ["goblins"], []])
+    assert third_copy["may_place_in"] == [3] and third_copy["discarded"] is False
+    green = draw(drawn="troll", lines=empty, green=True)
+    assert (green["discarded"], green["turn_ends"], green["reason"]) == (False, True, "green_card")
+    green_full = draw(drawn="troll", lines=[["troll"], ["troll"], ["troll"]], green=True)
+    assert (green_full["discarded"], green_full["reason"]) == (True, "no_line_can_take_it")
+    refused = draw(drawn="goblins", lines=empty, will_place=False)
+    assert (refused["discarded"], refused["turn_ends"], refused["reason"]) == (True, True, "not_placed")
+    plague = draw(drawn="blightskabb_plague_lords", lines=[["blightskabb_plague_lords"]] * 3)
+    assert plague["exempt_from_fourth_duplicate"] is True and plague["discarded"] is False and plague["rule"] == "marauders/fourth-duplicate"
+    musician = draw(drawn="musician", lines=[["musician"], ["standard", "musician"], ["musician"]])
+    assert musician["discarded"] is True and musician["rule"] == "marauders/standards-and-musicians"
+    from jsonschema import Draft202012Validator
+    document = json.loads((REPO / "schemas/rules_check/marauders.schema.json").read_text(encoding="utf-8"))
+    for result in (plain, green, refused, plague, musician):
+        Draft202012Validator({"$ref": "#/$defs/draw_output", "$defs": document["$defs"]}).validate(result)
+
+
+def test_marauders_draw_impossible_tribes(rc, bundled_build):
+    draw = rc.marauders.draw
+    with pytest.raises(rc.RulesError, match="3 lines"):
+        draw(drawn="goblins", lines=[[], []])
+    with pytest.raises(rc.RulesError, match="at most 1"):
+        draw(drawn="goblins", lines=[["standard", "x", "standard"], [], []])
+    with pytest.raises(rc.RulesError, match="more than 3"):
+        draw(drawn="orcs", lines=[["goblins", "goblins"], ["goblins"], ["goblins"]])
+    done = cli(bundled_build, "marauders", "draw", stdin=json.dumps({"drawn": "goblins", "lines": [[1], [], []]}))
+    assert done.returncode == 2 and "lines/0/0" in done.stderr
