@@ -244,15 +244,19 @@ def format_table(results: list[dict]) -> str:
 
 def main(sizes: list[int], json_path: Path) -> int:
     results = []
+    json_path.parent.mkdir(parents=True, exist_ok=True)
     for factor in sizes:
         print(f"… {factor}× corpus", file=sys.stderr, flush=True)
         results.append(run_size(factor))
+        total = sum(s["seconds"] for s in results[-1]["stages"].values())
+        print(f"  {factor}×: {results[-1]['pages']} pages, {total:.1f} s", file=sys.stderr, flush=True)
+        json_path.write_text(json.dumps({"targets": TARGETS, "results": results, "partial": True},
+                                        ensure_ascii=False, indent=1), encoding="utf-8")
     print(format_table(results))
     print()
     checks = evaluate(results)
     for name, met, detail in checks:
         print(f"{'met    ' if met else 'MISSED '} {name}: {detail}")
-    json_path.parent.mkdir(parents=True, exist_ok=True)
     json_path.write_text(json.dumps({"targets": TARGETS, "results": results,
                                      "checks": [{"target": n, "met": m, "detail": d} for n, m, d in checks]},
                                     ensure_ascii=False, indent=1), encoding="utf-8")
