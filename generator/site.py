@@ -206,7 +206,7 @@ class SiteRenderer:
     def language_switch(game: dict, page: str, reader: str) -> list[str]:
         """Links to the same page in the game's other languages; kb-search.js keeps the #anchor."""
         names = LANGUAGE_SWITCH_NAMES
-        return [f"**{names[l]}**" if l == reader else f'<a class="kb-lang" hreflang="{l}" href="../../{l}/{game["id"]}/{page[:-3]}.html">{names[l]}</a>'
+        return [f"<strong>{names[l]}</strong>" if l == reader else f'<a class="kb-lang" hreflang="{l}" href="../../{l}/{game["id"]}/{page[:-3]}.html">{names[l]}</a>'
                 for l in LANGUAGES if l in game["languages"]]
 
     def clarification_item(self, entry: dict, from_game: str, reader: str) -> dict:
