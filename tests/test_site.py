@@ -51,7 +51,9 @@ def check_links(site: Path) -> list[str]:
                 broken.append(f"{page.relative_to(site)} -> {href}")
                 continue
             if parts.fragment and target.suffix == ".html":
-                ids = parsed.setdefault(target, parse(target).ids)
+                if target not in parsed:
+                    parsed[target] = parse(target).ids
+                ids = parsed[target]
                 if unquote(parts.fragment) not in ids:
                     broken.append(f"{page.relative_to(site)} -> {href} (no anchor)")
     return broken
