@@ -20,8 +20,11 @@ if [ "${1:-}" = "test" ]; then
   command -v chromium >/dev/null || need_apt+=(chromium)
   command -v chromedriver >/dev/null || need_apt+=(chromium-driver)
 fi
-# Fonts that cover Latin, Polish and Cyrillic for the cards (WeasyPrint embeds them).
-[ -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || need_apt+=(fonts-dejavu-core)
+# Fonts that cover Latin, Polish and Cyrillic for the cards (WeasyPrint embeds them), fontconfig's
+# fc-match (the build checks glyph coverage with it) and Pango (WeasyPrint's text layout).
+[ -f /usr/share/fonts/truetype/dejavu/DejaVuSansCondensed.ttf ] || need_apt+=(fonts-dejavu-core)
+command -v fc-match >/dev/null || need_apt+=(fontconfig)
+ldconfig -p 2>/dev/null | grep -q libpangoft2-1.0 || need_apt+=(libpangoft2-1.0-0)
 if [ ${#need_apt[@]} -gt 0 ]; then
   SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
   $SUDO apt-get update -qq
