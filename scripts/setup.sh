@@ -22,7 +22,7 @@ if [ "${1:-}" = "test" ]; then
 fi
 # Fonts that cover Latin, Polish and Cyrillic for the cards (WeasyPrint embeds them), fontconfig's
 # fc-match (the build checks glyph coverage with it) and Pango (WeasyPrint's text layout).
-[ -f /usr/share/fonts/truetype/dejavu/DejaVuSansCondensed.ttf ] || need_apt+=(fonts-dejavu-core)
+[ -f /usr/share/fonts/truetype/dejavu/DejaVuSansCondensed.ttf ] || need_apt+=(fonts-dejavu-core fonts-dejavu-extra)
 command -v fc-match >/dev/null || need_apt+=(fontconfig)
 ldconfig -p 2>/dev/null | grep -q libpangoft2-1.0 || need_apt+=(libpangoft2-1.0-0)
 if [ ${#need_apt[@]} -gt 0 ]; then
