@@ -178,14 +178,9 @@ def font_coverage() -> frozenset[int]:
 
 def uncovered_characters(html: str) -> list[str]:
     """Characters of the aid's text that its fonts cannot draw, as 'U+XXXX c'."""
-    text = re.sub(r"<style.*?</style>|<[^>]+>", " ", html, flags=re.S)
-    text = re.sub(r"&(#\d+|#x[0-9a-fA-F]+|\w+);", lambda m: _entity(m.group(0)), text)
+    text = html_module.unescape(re.sub(r"<style.*?</style>|<[^>]+>", " ", html, flags=re.S))
     missing = sorted({ch for ch in text if not ch.isspace() and ord(ch) not in font_coverage()})
     return [f"U+{ord(ch):04X} {ch}" for ch in missing]
-
-
-def _entity(entity: str) -> str:
-    return html_module.unescape(entity)
 
 
 def fonts(pdf: bytes) -> dict[str, bool]:

@@ -106,7 +106,8 @@ class SiteRenderer:
         for s in data["statements"]:
             source = self.kb.sources[s["source"]]
             quote = inline(s["quote"])
-            rendering = f" — *{inline(s['en'])}*" if s.get("en") and lang != "ru" or (s.get("en") and source.language == lang) else ""
+            # an English rendering helps a reader who does not read the quote's language
+            rendering = f" — *{inline(s['en'])}*" if s.get("en") and source.language != lang else ""
             lines.append(f"> «{quote}»{rendering}  \n> — <cite>{inline(source.title)}</cite>, {labels['lines']} {s['lines']}")
             lines.append("")
         status = labels[f"status_{data['status']}"]
