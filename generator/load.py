@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from .problems import Problems
-from .yamlio import load_yaml
+from .yamlio import Positions, load_yaml
 
 GAME_FILES = {"game.yaml": "game", "glossary.yaml": "glossary", "cards.yaml": "cards"}
 NAMED_FILE = re.compile(r"^[a-z0-9][a-z0-9-]*\.yaml$")
@@ -26,10 +26,11 @@ CHAPTER_FILE = re.compile(r"^(\d\d)-[a-z0-9-]+\.yaml$")
 
 @dataclass
 class Document:
-    """One loaded YAML file: `data` keeps ruamel's positions for error messages."""
+    """One loaded YAML file: plain `data`, and `positions` to find where a problem stands."""
     path: str          # as shown in messages (relative to the data folder's parent)
     kind: str          # manifest | game | glossary | noise | chapter
     data: Any
+    positions: Positions
     game: str | None = None
     order: int | None = None  # chapters: the NN- prefix
 
@@ -88,5 +89,5 @@ def load(root: Path, problems: Problems) -> LoadedData:
         if data is None:
             continue
         kind, game, order = place
-        loaded.documents.append(Document(shown, kind, data, game, order))
+        loaded.documents.append(Document(shown, kind, data, Positions(path), game, order))
     return loaded

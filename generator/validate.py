@@ -17,7 +17,6 @@ from .model import Chapter, KnowledgeBase, Source, Where, plain
 from .problems import DataError, Problems
 from .rules_check_gen import catalogue
 from .schema import check_shape, is_inside_failed
-from .yamlio import position_of
 
 # How much of an entry's words must be found in its cited lines, and how much of the
 # cited lines' words must be carried by the entry (see E033). Inflection and repaired
@@ -28,12 +27,12 @@ MIN_SOURCE_IN_TEXT = 0.6
 
 def _at(problems: Problems, where: Where, sub_path: list, code: str, message: str) -> None:
     path = where.path + sub_path
-    problems.add(where.document.path, position_of(where.document.data, path), code, message)
+    problems.add(where.document.path, where.document.positions.of(path), code, message)
 
 
 def build_knowledge_base(loaded: LoadedData, problems: Problems) -> KnowledgeBase:
     kb = KnowledgeBase()
-    failed_by_doc = {id(doc): check_shape(doc.kind, doc.data, doc.path, problems) for doc in loaded.documents}
+    failed_by_doc = {id(doc): check_shape(doc.kind, doc.data, doc.path, doc.positions, problems) for doc in loaded.documents}
 
     def ok(doc, path) -> bool:
         return not is_inside_failed(tuple(path), failed_by_doc[id(doc)])
@@ -69,7 +68,7 @@ def build_knowledge_base(loaded: LoadedData, problems: Problems) -> KnowledgeBas
     def claim_id(item_id: str, where: Where) -> bool:
         if item_id in kb.where:
             first = kb.where[item_id]
-            line, _ = position_of(first.document.data, first.path)
+            line, _ = first.document.positions.of(first.path)
             _at(problems, where, ["id"], "E020", f"id '{item_id}' is already used at {first.document.path}:{line}")
             return False
         kb.where[item_id] = where
