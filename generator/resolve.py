@@ -19,7 +19,8 @@ LANGUAGE_NAMES = {
     "pl": {"en": "Polish", "pl": "polski", "ru": "польский"},
     "ru": {"en": "Russian", "pl": "rosyjski", "ru": "русский"},
 }
-WORD_CHAR = r"[^\W_]"
+WORD = re.compile(r"[^\W_]+")
+PUNCTUATION = re.compile(r"[^\w\s]|_")
 
 
 def slug_of(item_id: str) -> str:
@@ -29,14 +30,46 @@ def slug_of(item_id: str) -> str:
 
 @dataclass
 class TermMatcher:
-    """Finds glossary terms (names, variants, inflected forms) in text of one language."""
-    pattern: re.Pattern | None
-    term_of_form: dict[str, str]
+    """Finds glossary terms (names, variants, inflected forms) in text of one language.
+
+    A form matches whole words, case-insensitively, the longest form first at each word. Runs of
+    words are looked up in a dict, and only where a form starts with that word, rather than with
+    one big regex alternation, which was slow with hundreds of forms per game."""
+    term_of_form: dict[str, str]   # lower-case form -> term id
+    longest_from: dict[str, int]   # lower-case first word of a form -> most words in a form starting so
 
     def find(self, text: str) -> list[tuple[int, int, str]]:
-        if self.pattern is None:
+        if not self.term_of_form:
             return []
-        return [(m.start(), m.end(), self.term_of_form[m.group(0).lower()]) for m in self.pattern.finditer(text)]
+        lower = text.lower()
+        if len(lower) != len(text):  # a rare letter whose lower case is longer: keep positions exact
+            lower = "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
+        spans = [m.span() for m in WORD.finditer(lower)]
+        found, next_free = [], 0
+        for i, (start, end) in enumerate(spans):
+            longest = self.longest_from.get(lower[start:end], 0) if i >= next_free else 0
+            for n in range(min(longest, len(spans) - i), 0, -1):
+                match = self._form_at(lower, start, spans[i + n - 1][1])
+                if match:
+                    found.append(match)
+                    next_free = i + n
+                    break
+        return found
+
+    def _form_at(self, lower: str, start: int, end: int) -> tuple[int, int, str] | None:
+        """A form spanning these words of the lower-cased text, widest first: forms may begin or
+        end with punctuation next to the words («Выстрел», Victory!)."""
+        before, after = start, end
+        while before > 0 and PUNCTUATION.match(lower[before - 1]):
+            before -= 1
+        while after < len(lower) and PUNCTUATION.match(lower[after]):
+            after += 1
+        for s in range(before, start + 1):
+            for e in range(after, end - 1, -1):
+                term = self.term_of_form.get(lower[s:e])
+                if term:
+                    return s, e, term
+        return None
 
 
 @dataclass
@@ -97,11 +130,12 @@ def _term_matcher(terms: list[dict], lang: str) -> TermMatcher:
         for form in forms:
             if form and len(form) >= 3:
                 term_of_form.setdefault(form.lower(), term["id"])
-    if not term_of_form:
-        return TermMatcher(None, {})
-    alternatives = "|".join(re.escape(f) for f in sorted(term_of_form, key=len, reverse=True))
-    pattern = re.compile(rf"(?<!{WORD_CHAR})(?:{alternatives})(?!{WORD_CHAR})", re.IGNORECASE)
-    return TermMatcher(pattern, term_of_form)
+    longest_from: dict[str, int] = {}
+    for form in term_of_form:
+        words = WORD.findall(form)
+        if words:
+            longest_from[words[0]] = max(longest_from.get(words[0], 0), len(words))
+    return TermMatcher(term_of_form, longest_from)
 
 
 def resolve(kb: KnowledgeBase, checks_by_entry: dict[str, list[str]] | None = None) -> Resolved:
