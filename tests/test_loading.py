@@ -1,0 +1,73 @@
+"""Loading YAML from the C parser's events, positions read back only for problems, and the glossary
+term matcher: what the faster code paths must keep doing."""
+from pathlib import Path
+
+import pytest
+
+from generator.problems import Problems
+from generator.resolve import _term_matcher
+from generator.yamlio import Positions, load_yaml
+
+
+def loaded(tmp_path: Path, text: str):
+    path = tmp_path / "doc.yaml"
+    path.write_text(text, encoding="utf-8")
+    problems = Problems()
+    return load_yaml(path, "doc.yaml", problems), [(p.code, p.line, p.col) for p in problems.items], path
+
+
+def test_plain_scalars_follow_the_yaml_1_2_core_schema(tmp_path: Path):
+    data, problems, _ = loaded(tmp_path, (
+        "a: 12\nb: -3\nc: 1.5\nd: true\ne: False\nf: ~\ng:\nh: yes\ni: on\nj: '7'\nk: 2009-03-01\n"
+        "l: !!str 5\nm: .inf\nn: Нет\no: \"null\"\n"))
+    assert problems == []
+    assert data == {"a": 12, "b": -3, "c": 1.5, "d": True, "e": False, "f": None, "g": None, "h": "yes", "i": "on",
+                    "j": "7", "k": "2009-03-01", "l": "5", "m": float("inf"), "n": "Нет", "o": "null"}
+    assert type(data) is dict and type(data["a"]) is int
+
+
+def test_nesting_and_block_scalars(tmp_path: Path):
+    data, problems, _ = loaded(tmp_path, "x:\n  - {a: 1, b: [2, 3]}\n  - |\n    two\n    lines\n")
+    assert problems == [] and data == {"x": [{"a": 1, "b": [2, 3]}, "two\nlines\n"]}
+
+
+@pytest.mark.parametrize("text, code, line, col", [
+    ("a: 1\nb: 2\na: 3\n", "E002", 3, 1),
+    ("a: &anchor 1\n", "E005", 1, 4),
+    ("a: [1, 2]\nb: *x\n", "E005", 2, 4),          # an alias, even to nothing, is refused
+    ("a: 1\n---\nb: 2\n", "E001", 2, 1),
+    ("a: !!python/object 1\n", "E001", 1, 4),
+    ("a: !!int x\n", "E001", 1, 4),
+    ("? [1, 2]\n: 3\n", "E001", 1, 3),
+    ("a: [1\nb: 2\n", "E001", 2, 2),
+])
+def test_problems_carry_code_and_position(tmp_path: Path, text: str, code: str, line: int, col: int):
+    data, problems, _ = loaded(tmp_path, text)
+    assert data is None
+    assert problems == [(code, line, col)]
+
+
+def test_positions_are_read_back_from_the_file(tmp_path: Path):
+    data, problems, path = loaded(tmp_path, "top:\n  items:\n    - id: one\n      colour: red\n    - id: two\n")
+    assert problems == []
+    positions = Positions(path)
+    assert positions.of(["top", "items", 1]) == (5, 7)
+    assert positions.of(["top", "items", 0, "id"]) == (3, 11)
+    assert positions.of_key(["top", "items", 0], "colour") == (4, 7)
+    assert positions.of(["top", "items", 7, "id"]) == (2, 3)   # the nearest parent that exists
+
+
+def test_term_matcher_longest_form_first_whole_words_and_punctuation():
+    terms = [
+        {"id": "g/term/region", "names": {"en": "region"}, "forms": {"en": ["regions"]}},
+        {"id": "g/term/ruined", "names": {"en": "ruined region"}},
+        {"id": "g/term/victory", "names": {"en": "Victory!"}},
+        {"id": "g/term/shot", "names": {"ru": "«Выстрел»"}, "variants": {"ru": ["выстрел"]}},
+    ]
+    en = _term_matcher(terms, "en")
+    text = "A Ruined Region, two regions, subregion, victory and Victory! here."
+    assert [(text[s:e], t) for s, e, t in en.find(text)] == [
+        ("Ruined Region", "g/term/ruined"), ("regions", "g/term/region"), ("Victory!", "g/term/victory")]
+    ru = _term_matcher(terms, "ru")
+    text = "Приказ «Выстрел» и выстрел."
+    assert [(text[s:e], t) for s, e, t in ru.find(text)] == [("«Выстрел»", "g/term/shot"), ("выстрел", "g/term/shot")]
