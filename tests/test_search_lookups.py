@@ -1,8 +1,7 @@
 """The look-up set (tests/lookups.yaml) through the real search of the bundled site in Chromium,
-plus the phone-width screenshots for the README."""
+the same look-ups through the Python replay of that search, and the phone-width screenshots for the README."""
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
@@ -10,6 +9,7 @@ from ruamel.yaml import YAML
 
 from browser import make_driver, search, serve
 from conftest import REPO
+from generator.search import payload_of, replay
 
 LOOKUPS = YAML(typ="safe").load((REPO / "tests" / "lookups.yaml").read_text(encoding="utf-8"))["lookups"]
 
@@ -33,12 +33,22 @@ def test_the_lookup_set_is_realistic_and_large_enough():
     assert kinds == {"inflected", "two-word", "cross"}
 
 
-def test_lookups_land_in_the_top_three(driver, server, capsys):
-    results, misses = [], []
+@pytest.fixture(scope="module")
+def shown(driver, server) -> dict[tuple[str, str], list[str]]:
+    """(language, query) -> the entries the browser shows, searching all games from /<lang>/index.html."""
+    results = {}
     for lang, items in LOOKUPS.items():
         driver.get(f"{server}/{lang}/index.html")
         for item in items:
-            top = [r["entry"] for r in search(driver, item["q"])[:3]]
+            results[lang, item["q"]] = [r["entry"] for r in search(driver, item["q"])]
+    return results
+
+
+def test_lookups_land_in_the_top_three(shown, capsys):
+    results, misses = [], []
+    for lang, items in LOOKUPS.items():
+        for item in items:
+            top = shown[lang, item["q"]][:3]
             hit = any(entry in item["want"] for entry in top)
             results.append(hit)
             if not hit:
@@ -49,6 +59,14 @@ def test_lookups_land_in_the_top_three(driver, server, capsys):
         for miss in misses:
             print("  miss:", miss)
     assert rate >= 0.95, misses
+
+
+def test_the_python_replay_shows_what_the_browser_shows(shown, bundled_build: Path):
+    """generator.search.replay (which the bench uses to count downloads) ranks exactly like kb-search.js."""
+    for (lang, query), entries in shown.items():
+        folder = bundled_build / "site" / "search" / lang
+        replayed = replay(query, lambda name: payload_of((folder / name).read_text(encoding="utf-8")))
+        assert [r["id"] for r in replayed] == entries, (lang, query)
 
 
 def test_phone_screenshots_of_an_entry_and_of_search_results(driver, server, bundled_build: Path):

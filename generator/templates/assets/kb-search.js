@@ -1,15 +1,20 @@
 /* Rules knowledge base search: works served or opened from disk (file://).
  * Index files are JavaScript (search/<lang>/*.js) loaded by <script> tags on demand:
- * w-<hex of first two letters>.js holds words and their documents, d-<n>.js document titles.
- * Folding and tokenising match generator/search.py exactly. */
+ * meta.js lists the first word of every shard; s-<n>.js, a shard, holds a run of words in sorted
+ * order, each with its best documents; d-<n>.js holds document titles and links.
+ * Folding, tokenising, matching and ranking match generator/search.py (its `replay`) exactly;
+ * words are measured in code points (Array.from), as Python does. */
 (function () {
   "use strict";
   var FOLD = {"ą": "a", "ć": "c", "ę": "e", "ł": "l", "ń": "n", "ó": "o", "ś": "s", "ź": "z", "ż": "z", "ё": "е"};
+  var DIGITS = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz-_";
+  var RESULTS = 10;
   var LABELS = {
     en: {placeholder: "Search rules, terms, tables…", none: "Nothing found.", label: "Search the rules"},
     pl: {placeholder: "Szukaj zasad, pojęć, tabel…", none: "Nic nie znaleziono.", label: "Szukaj w zasadach"},
     ru: {placeholder: "Правила, термины, таблицы…", none: "Ничего не найдено.", label: "Поиск по правилам"}
   };
+  var EMPTY = {m: {docs: 0, per_chunk: 1, shards: []}, s: {}, d: []};  // a file that failed to load
   var pending = {};   // "kind:key" -> [resolve callbacks]
   var loaded = {};    // "kind:key" -> payload (null while loading)
 
@@ -17,9 +22,6 @@
     return text.toLowerCase().replace(/[ąćęłńóśźżё]/g, function (c) { return FOLD[c]; });
   }
   function tokens(text) { return fold(text).match(/[\p{L}\p{N}]+/gu) || []; }
-  function hex(text) {
-    return Array.from(new TextEncoder().encode(text)).map(function (b) { return b.toString(16).padStart(2, "0"); }).join("");
-  }
 
   function siteRoot() {
     var config = document.getElementById("__config");
@@ -47,54 +49,96 @@
       loaded[id] = null;
       var script = document.createElement("script");
       script.src = new URL("search/" + lang + "/" + (kind === "m" ? "meta" : kind + "-" + key) + ".js", root).href;
-      script.onerror = function () { window.kbSearchChunk(kind, key, kind === "w" ? {} : []); };
+      script.onerror = function () { window.kbSearchChunk(kind, key, EMPTY[kind]); };
       document.head.appendChild(script);
     });
   }
 
+  /* A word's head: per weight, highest first, the weight, a count and that many document numbers
+   * as differences; every number in 5-bit digits, little-end first, 32+ meaning "more follows". */
+  function decodeHead(text) {
+    var numbers = [], value = 0, shift = 0, postings = [], i, k;
+    for (i = 0; i < text.length; i++) {
+      var digit = DIGITS.indexOf(text[i]);
+      value += (digit & 31) * Math.pow(2, shift);
+      if (digit >= 32) { shift += 5; } else { numbers.push(value); value = 0; shift = 0; }
+    }
+    for (i = 0; i < numbers.length; i += 2 + numbers[i + 1]) {
+      var doc = 0;
+      for (k = 0; k < numbers[i + 1]; k++) { doc += numbers[i + 2 + k]; postings.push([doc, numbers[i]]); }
+    }
+    return postings;
+  }
+
   /* How well an index word matches a query word: exact 1; the query is the start of the
-   * word 0.8; a shared start that leaves at most 3 letters of the query unmatched 0.6. */
+   * word 0.8; a shared start that leaves at most 3 letters of the query unmatched 0.6 × the
+   * shared share + 0.2. */
   function quality(query, word) {
     if (query === word) return 1;
-    var p = 0, n = Math.min(query.length, word.length);
-    while (p < n && query[p] === word[p]) p++;
-    if (p === query.length && p >= 3) return 0.8;
-    if (p >= 4 && p >= query.length - 3) return 0.6 * p / Math.max(query.length, word.length) + 0.2;
+    var a = Array.from(query), b = Array.from(word);
+    var p = 0, n = Math.min(a.length, b.length);
+    while (p < n && a[p] === b[p]) p++;
+    if (p === a.length && p >= 3) return 0.8;
+    if (p >= 4 && p >= a.length - 3) return 0.6 * p / Math.max(a.length, b.length) + 0.2;
     return 0;
   }
 
-  function search(root, lang, text) {
-    var words = tokens(text).filter(function (w) { return w.length >= 2; });
-    if (!words.length) return Promise.resolve([]);
-    var keys = words.map(function (w) { return hex(w.slice(0, 2)); });
-    return Promise.all(keys.map(function (k) { return load(root, lang, "w", k); })).then(function (chunks) {
-      var scores = {}, matched = {};
-      words.forEach(function (query, i) {
-        var best = {};
-        Object.keys(chunks[i]).forEach(function (word) {
+  /* The shards that can hold a word quality() matches: it starts with the query's first
+   * max(4, length - 3) letters (two letters match only themselves), so the shard where that
+   * prefix would stand and every later one beginning with it. */
+  function shardsFor(firsts, query) {
+    if (!firsts.length) return [];
+    var letters = Array.from(query), prefix = letters.slice(0, Math.max(4, letters.length - 3)).join("");
+    var start = 0;
+    while (start + 1 < firsts.length && firsts[start + 1] <= prefix) start++;
+    var wanted = [start];
+    if (letters.length >= 3) {
+      while (wanted[wanted.length - 1] + 1 < firsts.length && firsts[wanted[wanted.length - 1] + 1].startsWith(prefix)) {
+        wanted.push(wanted[wanted.length - 1] + 1);
+      }
+    }
+    return wanted;
+  }
+
+  /* Per query word, a document's best quality × weight over the words it matches; summed over
+   * query words, times the square of the share of query words it matched; the top RESULTS. */
+  function rank(words, shardsOfWord) {
+    var scores = {}, matched = {};
+    words.forEach(function (query, i) {
+      var best = {};
+      shardsOfWord[i].forEach(function (shard) {
+        Object.keys(shard).forEach(function (word) {
           var q = quality(query, word);
           if (!q) return;
-          chunks[i][word].forEach(function (posting) {
+          decodeHead(shard[word]).forEach(function (posting) {
             var s = q * posting[1];
             if (!best[posting[0]] || best[posting[0]] < s) best[posting[0]] = s;
           });
         });
-        Object.keys(best).forEach(function (doc) {
-          scores[doc] = (scores[doc] || 0) + best[doc];
-          matched[doc] = (matched[doc] || 0) + 1;
-        });
       });
-      var ranked = Object.keys(scores).map(function (doc) {
-        var coverage = matched[doc] / words.length;
-        return {doc: +doc, score: scores[doc] * coverage * coverage};
-      }).sort(function (a, b) { return b.score - a.score || a.doc - b.doc; }).slice(0, 10);
-      return load(root, lang, "m", "meta").then(function (meta) {
+      Object.keys(best).forEach(function (doc) {
+        scores[doc] = (scores[doc] || 0) + best[doc];
+        matched[doc] = (matched[doc] || 0) + 1;
+      });
+    });
+    return Object.keys(scores).map(function (doc) {
+      var coverage = matched[doc] / words.length;
+      return {doc: +doc, score: scores[doc] * coverage * coverage};
+    }).sort(function (a, b) { return b.score - a.score || a.doc - b.doc; }).slice(0, RESULTS);
+  }
+
+  function search(root, lang, text) {
+    var words = tokens(text).filter(function (w) { return Array.from(w).length >= 2; });
+    if (!words.length) return Promise.resolve([]);
+    return load(root, lang, "m", "meta").then(function (meta) {
+      var wanted = words.map(function (w) { return shardsFor(meta.shards, w); });
+      var names = Array.from(new Set([].concat.apply([], wanted)));
+      return Promise.all(names.map(function (n) { return load(root, lang, "s", String(n)); })).then(function () {
+        var ranked = rank(words, wanted.map(function (ns) { return ns.map(function (n) { return loaded["s:" + n]; }); }));
         var parts = Array.from(new Set(ranked.map(function (r) { return Math.floor(r.doc / meta.per_chunk); })));
-        return Promise.all(parts.map(function (n) { return load(root, lang, "d", String(n)); })).then(function (docChunks) {
-          var byPart = {};
-          parts.forEach(function (n, i) { byPart[n] = docChunks[i]; });
+        return Promise.all(parts.map(function (n) { return load(root, lang, "d", String(n)); })).then(function () {
           return ranked.map(function (r) {
-            var d = byPart[Math.floor(r.doc / meta.per_chunk)][r.doc % meta.per_chunk];
+            var d = loaded["d:" + Math.floor(r.doc / meta.per_chunk)][r.doc % meta.per_chunk];
             return {url: new URL(d[0], root).href, title: d[1], context: d[2], kind: d[3], id: d[4], score: r.score};
           });
         });
