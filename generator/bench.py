@@ -76,25 +76,38 @@ def peak_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
+def children_peak_mb() -> float:
+    """Largest peak RSS of any child process waited for so far (the site engine, aid workers)."""
+    return resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+
+
 def measure_size(data: Path, out: Path) -> dict:
-    """Run every stage once, timing each and recording its peak memory."""
-    from .cards import render_all as render_aids
+    """Run every stage once, one after another, timing each and recording its peak memory.
+
+    The site engine runs before the aids so that the children's peak RSS it reports is its own
+    (getrusage keeps the largest of all children). `generator build` itself overlaps the aids
+    with the site; `full_build` below times that, end to end."""
+    from .cards import start_aids
     from .load import load
     from .problems import DataError, Problems
-    from .resolve import LANGUAGES, resolve
+    from .resolve import resolve
     from .rules_check_gen import checks_by_entry, render_package
     from .search import SearchIndex
-    from .site import SiteRenderer
+    from .site import SiteRenderer, card_links
     from .validate import MeaningChecks, build_knowledge_base
-    from .write import run_mkdocs, set_page_languages, write_files
+    from .write import run_mkdocs, write_files
 
     stages: dict[str, dict] = {}
 
     def stage(name, function):
         peak_reset()
+        children_before = children_peak_mb()
         start = time.perf_counter()
         result = function()
-        stages[name] = {"seconds": round(time.perf_counter() - start, 3), "peak_mb": round(peak_mb(), 1)}
+        seconds = time.perf_counter() - start
+        children = children_peak_mb()
+        stages[name] = {"seconds": round(seconds, 3),
+                        "peak_mb": round(max(peak_mb(), children if children > children_before else 0), 1)}
         return result
 
     problems = Problems()
@@ -103,26 +116,29 @@ def measure_size(data: Path, out: Path) -> dict:
     if problems:
         raise DataError(problems)
     resolved = stage("resolve", lambda: resolve(kb, checks_by_entry()))
-    aids = stage("cards", lambda: render_aids(resolved))
-    renderer = SiteRenderer(resolved, card_files={(a.game, a.lang): a.links() for a in aids})
-    pages = stage("render", lambda: (renderer.all_pages(), renderer.nav()))
-    package = stage("rules-check", lambda: render_package(resolved))
     docs, site = out / "docs", out / "site"
-    stage("write", lambda: (write_files(docs, pages[0]), shutil.copytree(REPO / "generator/templates/assets", docs / "assets"),
-                            write_files(docs, {f"cards/{n}": c for a in aids for n, c in a.files.items()}),
-                            write_files(out / "rules_check", package)))
-    children_before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    stage("site engine", lambda: run_mkdocs(REPO, docs, site, pages[1], out))
-    stages["site engine"]["peak_mb"] = round(max(children_before, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss) / 1024, 1)
-    search_files = stage("search index", lambda: SearchIndex(resolved).all_files())
-    write_files(site, search_files)
-    set_page_languages(site, LANGUAGES)
-    html_sizes = sorted(p.stat().st_size for p in site.rglob("*.html"))
+    renderer = SiteRenderer(resolved, card_links=card_links(resolved))
+    stage("render", lambda: (write_files(docs, renderer.pages()), shutil.copytree(REPO / "generator/templates/assets", docs / "assets")))
+    stage("rules-check", lambda: write_files(out / "rules_check", render_package(resolved)))
+    stage("site engine", lambda: run_mkdocs(REPO, docs, site, renderer.nav(), out))
+    stage("search index", lambda: write_files(site, SearchIndex(resolved).all_files()))
+    stage("cards", lambda: write_files(site / "cards", (item for aid in start_aids(resolved).each() for item in aid.files.items())))
+    html_sizes = sorted(p.stat().st_size for p in site.rglob("*.html") if "cards" not in p.parts)
     return {
         "entries": len(kb.entries), "pages": len(html_sizes),
         "median_page_kb": round(statistics.median(html_sizes) / 1024, 1), "largest_page_kb": round(html_sizes[-1] / 1024, 1),
         "stages": stages, "queries": query_downloads(site),
     }
+
+
+def full_build(data: Path, out: Path) -> float:
+    """Wall time of `python -m generator build` from scratch (no aid cache), as a user runs it."""
+    start = time.perf_counter()
+    done = subprocess.run([sys.executable, "-m", "generator", "build", "--data", str(data), "--out", str(out)],
+                          capture_output=True, text=True, cwd=REPO)
+    if done.returncode != 0:
+        raise RuntimeError(f"build failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
+    return round(time.perf_counter() - start, 2)
 
 
 def _validated(loaded, problems, build_knowledge_base, MeaningChecks):
@@ -133,56 +149,27 @@ def _validated(loaded, problems, build_knowledge_base, MeaningChecks):
 
 # -- what a query downloads ----------------------------------------------------------------------
 
-def _load_chunk(path: Path):
-    text = path.read_text(encoding="utf-8")
-    return json.loads(text[text.index(",", text.index(",") + 1) + 1:text.rindex(")")])
-
-
 def query_downloads(site: Path) -> dict:
-    """Bytes of search data the browser fetches for a first query and a later one, per language,
-    following the same rules as kb-search.js (word chunks, meta, document chunks of the top 10)."""
-    from .search import chunk_key, tokens
+    """Bytes of search data the browser fetches for a first query and a later one, per language:
+    search.replay runs kb-search.js's steps (meta, the query words' shards, the top results'
+    document chunks) and names each file it loads; a file already loaded costs nothing again."""
+    from .search import payload_of, replay
     report = {}
     for lang, queries in SAMPLE_QUERIES.items():
         folder = site / "search" / lang
         fetched: set[str] = set()
         sizes = []
-        meta = _load_chunk(folder / "meta.js")
+
+        def fetch(name: str):
+            fetched.add(name)
+            return payload_of((folder / name).read_text(encoding="utf-8"))
+
         for query in queries:
             before = sum((folder / f).stat().st_size for f in fetched)
-            words = [w for w in tokens(query) if len(w) >= 2]
-            scores: dict[int, float] = {}
-            for word in words:
-                name = f"w-{chunk_key(word)}.js"
-                fetched.add(name) if (folder / name).exists() else None
-                chunk = _load_chunk(folder / name) if (folder / name).exists() else {}
-                best: dict[int, float] = {}
-                for indexed, postings in chunk.items():
-                    q = _quality(word, indexed)
-                    if q:
-                        for doc, weight in postings:
-                            best[doc] = max(best.get(doc, 0), q * weight)
-                for doc, score in best.items():
-                    scores[doc] = scores.get(doc, 0) + score
-            fetched.add("meta.js")
-            top = sorted(scores, key=lambda d: -scores[d])[:10]
-            fetched.update(f"d-{doc // meta['per_chunk']}.js" for doc in top)
+            replay(query, fetch)
             sizes.append(sum((folder / f).stat().st_size for f in fetched) - before)
         report[lang] = {"first_query_kb": round(sizes[0] / 1024, 1), "later_query_kb": round(sizes[1] / 1024, 1)}
     return report
-
-
-def _quality(query: str, word: str) -> float:
-    if query == word:
-        return 1.0
-    p = 0
-    while p < min(len(query), len(word)) and query[p] == word[p]:
-        p += 1
-    if p == len(query) and p >= 3:
-        return 0.8
-    if p >= 4 and p >= len(query) - 3:
-        return 0.6 * p / max(len(query), len(word)) + 0.2
-    return 0.0
 
 
 # -- the report ----------------------------------------------------------------------------------
@@ -196,11 +183,13 @@ def run_size(factor: int) -> dict:
         if done.returncode != 0:
             raise RuntimeError(f"{factor}x failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
         result = json.loads(done.stdout)
+        if factor == 1:  # the 10-second target is about the real command, aids and site overlapping
+            result["full_build_seconds"] = full_build(data, root / "full")
     result["factor"] = factor
     return result
 
 
-GENERATOR_STAGES = ("load", "validate", "resolve", "render", "write")
+GENERATOR_STAGES = ("load", "validate", "resolve", "render", "rules-check")  # ours, load to write
 
 
 def evaluate(results: list[dict]) -> list[tuple[str, bool, str]]:
@@ -213,7 +202,9 @@ def evaluate(results: list[dict]) -> list[tuple[str, bool, str]]:
     if 1 in by_factor:
         one = by_factor[1]
         total_1 = sum(s["seconds"] for s in one["stages"].values())
-        checks.append(("1×: full build ≤ 10 s", total_1 <= 10, f"{total_1:.1f} s"))
+        full = one.get("full_build_seconds", total_1)
+        checks.append(("1×: full build (`generator build`, no aid cache) ≤ 10 s", full <= 10,
+                       f"{full:.1f} s (stages one after another: {total_1:.1f} s)"))
         for factor in (10, 100):
             if factor in by_factor:
                 total = sum(s["seconds"] for s in by_factor[factor]["stages"].values())
@@ -234,6 +225,7 @@ def format_table(results: list[dict]) -> str:
     for name in names:
         lines.append(name.ljust(14) + "".join(f"{r['stages'][name]['seconds']:11.2f}{r['stages'][name]['peak_mb']:11.0f}" for r in results))
     lines.append("total".ljust(14) + "".join(f"{sum(s['seconds'] for s in r['stages'].values()):11.2f}{'':11}" for r in results))
+    lines.append("generator".ljust(14) + "".join(f"{sum(r['stages'][s]['seconds'] for s in GENERATOR_STAGES):11.2f}{'':11}" for r in results))
     for key in ("entries", "pages", "median_page_kb", "largest_page_kb"):
         lines.append(key.ljust(14) + "".join(f"{r[key]:>22}" for r in results))
     for lang in SAMPLE_QUERIES:

@@ -6,13 +6,13 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .cards import render_all as render_aids
-from .resolve import LANGUAGES, resolve
+from .cards import start_aids
+from .resolve import resolve
 from .rules_check_gen import checks_by_entry, render_package
 from .search import SearchIndex
-from .site import SiteRenderer
+from .site import SiteRenderer, card_links
 from .validate import load_valid
-from .write import run_mkdocs, set_page_languages, staging_dir, swap_in, write_files
+from .write import run_mkdocs, staging_dir, swap_in, write_files
 
 REPO = Path(__file__).resolve().parent.parent
 ASSETS = Path(__file__).resolve().parent / "templates" / "assets"
@@ -47,43 +47,43 @@ class Stopwatch:
 
 
 def build(data_dir: Path, out: Path = REPO) -> BuildReport:
-    """Build into out/site, out/docs/generated (and later cards, rules_check); out defaults to the repository."""
+    """Build into out/site, out/docs/generated and out/rules_check; out defaults to the repository.
+
+    The player aids are laid out in worker processes while the site is rendered and built (they
+    are the slowest part and need nothing from the site); their files go into the site last.
+    Everything is staged first and swapped in only when every stage has succeeded."""
     report = BuildReport()
     timed = Stopwatch(report)
     with timed("load+validate"):
         kb = load_valid(data_dir)
     with timed("resolve"):
         resolved = resolve(kb, checks_by_entry())
-    with timed("cards"):
-        aids = render_aids(resolved, cache=out / "build" / "cards-cache")
-        card_files = {f"cards/{name}": content for aid in aids for name, content in aid.files.items()}
-    with timed("render"):
-        renderer = SiteRenderer(resolved, card_files={(aid.game, aid.lang): aid.links() for aid in aids})
-        pages = renderer.all_pages()
-        nav = renderer.nav()
-        search_files = SearchIndex(resolved).all_files()
-    with timed("rules-check"):
-        package = render_package(resolved)
     work = staging_dir(out)
+    docs, site = work / "docs", work / "site"
     try:
-        with timed("write"):
-            docs = work / "docs"
-            write_files(docs, pages)
-            write_files(docs, card_files)
-            shutil.copytree(ASSETS, docs / "assets")
-            write_files(work / "rules_check", package)
-        with timed("site engine"):
-            run_mkdocs(REPO, docs, work / "site", nav, work)
-        with timed("search index"):
-            write_files(work / "site", search_files)
-            set_page_languages(work / "site", LANGUAGES)
+        aids = start_aids(resolved, cache=out / "build" / "cards-cache")
+        try:
+            with timed("render"):
+                renderer = SiteRenderer(resolved, card_links=card_links(resolved))
+                report.pages = write_files(docs, renderer.pages())
+                shutil.copytree(ASSETS, docs / "assets")
+            with timed("rules-check"):
+                write_files(work / "rules_check", render_package(resolved))
+            with timed("site engine"):
+                run_mkdocs(REPO, docs, site, renderer.nav(), work)
+            with timed("search index"):
+                write_files(site, SearchIndex(resolved).all_files())
+        except BaseException:
+            aids.cancel()
+            raise
+        with timed("cards (waiting)"):
+            write_files(site / "cards", (item for aid in aids.each() for item in aid.files.items()))
         (out / "docs").mkdir(parents=True, exist_ok=True)
         swap_in(docs, out / "docs" / "generated")
-        swap_in(work / "site", out / "site")
+        swap_in(site, out / "site")
         swap_in(work / "rules_check", out / "rules_check")
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    report.pages = len(pages)
     report.entries = len(kb.entries)
     report.data_version = resolved.data_version
     return report

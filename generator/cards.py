@@ -2,12 +2,17 @@
 pages) and poker-size cards (63 × 88 mm, nine to a page with cut marks), as HTML and PDF, plus a
 PNG of each PDF's first page.
 
+Layout (WeasyPrint) is nearly all the cost, so each aid is laid out twice, not four times: the
+sheet once, on the area A4 and US Letter share, and the cards once, one card a page. The paper
+formats are made from those PDFs without laying anything out again (`on_paper`, `impose`).
+
 Which entries an aid carries is data (data/games/<game>/cards.yaml); the text is the entries' own,
 so a change in the data changes the aid. Layout problems are build errors, not surprises on paper:
 an aid longer than its page limit, a box running off its page, or a glyph no font has.
 """
 from __future__ import annotations
 
+import gc
 import hashlib
 import html as html_module
 import io
@@ -21,11 +26,12 @@ from pathlib import Path
 
 import markdown
 import pypdfium2
-import pypdfium2.raw as pdfium_c
 import weasyprint
 from fontTools.ttLib import TTFont
-from pypdf import PdfReader
+from pypdf import PageObject, PdfReader, PdfWriter
+from pypdf.generic import ArrayObject, DictionaryObject, FloatObject, NameObject, RectangleObject, StreamObject
 from weasyprint import HTML
+from weasyprint.text.fonts import FontConfiguration
 from weasyprint.formatting_structure.boxes import LineBox, MarginBox, ReplacedBox, TextBox
 
 from .labels import LABELS
@@ -36,7 +42,10 @@ from .site import environment
 MM = 72 / 25.4
 CARD_W, CARD_H = 63 * MM, 88 * MM
 SHEETS = {"a4": (210 * MM, 297 * MM), "letter": (8.5 * 72, 11 * 72)}
-SHEET_LAYOUT = {"margin": "8mm 8mm 10mm", "columns": 3, "font_size": "7.6pt", "card": False}
+# The sheet is laid out once, on the area both papers have (210 × 279.4 mm), and centred on each.
+SHEET_AREA = (min(w for w, _ in SHEETS.values()), min(h for _, h in SHEETS.values()))
+SHEET_LAYOUT = {"page_size": f"{SHEET_AREA[0]:.4f}pt {SHEET_AREA[1]:.4f}pt", "margin": "8mm 8mm 10mm", "columns": 3,
+                "font_size": "7.6pt", "card": False}
 CARD_LAYOUT = {"page_size": "63mm 88mm", "margin": "3.5mm 3.5mm 6mm", "columns": 1, "font_size": "7.5pt", "card": True}
 MAX_SHEET_PAGES = 2
 FONT_FAMILY = "DejaVu Sans Condensed"  # covers Latin, Polish and Cyrillic; the templates name it first
@@ -51,14 +60,6 @@ class AidFiles:
     game: str
     lang: str
     files: dict[str, bytes]  # name under cards/ -> content
-
-    def links(self) -> list[tuple[str, str]]:
-        labels = LABELS[self.lang]
-        names = {"sheet-a4.pdf": f"{labels['sheet']} A4 (PDF)", "sheet-letter.pdf": f"{labels['sheet']} US Letter (PDF)",
-                 "cards-a4.pdf": f"{labels['poker_cards']} A4 (PDF)", "cards-letter.pdf": f"{labels['poker_cards']} US Letter (PDF)",
-                 "sheet.html": f"{labels['sheet']} (HTML)"}
-        prefix = f"{self.game}-{self.lang}-"
-        return [(label, f"cards/{prefix}{suffix}") for suffix, label in names.items() if f"{prefix}{suffix}" in self.files]
 
 
 def aid_sections(resolved: Resolved, game: str, lang: str) -> list[dict]:
@@ -197,32 +198,62 @@ def fonts(pdf: bytes) -> dict[str, bool]:
     return found
 
 
-def impose(card_pdf: bytes, sheet: str) -> bytes:
-    """Nine card pages to a sheet, 3 × 3, centred, with cut marks in the margins.
+def on_paper(sheet_pdf: bytes, paper: str) -> bytes:
+    """The sheet, laid out on SHEET_AREA, centred on `paper` by widening its pages' boxes.
 
-    Each card page is placed as a form XObject (pdfium), so its text and embedded fonts are kept
-    as they are; nothing is re-parsed or rasterised."""
-    sheet_w, sheet_h = SHEETS[sheet]
+    Only the page boxes change, so the text, fonts, bookmarks and title stay as WeasyPrint wrote
+    them. (Not an incremental update: pypdf leaves /Info out of its trailer, and poppler-based
+    viewers then show no title.)"""
+    paper_w, paper_h = SHEETS[paper]
+    writer = PdfWriter(clone_from=PdfReader(io.BytesIO(sheet_pdf)))
+    for page in writer.pages:
+        left, bottom, right, top = (float(v) for v in page.mediabox)
+        dx, dy = (paper_w - (right - left)) / 2, (paper_h - (top - bottom)) / 2
+        box = RectangleObject([round(v, 3) for v in (left - dx, bottom - dy, right + dx, top + dy)])
+        page.mediabox = page.trimbox = page.bleedbox = box
+    return _pdf_bytes(writer)
+
+
+def impose(card_pdf: bytes, paper: str) -> bytes:
+    """Nine card pages to a sheet of `paper`, 3 × 3, centred, with cut marks in the margins.
+
+    Each card page becomes a form XObject made of the page's own content stream and resources, so
+    its text stays text, nothing is re-parsed or rasterised, and all cards share one copy of each
+    embedded font (copying page by page would embed the fonts once per card)."""
+    sheet_w, sheet_h = SHEETS[paper]
     x0, y0 = (sheet_w - 3 * CARD_W) / 2, (sheet_h - 3 * CARD_H) / 2
-    source = pypdfium2.PdfDocument(card_pdf)
-    out = pypdfium2.PdfDocument.new()
-    for start in range(0, len(source), 9):
-        page = out.new_page(sheet_w, sheet_h)
-        for slot in range(min(9, len(source) - start)):
+    writer = PdfWriter()
+    cards = [card_form(page, writer) for page in PdfReader(io.BytesIO(card_pdf)).pages]
+    for start in range(0, len(cards), 9):
+        xobjects, operators = DictionaryObject(), []
+        for slot, card in enumerate(cards[start:start + 9]):
             column, row = slot % 3, slot // 3
-            card = source.page_as_xobject(start + slot, out).as_pageobject()
-            card.transform(pypdfium2.PdfMatrix().translate(x0 + column * CARD_W, sheet_h - y0 - (row + 1) * CARD_H))
-            page.insert_obj(card)
-        for x1, y1, x2, y2 in cut_mark_lines(sheet_w, sheet_h, x0, y0):
-            path = pdfium_c.FPDFPageObj_CreateNewPath(x1, y1)
-            pdfium_c.FPDFPath_LineTo(path, x2, y2)
-            pdfium_c.FPDFPageObj_SetStrokeColor(path, 0, 0, 0, 255)
-            pdfium_c.FPDFPageObj_SetStrokeWidth(path, 0.3)
-            pdfium_c.FPDFPath_SetDrawMode(path, pdfium_c.FPDF_FILLMODE_NONE, True)
-            pdfium_c.FPDFPage_InsertObject(page.raw, path)
-        page.gen_content()
+            xobjects[NameObject(f"/Card{slot}")] = card
+            x, y = x0 + column * CARD_W, sheet_h - y0 - (row + 1) * CARD_H
+            operators.append(f"q 1 0 0 1 {x:.3f} {y:.3f} cm /Card{slot} Do Q")
+        marks = " ".join(f"{x1:.3f} {y1:.3f} m {x2:.3f} {y2:.3f} l" for x1, y1, x2, y2 in cut_mark_lines(sheet_w, sheet_h, x0, y0))
+        operators.append(f"0 G 0.3 w {marks} S")
+        page = writer.add_blank_page(sheet_w, sheet_h)
+        page[NameObject("/Resources")] = DictionaryObject({NameObject("/XObject"): xobjects})
+        content = StreamObject()
+        content.set_data("\n".join(operators).encode("ascii"))
+        page.replace_contents(content)
+    return _pdf_bytes(writer)
+
+
+def card_form(page: PageObject, writer: PdfWriter):
+    """A reference, in `writer`, to a form XObject that draws `page` (one WeasyPrint page: one
+    content stream). Cloning maps each source object once per writer, hence the shared fonts."""
+    form = page["/Contents"].get_object().clone(writer)
+    form.update({NameObject("/Type"): NameObject("/XObject"), NameObject("/Subtype"): NameObject("/Form"),
+                 NameObject("/BBox"): ArrayObject(FloatObject(v) for v in page.mediabox),
+                 NameObject("/Resources"): page["/Resources"].clone(writer)})
+    return form.indirect_reference
+
+
+def _pdf_bytes(writer: PdfWriter) -> bytes:
     buffer = io.BytesIO()
-    out.save(buffer)
+    writer.write(buffer)
     return buffer.getvalue()
 
 
@@ -238,10 +269,13 @@ def cut_mark_lines(sheet_w: float, sheet_h: float, x0: float, y0: float) -> list
 
 
 def first_page_png(pdf: bytes, scale: float = 1.5) -> bytes:
+    """A preview of the first page, readable at 1.5 × 72 dpi. Grey and the fastest zlib level:
+    it is a preview, not a print master (in colour with `optimize=True` it took 3–4× as long, for
+    files 2–3× as big; the aids' only colour is the pale section bars)."""
     document = pypdfium2.PdfDocument(pdf)
-    image = document[0].render(scale=scale).to_pil()
+    image = document[0].render(scale=scale, grayscale=True).to_pil()
     out = io.BytesIO()
-    image.save(out, format="PNG", optimize=True)
+    image.save(out, format="PNG", compress_level=1)
     return out.getvalue()
 
 
@@ -250,7 +284,7 @@ class AidJob:
     """The HTML of one aid (game × language); laid out and checked in a worker process."""
     game: str
     lang: str
-    sheet_html: dict[str, str]   # "a4" | "letter" -> HTML
+    sheet_html: str   # laid out on SHEET_AREA, for both papers
     card_html: str
 
 
@@ -266,32 +300,38 @@ def aid_job(resolved: Resolved, game: str, lang: str) -> AidJob:
     common = {"lang": lang, "title": escape_html(title), "subtitle": escape_html(subtitle),
               "footer": footer.replace('"', "'"), "sections": aid_sections(resolved, game, lang)}
     template = env.get_template("aid.html.j2")
-    sheets = {sheet: template.render(page_size="A4" if sheet == "a4" else "letter", **SHEET_LAYOUT, **common) for sheet in SHEETS}
-    return AidJob(game, lang, sheets, template.render(**CARD_LAYOUT, **common))
+    return AidJob(game, lang, template.render(**SHEET_LAYOUT, **common), template.render(**CARD_LAYOUT, **common))
 
 
 def produce(job: AidJob) -> AidFiles:
     """Lay out, check and write one aid's files (runs in a worker process)."""
     prefix = f"{job.game}-{job.lang}-"
-    files: dict[str, bytes] = {f"{prefix}sheet.html": job.sheet_html["a4"].encode("utf-8"),
+    files: dict[str, bytes] = {f"{prefix}sheet.html": job.sheet_html.encode("utf-8"),
                                f"{prefix}cards.html": job.card_html.encode("utf-8")}
-    for sheet, html in job.sheet_html.items():
-        pdf = check_and_write(html, f"{prefix}sheet-{sheet}", max_pages=MAX_SHEET_PAGES)
-        files[f"{prefix}sheet-{sheet}.pdf"] = pdf
-        files[f"{prefix}sheet-{sheet}.png"] = first_page_png(pdf)
+    sheet_pdf = check_and_write(job.sheet_html, f"{prefix}sheet", max_pages=MAX_SHEET_PAGES)
     card_pdf = check_and_write(job.card_html, f"{prefix}cards", max_pages=None)
-    for sheet in SHEETS:
-        imposed = impose(card_pdf, sheet)
-        files[f"{prefix}cards-{sheet}.pdf"] = imposed
-        files[f"{prefix}cards-{sheet}.png"] = first_page_png(imposed)
+    for paper in SHEETS:
+        for kind, pdf in (("sheet", on_paper(sheet_pdf, paper)), ("cards", impose(card_pdf, paper))):
+            files[f"{prefix}{kind}-{paper}.pdf"] = pdf
+            files[f"{prefix}{kind}-{paper}.png"] = first_page_png(pdf)
     return AidFiles(job.game, job.lang, files)
+
+
+@lru_cache(maxsize=None)
+def font_config() -> FontConfiguration:
+    """One WeasyPrint font configuration per process, so that Pango's font and glyph caches carry
+    over from one document to the next (by default WeasyPrint makes a new one per document)."""
+    return FontConfiguration()
+
+
+os.register_at_fork(after_in_child=font_config.cache_clear)  # a worker makes its own, not its parent's
 
 
 def check_and_write(html: str, name: str, max_pages: int | None) -> bytes:
     missing = uncovered_characters(html)
     if missing:
         raise AidError(f"{name}: no glyph in {FONT_FAMILY} for {', '.join(missing[:10])}")
-    document = HTML(string=html).render()
+    document = HTML(string=html).render(font_config=font_config())
     if max_pages is not None and len(document.pages) > max_pages:
         raise AidError(f"{name}: {len(document.pages)} pages, at most {max_pages}: "
                        f"take entries out of the aid in cards.yaml or shorten them")
@@ -304,7 +344,7 @@ def check_and_write(html: str, name: str, max_pages: int | None) -> bytes:
 def job_key(job: AidJob) -> str:
     """Content address of an aid: its HTML plus the code and library that lay it out."""
     digest = hashlib.sha256()
-    for part in (job.game, job.lang, job.card_html, *job.sheet_html.values(), weasyprint.__version__):
+    for part in (job.game, job.lang, job.card_html, job.sheet_html, weasyprint.__version__):
         digest.update(part.encode("utf-8"))
     digest.update(Path(__file__).read_bytes())
     return digest.hexdigest()[:24]
@@ -328,24 +368,68 @@ def store(aid: AidFiles, job: AidJob, cache: Path | None) -> None:
     partial.rename(folder)
 
 
-def render_all(resolved: Resolved, cache: Path | None = None) -> list[AidFiles]:
-    """Every game × language aid. Layout is the slow part: it runs in parallel processes, and
-    an aid whose HTML has not changed since a previous build is taken from `cache`."""
+def start_worker() -> None:
+    """A layout worker collects garbage less often: WeasyPrint makes hundreds of thousands of
+    objects per document, and at Python's default thresholds (700, 10, 10) the collector cost
+    about a tenth of the layout time (measured on the bundled aids)."""
+    gc.set_threshold(10_000, 20, 20)
+
+
+def start_aids(resolved: Resolved, cache: Path | None = None) -> PendingAids:
+    """Start laying out every game × language aid in worker processes and return at once, so that
+    the caller can do other work meanwhile; `.result()` waits for the aids. An aid whose HTML has
+    not changed since a previous build is taken from `cache` instead."""
     jobs = [aid_job(resolved, game, lang) for game in sorted(resolved.kb.aids) for lang in resolved.kb.games[game]["languages"]]
-    results: dict[int, AidFiles] = {}
-    todo = []
-    for index, job in enumerate(jobs):
-        hit = cached(job, cache)
-        if hit:
-            results[index] = hit
-        else:
-            todo.append(index)
-    if len(todo) == 1:
-        results[todo[0]] = produce(jobs[todo[0]])
-    elif todo:
-        with ProcessPoolExecutor(max_workers=min(len(todo), os.cpu_count() or 1)) as pool:
-            for index, aid in zip(todo, pool.map(produce, [jobs[i] for i in todo])):
-                results[index] = aid
-    for index in todo:
-        store(results[index], jobs[index], cache)
-    return [results[i] for i in range(len(jobs))]
+    return PendingAids(jobs, cache)
+
+
+def render_all(resolved: Resolved, cache: Path | None = None) -> list[AidFiles]:
+    """Every game × language aid, laid out in parallel processes (see `start_aids`)."""
+    return start_aids(resolved, cache).result()
+
+
+class PendingAids:
+    """The aids of one build, being laid out by a pool of worker processes (one per core)."""
+
+    def __init__(self, jobs: list[AidJob], cache: Path | None):
+        self.jobs, self.cache = jobs, cache
+        self.done: dict[int, AidFiles] = {}
+        for index, job in enumerate(jobs):
+            hit = cached(job, cache)
+            if hit:
+                self.done[index] = hit
+        # Longest first (by HTML length), so that no worker is left with a big aid at the end.
+        todo = sorted((i for i in range(len(jobs)) if i not in self.done),
+                      key=lambda i: -len(jobs[i].sheet_html) - len(jobs[i].card_html))
+        self.pool, self.futures = None, {}
+        if todo:
+            font_coverage()  # before the workers are forked, so that they inherit it
+            self.pool = ProcessPoolExecutor(max_workers=min(len(todo), os.cpu_count() or 1), initializer=start_worker)
+            self.futures = {index: self.pool.submit(produce, jobs[index]) for index in todo}
+
+    def each(self):
+        """Every aid, in game × language order, as it is ready; none is kept here once handed
+        over, so a large corpus's aids can be written out without all being in memory at once.
+        If an aid fails, its AidError is raised and the aids not started yet are dropped."""
+        try:
+            for index in range(len(self.jobs)):
+                if index in self.futures:
+                    aid = self.futures.pop(index).result()
+                    store(aid, self.jobs[index], self.cache)
+                else:
+                    aid = self.done.pop(index)
+                yield aid
+        except BaseException:
+            self.cancel()
+            raise
+        if self.pool is not None:
+            self.pool.shutdown()
+
+    def result(self) -> list[AidFiles]:
+        """Every aid, in game × language order (see `each`)."""
+        return list(self.each())
+
+    def cancel(self) -> None:
+        """Drop the aids not started yet; workers finish the one they are on, then exit."""
+        if self.pool is not None:
+            self.pool.shutdown(wait=False, cancel_futures=True)

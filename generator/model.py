@@ -47,18 +47,33 @@ class KnowledgeBase:
     aids: dict[str, dict] = field(default_factory=dict)      # game -> player-aid selection (cards.yaml)
     where: dict[str, Where] = field(default_factory=dict)     # id -> where it is written
     broken_ids: set[str] = field(default_factory=set)         # ids of items skipped for a reported problem
+    _groups: dict = field(default_factory=dict, repr=False, compare=False)  # see _by_game
 
     def game_of(self, item_id: str) -> str:
         return item_id.split("/", 1)[0]
 
     def chapters_of(self, game: str) -> list[Chapter]:
-        return sorted((c for c in self.chapters.values() if c.game == game), key=lambda c: c.order)
+        return list(self._by_game("chapters", self.chapters, lambda c: c.game).get(game, []))
 
     def entries_of(self, game: str) -> list[dict]:
         return [self.entries[e] for c in self.chapters_of(game) for e in c.entry_ids]
 
     def terms_of(self, game: str) -> list[dict]:
-        return [t for t in self.terms.values() if self.game_of(t["id"]) == game]
+        return list(self._by_game("terms", self.terms, lambda t: self.game_of(t["id"])).get(game, []))
+
+    def _by_game(self, name: str, items: dict, game_of) -> dict[str, list]:
+        """Items grouped by game, in order (chapters by their NN- order), kept until `items` grows:
+        looking them up by scanning every game's items made large corpora quadratic."""
+        cached = self._groups.get(name)
+        if cached is None or cached[0] != len(items):
+            groups: dict[str, list] = {}
+            for item in items.values():
+                groups.setdefault(game_of(item), []).append(item)
+            if name == "chapters":
+                for chapters in groups.values():
+                    chapters.sort(key=lambda c: c.order)
+            cached = self._groups[name] = (len(items), groups)
+        return cached[1]
 
 
 def plain(value: Any) -> Any:

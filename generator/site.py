@@ -30,12 +30,28 @@ def as_html(markdown_href: str) -> str:
     return (path[:-3] + ".html" if path.endswith(".md") else path) + hash_mark + anchor
 
 
+def card_links(resolved: Resolved) -> dict[tuple[str, str], list[tuple[str, str]]]:
+    """(game, lang) -> [(label, path under the site root)] of the player aids the cards stage writes.
+
+    Known from the data alone, so pages can link the aids while they are still being laid out."""
+    links = {}
+    for game in sorted(resolved.kb.aids):
+        for lang in resolved.kb.games[game]["languages"]:
+            labels = LABELS[lang]
+            names = {"sheet-a4.pdf": f"{labels['sheet']} A4 (PDF)", "sheet-letter.pdf": f"{labels['sheet']} US Letter (PDF)",
+                     "cards-a4.pdf": f"{labels['poker_cards']} A4 (PDF)", "cards-letter.pdf": f"{labels['poker_cards']} US Letter (PDF)",
+                     "sheet.html": f"{labels['sheet']} (HTML)"}
+            links[(game, lang)] = [(label, f"cards/{game}-{lang}-{suffix}") for suffix, label in names.items()]
+    return links
+
+
 class SiteRenderer:
-    def __init__(self, resolved: Resolved, card_files: dict[tuple[str, str], list[tuple[str, str]]]):
+    def __init__(self, resolved: Resolved, card_links: dict[tuple[str, str], list[tuple[str, str]]]):
         self.r = resolved
         self.kb = resolved.kb
         self.env = environment("site")
-        self.card_files = card_files  # (game, lang) -> [(label, path relative to docs root)]
+        self.card_links = card_links  # (game, lang) -> [(label, path relative to the site root)]
+        self._rendered: dict[tuple[str, str, str], tuple[str, frozenset]] = {}  # see text_markdown
 
     # -- links -----------------------------------------------------------------------------
     def href(self, target_id: str, from_game: str, reader: str | None = None, from_lang: str | None = None) -> str:
@@ -58,6 +74,22 @@ class SiteRenderer:
         return item["title"][self.r.display_language(item, lang)]
 
     def text_markdown(self, text: str, game: str, lang: str, linked_terms: set[str]) -> str:
+        """Entry text as Markdown with links; adds the glossary terms it linked to `linked_terms`.
+
+        The same text is rendered for every reader (its own page and the other languages' "compare"
+        panels), so results are kept for the game being rendered (see `pages`)."""
+        key = (game, lang, text)
+        if not linked_terms and key in self._rendered:
+            markdown, linked = self._rendered[key]
+            linked_terms.update(linked)
+            return markdown
+        fresh = not linked_terms
+        markdown = self._render_text(text, game, lang, linked_terms)
+        if fresh:
+            self._rendered[key] = (markdown, frozenset(linked_terms))
+        return markdown
+
+    def _render_text(self, text: str, game: str, lang: str, linked_terms: set[str]) -> str:
         matcher = self.r.matchers[(game, lang)]
         return render_text(
             text,
@@ -190,7 +222,7 @@ class SiteRenderer:
             glance=glance, labels=labels,
             chapters=[{"title": inline(self.title_of(c.id, reader)), "href": self.r.page_of[c.id]} for c in chapters],
             n_terms=len(self.kb.terms_of(game_id)), n_clarifications=len(clarifications), n_examples=len(examples),
-            cards=[{"label": label, "href": f"../../{path}"} for label, path in self.card_files.get((game_id, reader), [])],
+            cards=[{"label": label, "href": f"../../{path}"} for label, path in self.card_links.get((game_id, reader), [])],
             sources=[{"title": inline(s.title), "language": LANGUAGE_NAMES[s.language][reader], "kind": s.kind,
                       "precedence": s.precedence, "reason": inline(s.precedence_reason)}
                      for s in sorted((self.kb.sources[i] for i in game["sources"]), key=lambda s: s.precedence)],
@@ -239,33 +271,37 @@ class SiteRenderer:
         game_title = self.kb.games[game_id]["title"].get(reader) or self.kb.games[game_id]["title"]["en"]
         return self.page("glossary.md.j2", f"{labels['glossary']} — {game_title}", terms=terms, labels=labels)
 
-    def language_pages(self, reader: str) -> dict[str, str]:
+    def language_pages(self, reader: str):
+        """(path under the language folder, Markdown) of a language's home and cross-game pages."""
         labels = LABELS[reader]
-        pages: dict[str, str] = {}
         games = [g for g in self.r.games() if reader in g["languages"]]
-        for game in games:
-            for name, content in self.game_pages(game["id"], reader).items():
-                pages[f"{game['id']}/{name}"] = content
-        pages["index.md"] = self.page(
+        yield "index.md", self.page(
             "home.md.j2", labels["home"], labels=labels, clarifications_href="clarifications.md",
             games=[{"title": inline(g["title"].get(reader) or g["title"]["en"]), "href": f"{g['id']}/index.md",
                     "summary": inline(g["summary"].get(reader) or g["summary"]["en"])} for g in games])
         groups = []
         for game in games:
-            items = [self.clarification_item(e, "", reader) for e in self.kb.entries_of(game["id"]) if e["kind"] == "clarification"]
-            for item, entry in zip(items, [e for e in self.kb.entries_of(game["id"]) if e["kind"] == "clarification"]):
+            clarifications = [e for e in self.kb.entries_of(game["id"]) if e["kind"] == "clarification"]
+            items = [self.clarification_item(e, "", reader) for e in clarifications]
+            for item, entry in zip(items, clarifications):
                 item["href"] = f"{game['id']}/{self.r.page_of[entry['id']]}#{slug_of(entry['id'])}"
             groups.append({"title": inline(game["title"].get(reader) or game["title"]["en"]), "items": items})
-        pages["clarifications.md"] = self.list_page(labels["all_clarifications"], groups)
-        return pages
+        yield "clarifications.md", self.list_page(labels["all_clarifications"], groups)
 
-    def all_pages(self) -> dict[str, str]:
-        """Relative path under the docs folder -> Markdown."""
-        pages = {"index.md": self.env.get_template("root.md.j2").render()}
+    def pages(self):
+        """(path under the docs folder, Markdown) for every page, generated one game at a time:
+        a large corpus never holds all its pages in memory (write them as they come), and each
+        text is rendered once for all readers of its game."""
+        yield "index.md", self.env.get_template("root.md.j2").render()
+        for game in self.r.games():
+            self._rendered.clear()
+            for reader in (lang for lang in LANGUAGES if lang in game["languages"]):
+                for name, content in self.game_pages(game["id"], reader).items():
+                    yield f"{reader}/{game['id']}/{name}", content
+        self._rendered.clear()
         for reader in LANGUAGES:
-            for name, content in self.language_pages(reader).items():
-                pages[f"{reader}/{name}"] = content
-        return pages
+            for name, content in self.language_pages(reader):
+                yield f"{reader}/{name}", content
 
     def nav(self) -> list:
         """mkdocs nav: a tab per language, a section per game (pruned navigation keeps pages small)."""

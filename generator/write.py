@@ -16,20 +16,26 @@ class BuildError(Exception):
     """The site engine failed; nothing was replaced."""
 
 
-def write_files(root: Path, files: dict[str, str | bytes]) -> None:
-    for relative, content in files.items():
+def write_files(root: Path, files) -> int:
+    """Write a {relative path: content} dict, or (path, content) pairs as they are generated.
+    Returns how many files were written."""
+    count = 0
+    for relative, content in (files.items() if isinstance(files, dict) else files):
+        count += 1
         path = root / relative
         path.parent.mkdir(parents=True, exist_ok=True)
         if isinstance(content, bytes):
             path.write_bytes(content)
         else:
             path.write_text(content, encoding="utf-8")
+    return count
 
 
 def run_mkdocs(repo: Path, docs_dir: Path, site_dir: Path, nav: list, work: Path) -> None:
     """mkdocs build --strict with the repository's mkdocs.yml plus the computed navigation."""
     config = {"INHERIT": str(repo / "mkdocs.yml"), "docs_dir": str(docs_dir), "site_dir": str(site_dir), "nav": nav,
-              "theme": {"name": "material", "custom_dir": str(repo / "generator" / "templates" / "theme")}}
+              "theme": {"name": "material", "custom_dir": str(repo / "generator" / "templates" / "theme")},
+              "hooks": [str(repo / "generator" / "mkdocs_hooks.py")]}  # relative paths would resolve from `work`
     config_path = work / "mkdocs.yml"
     yaml = YAML()
     with config_path.open("w", encoding="utf-8") as handle:
@@ -38,14 +44,6 @@ def run_mkdocs(repo: Path, docs_dir: Path, site_dir: Path, nav: list, work: Path
                             capture_output=True, text=True, cwd=repo)
     if result.returncode != 0:
         raise BuildError((result.stdout + result.stderr).strip())
-
-
-def set_page_languages(site_dir: Path, languages) -> None:
-    """Material writes one <html lang> for the whole site; each language section gets its own."""
-    for lang in languages:
-        for page in (site_dir / lang).rglob("*.html"):
-            html = page.read_text(encoding="utf-8")
-            page.write_text(html.replace('<html lang="en"', f'<html lang="{lang}"', 1), encoding="utf-8")
 
 
 def swap_in(staged: Path, target: Path) -> None:

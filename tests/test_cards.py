@@ -2,15 +2,18 @@
 shows every selected entry's title and the data version, and follows the data."""
 from __future__ import annotations
 
+import html
+import re
 import shutil
 from pathlib import Path
 
+import pypdfium2
 import pytest
 from pypdf import PdfReader
 from weasyprint import HTML
 
 from conftest import MINI, run_generator
-from generator.cards import AidError, check_and_write, fonts, overflowing_boxes, uncovered_characters
+from generator.cards import SHEETS, AidError, _resources_and_streams, check_and_write, fonts, overflowing_boxes, uncovered_characters
 
 LANGS = ("en", "pl", "ru")
 FORMATS = ("sheet-a4", "sheet-letter", "cards-a4", "cards-letter")
@@ -92,6 +95,62 @@ def test_first_page_rendered_to_png(cards: Path, lang: str):
     for fmt in FORMATS:
         png = (cards / f"mini-{lang}-{fmt}.png").read_bytes()
         assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 5000
+        width, height = int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")
+        paper_w, paper_h = SHEETS[fmt.split("-")[1]]
+        assert (width, height) == (round(paper_w * 1.5), round(paper_h * 1.5)), fmt  # the paper at 1.5 × 72 dpi
+
+
+def text_box_from_centre(page) -> tuple[float, ...]:
+    """The bounding box of a PDF page's text, relative to the centre of the paper (points)."""
+    left, bottom, right, top = page.get_mediabox()
+    centre_x, centre_y = (left + right) / 2, (bottom + top) / 2
+    text = page.get_textpage()
+    boxes = [box for box in (text.get_charbox(i) for i in range(text.count_chars())) if box[2] > box[0]]
+    return (min(b[0] for b in boxes) - centre_x, min(b[1] for b in boxes) - centre_y,
+            max(b[2] for b in boxes) - centre_x, max(b[3] for b in boxes) - centre_y)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("kind", ("sheet", "cards"))
+def test_each_paper_has_its_size_and_the_same_layout_centred(cards: Path, lang: str, kind: str):
+    """A4 and US Letter come from one layout: same pages and text, centred on either paper,
+    clear of its edges."""
+    documents = {paper: pypdfium2.PdfDocument(cards / f"mini-{lang}-{kind}-{paper}.pdf") for paper in SHEETS}
+    assert len(documents["a4"]) == len(documents["letter"])
+    for paper, document in documents.items():
+        for page in document:
+            assert page.get_size() == pytest.approx(SHEETS[paper], abs=0.01), (paper, page.get_size())
+            left, bottom, right, top = text_box_from_centre(page)
+            half_w, half_h = SHEETS[paper][0] / 2, SHEETS[paper][1] / 2
+            assert min(left + half_w, bottom + half_h, half_w - right, half_h - top) > 3 * 72 / 25.4, (paper, page)
+    for a4, letter in zip(documents["a4"], documents["letter"]):
+        assert text_box_from_centre(a4) == pytest.approx(text_box_from_centre(letter), abs=0.1)
+    texts = {paper: pdf_text(cards / f"mini-{lang}-{kind}-{paper}.pdf") for paper in SHEETS}
+    assert texts["a4"] == texts["letter"]
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_sheet_keeps_title_and_bookmarks(cards: Path, lang: str):
+    reader = PdfReader(cards / f"mini-{lang}-sheet-a4.pdf")
+    html_title = re.search(r"<title>(.*?)</title>", (cards / f"mini-{lang}-sheet.html").read_text(encoding="utf-8")).group(1)
+    assert reader.metadata.title == html.unescape(html_title)
+
+    def titles(outline) -> list[str]:
+        return [t for item in outline for t in (titles(item) if isinstance(item, list) else [item.title])]
+    assert any(t.startswith(EXPECTED_TITLES[lang][0]) for t in titles(reader.outline)), titles(reader.outline)
+
+
+def test_imposed_cards_embed_each_font_once(cards: Path):
+    """Every card on the imposed sheets uses the same font objects (not a copy per card)."""
+    pdf = (cards / "mini-en-cards-a4.pdf").read_bytes()
+    font_objects, names = set(), set()
+    for resources, _ in _resources_and_streams(pdf):
+        resources = resources.get_object() if resources is not None else {}
+        for font in resources.get("/Font", {}).values():
+            font_objects.add(font.idnum)
+            names.add(font.get_object()["/BaseFont"])
+    assert len(PdfReader(cards / "mini-en-cards-a4.pdf").pages[0]["/Resources"]["/XObject"]) > 1
+    assert len(font_objects) == len(names) > 0
 
 
 def test_site_links_the_aids(mini_build: Path):
