@@ -5,6 +5,7 @@ import json
 from functools import lru_cache
 from pathlib import Path
 
+import fastjsonschema
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError, best_match
 from referencing import Registry, Resource
@@ -42,10 +43,56 @@ def registry() -> Registry:
 
 
 @lru_cache(maxsize=None)
-def validator_for(schema_file: str) -> Draft202012Validator:
+def inlined_schema(schema_file: str) -> dict:
     resolver = registry().resolver(BASE + schema_file)
-    schema = _inlined(resolver.lookup(BASE + schema_file).contents, resolver, depth=0)
-    return Draft202012Validator(schema, registry=registry())
+    return _inlined(resolver.lookup(BASE + schema_file).contents, resolver, depth=0)
+
+
+@lru_cache(maxsize=None)
+def validator_for(schema_file: str) -> Draft202012Validator:
+    """jsonschema's validator: exact draft 2020-12, and the errors it explains are what we report."""
+    return Draft202012Validator(inlined_schema(schema_file), registry=registry())
+
+
+# Keywords whose meaning is the same in draft-07 (what fastjsonschema compiles) and draft 2020-12.
+SUBSCHEMA_KEYWORDS = {"items", "additionalProperties", "propertyNames", "if", "then", "else", "not"}
+SUBSCHEMA_LIST_KEYWORDS = {"allOf", "anyOf", "oneOf"}
+SUBSCHEMA_MAP_KEYWORDS = {"properties", "$defs"}
+PLAIN_KEYWORDS = {"type", "enum", "const", "required", "pattern", "minLength", "maxLength", "minimum", "maximum",
+                  "minItems", "maxItems", "uniqueItems", "minProperties", "maxProperties",
+                  "title", "description", "$comment", "$id", "$schema", "default", "examples"}
+
+
+def _same_in_draft7(schema) -> bool:
+    """Whether every keyword of the schema means the same in draft-07 as in draft 2020-12."""
+    if isinstance(schema, bool):
+        return True
+    if not isinstance(schema, dict):
+        return False
+    for key, value in schema.items():
+        if key in SUBSCHEMA_KEYWORDS:
+            ok = _same_in_draft7(value)
+        elif key in SUBSCHEMA_LIST_KEYWORDS:
+            ok = isinstance(value, list) and all(_same_in_draft7(v) for v in value)
+        elif key in SUBSCHEMA_MAP_KEYWORDS:
+            ok = isinstance(value, dict) and all(_same_in_draft7(v) for v in value.values())
+        else:
+            ok = key in PLAIN_KEYWORDS
+        if not ok:
+            return False
+    return True
+
+
+@lru_cache(maxsize=None)
+def quick_check_for(schema_file: str):
+    """A compiled yes/no check (fastjsonschema) for documents that are valid, which is nearly all of
+    them; jsonschema then explains only the documents that fail. None if the schema uses a
+    keyword whose meaning changed between the drafts (then jsonschema checks everything)."""
+    schema = inlined_schema(schema_file)
+    if not _same_in_draft7(schema):
+        return None
+    schema = {key: value for key, value in schema.items() if key not in ("$id", "$defs")}
+    return fastjsonschema.compile({**schema, "$schema": "http://json-schema.org/draft-07/schema#"})
 
 
 def _inlined(schema, resolver, depth: int):
@@ -83,6 +130,13 @@ def check_shape(kind: str, document, shown_path: str, positions: Positions, prob
     and still check everything else in the file.
     """
     failed: set[tuple] = set()
+    quick_check = quick_check_for(SCHEMA_OF_KIND[kind])
+    if quick_check is not None:
+        try:
+            quick_check(document)
+            return failed
+        except fastjsonschema.JsonSchemaException:
+            pass  # jsonschema says what is wrong, below
     for error in validator_for(SCHEMA_OF_KIND[kind]).iter_errors(document):
         error = _most_specific(error)
         path = list(error.absolute_path)

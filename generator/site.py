@@ -7,6 +7,7 @@ Python-Markdown extensions that any engine reading mkdocs.yml understands.
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
@@ -304,22 +305,44 @@ class SiteRenderer:
                 yield f"{reader}/{name}", content
 
     def nav(self) -> list:
-        """mkdocs nav: a tab per language, a section per game (pruned navigation keeps pages small)."""
+        """mkdocs nav: a tab per language, a section per game (pruned navigation keeps pages small).
+
+        With many games, the games of a language are grouped alphabetically into about √n sections
+        of about √n games: every page carries the nav around it, so a flat list of n games would make
+        each page, and the site engine's work per page, grow with n."""
         nav: list = [{"Home": "index.md"}]
         names = {"en": "English", "pl": "Polski", "ru": "Русский"}
         for reader in LANGUAGES:
             labels = LABELS[reader]
-            section: list = [{labels["home"]: f"{reader}/index.md"}]
+            games = []
             for game in self.r.games():
                 if reader not in game["languages"]:
                     continue
                 g = game["id"]
-                items: list = [{game["title"].get(reader) or game["title"]["en"]: f"{reader}/{g}/index.md"}]
+                title = game["title"].get(reader) or game["title"]["en"]
+                items: list = [{title: f"{reader}/{g}/index.md"}]
                 items += [{self.title_of(c.id, reader): f"{reader}/{g}/{self.r.page_of[c.id]}"} for c in self.kb.chapters_of(g)]
                 items += [{labels["glossary"]: f"{reader}/{g}/glossary.md"},
                           {labels["clarifications"]: f"{reader}/{g}/clarifications.md"},
                           {labels["examples"]: f"{reader}/{g}/examples.md"}]
-                section.append({game["title"].get(reader) or game["title"]["en"]: items})
+                games.append((title, {title: items}))
+            games.sort(key=lambda pair: pair[0].lower())
+            section: list = [{labels["home"]: f"{reader}/index.md"}]
+            section += [entry for _, entry in games] if len(games) <= NAV_FLAT_GAMES else alphabetical_groups(games)
             section.append({labels["all_clarifications"]: f"{reader}/clarifications.md"})
             nav.append({names[reader]: section})
         return nav
+
+
+NAV_FLAT_GAMES = 12  # up to this many games a language's nav lists them directly
+
+
+def alphabetical_groups(games: list[tuple[str, dict]]) -> list[dict]:
+    """(title, nav entry) pairs in title order -> about √n sections named by their first letters ("C–M")."""
+    size = math.ceil(math.sqrt(len(games)))
+    groups = []
+    for start in range(0, len(games), size):
+        chunk = games[start:start + size]
+        first, last = chunk[0][0][:1].upper(), chunk[-1][0][:1].upper()
+        groups.append({first if first == last else f"{first}–{last}": [entry for _, entry in chunk]})
+    return groups

@@ -71,3 +71,14 @@ def test_term_matcher_longest_form_first_whole_words_and_punctuation():
     ru = _term_matcher(terms, "ru")
     text = "Приказ «Выстрел» и выстрел."
     assert [(text[s:e], t) for s, e, t in ru.find(text)] == [("«Выстрел»", "g/term/shot"), ("выстрел", "g/term/shot")]
+
+
+def test_every_schema_gets_the_quick_check_and_a_changed_keyword_falls_back():
+    """fastjsonschema compiles draft-07; a keyword that means something else in 2020-12 must not
+    reach it (jsonschema then checks the whole document)."""
+    from generator.schema import SCHEMA_OF_KIND, _same_in_draft7, quick_check_for
+    assert all(quick_check_for(name) is not None for name in SCHEMA_OF_KIND.values())
+    assert _same_in_draft7({"type": "object", "properties": {"a": {"items": {"type": "string"}}}})
+    assert not _same_in_draft7({"properties": {"a": {"prefixItems": [{"type": "string"}]}}})
+    assert not _same_in_draft7({"dependentRequired": {"a": ["b"]}})
+    assert not _same_in_draft7({"items": [{"type": "string"}]})   # array form: a tuple in draft-07
