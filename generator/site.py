@@ -338,11 +338,18 @@ NAV_FLAT_GAMES = 12  # up to this many games a language's nav lists them directl
 
 
 def alphabetical_groups(games: list[tuple[str, dict]]) -> list[dict]:
-    """(title, nav entry) pairs in title order -> about √n sections named by their first letters ("C–M")."""
+    """(title, nav entry) pairs in title order -> about √n sections named like a dictionary's guide
+    words: the first and last titles cut to the shortest length that tells the sections apart
+    ("A–C", "D–F"; "Cha–Che", "Chi–Cy" when many titles share a first letter)."""
     size = math.ceil(math.sqrt(len(games)))
-    groups = []
-    for start in range(0, len(games), size):
-        chunk = games[start:start + size]
-        first, last = chunk[0][0][:1].upper(), chunk[-1][0][:1].upper()
-        groups.append({first if first == last else f"{first}–{last}": [entry for _, entry in chunk]})
-    return groups
+    chunks = [games[start:start + size] for start in range(0, len(games), size)]
+
+    def labels(length: int) -> list[str]:
+        out = []
+        for chunk in chunks:
+            first, last = chunk[0][0][:length].strip(), chunk[-1][0][:length].strip()
+            out.append(first if first.lower() == last.lower() else f"{first}–{last}")
+        return out
+
+    names = next((labels(n) for n in range(1, 17) if len({x.lower() for x in labels(n)}) == len(chunks)), labels(16))
+    return [{name: [entry for _, entry in chunk]} for name, chunk in zip(names, chunks)]

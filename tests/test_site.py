@@ -153,3 +153,17 @@ def test_bundled_site_links_and_anchors_resolve(bundled_build: Path):
     site = bundled_build / "site"
     assert len(list(site.rglob("*.html"))) > 200
     assert check_links(site) == []
+
+
+def test_many_games_are_grouped_in_the_nav_like_guide_words():
+    """With more than a dozen games, a language's games go into about sqrt(n) alphabetical sections,
+    named by the shortest prefixes that tell them apart; every game is in exactly one."""
+    from generator.site import alphabetical_groups
+    titles = sorted(["Catan", "Carcassonne", "Chess", "Chaos in the Old World", "Cthulhu Wars", "Citadels", "Codenames",
+                     "Concordia", "Cosmic Encounter", "Coup", "Cyclades", "Crokinole", "Caverna", "Castles of Burgundy",
+                     "Clank!", "Cascadia", "Dixit", "Dune"], key=str.lower)
+    groups = alphabetical_groups([(t, {t: f"{t}.md"}) for t in titles])
+    names = [next(iter(g)) for g in groups]
+    assert len(groups) == 4 and len(set(names)) == len(names)   # 18 games: sections of ceil(sqrt(18)) = 5
+    assert [list(item)[0] for g in groups for item in next(iter(g.values()))] == titles
+    assert names[0] == "Ca" and names[-1].endswith("–Du")
