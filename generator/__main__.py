@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -148,6 +149,10 @@ def main(argv: list[str] | None = None) -> int:
         print(err.problems.report())
         print(f"{len(err.problems)} problem(s) found; nothing was written", file=sys.stderr)
         return 1
+    except BrokenPipeError:
+        # The reader stopped early (`validate | head`): not a failure to report with a traceback.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141  # what a shell reports for a command ended by SIGPIPE
 
 
 if __name__ == "__main__":

@@ -73,3 +73,18 @@ def test_all_problems_are_collected(mini_data: Path):
     assert result.returncode == 1
     assert " E021 unknown reference 'mini/nowhere'" in result.stdout
     assert "stray.yaml:1:1: E006" in result.stdout
+
+
+def test_output_cut_short_by_a_pipe_is_no_traceback(tmp_path: Path):
+    """`generator validate | head -1` on data with problems: the reader stops early; no traceback."""
+    import subprocess
+    import sys
+    data = tmp_path / "data"
+    shutil.copytree(MINI, data)
+    shutil.copytree(FIXTURES / "invalid" / "E021" / "data", data, dirs_exist_ok=True)
+    for _ in range(800):  # more problems than the pipe buffer (64 KB) holds
+        (data / "games" / "mini" / f"stray-{_}.yaml").write_text("x: 1\n", encoding="utf-8")
+    done = subprocess.run(f"{sys.executable} -m generator validate --data {data} | head -1", shell=True,
+                          capture_output=True, text=True, cwd=REPO, env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"})
+    assert done.stdout.count("\n") == 1 and ": E0" in done.stdout
+    assert "Traceback" not in done.stderr, done.stderr
