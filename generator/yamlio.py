@@ -85,9 +85,10 @@ def _build(events) -> Any:
         elif top.key is _NO_KEY:
             if isinstance(value, (dict, list)):
                 raise _Refused("E001", mark, "a mapping or list used as a key")
-            if value in top.mapping:
-                raise _Refused("E002", mark, f'found duplicate key "{value}"')
+            if value in top.key_lines:
+                raise _Refused("E002", mark, f'duplicate key "{value}" (first at line {top.key_lines[value]})')
             top.key = value
+            top.key_lines[value] = mark.line + 1
         else:
             top.mapping[top.key] = value
             top.key = _NO_KEY
@@ -120,11 +121,11 @@ _NO_KEY = object()
 
 
 class _MappingFrame:
-    """A mapping being built and the key waiting for its value."""
-    __slots__ = ("mapping", "key")
+    """A mapping being built, the key waiting for its value, and the line of each key so far."""
+    __slots__ = ("mapping", "key", "key_lines")
 
     def __init__(self, mapping: dict):
-        self.mapping, self.key = mapping, _NO_KEY
+        self.mapping, self.key, self.key_lines = mapping, _NO_KEY, {}
 
 
 def _utf8_error_position(raw: bytes, offset: int) -> tuple[int, int]:

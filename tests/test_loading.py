@@ -47,6 +47,18 @@ def test_problems_carry_code_and_position(tmp_path: Path, text: str, code: str, 
     assert problems == [(code, line, col)]
 
 
+def test_a_duplicate_key_names_the_first_one():
+    import tempfile
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "doc.yaml"
+        path.write_text("entries:\n  - id: a\n    kind: rule\n    kind: table\n", encoding="utf-8")
+        problems = Problems()
+        assert load_yaml(path, "doc.yaml", problems) is None
+    [problem] = problems.items
+    assert (problem.code, problem.line, problem.col) == ("E002", 4, 5)
+    assert problem.message == 'duplicate key "kind" (first at line 3)'
+
+
 def test_positions_are_read_back_from_the_file(tmp_path: Path):
     data, problems, path = loaded(tmp_path, "top:\n  items:\n    - id: one\n      colour: red\n    - id: two\n")
     assert problems == []
