@@ -224,6 +224,7 @@ class SiteRenderer:
             chapters=[{"title": inline(self.title_of(c.id, reader)), "href": self.r.page_of[c.id]} for c in chapters],
             n_terms=len(self.kb.terms_of(game_id)), n_clarifications=len(clarifications), n_examples=len(examples),
             cards=[{"label": label, "href": f"../../{path}"} for label, path in self.card_links.get((game_id, reader), [])],
+            card_preview=f"../../cards/{game_id}-{reader}-sheet-a4.png" if (game_id, reader) in self.card_links else None,
             sources=[{"title": inline(s.title), "language": LANGUAGE_NAMES[s.language][reader], "kind": s.kind,
                       "precedence": s.precedence, "reason": inline(s.precedence_reason)}
                      for s in sorted((self.kb.sources[i] for i in game["sources"]), key=lambda s: s.precedence)],

@@ -156,6 +156,8 @@ def test_imposed_cards_embed_each_font_once(cards: Path):
 def test_site_links_the_aids(mini_build: Path):
     html = (mini_build / "site/pl/mini/index.html").read_text(encoding="utf-8")
     assert "../../cards/mini-pl-sheet-a4.pdf" in html and "../../cards/mini-pl-cards-letter.pdf" in html
+    # the sheet's first page, as a preview linking to the PDF
+    assert 'src="../../cards/mini-pl-sheet-a4.png"' in html and (mini_build / "site/cards/mini-pl-sheet-a4.png").is_file()
 
 
 def test_changing_an_entry_changes_the_aid(tmp_path: Path):
