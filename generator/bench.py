@@ -87,13 +87,13 @@ def measure_size(data: Path, out: Path) -> dict:
     The site engine runs before the aids so that the children's peak RSS it reports is its own
     (getrusage keeps the largest of all children). `generator build` itself overlaps the aids
     with the site; `full_build` below times that, end to end."""
-    from .cards import start_aids
+    from .cards import aid_links, start_aids
     from .load import load
     from .problems import DataError, Problems
     from .resolve import resolve
     from .rules_check_gen import checks_by_entry, render_package
     from .search import SearchIndex
-    from .site import SiteRenderer, card_links
+    from .site import SiteRenderer
     from .validate import MeaningChecks, build_knowledge_base
     from .write import run_mkdocs, write_files
 
@@ -117,7 +117,7 @@ def measure_size(data: Path, out: Path) -> dict:
         raise DataError(problems)
     resolved = stage("resolve", lambda: resolve(kb, checks_by_entry()))
     docs, site = out / "docs", out / "site"
-    renderer = SiteRenderer(resolved, card_links=card_links(resolved))
+    renderer = SiteRenderer(resolved, aid_links=aid_links(resolved))
     stage("render", lambda: (write_files(docs, renderer.pages()), shutil.copytree(REPO / "generator/templates/assets", docs / "assets")))
     stage("rules-check", lambda: write_files(out / "rules_check", render_package(resolved)))
     stage("site engine", lambda: run_mkdocs(REPO, docs, site, renderer.nav(), out))

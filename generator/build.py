@@ -6,11 +6,11 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .cards import start_aids
+from .cards import aid_links, start_aids
 from .resolve import resolve
 from .rules_check_gen import checks_by_entry, render_package
 from .search import SearchIndex
-from .site import SiteRenderer, card_links
+from .site import SiteRenderer
 from .validate import load_valid
 from .write import run_mkdocs, staging_dir, swap_in, write_files
 
@@ -64,7 +64,7 @@ def build(data_dir: Path, out: Path = REPO) -> BuildReport:
         aids = start_aids(resolved, cache=out / "build" / "cards-cache")
         try:
             with timed("render"):
-                renderer = SiteRenderer(resolved, card_links=card_links(resolved))
+                renderer = SiteRenderer(resolved, aid_links=aid_links(resolved))
                 report.pages = write_files(docs, renderer.pages())
                 shutil.copytree(ASSETS, docs / "assets")
             with timed("rules-check"):

@@ -51,6 +51,38 @@ MAX_SHEET_PAGES = 2
 FONT_FAMILY = "DejaVu Sans Condensed"  # covers Latin, Polish and Cyrillic; the templates name it first
 
 
+PAPER_NAMES = {"a4": "A4", "letter": "US Letter"}
+
+
+def aid_file(game: str, lang: str, name: str) -> str:
+    """File name under cards/ of one of an aid's files (name: "sheet-a4.pdf", "cards.html", …)."""
+    return f"{game}-{lang}-{name}"
+
+
+@dataclass
+class AidLinks:
+    downloads: list[tuple[str, str]]   # (label, path under the site root)
+    preview: str                       # the A4 sheet's first page as PNG
+
+
+def aid_links(resolved: Resolved) -> dict[tuple[str, str], AidLinks]:
+    """(game, lang) -> what the site links of that aid. Known from the data alone, so pages can
+    link the aids while they are still being laid out."""
+    links = {}
+    for game, lang in aid_languages(resolved):
+        labels = LABELS[lang]
+        downloads = [(f"{labels[label]} {PAPER_NAMES[paper]} (PDF)", f"cards/{aid_file(game, lang, f'{kind}-{paper}.pdf')}")
+                     for kind, label in (("sheet", "sheet"), ("cards", "poker_cards")) for paper in SHEETS]
+        downloads.append((f"{labels['sheet']} (HTML)", f"cards/{aid_file(game, lang, 'sheet.html')}"))
+        links[(game, lang)] = AidLinks(downloads, f"cards/{aid_file(game, lang, 'sheet-a4.png')}")
+    return links
+
+
+def aid_languages(resolved: Resolved) -> list[tuple[str, str]]:
+    """Every (game, language) that has an aid, in build order."""
+    return [(game, lang) for game in sorted(resolved.kb.aids) for lang in resolved.kb.games[game]["languages"]]
+
+
 class AidError(Exception):
     """An aid does not fit or does not render cleanly; the message says which and why."""
 
@@ -305,15 +337,16 @@ def aid_job(resolved: Resolved, game: str, lang: str) -> AidJob:
 
 def produce(job: AidJob) -> AidFiles:
     """Lay out, check and write one aid's files (runs in a worker process)."""
-    prefix = f"{job.game}-{job.lang}-"
-    files: dict[str, bytes] = {f"{prefix}sheet.html": job.sheet_html.encode("utf-8"),
-                               f"{prefix}cards.html": job.card_html.encode("utf-8")}
-    sheet_pdf = check_and_write(job.sheet_html, f"{prefix}sheet", max_pages=MAX_SHEET_PAGES)
-    card_pdf = check_and_write(job.card_html, f"{prefix}cards", max_pages=None)
+    def name(part: str) -> str:
+        return aid_file(job.game, job.lang, part)
+    files: dict[str, bytes] = {name("sheet.html"): job.sheet_html.encode("utf-8"),
+                               name("cards.html"): job.card_html.encode("utf-8")}
+    sheet_pdf = check_and_write(job.sheet_html, name("sheet"), max_pages=MAX_SHEET_PAGES)
+    card_pdf = check_and_write(job.card_html, name("cards"), max_pages=None)
     for paper in SHEETS:
         for kind, pdf in (("sheet", on_paper(sheet_pdf, paper)), ("cards", impose(card_pdf, paper))):
-            files[f"{prefix}{kind}-{paper}.pdf"] = pdf
-            files[f"{prefix}{kind}-{paper}.png"] = first_page_png(pdf)
+            files[name(f"{kind}-{paper}.pdf")] = pdf
+            files[name(f"{kind}-{paper}.png")] = first_page_png(pdf)
     return AidFiles(job.game, job.lang, files)
 
 
@@ -344,10 +377,15 @@ def check_and_write(html: str, name: str, max_pages: int | None) -> bytes:
 def job_key(job: AidJob) -> str:
     """Content address of an aid: its HTML plus the code and library that lay it out."""
     digest = hashlib.sha256()
-    for part in (job.game, job.lang, job.card_html, job.sheet_html, weasyprint.__version__):
+    for part in (job.game, job.lang, job.card_html, job.sheet_html, layout_code_version()):
         digest.update(part.encode("utf-8"))
-    digest.update(Path(__file__).read_bytes())
     return digest.hexdigest()[:24]
+
+
+@lru_cache(maxsize=None)
+def layout_code_version() -> str:
+    """This module's code and WeasyPrint's version: read once, not once per aid looked up."""
+    return hashlib.sha256(Path(__file__).read_bytes()).hexdigest() + weasyprint.__version__
 
 
 def cached(job: AidJob, cache: Path | None) -> AidFiles | None:
@@ -379,8 +417,7 @@ def start_aids(resolved: Resolved, cache: Path | None = None) -> PendingAids:
     """Start laying out every game × language aid in worker processes and return at once, so that
     the caller can do other work meanwhile; `.result()` waits for the aids. An aid whose HTML has
     not changed since a previous build is taken from `cache` instead."""
-    jobs = [aid_job(resolved, game, lang) for game in sorted(resolved.kb.aids) for lang in resolved.kb.games[game]["languages"]]
-    return PendingAids(jobs, cache)
+    return PendingAids([aid_job(resolved, game, lang) for game, lang in aid_languages(resolved)], cache)
 
 
 def render_all(resolved: Resolved, cache: Path | None = None) -> list[AidFiles]:

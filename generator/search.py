@@ -69,21 +69,13 @@ class SearchIndex:
     def __init__(self, resolved: Resolved):
         self.r = resolved
         self.kb = resolved.kb
-        # Grouped once here: asking the knowledge base per entry would scan every term of every game.
-        self.terms_of: dict[str, list[dict]] = defaultdict(list)
-        for term in self.kb.terms.values():
-            self.terms_of[self.kb.game_of(term["id"])].append(term)
-        self.chapters_of: dict[str, list] = defaultdict(list)
-        for chapter in sorted(self.kb.chapters.values(), key=lambda c: c.order):
-            self.chapters_of[chapter.game].append(chapter)
         self.defined_by: dict[str, set[str]] = defaultdict(set)      # entry id -> terms naming it their definition
         self.named: dict[tuple[str, str], set[str]] = defaultdict(set)  # (game, lower-case name) -> term ids
-        for game, terms in self.terms_of.items():
-            for term in terms:
-                if term.get("definition"):
-                    self.defined_by[term["definition"]].add(term["id"])
-                for name in term["names"].values():
-                    self.named[game, name.lower()].add(term["id"])
+        for term in self.kb.terms.values():
+            if term.get("definition"):
+                self.defined_by[term["definition"]].add(term["id"])
+            for name in term["names"].values():
+                self.named[self.kb.game_of(term["id"]), name.lower()].add(term["id"])
 
     def aliases(self, term_ids) -> str:
         """Names, variants and forms of the terms, in every language."""
@@ -109,7 +101,7 @@ class SearchIndex:
             if reader not in game["languages"]:
                 continue
             game_title = game["title"].get(reader) or game["title"]["en"]
-            for chapter in self.chapters_of[game["id"]]:
+            for chapter in self.kb.chapters_of(game["id"]):
                 chapter_title = chapter.data["title"][self.r.display_language(chapter.data, reader)]
                 for entry_id in chapter.entry_ids:
                     entry = self.kb.entries[entry_id]
@@ -128,7 +120,7 @@ class SearchIndex:
                             WEIGHT_TEXT: _plain(entry["text"][shown]) + " " + chapter_title,
                         },
                     }
-            for term in self.terms_of[game["id"]]:
+            for term in self.kb.terms_of(game["id"]):
                 name = term["names"].get(reader) or term["names"]["en"]
                 yield {
                     "url": f"{reader}/{game['id']}/glossary.html#term-{term['id'].rsplit('/', 1)[1]}",

@@ -31,27 +31,12 @@ def as_html(markdown_href: str) -> str:
     return (path[:-3] + ".html" if path.endswith(".md") else path) + hash_mark + anchor
 
 
-def card_links(resolved: Resolved) -> dict[tuple[str, str], list[tuple[str, str]]]:
-    """(game, lang) -> [(label, path under the site root)] of the player aids the cards stage writes.
-
-    Known from the data alone, so pages can link the aids while they are still being laid out."""
-    links = {}
-    for game in sorted(resolved.kb.aids):
-        for lang in resolved.kb.games[game]["languages"]:
-            labels = LABELS[lang]
-            names = {"sheet-a4.pdf": f"{labels['sheet']} A4 (PDF)", "sheet-letter.pdf": f"{labels['sheet']} US Letter (PDF)",
-                     "cards-a4.pdf": f"{labels['poker_cards']} A4 (PDF)", "cards-letter.pdf": f"{labels['poker_cards']} US Letter (PDF)",
-                     "sheet.html": f"{labels['sheet']} (HTML)"}
-            links[(game, lang)] = [(label, f"cards/{game}-{lang}-{suffix}") for suffix, label in names.items()]
-    return links
-
-
 class SiteRenderer:
-    def __init__(self, resolved: Resolved, card_links: dict[tuple[str, str], list[tuple[str, str]]]):
+    def __init__(self, resolved: Resolved, aid_links: dict):
         self.r = resolved
         self.kb = resolved.kb
         self.env = environment("site")
-        self.card_links = card_links  # (game, lang) -> [(label, path relative to the site root)]
+        self.aid_links = aid_links  # (game, lang) -> cards.AidLinks (paths relative to the site root)
         self._rendered: dict[tuple[str, str, str], tuple[str, frozenset]] = {}  # see text_markdown
 
     # -- links -----------------------------------------------------------------------------
@@ -217,14 +202,15 @@ class SiteRenderer:
             glance.append({"title": inline(entry["title"][shown]), "href": self.href(entry_id, game_id),
                            "text": self.text_markdown(entry["text"][shown], game_id, shown, set())})
         game_title = game["title"].get(reader) or game["title"]["en"]
+        aids = self.aid_links.get((game_id, reader))
         pages["index.md"] = self.page(
             "game.md.j2", game_title,
             summary=inline(game["summary"].get(reader) or game["summary"]["en"]),
             glance=glance, labels=labels,
             chapters=[{"title": inline(self.title_of(c.id, reader)), "href": self.r.page_of[c.id]} for c in chapters],
             n_terms=len(self.kb.terms_of(game_id)), n_clarifications=len(clarifications), n_examples=len(examples),
-            cards=[{"label": label, "href": f"../../{path}"} for label, path in self.card_links.get((game_id, reader), [])],
-            card_preview=f"../../cards/{game_id}-{reader}-sheet-a4.png" if (game_id, reader) in self.card_links else None,
+            cards=[{"label": label, "href": f"../../{path}"} for label, path in aids.downloads] if aids else [],
+            card_preview=f"../../{aids.preview}" if aids else None,
             sources=[{"title": inline(s.title), "language": LANGUAGE_NAMES[s.language][reader], "kind": s.kind,
                       "precedence": s.precedence, "reason": inline(s.precedence_reason)}
                      for s in sorted((self.kb.sources[i] for i in game["sources"]), key=lambda s: s.precedence)],
