@@ -16,6 +16,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 from ruamel.yaml import YAML
@@ -82,50 +83,32 @@ def children_peak_mb() -> float:
 
 
 def measure_size(data: Path, out: Path) -> dict:
-    """Run every stage once, one after another, timing each and recording its peak memory.
+    """Run `build` with its stages one after another (the aids last, not alongside the site),
+    timing each and recording its peak memory.
 
-    The site engine runs before the aids so that the children's peak RSS it reports is its own
-    (getrusage keeps the largest of all children). `generator build` itself overlaps the aids
-    with the site; `full_build` below times that, end to end."""
-    from .cards import aid_links, start_aids
-    from .load import load
-    from .problems import DataError, Problems
-    from .resolve import resolve
-    from .rules_check_gen import checks_by_entry, render_package
-    from .search import SearchIndex
-    from .site import SiteRenderer
-    from .validate import MeaningChecks, build_knowledge_base
-    from .write import run_mkdocs, write_files
+    The aids run after the site engine so that the children's peak RSS the site engine reports is
+    its own (getrusage keeps the largest of all children). `full_build` below times the real
+    command, aids overlapping the site, end to end."""
+    from .build import build
 
     stages: dict[str, dict] = {}
 
-    def stage(name, function):
+    @contextmanager
+    def stage(name: str):
         peak_reset()
         children_before = children_peak_mb()
         start = time.perf_counter()
-        result = function()
+        yield
         seconds = time.perf_counter() - start
         children = children_peak_mb()
         stages[name] = {"seconds": round(seconds, 3),
                         "peak_mb": round(max(peak_mb(), children if children > children_before else 0), 1)}
-        return result
 
-    problems = Problems()
-    loaded = stage("load", lambda: load(data, problems))
-    kb = stage("validate", lambda: _validated(loaded, problems, build_knowledge_base, MeaningChecks))
-    if problems:
-        raise DataError(problems)
-    resolved = stage("resolve", lambda: resolve(kb, checks_by_entry()))
-    docs, site = out / "docs", out / "site"
-    renderer = SiteRenderer(resolved, aid_links=aid_links(resolved))
-    stage("render", lambda: (write_files(docs, renderer.pages()), shutil.copytree(REPO / "generator/templates/assets", docs / "assets")))
-    stage("rules-check", lambda: write_files(out / "rules_check", render_package(resolved)))
-    stage("site engine", lambda: run_mkdocs(REPO, docs, site, renderer.nav(), out))
-    stage("search index", lambda: write_files(site, SearchIndex(resolved).all_files()))
-    stage("cards", lambda: write_files(site / "cards", (item for aid in start_aids(resolved).each() for item in aid.files.items())))
+    report = build(data, out, stage=stage, aids_alongside=False)
+    site = out / "site"
     html_sizes = sorted(p.stat().st_size for p in site.rglob("*.html") if "cards" not in p.parts)
     return {
-        "entries": len(kb.entries), "pages": len(html_sizes),
+        "entries": report.entries, "pages": len(html_sizes),
         "median_page_kb": round(statistics.median(html_sizes) / 1024, 1), "largest_page_kb": round(html_sizes[-1] / 1024, 1),
         "stages": stages, "queries": query_downloads(site),
     }
@@ -139,12 +122,6 @@ def full_build(data: Path, out: Path) -> float:
     if done.returncode != 0:
         raise RuntimeError(f"build failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
     return round(time.perf_counter() - start, 2)
-
-
-def _validated(loaded, problems, build_knowledge_base, MeaningChecks):
-    kb = build_knowledge_base(loaded, problems)
-    MeaningChecks(kb, problems).run()
-    return kb
 
 
 # -- what a query downloads ----------------------------------------------------------------------

@@ -3,15 +3,18 @@ from __future__ import annotations
 
 import shutil
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from .cards import aid_links, start_aids
+from .load import load
+from .problems import DataError, Problems
 from .resolve import resolve
 from .rules_check_gen import checks_by_entry, render_package
 from .search import SearchIndex
 from .site import SiteRenderer
-from .validate import load_valid
+from .validate import check
 from .write import run_mkdocs, staging_dir, swap_in, write_files
 
 REPO = Path(__file__).resolve().parent.parent
@@ -29,55 +32,54 @@ class BuildReport:
         stages = ", ".join(f"{name} {s:.2f}s" for name, s in self.seconds.items())
         return f"built {self.pages} pages from {self.entries} entries (data version {self.data_version}): {stages}"
 
-
-class Stopwatch:
-    def __init__(self, report: BuildReport):
-        self.report = report
-
-    def __call__(self, name: str):
-        stopwatch = self
-
-        class Timer:
-            def __enter__(self):
-                self.start = time.perf_counter()
-
-            def __exit__(self, *exc):
-                stopwatch.report.seconds[name] = time.perf_counter() - self.start
-        return Timer()
+    @contextmanager
+    def stage(self, name: str):
+        """Time one stage into `seconds`."""
+        start = time.perf_counter()
+        yield
+        self.seconds[name] = time.perf_counter() - start
 
 
-def build(data_dir: Path, out: Path = REPO) -> BuildReport:
+def build(data_dir: Path, out: Path = REPO, stage=None, aids_alongside: bool = True) -> BuildReport:
     """Build into out/site, out/docs/generated and out/rules_check; out defaults to the repository.
 
     The player aids are laid out in worker processes while the site is rendered and built (they
     are the slowest part and need nothing from the site); their files go into the site last.
-    Everything is staged first and swapped in only when every stage has succeeded."""
+    Everything is staged first and swapped in only when every stage has succeeded.
+    The bench passes its own `stage` (a context manager per stage name, which also weighs memory)
+    and `aids_alongside=False`, to measure each stage on its own."""
     report = BuildReport()
-    timed = Stopwatch(report)
-    with timed("load+validate"):
-        kb = load_valid(data_dir)
-    with timed("resolve"):
+    stage = stage or report.stage
+    problems = Problems()
+    with stage("load"):
+        loaded = load(data_dir, problems)
+    with stage("validate"):
+        kb = check(loaded, problems)
+    if problems:
+        raise DataError(problems)
+    with stage("resolve"):
         resolved = resolve(kb, checks_by_entry())
     work = staging_dir(out)
     docs, site = work / "docs", work / "site"
     try:
-        aids = start_aids(resolved, cache=out / "build" / "cards-cache")
+        aids = start_aids(resolved, cache=out / "build" / "cards-cache") if aids_alongside else None
         try:
-            with timed("render"):
+            with stage("render"):
                 renderer = SiteRenderer(resolved, aid_links=aid_links(resolved))
                 report.pages = write_files(docs, renderer.pages())
                 shutil.copytree(ASSETS, docs / "assets")
-            with timed("rules-check"):
+            with stage("rules-check"):
                 write_files(work / "rules_check", render_package(resolved))
-            with timed("site engine"):
+            with stage("site engine"):
                 run_mkdocs(REPO, docs, site, renderer.nav(), work)
-            with timed("search index"):
+            with stage("search index"):
                 write_files(site, SearchIndex(resolved).all_files())
         except BaseException:
-            aids.cancel()
+            if aids:
+                aids.cancel()
             raise
-        with timed("cards (waiting)"):
-            write_files(site / "cards", (item for aid in aids.each() for item in aid.files.items()))
+        with stage("cards" if aids is None else "cards (waiting)"):
+            (aids or start_aids(resolved, cache=out / "build" / "cards-cache")).write_into(site / "cards")
         (out / "docs").mkdir(parents=True, exist_ok=True)
         swap_in(docs, out / "docs" / "generated")
         swap_in(site, out / "site")

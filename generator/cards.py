@@ -38,6 +38,7 @@ from .labels import LABELS
 from .markdown_text import escape_html, render_text, without_tables
 from .resolve import LANGUAGE_NAMES, Resolved, localised, slug_of
 from .site import environment
+from .write import write_files
 
 MM = 72 / 25.4
 CARD_W, CARD_H = 63 * MM, 88 * MM
@@ -415,14 +416,9 @@ def start_worker() -> None:
 
 def start_aids(resolved: Resolved, cache: Path | None = None) -> PendingAids:
     """Start laying out every game × language aid in worker processes and return at once, so that
-    the caller can do other work meanwhile; `.result()` waits for the aids. An aid whose HTML has
+    the caller can do other work meanwhile; `.write_into(folder)` waits for the aids and writes them. An aid whose HTML has
     not changed since a previous build is taken from `cache` instead."""
     return PendingAids([aid_job(resolved, game, lang) for game, lang in aid_languages(resolved)], cache)
-
-
-def render_all(resolved: Resolved, cache: Path | None = None) -> list[AidFiles]:
-    """Every game × language aid, laid out in parallel processes (see `start_aids`)."""
-    return start_aids(resolved, cache).result()
 
 
 class PendingAids:
@@ -462,9 +458,9 @@ class PendingAids:
         if self.pool is not None:
             self.pool.shutdown()
 
-    def result(self) -> list[AidFiles]:
-        """Every aid, in game × language order (see `each`)."""
-        return list(self.each())
+    def write_into(self, folder: Path) -> None:
+        """Write every aid's files into `folder` as each aid is ready (see `each`)."""
+        write_files(folder, (item for aid in self.each() for item in aid.files.items()))
 
     def cancel(self) -> None:
         """Drop the aids not started yet; workers finish the one they are on, then exit."""

@@ -338,10 +338,14 @@ class MeaningChecks:
 def validate(data_dir: Path) -> tuple[KnowledgeBase, Problems]:
     """Load and check everything; never raises for bad data."""
     problems = Problems()
-    loaded = load(data_dir, problems)
+    return check(load(data_dir, problems), problems), problems
+
+
+def check(loaded: LoadedData, problems: Problems) -> KnowledgeBase:
+    """The knowledge base of loaded files, every problem in its shape and meaning recorded."""
     kb = build_knowledge_base(loaded, problems)
     MeaningChecks(kb, problems).run()
-    return kb, problems
+    return kb
 
 
 def load_valid(data_dir: Path) -> KnowledgeBase:
