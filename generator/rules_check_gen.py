@@ -19,7 +19,6 @@ from .textmatch import strip_links
 
 TEMPLATES = Path(__file__).resolve().parent / "templates" / "rules_check"
 SCHEMAS = Path(__file__).resolve().parent.parent / "schemas" / "rules_check"
-MODULES = {"citow": "citow", "wizards_quest": "wizards-quest", "marauders": "marauders", "battlelore": "battlelore"}  # module -> game id
 BATTLELORE_TERRAIN = {"plains": "battlelore/plains", "forest": "battlelore/forest", "hill": "battlelore/hill", "building": "battlelore/building",
                       "water": "battlelore/water", "ford": "battlelore/ford", "bridge": "battlelore/bridge", "command_tent": "battlelore/command-tent"}
 
@@ -136,6 +135,7 @@ def battlelore_context(data: DataAccess) -> dict:
     }
 
 
+# A module per game (its id with "_" for "-"), and what its template needs from the data.
 MODULE_CONTEXT = {"citow": citow_context, "wizards_quest": wizards_quest_context,
                   "marauders": marauders_context, "battlelore": battlelore_context}
 
@@ -147,7 +147,7 @@ def _region_key(english_name: str) -> str:
 def render_package(resolved: Resolved) -> dict[str, str]:
     """File name under rules_check/ -> content: a module for each game of the data that has checks."""
     data = DataAccess(resolved)
-    modules = [m for m, game in MODULES.items() if game in resolved.kb.games]
+    modules = [m for m in MODULE_CONTEXT if m.replace("_", "-") in resolved.kb.games]
     context = {"data_version": resolved.data_version, "param": data.param, "ref": data.ref, "cite": data.cite,
                "help": data.help, "implements": data.implements, "doc": data.doc, "modules": modules}
     for module in modules:
