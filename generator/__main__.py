@@ -7,6 +7,7 @@ import os
 import sys
 from pathlib import Path
 
+from .errors import EXIT_INTERRUPTED, EXIT_PROBLEMS, KbError
 from .problems import DataError
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -65,16 +66,7 @@ def cmd_ingest(args) -> int:
 
 def cmd_build(args) -> int:
     from .build import build
-    from .cards import AidError
-    from .rules_check_gen import RulesCheckError
-    from .write import BuildError
-    try:
-        report = build(args.data, args.out)
-    except (BuildError, AidError, RulesCheckError) as err:
-        stage = {BuildError: "the site engine", AidError: "a player aid", RulesCheckError: "the rules-check"}[type(err)]
-        print(f"error: {err}", file=sys.stderr)
-        print(f"{stage} failed; nothing was replaced", file=sys.stderr)
-        return 1
+    report = build(args.data, args.out)
     print(report.summary())
     return 0
 
@@ -148,7 +140,13 @@ def main(argv: list[str] | None = None) -> int:
     except DataError as err:
         print(err.problems.report())
         print(f"{len(err.problems)} problem(s) found; nothing was written", file=sys.stderr)
-        return 1
+        return EXIT_PROBLEMS
+    except KbError as err:
+        print(f"error: {err.report()}", file=sys.stderr)
+        return err.exit_status
+    except KeyboardInterrupt:
+        print("interrupted; nothing was replaced", file=sys.stderr)
+        return EXIT_INTERRUPTED
     except BrokenPipeError:
         # The reader stopped early (`validate | head`): not a failure to report with a traceback.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

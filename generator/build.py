@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .cards import aid_links, start_aids
+from .errors import OutputError
 from .load import load
 from .problems import DataError, Problems
 from .resolve import resolve
@@ -15,7 +16,7 @@ from .rules_check_gen import checks_by_entry, render_package
 from .search import SearchIndex
 from .site import SiteRenderer
 from .validate import check
-from .write import run_mkdocs, staging_dir, swap_in, write_files
+from .write import Release, build_lock, run_mkdocs, write_files
 
 REPO = Path(__file__).resolve().parent.parent
 ASSETS = Path(__file__).resolve().parent / "templates" / "assets"
@@ -45,7 +46,8 @@ def build(data_dir: Path, out: Path = REPO, stage=None, aids_alongside: bool = T
 
     The player aids are laid out in worker processes while the site is rendered and built (they
     are the slowest part and need nothing from the site); their files go into the site last.
-    Everything is staged first and swapped in only when every stage has succeeded.
+    Everything is written into a new release folder and published with one atomic switch only
+    when every stage has succeeded (see write.py).
     The bench passes its own `stage` (a context manager per stage name, which also weighs memory)
     and `aids_alongside=False`, to measure each stage on its own."""
     report = BuildReport()
@@ -59,33 +61,37 @@ def build(data_dir: Path, out: Path = REPO, stage=None, aids_alongside: bool = T
         raise DataError(problems)
     with stage("resolve"):
         resolved = resolve(kb, checks_by_entry())
-    work = staging_dir(out)
-    docs, site = work / "docs", work / "site"
     try:
-        aids = start_aids(resolved, cache=out / "build" / "cards-cache") if aids_alongside else None
-        try:
-            with stage("render"):
-                renderer = SiteRenderer(resolved, aid_links=aid_links(resolved))
-                report.pages = write_files(docs, renderer.pages())
-                shutil.copytree(ASSETS, docs / "assets")
-            with stage("rules-check"):
-                write_files(work / "rules_check", render_package(resolved))
-            with stage("site engine"):
-                run_mkdocs(REPO, docs, site, renderer.nav(), work)
-            with stage("search index"):
-                write_files(site, SearchIndex(resolved).all_files())
-        except BaseException:
-            if aids:
-                aids.cancel()
-            raise
-        with stage("cards" if aids is None else "cards (waiting)"):
-            (aids or start_aids(resolved, cache=out / "build" / "cards-cache")).write_into(site / "cards")
-        (out / "docs").mkdir(parents=True, exist_ok=True)
-        swap_in(docs, out / "docs" / "generated")
-        swap_in(site, out / "site")
-        swap_in(work / "rules_check", out / "rules_check")
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
+        with build_lock(out):
+            _render_and_publish(resolved, out, stage, aids_alongside, report)
+    except OSError as err:
+        raise OutputError(f"writing the output failed: {err.strerror or err} ({err.filename or out}); nothing was replaced") from err
     report.entries = len(kb.entries)
     report.data_version = resolved.data_version
     return report
+
+
+def _render_and_publish(resolved, out: Path, stage, aids_alongside: bool, report: BuildReport) -> None:
+    release = Release(out)
+    docs, site = release.part("docs"), release.part("site")
+    aids = None
+    try:
+        aids = start_aids(resolved, cache=out / "build" / "cards-cache") if aids_alongside else None
+        with stage("render"):
+            renderer = SiteRenderer(resolved, aid_links=aid_links(resolved))
+            report.pages = write_files(docs, renderer.pages())
+            shutil.copytree(ASSETS, docs / "assets")
+        with stage("rules-check"):
+            write_files(release.part("rules_check"), render_package(resolved))
+        with stage("site engine"):
+            run_mkdocs(REPO, docs, site, renderer.site_meta(), release.work)
+        with stage("search index"):
+            write_files(site, SearchIndex(resolved).all_files())
+        with stage("cards" if aids is None else "cards (waiting)"):
+            (aids or start_aids(resolved, cache=out / "build" / "cards-cache")).write_into(site / "cards")
+        release.publish()
+    except BaseException:
+        if aids:
+            aids.cancel()
+        release.discard()
+        raise

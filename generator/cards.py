@@ -21,22 +21,23 @@ import re
 import subprocess
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
-import markdown
 import pypdfium2
 import weasyprint
 from fontTools.ttLib import TTFont
+from markupsafe import Markup
 from pypdf import PageObject, PdfReader, PdfWriter
 from pypdf.generic import ArrayObject, DictionaryObject, FloatObject, NameObject, RectangleObject, StreamObject
 from weasyprint import HTML
-from weasyprint.text.fonts import FontConfiguration
 from weasyprint.formatting_structure.boxes import LineBox, MarginBox, ReplacedBox, TextBox
+from weasyprint.text.fonts import FontConfiguration
 
+from .errors import KbError
 from .labels import LABELS
-from .markdown_text import escape_html, render_text, without_tables
 from .resolve import LANGUAGE_NAMES, Resolved, localised, slug_of
+from .safe_markdown import Linker, render, without_tables
 from .site import environment
 from .write import write_files
 
@@ -84,8 +85,16 @@ def aid_languages(resolved: Resolved) -> list[tuple[str, str]]:
     return [(game, lang) for game in sorted(resolved.kb.aids) for lang in resolved.kb.games[game]["languages"]]
 
 
-class AidError(Exception):
+class AidError(KbError):
     """An aid does not fit or does not render cleanly; the message says which and why."""
+    code = "B004"
+    hint = "Shorten or remove entries in the aid (data/games/<game>/cards.yaml), or fix the entry named."
+
+
+class AidFetchError(AidError):
+    """An aid's HTML asked for a file or URL: aids fetch nothing but the project's bundled assets."""
+    code = "B005"
+    hint = "Remove the image or link destination from the entry named; player aids print text only."
 
 
 @dataclass
@@ -96,23 +105,26 @@ class AidFiles:
 
 
 def aid_sections(resolved: Resolved, game: str, lang: str) -> list[dict]:
-    """The aid's sections with each entry's title and text as HTML, in the reader's language."""
+    """The aid's sections with each entry's title (text) and body (safe HTML), in the reader's language."""
     kb = resolved.kb
+    env = environment("cards")
     sections = []
     for section in kb.aids[game]["sections"]:
         items = []
         for entry_id in section["entries"]:
             entry = kb.entries[entry_id]
             shown = resolved.display_language(entry, lang)
-            text = render_text(aid_text(entry, shown), link_for=lambda ref, label: escape_html(label or resolved_title(resolved, ref, shown)))
-            html = markdown.markdown(text, extensions=["tables"])
+            linker = Linker(reference_href=lambda ref: None, reference_label=lambda ref, shown=shown: resolved_title(resolved, ref, shown))
+            html = render(aid_text(entry, shown), linker)
+            if "<img" in html:
+                raise AidFetchError(f"entry '{entry_id}' has an image; aids fetch nothing (aid {game}-{lang})")
             if "table" in entry and entry["table"].get("shown", True):
-                html += table_html(entry["table"], lang)
+                html += table_html(env, entry["table"], lang)
             items.append({
-                "id": entry_id, "anchor": slug_of(entry_id), "title": escape_html(entry["title"][shown]), "html": html,
+                "id": entry_id, "anchor": slug_of(entry_id), "title": entry["title"][shown], "html": html,
                 "fallback": None if shown == lang else LABELS[lang]["fallback"].format(shown=LANGUAGE_NAMES[shown][lang]),
             })
-        sections.append({"title": escape_html(section["title"].get(lang) or section["title"]["en"]), "items": items})
+        sections.append({"title": section["title"].get(lang) or section["title"]["en"], "items": items})
     return sections
 
 
@@ -137,14 +149,13 @@ def resolved_title(resolved: Resolved, ref: str, lang: str) -> str:
     return item["title"][resolved.display_language(item, lang)]
 
 
-def table_html(table: dict, lang: str) -> str:
+def table_html(env, table: dict, lang: str) -> Markup:
+    """A data table for an aid, every cell plain text (escaped by the template)."""
     def cell(value) -> str:
         value = localised(value, lang)
-        return "" if value is None else escape_html(str(value))
-    head = "".join(f"<th>{cell(c['title'])}</th>" for c in table["columns"])
-    rows = "".join("<tr>" + "".join(f"<td>{cell(row.get(c['key']))}</td>" for c in table["columns"]) + "</tr>"
-                   for row in table["rows"])
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
+        return "" if value is None else str(value)
+    return Markup(env.get_template("table.html.j2").render(head=[cell(c["title"]) for c in table["columns"]],
+                                                    rows=[[cell(row.get(c["key"])) for c in table["columns"]] for row in table["rows"]], note=None))
 
 
 def paints(box) -> bool:
@@ -196,7 +207,7 @@ def _resources_and_streams(pdf: bytes):
                     stack.append((xobject.get("/Resources"), xobject.get_data()))
 
 
-@lru_cache(maxsize=None)
+@cache
 def font_coverage() -> frozenset[int]:
     """Code points every face of the aids' font family can draw (regular and bold, via fontconfig).
 
@@ -330,8 +341,8 @@ def aid_job(resolved: Resolved, game: str, lang: str) -> AidJob:
     subtitle = f"{labels['cards']} · {LANGUAGE_NAMES[lang][lang]}"
     footer = f"{game_data['title'].get(lang) or game_data['title']['en']} · {labels['data_version']} {resolved.data_version}"
     env = environment("cards")
-    common = {"lang": lang, "title": escape_html(title), "subtitle": escape_html(subtitle),
-              "footer": footer.replace('"', "'"), "sections": aid_sections(resolved, game, lang)}
+    env.filters["css_string"] = css_string
+    common = {"lang": lang, "title": title, "subtitle": subtitle, "footer": footer, "sections": aid_sections(resolved, game, lang)}
     template = env.get_template("aid.html.j2")
     return AidJob(game, lang, template.render(**SHEET_LAYOUT, **common), template.render(**CARD_LAYOUT, **common))
 
@@ -351,7 +362,7 @@ def produce(job: AidJob) -> AidFiles:
     return AidFiles(job.game, job.lang, files)
 
 
-@lru_cache(maxsize=None)
+@cache
 def font_config() -> FontConfiguration:
     """One WeasyPrint font configuration per process, so that Pango's font and glyph caches carry
     over from one document to the next (by default WeasyPrint makes a new one per document)."""
@@ -361,11 +372,30 @@ def font_config() -> FontConfiguration:
 os.register_at_fork(after_in_child=font_config.cache_clear)  # a worker makes its own, not its parent's
 
 
+def css_string(text: str) -> Markup:
+    """Text for the inside of a CSS string in a <style> element: every character but letters,
+    digits and spaces as a CSS escape, so that neither the string nor the element can be closed."""
+    return Markup("".join(c if c.isalnum() or c == " " else f"\\{ord(c):06x}" for c in str(text)))
+
+
+def refuse_fetch(url: str, timeout: int = 10, ssl_context=None):
+    """WeasyPrint's URL fetcher for the aids: nothing is fetched (no file, no network). WeasyPrint
+    logs a fetch error and goes on, so `check_and_write` also refuses any HTML that asks for one."""
+    raise AidFetchError(f"an aid asked for {url[:200]!r}")
+
+
 def check_and_write(html: str, name: str, max_pages: int | None) -> bytes:
     missing = uncovered_characters(html)
     if missing:
         raise AidError(f"{name}: no glyph in {FONT_FAMILY} for {', '.join(missing[:10])}")
-    document = HTML(string=html).render(font_config=font_config())
+    requested: list[str] = []
+
+    def fetcher(url: str, *args, **kwargs):
+        requested.append(url)
+        return refuse_fetch(url)
+    document = HTML(string=html, url_fetcher=fetcher).render(font_config=font_config())
+    if requested:
+        raise AidFetchError(f"{name}: the aid asked for {', '.join(repr(u[:100]) for u in requested[:3])}; aids fetch nothing")
     if max_pages is not None and len(document.pages) > max_pages:
         raise AidError(f"{name}: {len(document.pages)} pages, at most {max_pages}: "
                        f"take entries out of the aid in cards.yaml or shorten them")
@@ -383,7 +413,7 @@ def job_key(job: AidJob) -> str:
     return digest.hexdigest()[:24]
 
 
-@lru_cache(maxsize=None)
+@cache
 def layout_code_version() -> str:
     """This module's code and WeasyPrint's version: read once, not once per aid looked up."""
     return hashlib.sha256(Path(__file__).read_bytes()).hexdigest() + weasyprint.__version__

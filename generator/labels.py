@@ -18,7 +18,7 @@ LABELS = {
         "inputs": "Inputs", "sheet": "sheet", "poker_cards": "poker-size cards", "english_ours": "our English rendering",
         "english_uncertain": "English term not yet confirmed", "in_other_languages": "In other languages",
         "corrections": "Repaired in the source text", "external": "Refers to material not in this reference",
-        "language": "Language", "data_version": "data version",
+        "language": "Language", "data_version": "data version", "permalink": "Permanent link",
     },
     "pl": {
         "home": "Zasady gier", "games": "Gry", "chapters": "Rozdziały", "glossary": "Słownik pojęć",
@@ -37,7 +37,7 @@ LABELS = {
         "inputs": "Dane", "sheet": "arkusz", "poker_cards": "karty pokerowe", "english_ours": "nasze tłumaczenie angielskie",
         "english_uncertain": "termin angielski niepotwierdzony", "in_other_languages": "W innych językach",
         "corrections": "Poprawiono w tekście źródła", "external": "Odwołuje się do materiałów spoza tego zbioru",
-        "language": "Język", "data_version": "wersja danych",
+        "language": "Język", "data_version": "wersja danych", "permalink": "Link bezpośredni",
     },
     "ru": {
         "home": "Справочник правил", "games": "Игры", "chapters": "Главы", "glossary": "Словарь терминов",
@@ -56,6 +56,6 @@ LABELS = {
         "inputs": "Данные", "sheet": "лист", "poker_cards": "карты покерного размера", "english_ours": "наш английский вариант",
         "english_uncertain": "английский термин не подтверждён", "in_other_languages": "На других языках",
         "corrections": "Исправлено в тексте источника", "external": "Ссылается на материалы вне справочника",
-        "language": "Язык", "data_version": "версия данных",
+        "language": "Язык", "data_version": "версия данных", "permalink": "Постоянная ссылка",
     },
 }

@@ -1,5 +1,9 @@
-"""mkdocs hooks for the generated site (mkdocs.yml names this file; `write.run_mkdocs` too).
+"""mkdocs hooks for the generated site (`write.run_mkdocs` names this file).
 
+- Navigation, page titles and tables of contents come from `kb-site.json` beside the generated
+  mkdocs.yml (written by the site renderer), already HTML-escaped: Material prints `nav_item.title`
+  and `page.meta.title` as they are, so data text must not reach them any other way. Keeping them
+  out of YAML also means a title of any length or character cannot break the configuration file.
 - Each language section gets its own <html lang>: Material writes the theme's one language
   into every page.
 - Memory stays flat as the site grows: mkdocs keeps every page's Markdown and HTML until the
@@ -8,10 +12,35 @@
 """
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
+from mkdocs.structure.toc import get_toc
+
 SECTION_LANGUAGES = ("en", "pl", "ru")
+SITE_META = "kb-site.json"
+_pages: dict[str, dict] = {}
+
+
+def on_config(config):
+    meta = json.loads((Path(config.config_file_path).parent / SITE_META).read_text(encoding="utf-8"))
+    _pages.clear()
+    _pages.update(meta["pages"])
+    config.nav = meta["nav"]
+    return config
+
+
+def on_page_markdown(markdown, page, config, files):
+    meta = _pages.get(page.file.src_uri)
+    if meta is not None:
+        page.meta["title"] = meta["title"]
+    return markdown
 
 
 def on_page_content(html, page, config, files):
+    meta = _pages.get(page.file.src_uri)
+    if meta is not None:
+        page.toc = get_toc([{"level": 2, "id": anchor, "name": title, "children": []} for anchor, title in meta["toc"]])
     page.markdown = None
     return html
 

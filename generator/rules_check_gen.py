@@ -13,6 +13,7 @@ from pathlib import Path
 
 from ruamel.yaml import YAML
 
+from .errors import KbError
 from .resolve import Resolved
 from .site import environment
 from .textmatch import strip_links
@@ -23,8 +24,10 @@ BATTLELORE_TERRAIN = {"plains": "battlelore/plains", "forest": "battlelore/fores
                       "water": "battlelore/water", "ford": "battlelore/ford", "bridge": "battlelore/bridge", "command_tent": "battlelore/command-tent"}
 
 
-class RulesCheckError(Exception):
+class RulesCheckError(KbError):
     """The data lacks something a check needs (an entry or a parameter)."""
+    code = "B003"
+    hint = "Add the entry or parameter the rules-check needs, or change the check's catalogue."
 
 
 def catalogue() -> dict:
@@ -152,7 +155,7 @@ def render_package(resolved: Resolved) -> dict[str, str]:
                "help": data.help, "implements": data.implements, "doc": data.doc, "modules": modules}
     for module in modules:
         context.update(MODULE_CONTEXT[module](data))
-    env = environment("rules_check")
+    env = environment("rules_check", autoescape=False)  # Python source, not HTML
     files = {}
     for template in ["_core.py.j2", "__init__.py.j2", "__main__.py.j2", *[f"{m}.py.j2" for m in modules]]:
         files[template[:-3]] = env.get_template(template).render(**context)

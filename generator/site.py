@@ -1,34 +1,46 @@
-"""Stage 4a, render the site: Markdown pages (one per chapter, with an anchor per entry) per language.
+"""Stage 4a, render the site: one page per chapter (an anchor per entry) per language, as HTML.
 
-Pages live at <lang>/<game>/<NN-chapter>.md, so every link is computed from that shape.
-Output is plain Markdown plus attr_list anchors, admonitions and md_in_html, the standard
-Python-Markdown extensions that any engine reading mkdocs.yml understands.
+Pages live at <lang>/<game>/<NN-chapter>.md, so every link is computed from that shape. A page's
+content is HTML made by autoescaping Jinja templates, with data Markdown rendered by
+`safe_markdown.render` — the one path by which text from the data reaches a page. mkdocs receives
+that HTML as the page's Markdown (one raw HTML block, passed through untouched); titles, the
+table of contents and the navigation go to mkdocs' hooks already escaped (`page_meta`, `nav`),
+because Material prints them without escaping.
 """
 from __future__ import annotations
 
 import json
 import math
+from dataclasses import dataclass
 from pathlib import Path
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
+from markupsafe import Markup, escape
 
 from .labels import LABELS
-from .markdown_text import inline, link_terms, render_text, without_tables
 from .resolve import LANGUAGE_NAMES, LANGUAGES, Resolved, localised, slug_of
+from .safe_markdown import Linker, render, without_tables
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 LANGUAGE_SWITCH_NAMES = {"en": "English", "pl": "Polski", "ru": "Русский"}  # each in its own language
 
 
-def environment(sub: str) -> Environment:
-    return Environment(loader=FileSystemLoader(str(TEMPLATES / sub)), undefined=StrictUndefined,
-                       keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True, autoescape=False)
+def environment(sub: str, autoescape: bool = True) -> Environment:
+    """Templates of one output (site, cards) plus the shared ones; autoescaping HTML unless told otherwise."""
+    return Environment(loader=FileSystemLoader([str(TEMPLATES / sub), str(TEMPLATES / "shared")]), undefined=StrictUndefined,
+                       keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True, autoescape=autoescape)
 
 
-def as_html(markdown_href: str) -> str:
-    """A link for raw HTML, which mkdocs does not rewrite: page.md#anchor -> page.html#anchor."""
-    path, hash_mark, anchor = markdown_href.partition("#")
-    return (path[:-3] + ".html" if path.endswith(".md") else path) + hash_mark + anchor
+def as_html(page: str) -> str:
+    """The URL of a generated page: x.md -> x.html (use_directory_urls is off)."""
+    return page[:-3] + ".html" if page.endswith(".md") else page
+
+
+@dataclass
+class PageMeta:
+    """What mkdocs' hooks give Material for a page: its title and table of contents, as escaped HTML."""
+    title: str
+    toc: list[tuple[str, str]]  # (anchor, title as escaped HTML)
 
 
 class SiteRenderer:
@@ -37,20 +49,21 @@ class SiteRenderer:
         self.kb = resolved.kb
         self.env = environment("site")
         self.aid_links = aid_links  # (game, lang) -> cards.AidLinks (paths relative to the site root)
-        self._rendered: dict[tuple[str, str, str], tuple[str, frozenset]] = {}  # see text_markdown
+        self.page_meta: dict[str, PageMeta] = {}  # docs path -> title and toc, filled as pages are made
+        self._rendered: dict[tuple[str, str, str], tuple[Markup, frozenset]] = {}  # see text_html
 
     # -- links -----------------------------------------------------------------------------
     def href(self, target_id: str, from_game: str, reader: str | None = None, from_lang: str | None = None) -> str:
-        """Relative link from a page <from_lang>/<from_game>/x.md to an entry, chapter or term."""
+        """Relative URL from a page <from_lang>/<from_game>/x.html to an entry, chapter or term."""
         game = self.kb.game_of(target_id)
         prefix = "" if game == from_game else f"../{game}/"
         if reader and from_lang and reader != from_lang:
             prefix = f"../../{reader}/{game}/"
         if target_id in self.kb.terms:
-            return f"{prefix}glossary.md#term-{target_id.rsplit('/', 1)[1]}"
+            return f"{prefix}glossary.html#term-{target_id.rsplit('/', 1)[1]}"
         if target_id in self.kb.chapters:
-            return f"{prefix}{self.r.page_of[target_id]}"
-        return f"{prefix}{self.r.page_of[target_id]}#{slug_of(target_id)}"
+            return prefix + as_html(self.r.page_of[target_id])
+        return f"{prefix}{as_html(self.r.page_of[target_id])}#{slug_of(target_id)}"
 
     def title_of(self, item_id: str, lang: str) -> str:
         item = self.kb.entries.get(item_id) or (self.kb.chapters[item_id].data if item_id in self.kb.chapters else None)
@@ -59,29 +72,31 @@ class SiteRenderer:
             return term["names"].get(lang) or term["names"]["en"]
         return item["title"][self.r.display_language(item, lang)]
 
-    def text_markdown(self, text: str, game: str, lang: str, linked_terms: set[str]) -> str:
-        """Entry text as Markdown with links; adds the glossary terms it linked to `linked_terms`.
+    def fragment(self, template: str, **context) -> Markup:
+        """A piece of a page (an entry, a table…): HTML from an autoescaping template, safe to nest."""
+        return Markup(self.env.get_template(template).render(**context))
+
+    def link(self, target_id: str, game: str, lang: str) -> dict:
+        return {"title": self.title_of(target_id, lang), "href": self.href(target_id, game)}
+
+    def text_html(self, text: str, game: str, lang: str, linked_terms: set[str]) -> Markup:
+        """Entry text as safe HTML with links; adds the glossary terms it linked to `linked_terms`.
 
         The same text is rendered for every reader (its own page and the other languages' "compare"
         panels), so results are kept for the game being rendered (see `pages`)."""
         key = (game, lang, text)
         if not linked_terms and key in self._rendered:
-            markdown, linked = self._rendered[key]
+            html, linked = self._rendered[key]
             linked_terms.update(linked)
-            return markdown
+            return html
         fresh = not linked_terms
-        markdown = self._render_text(text, game, lang, linked_terms)
-        if fresh:
-            self._rendered[key] = (markdown, frozenset(linked_terms))
-        return markdown
-
-    def _render_text(self, text: str, game: str, lang: str, linked_terms: set[str]) -> str:
         matcher = self.r.matchers[(game, lang)]
-        return render_text(
-            text,
-            link_for=lambda ref, label: f"[{inline(label or self.title_of(ref, lang))}]({self.href(ref, game)})",
-            term_links=lambda plain: link_terms(plain, matcher.find, lambda t: self.href(t, game), linked_terms),
-        )
+        linker = Linker(reference_href=lambda ref: self.href(ref, game), reference_label=lambda ref: self.title_of(ref, lang),
+                        find_terms=matcher.find, term_href=lambda term: self.href(term, game), linked_terms=linked_terms)
+        html = render(text, linker)
+        if fresh:
+            self._rendered[key] = (html, frozenset(linked_terms))
+        return html
 
     # -- pieces ----------------------------------------------------------------------------
     def citation(self, item: dict, reader: str) -> list[str]:
@@ -91,51 +106,43 @@ class SiteRenderer:
             name = LANGUAGE_NAMES[lang][reader]
             if "source" in origin:
                 source = self.kb.sources[origin["source"]]
-                parts.append(f"{labels['source']} ({name}): <cite>{inline(source.title)}</cite>, "
-                             f"{labels['lines']} {inline(origin['lines'])}")
+                parts.append(f"{labels['source']} ({name}): {source.title}, {labels['lines']} {origin['lines']}")
             elif "translated_from" in origin:
                 parts.append(f"{name}: " + labels["translated_from"].format(lang=LANGUAGE_NAMES[origin['translated_from']][reader]))
             else:
                 parts.append(f"{name}: {labels['authored']}")
         return parts
 
-    def table_markdown(self, table: dict, lang: str) -> str:
+    def table_html(self, table: dict, lang: str) -> Markup:
+        """A data table, every cell plain text (escaped) in the reader's language."""
         def cell(value) -> str:
             value = localised(value, lang)
-            return "" if value is None else inline(str(value)).replace("|", "\\|")
+            return "" if value is None else str(value)
         columns = table["columns"]
-        head = "| " + " | ".join(cell(c["title"]) for c in columns) + " |"
-        rule = "|" + "|".join(" --- " for _ in columns) + "|"
-        rows = ["| " + " | ".join(cell(row.get(c["key"])) for c in columns) + " |" for row in table["rows"]]
-        note = f"\n\n*{cell(table['note'])}*" if "note" in table else ""
-        return "\n".join([head, rule, *rows]) + note
+        return self.fragment("table.html.j2",
+            head=[cell(c["title"]) for c in columns], rows=[[cell(row.get(c["key"])) for c in columns] for row in table["rows"]],
+            note=cell(table["note"]) if "note" in table else None)
 
-    def example_markdown(self, example: dict, lang: str) -> str:
+    def example_html(self, example: dict, lang: str) -> Markup:
         labels = LABELS[lang]
-        inputs = json.dumps(example["inputs"], ensure_ascii=False, indent=1)
-        expected = json.dumps(example["expected"], ensure_ascii=False, indent=1)
-        return (f"<details class=\"kb-example-data\" markdown=\"1\">\n<summary>{labels['inputs']} → {labels['expected']}</summary>\n\n"
-                f"```json\n{inputs}\n```\n\n```json\n{expected}\n```\n\n</details>")
+        return self.fragment("example.html.j2",
+            labels=labels, inputs=json.dumps(example["inputs"], ensure_ascii=False, indent=1),
+            expected=json.dumps(example["expected"], ensure_ascii=False, indent=1))
 
-    def clarification_markdown(self, entry: dict, game: str, lang: str) -> str:
+    def clarification_html(self, entry: dict, game: str, lang: str) -> Markup:
         labels = LABELS[lang]
         data = entry["clarification"]
-        lines = [f"**{labels['statements']}:**", ""]
+        statements = []
         for s in data["statements"]:
             source = self.kb.sources[s["source"]]
-            quote = inline(s["quote"])
             # an English rendering helps a reader who does not read the quote's language
-            rendering = f" — *{inline(s['en'])}*" if s.get("en") and source.language != lang else ""
-            lines.append(f"> «{quote}»{rendering}  \n> — <cite>{inline(source.title)}</cite>, {labels['lines']} {s['lines']}")
-            lines.append("")
-        status = labels[f"status_{data['status']}"]
-        lines.append(f"**{labels['status']}:** {status} · **{labels['basis']}:** {data['basis']}")
-        affects = [f"[{inline(self.title_of(a, lang))}]({self.href(a, game)})" for a in data.get("affects", [])]
-        if affects:
-            lines += ["", f"**{labels['affects']}:** " + " · ".join(affects)]
-        return "\n".join(lines)
+            statements.append({"quote": " ".join(s["quote"].split()), "rendering": s.get("en") if source.language != lang else None,
+                               "source": source.title, "lines": s["lines"]})
+        return self.fragment("clarification.html.j2",
+            labels=labels, statements=statements, status=labels[f"status_{data['status']}"], basis=data["basis"],
+            affects=[self.link(a, game, lang) for a in data.get("affects", [])])
 
-    def entry_markdown(self, entry: dict, reader: str) -> str:
+    def entry_html(self, entry: dict, reader: str) -> Markup:
         game = self.kb.game_of(entry["id"])
         labels = LABELS[reader]
         shown = self.r.display_language(entry, reader)
@@ -149,49 +156,52 @@ class SiteRenderer:
                 others.append({
                     "lang": lang, "name": LANGUAGE_NAMES[lang][reader],
                     "href": self.href(entry["id"], game, reader=lang, from_lang=reader) if lang in self.kb.games[game]["languages"] and lang != reader else None,
-                    "title": inline(entry["title"][lang]),
-                    "text": self.text_markdown(entry["text"][lang], game, lang, set()),
+                    "title": entry["title"][lang],
+                    "text": self.text_html(entry["text"][lang], game, lang, set()),
                 })
         clarified_by = [{
-            "title": inline(self.title_of(c, reader)), "href": self.href(c, game),
+            "title": self.title_of(c, reader), "href": self.href(c, game),
             "status": labels[f"status_{self.kb.entries[c]['clarification']['status']}"],
         } for c in self.r.clarifications_of.get(entry["id"], [])]
         corrections = entry.get("corrections", [])
-        external = [inline(f"{x['what']} («{x['quote']}»)") for x in entry.get("refs_external", [])]
         view = {
             "id": entry["id"], "anchor": slug_of(entry["id"]), "kind": entry["kind"],
-            "title": inline(entry["title"][shown]),
+            "title": entry["title"][shown],
             "fallback_note": fallback,
-            "text": self.text_markdown(without_tables(entry["text"][shown]) if "table" in entry else entry["text"][shown],
-                                       game, shown, linked_terms),
-            "table": self.table_markdown(entry["table"], reader) if "table" in entry and entry["table"].get("shown", True) else None,
-            "example": self.example_markdown(entry["example"], reader) if "example" in entry else None,
-            "clarification": self.clarification_markdown(entry, game, reader) if "clarification" in entry else None,
+            "text": self.text_html(without_tables(entry["text"][shown]) if "table" in entry else entry["text"][shown],
+                                   game, shown, linked_terms),
+            "table": self.table_html(entry["table"], reader) if "table" in entry and entry["table"].get("shown", True) else None,
+            "example": self.example_html(entry["example"], reader) if "example" in entry else None,
+            "clarification": self.clarification_html(entry, game, reader) if "clarification" in entry else None,
             "clarified_by": clarified_by,
             "check": ", ".join(self.r.checks_of.get(entry["id"], [])) or None,
-            "see": [f"[{inline(self.title_of(s, reader))}]({self.href(s, game)})" for s in entry.get("see", [])],
-            "external": external,
+            "see": [self.link(s, game, reader) for s in entry.get("see", [])],
+            "external": [f"{x['what']} («{x['quote']}»)" for x in entry.get("refs_external", [])],
             "citation": self.citation(entry, reader) + ([f"{labels['corrections']}: {len(corrections)}"] if corrections else []),
             "others": others,
-            "read_in": [f'<a class="kb-lang" hreflang="{l}" href="{as_html(self.href(entry["id"], game, reader=l, from_lang=reader))}">{n}</a>'
-                        for l, n in LANGUAGE_SWITCH_NAMES.items() if l != reader and l in self.kb.games[game]["languages"]],
+            "read_in": [{"lang": lang, "name": name, "href": self.href(entry["id"], game, reader=lang, from_lang=reader)}
+                        for lang, name in LANGUAGE_SWITCH_NAMES.items() if lang != reader and lang in self.kb.games[game]["languages"]],
         }
-        return self.env.get_template("entry.md.j2").render(e=view, labels=labels)
+        return self.fragment("entry.html.j2", e=view, labels=labels)
 
     # -- pages -----------------------------------------------------------------------------
-    def page(self, template: str, title: str, **context) -> str:
-        return self.env.get_template(template).render(title=inline(title), title_attr=json.dumps(title, ensure_ascii=False)[1:-1],
-                                                     **context)
+    def page(self, path: str, template: str, title: str, toc: list[tuple[str, str]] | None = None, **context) -> tuple[str, str]:
+        """(path, HTML) of one page; its title and table of contents are kept for mkdocs' hooks."""
+        self.page_meta[path] = PageMeta(str(escape(title)), [(anchor, str(escape(text))) for anchor, text in toc or []])
+        return path, self.env.get_template(template).render(title=title, **context)
 
-    def game_pages(self, game_id: str, reader: str) -> dict[str, str]:
+    def game_pages(self, game_id: str, reader: str):
+        """(path, HTML) of a game's pages in one language: its chapters, landing page, glossary and lists."""
         game = self.kb.games[game_id]
         labels = LABELS[reader]
-        pages: dict[str, str] = {}
+        folder = f"{reader}/{game_id}"
         chapters = self.kb.chapters_of(game_id)
         for chapter in chapters:
-            entries = [self.entry_markdown(self.kb.entries[e], reader) for e in chapter.entry_ids]
-            pages[self.r.page_of[chapter.id]] = self.page("chapter.md.j2", self.title_of(chapter.id, reader), entries=entries,
-                                                         switch=self.language_switch(game, self.r.page_of[chapter.id], reader))
+            entries = [self.kb.entries[e] for e in chapter.entry_ids]
+            yield self.page(f"{folder}/{self.r.page_of[chapter.id]}", "chapter.html.j2", self.title_of(chapter.id, reader),
+                            toc=[(slug_of(e["id"]), self.title_of(e["id"], reader)) for e in entries],
+                            entries=[self.entry_html(e, reader) for e in entries],
+                            switch=self.language_switch(game, self.r.page_of[chapter.id], reader))
         entries = self.kb.entries_of(game_id)
         clarifications = [e for e in entries if e["kind"] == "clarification"]
         examples = [e for e in entries if e["kind"] == "example"]
@@ -199,97 +209,99 @@ class SiteRenderer:
         for entry_id in game.get("at_a_glance", []):
             entry = self.kb.entries[entry_id]
             shown = self.r.display_language(entry, reader)
-            glance.append({"title": inline(entry["title"][shown]), "href": self.href(entry_id, game_id),
-                           "text": self.text_markdown(entry["text"][shown], game_id, shown, set())})
-        game_title = game["title"].get(reader) or game["title"]["en"]
+            glance.append({**self.link(entry_id, game_id, reader), "text": self.text_html(entry["text"][shown], game_id, shown, set())})
+        game_title = game_name(game, reader)
         aids = self.aid_links.get((game_id, reader))
-        pages["index.md"] = self.page(
-            "game.md.j2", game_title,
-            summary=inline(game["summary"].get(reader) or game["summary"]["en"]),
+        toc = ([("round", labels["round"])] if glance else []) + [
+            ("chapters", labels["chapters"]), ("reference", f"{labels['glossary']} · {labels['clarifications']} · {labels['examples']}"),
+            ("aids", labels["cards"]), ("sources", labels["sources"])]
+        yield self.page(
+            f"{folder}/index.md", "game.html.j2", game_title, toc=toc,
+            summary=game["summary"].get(reader) or game["summary"]["en"],
             glance=glance, labels=labels,
-            chapters=[{"title": inline(self.title_of(c.id, reader)), "href": self.r.page_of[c.id]} for c in chapters],
+            chapters=[{"title": self.title_of(c.id, reader), "href": as_html(self.r.page_of[c.id])} for c in chapters],
             n_terms=len(self.kb.terms_of(game_id)), n_clarifications=len(clarifications), n_examples=len(examples),
             cards=[{"label": label, "href": f"../../{path}"} for label, path in aids.downloads] if aids else [],
             card_preview=f"../../{aids.preview}" if aids else None,
-            sources=[{"title": inline(s.title), "language": LANGUAGE_NAMES[s.language][reader], "kind": s.kind,
-                      "precedence": s.precedence, "reason": inline(s.precedence_reason)}
+            sources=[{"title": s.title, "language": LANGUAGE_NAMES[s.language][reader], "kind": s.kind,
+                      "precedence": s.precedence, "reason": s.precedence_reason}
                      for s in sorted((self.kb.sources[i] for i in game["sources"]), key=lambda s: s.precedence)],
         )
-        pages["glossary.md"] = self.glossary_page(game_id, reader)
-        pages["clarifications.md"] = self.list_page(labels["clarifications"] + f" — {game_title}", [
-            {"title": None, "items": [self.clarification_item(c, game_id, reader) for c in clarifications]}])
-        pages["examples.md"] = self.list_page(labels["examples"] + f" — {game_title}", [
-            {"title": None, "items": [{"title": inline(self.title_of(e["id"], reader)), "href": self.href(e["id"], game_id), "note": None}
-                                      for e in examples]}])
-        return pages
+        yield self.glossary_page(f"{folder}/glossary.md", game_id, reader)
+        yield self.list_page(f"{folder}/clarifications.md", labels["clarifications"] + f" — {game_title}", [
+            {"title": None, "anchor": None, "items": [self.clarification_item(c, game_id, reader) for c in clarifications]}])
+        yield self.list_page(f"{folder}/examples.md", labels["examples"] + f" — {game_title}", [
+            {"title": None, "anchor": None, "items": [{**self.link(e["id"], game_id, reader), "note": None} for e in examples]}])
 
     @staticmethod
-    def language_switch(game: dict, page: str, reader: str) -> list[str]:
-        """Links to the same page in the game's other languages; kb-search.js keeps the #anchor."""
-        names = LANGUAGE_SWITCH_NAMES
-        return [f"<strong>{names[l]}</strong>" if l == reader else f'<a class="kb-lang" hreflang="{l}" href="../../{l}/{game["id"]}/{page[:-3]}.html">{names[l]}</a>'
-                for l in LANGUAGES if l in game["languages"]]
+    def language_switch(game: dict, page: str, reader: str) -> list[dict]:
+        """The same page in the game's other languages (the reader's own without a link); kb-search.js keeps the #anchor."""
+        return [{"lang": lang, "name": LANGUAGE_SWITCH_NAMES[lang],
+                 "href": None if lang == reader else f"../../{lang}/{game['id']}/{as_html(page)}"}
+                for lang in LANGUAGES if lang in game["languages"]]
 
     def clarification_item(self, entry: dict, from_game: str, reader: str) -> dict:
         labels = LABELS[reader]
-        data = entry["clarification"]
-        return {"title": inline(self.title_of(entry["id"], reader)), "href": self.href(entry["id"], from_game),
-                "note": labels[f"status_{data['status']}"]}
+        return {**self.link(entry["id"], from_game, reader), "note": labels[f"status_{entry['clarification']['status']}"]}
 
-    def list_page(self, title: str, groups: list[dict]) -> str:
-        return self.page("list.md.j2", title, groups=groups)
+    def list_page(self, path: str, title: str, groups: list[dict]) -> tuple[str, str]:
+        return self.page(path, "list.html.j2", title, toc=[(g["anchor"], g["title"]) for g in groups if g["title"]], groups=groups)
 
-    def glossary_page(self, game_id: str, reader: str) -> str:
+    def glossary_page(self, path: str, game_id: str, reader: str) -> tuple[str, str]:
         labels = LABELS[reader]
         terms = []
         for term in self.kb.terms_of(game_id):
             name_lang = reader if reader in term["names"] else "en"
-            others = [f"{LANGUAGE_NAMES[l][reader]}: **{inline(term['names'][l])}**"
-                      for l in LANGUAGES if l != name_lang and l in term["names"]]
-            variants = sorted({v for l in LANGUAGES for v in term.get("variants", {}).get(l, [])})
+            others = [{"language": LANGUAGE_NAMES[lang][reader], "name": term["names"][lang]}
+                      for lang in LANGUAGES if lang != name_lang and lang in term["names"]]
+            variants = sorted({v for lang in LANGUAGES for v in term.get("variants", {}).get(lang, [])})
             english_note = {"ours": labels["english_ours"], "uncertain": labels["english_uncertain"]}.get(term["english"])
             terms.append({
-                "name": inline(term["names"][name_lang]), "sort": term["names"][name_lang].lower(),
+                "name": term["names"][name_lang], "sort": term["names"][name_lang].lower(),
                 "anchor": "term-" + term["id"].rsplit("/", 1)[1], "others": others,
-                "english_note": english_note, "variants": inline(", ".join(variants)) if variants else None,
-                "definition": (f"[{inline(self.title_of(term['definition'], reader))}]({self.href(term['definition'], game_id)})"
-                               if "definition" in term else None),
+                "english_note": english_note, "variants": ", ".join(variants) if variants else None,
+                "definition": self.link(term["definition"], game_id, reader) if "definition" in term else None,
             })
         terms.sort(key=lambda t: t["sort"])
-        game_title = self.kb.games[game_id]["title"].get(reader) or self.kb.games[game_id]["title"]["en"]
-        return self.page("glossary.md.j2", f"{labels['glossary']} — {game_title}", terms=terms, labels=labels)
+        return self.page(path, "glossary.html.j2", f"{labels['glossary']} — {game_name(self.kb.games[game_id], reader)}",
+                         toc=[(t["anchor"], t["name"]) for t in terms], terms=terms, labels=labels)
 
     def language_pages(self, reader: str):
-        """(path under the language folder, Markdown) of a language's home and cross-game pages."""
+        """(path, HTML) of a language's home and cross-game pages."""
         labels = LABELS[reader]
         games = [g for g in self.r.games() if reader in g["languages"]]
-        yield "index.md", self.page(
-            "home.md.j2", labels["home"], labels=labels, clarifications_href="clarifications.md",
-            games=[{"title": inline(g["title"].get(reader) or g["title"]["en"]), "href": f"{g['id']}/index.md",
-                    "summary": inline(g["summary"].get(reader) or g["summary"]["en"])} for g in games])
+        yield self.page(
+            f"{reader}/index.md", "home.html.j2", labels["home"], labels=labels, clarifications_href="clarifications.html",
+            games=[{"title": game_name(g, reader), "href": f"{g['id']}/index.html",
+                    "summary": g["summary"].get(reader) or g["summary"]["en"]} for g in games])
         groups = []
         for game in games:
             clarifications = [e for e in self.kb.entries_of(game["id"]) if e["kind"] == "clarification"]
             items = [self.clarification_item(e, "", reader) for e in clarifications]
-            for item, entry in zip(items, clarifications):
-                item["href"] = f"{game['id']}/{self.r.page_of[entry['id']]}#{slug_of(entry['id'])}"
-            groups.append({"title": inline(game["title"].get(reader) or game["title"]["en"]), "items": items})
-        yield "clarifications.md", self.list_page(labels["all_clarifications"], groups)
+            for item, entry in zip(items, clarifications, strict=True):
+                item["href"] = f"{game['id']}/{as_html(self.r.page_of[entry['id']])}#{slug_of(entry['id'])}"
+            groups.append({"title": game_name(game, reader), "anchor": f"game-{game['id']}", "items": items})
+        yield self.list_page(f"{reader}/clarifications.md", labels["all_clarifications"], groups)
 
     def pages(self):
-        """(path under the docs folder, Markdown) for every page, generated one game at a time:
+        """(path under the docs folder, HTML) for every page, generated one game at a time:
         a large corpus never holds all its pages in memory (write them as they come), and each
         text is rendered once for all readers of its game."""
-        yield "index.md", self.env.get_template("root.md.j2").render()
+        yield self.page("index.md", "root.html.j2", ROOT_TITLE, languages=[
+            {"code": lang, "name": LANGUAGE_SWITCH_NAMES[lang], "href": f"{lang}/index.html"} for lang in LANGUAGES])
         for game in self.r.games():
             self._rendered.clear()
             for reader in (lang for lang in LANGUAGES if lang in game["languages"]):
-                for name, content in self.game_pages(game["id"], reader).items():
-                    yield f"{reader}/{game['id']}/{name}", content
+                yield from self.game_pages(game["id"], reader)
         self._rendered.clear()
         for reader in LANGUAGES:
-            for name, content in self.language_pages(reader):
-                yield f"{reader}/{name}", content
+            yield from self.language_pages(reader)
+
+    def site_meta(self) -> str:
+        """JSON for mkdocs' hooks (mkdocs_hooks.py): the navigation and every page's title and table of
+        contents, escaped. Written beside the generated mkdocs.yml after `pages()` has run."""
+        return json.dumps({"nav": self.nav(), "pages": {path: {"title": meta.title, "toc": meta.toc}
+                                                         for path, meta in self.page_meta.items()}}, ensure_ascii=False)
 
     def nav(self) -> list:
         """mkdocs nav: a tab per language, a section per game (pruned navigation keeps pages small).
@@ -306,13 +318,13 @@ class SiteRenderer:
                 if reader not in game["languages"]:
                     continue
                 g = game["id"]
-                title = game["title"].get(reader) or game["title"]["en"]
-                items: list = [{title: f"{reader}/{g}/index.md"}]
-                items += [{self.title_of(c.id, reader): f"{reader}/{g}/{self.r.page_of[c.id]}"} for c in self.kb.chapters_of(g)]
+                title = game_name(game, reader)
+                items: list = [{str(escape(title)): f"{reader}/{g}/index.md"}]
+                items += [{str(escape(self.title_of(c.id, reader))): f"{reader}/{g}/{self.r.page_of[c.id]}"} for c in self.kb.chapters_of(g)]
                 items += [{labels["glossary"]: f"{reader}/{g}/glossary.md"},
                           {labels["clarifications"]: f"{reader}/{g}/clarifications.md"},
                           {labels["examples"]: f"{reader}/{g}/examples.md"}]
-                games.append((title, {title: items}))
+                games.append((title, {str(escape(title)): items}))
             games.sort(key=lambda pair: pair[0].lower())
             section: list = [{labels["home"]: f"{reader}/index.md"}]
             section += [entry for _, entry in games] if len(games) <= NAV_FLAT_GAMES else alphabetical_groups(games)
@@ -321,7 +333,12 @@ class SiteRenderer:
         return nav
 
 
+ROOT_TITLE = "Rules reference · Zasady gier · Справочник правил"
 NAV_FLAT_GAMES = 12  # up to this many games a language's nav lists them directly
+
+
+def game_name(game: dict, reader: str) -> str:
+    return game["title"].get(reader) or game["title"]["en"]
 
 
 def alphabetical_groups(games: list[tuple[str, dict]]) -> list[dict]:
@@ -339,4 +356,4 @@ def alphabetical_groups(games: list[tuple[str, dict]]) -> list[dict]:
         return out
 
     names = next((labels(n) for n in range(1, 17) if len({x.lower() for x in labels(n)}) == len(chunks)), labels(16))
-    return [{name: [entry for _, entry in chunk]} for name, chunk in zip(names, chunks)]
+    return [{str(escape(name)): [entry for _, entry in chunk]} for name, chunk in zip(names, chunks, strict=True)]

@@ -1,22 +1,45 @@
-"""Stage 5, write: stage every output in a temporary folder, build the site there, then swap
-whole folders into place, so a failed build never leaves a half-written site behind."""
+"""Stage 5, write: the only stage that touches the output folder.
+
+Every output of a build (the site, the generated docs pages, the rules_check data) is written into a
+fresh release folder, `build/releases/<id>/`; the published names are fixed symlinks through one
+switch, `build/current`:
+
+    site            -> build/current/site
+    docs/generated  -> ../build/current/docs
+    rules_check     -> build/current/rules_check
+
+Publishing is one atomic rename of a new `current` link over the old one, so whatever happens to a
+build — an error, Ctrl-C, SIGKILL, a full disk — readers see the complete old release or the
+complete new one. A build holds `build/.lock` while it runs; the next build (holding the lock, so no
+other build is alive) removes what killed builds left behind. Child processes (the site engine,
+the aid workers) are asked to die with the build.
+"""
 from __future__ import annotations
 
+import ctypes
+import fcntl
+import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
-import tempfile
+import time
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
-from ruamel.yaml import YAML
+from .errors import KbError
+
+RELEASE_PARTS = {"site": "site", "docs": "docs/generated", "rules_check": "rules_check"}  # in a release -> published name
 
 
-class BuildError(Exception):
-    """The site engine failed; nothing was replaced."""
+class SiteEngineError(KbError):
+    code = "B001"
+    hint = "This is a bug in the generator or the theme, not in the data: report it with the message above."
 
 
-def write_files(root: Path, files) -> int:
+def write_files(root: Path, files: dict[str, str | bytes] | Iterable[tuple[str, str | bytes]]) -> int:
     """Write a {relative path: content} dict, or (path, content) pairs as they are generated.
     Returns how many files were written."""
     count = 0
@@ -31,32 +54,118 @@ def write_files(root: Path, files) -> int:
     return count
 
 
-def run_mkdocs(repo: Path, docs_dir: Path, site_dir: Path, nav: list, work: Path) -> None:
-    """mkdocs build --strict with the repository's mkdocs.yml plus the computed navigation."""
-    config = {"INHERIT": str(repo / "mkdocs.yml"), "docs_dir": str(docs_dir), "site_dir": str(site_dir), "nav": nav,
+def die_with_parent() -> None:
+    """In a child process: be killed when the process that started it dies (Linux prctl)."""
+    try:
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except OSError:
+        pass  # not Linux: a killed build may leave its children running, as before
+
+
+def run_mkdocs(repo: Path, docs_dir: Path, site_dir: Path, site_meta: str, work: Path) -> None:
+    """mkdocs build --strict with the repository's mkdocs.yml; the navigation, titles and tables of
+    contents reach it through `site_meta` (see mkdocs_hooks.py), never through YAML."""
+    config = {"INHERIT": str(repo / "mkdocs.yml"), "docs_dir": str(docs_dir), "site_dir": str(site_dir),
               "theme": {"name": "material", "custom_dir": str(repo / "generator" / "templates" / "theme")},
               "hooks": [str(repo / "generator" / "mkdocs_hooks.py")]}  # relative paths would resolve from `work`
-    config_path = work / "mkdocs.yml"
-    yaml = YAML()
-    with config_path.open("w", encoding="utf-8") as handle:
-        yaml.dump(config, handle)
-    result = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet", "-f", str(config_path)],
-                            capture_output=True, text=True, cwd=repo)
+    (work / "mkdocs.yml").write_text(json.dumps(config), encoding="utf-8")  # JSON is YAML, and has no line wrapping
+    (work / "kb-site.json").write_text(site_meta, encoding="utf-8")
+    result = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet", "-f", str(work / "mkdocs.yml")],
+                            capture_output=True, text=True, cwd=repo, preexec_fn=die_with_parent)
     if result.returncode != 0:
-        raise BuildError((result.stdout + result.stderr).strip())
+        raise SiteEngineError("the site engine (mkdocs) failed: " + (result.stdout + result.stderr).strip()[-2000:])
 
 
-def swap_in(staged: Path, target: Path) -> None:
-    """Replace `target` by `staged` with two renames (same filesystem)."""
-    old = target.with_name(f".{target.name}.old-{os.getpid()}")
-    if target.exists():
-        target.rename(old)
-    staged.rename(target)
-    if old.exists():
-        shutil.rmtree(old)
+class Release:
+    """One build's outputs, staged in build/releases/<id>/ and published by `publish()`."""
+
+    def __init__(self, out: Path):
+        self.out = out
+        self.build = out / "build"
+        self.releases = self.build / "releases"
+        self.folder = self.releases / f"{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}"
+        self.folder.mkdir(parents=True)
+        (self.folder / "work").mkdir()
+
+    def part(self, name: str) -> Path:
+        """Where the part `name` of RELEASE_PARTS is staged."""
+        return self.folder / name
+
+    @property
+    def work(self) -> Path:
+        """Scratch space of the build (the generated mkdocs.yml…), removed on publish."""
+        return self.folder / "work"
+
+    def publish(self) -> None:
+        """Make this release the published one with a single atomic rename, then drop the old one."""
+        shutil.rmtree(self.work, ignore_errors=True)
+        current = self.build / "current"
+        previous = current.resolve() if current.is_symlink() else None
+        link = self.build / f".current-{os.getpid()}"
+        if link.is_symlink():
+            link.unlink()
+        link.symlink_to(self.folder.relative_to(self.build))
+        _published_links(self.out)
+        os.replace(link, current)  # the switch
+        if previous is not None and previous != self.folder.resolve() and previous.parent == self.releases.resolve():
+            shutil.rmtree(previous, ignore_errors=True)
+
+    def discard(self) -> None:
+        shutil.rmtree(self.folder, ignore_errors=True)
 
 
-def staging_dir(out: Path) -> Path:
+def _published_links(out: Path) -> None:
+    """Create the fixed links site, docs/generated and rules_check through build/current (once; a
+    folder left by an older generator in their place is moved aside and removed)."""
+    for part, name in RELEASE_PARTS.items():
+        published = out / name
+        target = Path(os.path.relpath(out / "build" / "current" / part, published.parent))
+        if published.is_symlink() and Path(os.readlink(published)) == target:
+            continue
+        published.parent.mkdir(parents=True, exist_ok=True)
+        if published.is_symlink() or published.is_file():
+            published.unlink()
+        elif published.exists():
+            aside = out / "build" / f"old-{published.name}-{os.getpid()}"
+            published.rename(aside)
+            shutil.rmtree(aside, ignore_errors=True)
+        published.symlink_to(target)
+
+
+@contextmanager
+def build_lock(out: Path) -> Iterator[None]:
+    """Hold build/.lock for the whole build; with it held, remove what killed builds left behind.
+
+    The lock dies with its process, so a killed build never blocks the next one."""
     build = out / "build"
     build.mkdir(parents=True, exist_ok=True)
-    return Path(tempfile.mkdtemp(prefix="staging-", dir=build))
+    with (build / ".lock").open("w") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise BuildBusy(f"another build is writing to {out} (build/.lock is held)") from None
+        remove_leftovers(out)
+        yield
+
+
+class BuildBusy(KbError):
+    code = "B002"
+    hint = "Wait for the other build to finish, or stop it; two builds into one folder would mix their outputs."
+
+
+def remove_leftovers(out: Path) -> list[str]:
+    """Remove staging folders and unpublished releases of builds that did not finish. Call only
+    while holding the build lock. Returns what was removed (names under build/)."""
+    build = out / "build"
+    current = (build / "current").resolve() if (build / "current").is_symlink() else None
+    removed = []
+    candidates = list(build.glob("staging-*")) + list(build.glob(".current-*")) + list(build.glob("old-*"))
+    if (build / "releases").is_dir():
+        candidates += [r for r in (build / "releases").iterdir() if r.resolve() != current]
+    for path in candidates:
+        if path.is_symlink() or path.is_file():
+            path.unlink()
+        else:
+            shutil.rmtree(path, ignore_errors=True)
+        removed.append(str(path.relative_to(build)))
+    return removed

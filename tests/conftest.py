@@ -50,3 +50,12 @@ def bundled_build(tmp_path_factory) -> Path:
     result = run_generator("build", "--out", str(root))
     assert result.returncode == 0, result.stdout + result.stderr
     return root
+
+
+@pytest.fixture(scope="module")
+def driver():
+    """Headless Chromium at phone size, one per test module."""
+    from browser import make_driver
+    chrome = make_driver()
+    yield chrome
+    chrome.quit()

@@ -6,8 +6,7 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import pytest
-
-from browser import make_driver, search, serve
+from browser import search, serve
 
 
 @pytest.fixture(scope="module")
@@ -77,13 +76,6 @@ def test_hostile_text_is_escaped_in_html(site: Path):
 
 
 @pytest.fixture(scope="module")
-def driver():
-    chrome = make_driver()
-    yield chrome
-    chrome.quit()
-
-
-@pytest.fixture(scope="module")
 def server(site: Path):
     with serve(site) as url:
         yield url
@@ -92,7 +84,7 @@ def server(site: Path):
 def test_hostile_text_does_not_run_in_the_browser(driver, server):
     driver.get(f"{server}/en/mini/10-rules.html")
     assert driver.execute_script("return window.__pwned === undefined")
-    body = driver.find_element("css selector", "#support").find_element("xpath", "following-sibling::p").text
+    body = driver.find_element("css selector", "#support > p").text
     assert "<script>window.__pwned = 'script'</script>" in body
 
 
@@ -118,7 +110,7 @@ def test_search_across_languages(driver, server):
 
 def test_switching_language_keeps_the_entry(driver, server):
     driver.get(f"{server}/pl/mini/10-rules.html#support")
-    entry_cite = driver.find_element("xpath", "//h2[@id='support']/following-sibling::p[contains(@class,'kb-cite')][1]")
+    entry_cite = driver.find_element("css selector", "#support p.kb-cite")
     link = entry_cite.find_element("css selector", "a.kb-lang[hreflang='en']")
     driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", link)
     link.click()
@@ -130,7 +122,7 @@ def test_switching_language_keeps_the_entry(driver, server):
 def test_fallback_note_when_the_language_is_missing(driver, server):
     driver.get(f"{server}/ru/mini/10-rules.html#support")
     entry = driver.find_element("id", "support")
-    note = entry.find_element("xpath", "following-sibling::div[contains(@class,'admonition')][1]")
+    note = entry.find_element("css selector", "div.admonition")
     assert "Нет русской версии" in note.text and "английский" in note.text
     assert entry.text.startswith("Support")
 

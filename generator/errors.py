@@ -1,0 +1,45 @@
+"""The one family of errors a user can cause, and what the command line does with each.
+
+Every failure of a command that is not a bug is a `KbError`: a stable code, a message, a location
+where there is one (file:line:col) and a hint saying how to fix it. Problems in the data are
+collected first and raised together as `problems.DataError`, one of the family. `__main__` catches
+the family in one place and maps it to an exit status; anything else is a bug and may show a
+traceback.
+"""
+from __future__ import annotations
+
+EXIT_PROBLEMS = 1     # the data has problems, or a build stage refused it
+EXIT_USAGE = 2        # the command line is wrong (argparse uses 2 too)
+EXIT_IO = 74          # the output could not be written (disk full, permissions): EX_IOERR
+EXIT_INTERRUPTED = 130  # Ctrl-C, as a shell reports SIGINT
+
+
+class KbError(Exception):
+    """A failure the user can act on. Subclasses set `code` and `hint`; `location` is (path, line, col)."""
+    code = "E000"
+    hint = ""
+    exit_status = EXIT_PROBLEMS
+
+    def __init__(self, message: str, location: tuple[str, int, int] | None = None, hint: str | None = None):
+        super().__init__(message)
+        self.message = message
+        self.location = location
+        if hint is not None:
+            self.hint = hint
+
+    def report(self) -> str:
+        where = f"{self.location[0]}:{self.location[1]}:{self.location[2]}: " if self.location else ""
+        hint = f"\n    hint: {self.hint}" if self.hint else ""
+        return f"{where}{self.code} {self.message}{hint}"
+
+
+class UsageError(KbError):
+    code = "U001"
+    exit_status = EXIT_USAGE
+
+
+class OutputError(KbError):
+    """Writing the output failed (a full disk, no permission): nothing was replaced."""
+    code = "O001"
+    exit_status = EXIT_IO
+    hint = "Free some disk space or fix the folder's permissions, then build again; the published site is unchanged."

@@ -1,0 +1,112 @@
+"""Hostile text for the security tests: XSS payloads and a way to place them in every field.
+
+Each payload, if it ever ran, would set `localStorage.kbxss` to its own name; the browser tests
+assert that it stays unset on every page, aid and link of a site built with payloads everywhere.
+"""
+from __future__ import annotations
+
+MARK = "localStorage.kbxss"
+
+PAYLOADS = [
+    f"<script>{MARK}='script'</script>",
+    f"<img src=x onerror=\"{MARK}='img'\">",
+    f"<svg onload=\"{MARK}='svg'\">",
+    f"\"><script>{MARK}='attr-break'</script>",
+    f"'><img src=x onerror={MARK}='quote-break'>",
+    f"<iframe srcdoc=\"<script>parent.{MARK}='iframe'</script>\"></iframe>",
+    f"<details open ontoggle=\"{MARK}='details'\">",
+    f"</title></style><img src=x onerror=\"{MARK}='title-break'\">",
+    f"[click me](javascript:{MARK}='link')",
+    f"[ref link][r]\n\n[r]: javascript:{MARK}='reference'",
+    f"[spaced]( javascript:{MARK}='spaced-link')",
+    f"**bold**{{ tabindex=0 autofocus onfocus=\"{MARK}='attr-list'\" }}",
+    f"unclosed {{ #x tabindex=0 autofocus onfocus=\"{MARK}='brace'\"",
+    f"<a href=\"javascript:{MARK}='anchor'\">anchor</a>",
+    f"<body onload=\"{MARK}='body'\">",
+    f"<math><mtext><table><mglyph><style><img src=x onerror=\"{MARK}='mxss'\">",
+    "{{ 7*7 }} {% if true %}jinja{% endif %} ${7*7}",
+    f"</style><style>body{{background:url(\"javascript:{MARK}='css'\")}}</style>",
+    f"\"); {MARK}='css-string'; /* \\\" */",
+    f"\u2028</script><script>{MARK}='separator'</script>",
+    f"<object data=\"javascript:{MARK}='object'\"></object>",
+    f"<meta http-equiv=\"refresh\" content=\"0;url=javascript:{MARK}='meta'\">",
+    f"![image](javascript:{MARK}='image')",
+    f"<javascript:{MARK}='autolink'>",
+    f"[x](JaVaScRiPt:{MARK}='mixed-case')",
+    f"[data](data:text/html,<script>{MARK}='data'</script>)",
+]
+
+SEARCH_WORDS = ["script", "onerror", "javascript", "svg", "iframe", "ontoggle"]
+
+
+def place_payloads(kb) -> int:
+    """Place every payload in every kind of text field of the loaded knowledge base, in every
+    language: game, chapter, entry and glossary titles, summaries, entry texts, keywords, table
+    titles, cells and notes, example inputs, clarification quotes and renderings, external
+    references, source titles and aid titles. The payloads of a kind are shared out over the fields
+    of that kind, so each field carries a few. Entries get a table and an example if they have none,
+    so that every kind of field is there. Returns how many (field, payload) placements were made."""
+    slots: dict[str, list[tuple[dict | list, str | int]]] = {}  # kind -> (container, key) of each field
+
+    def add(kind: str, container, key) -> None:
+        slots.setdefault(kind, []).append((container, key))
+
+    def per_language(kind: str, values: dict) -> None:
+        for lang, value in values.items():
+            if isinstance(value, str):
+                add(kind, values, lang)
+            elif isinstance(value, list):
+                for index in range(len(value)):
+                    add(kind, value, index)
+
+    for game in kb.games.values():
+        per_language("game title", game["title"])
+        per_language("game summary", game["summary"])
+    for chapter in kb.chapters.values():
+        per_language("chapter title", chapter.data["title"])
+    for entry in kb.entries.values():
+        per_language("entry title", entry["title"])
+        per_language("entry text", entry["text"])
+        keywords = entry.setdefault("keywords", {})
+        for lang in entry["text"]:
+            keywords.setdefault(lang, []).append("keyword")
+        per_language("keyword", keywords)
+        table = entry.setdefault("table", {"columns": [{"key": "a", "title": {"en": "A", "pl": "A", "ru": "А"}},
+                                                       {"key": "b", "title": "B"}],
+                                           "rows": [{"a": {"en": "cell", "pl": "komórka", "ru": "ячейка"}, "b": "plain"}]})
+        for column in table["columns"]:
+            per_language("table title", column["title"]) if isinstance(column["title"], dict) else add("table title", column, "title")
+        for row in table["rows"]:
+            for key, value in row.items():
+                per_language("table cell", value) if isinstance(value, dict) else add("table cell", row, key)
+        table["note"] = "note"
+        add("table note", table, "note")
+        example = entry.setdefault("example", {"inputs": {}, "expected": {}})
+        example["inputs"]["hostile"] = "input"
+        add("example input", example["inputs"], "hostile")
+        for statement in entry.get("clarification", {}).get("statements", []):
+            statement.setdefault("en", "rendering")
+            add("clarification quote", statement, "quote")
+            add("quote rendering", statement, "en")
+        entry["refs_external"] = [{"what": "what", "quote": "quote"}]
+        add("external reference", entry["refs_external"][0], "what")
+        add("external quote", entry["refs_external"][0], "quote")
+    for term in kb.terms.values():
+        per_language("glossary name", term["names"])
+        per_language("glossary variant", term.setdefault("variants", {}))
+    for aid in kb.aids.values():
+        if "title" in aid:
+            per_language("aid title", aid["title"])
+        for section in aid["sections"]:
+            per_language("aid section title", section["title"])
+    placed = 0
+    for fields in slots.values():
+        for index, payload in enumerate(PAYLOADS):
+            container, key = fields[index % len(fields)]
+            container[key] = f"{container[key]} {payload}"
+            placed += 1
+    for source in kb.sources.values():  # a dataclass: every payload in every source's title
+        source.title += " " + " ".join(PAYLOADS)
+        source.precedence_reason += " " + " ".join(PAYLOADS)
+        placed += 2 * len(PAYLOADS)
+    return placed

@@ -1,0 +1,140 @@
+"""Hostile data: payloads in every field of the knowledge base must never run, anywhere.
+
+The mini data set is loaded and validated, then every text field receives an XSS payload
+(tests/hostile.py) before the real render and write stages build it; the site and every aid's HTML
+are loaded in headless Chromium, search is used with the payloads' words, and every link is clicked.
+Each payload would set localStorage.kbxss if it ran.
+"""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+from browser import search, serve
+from conftest import MINI
+from hostile import PAYLOADS, SEARCH_WORDS, place_payloads
+
+pytestmark = pytest.mark.browser
+
+# Inline scripts Material writes into every page (its scope, its config); nothing else may be inline.
+MATERIAL_INLINE = ("__md_scope", "__tabbed_")
+
+
+@pytest.fixture(scope="module")
+def hostile_site(tmp_path_factory) -> Path:
+    import generator.build as pipeline
+    root = tmp_path_factory.mktemp("hostile")
+    data = root / "data"
+    shutil.copytree(MINI, data)
+    validated_check = pipeline.check
+    placed: list[int] = []
+
+    def check_then_spoil(loaded, problems):
+        kb = validated_check(loaded, problems)
+        if not problems:
+            placed.append(place_payloads(kb))
+        return kb
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(pipeline, "check", check_then_spoil)
+        pipeline.build(data, root)
+    assert placed and placed[0] >= 20 * len(PAYLOADS), placed  # every payload in every kind of field
+    return root / "site"
+
+
+@pytest.fixture(scope="module")
+def server(hostile_site: Path):
+    with serve(hostile_site) as url:
+        yield url
+
+
+def ran(driver) -> str | None:
+    """The payload that ran on the current page, if any (after giving focus and timers a moment)."""
+    return driver.execute_async_script(
+        "const done = arguments[0]; setTimeout(() => done(localStorage.getItem('kbxss')), 50);")
+
+
+def all_pages(site: Path) -> list[str]:
+    return sorted(p.relative_to(site).as_posix() for p in site.rglob("*.html"))
+
+
+def test_there_are_enough_payloads():
+    assert len(PAYLOADS) >= 20
+
+
+def test_no_payload_runs_on_any_page_or_aid(driver, server, hostile_site: Path):
+    pages = all_pages(hostile_site)
+    assert any(p.startswith("cards/") for p in pages) and any(p.startswith("ru/") for p in pages)
+    ran_on = []
+    for page in pages:
+        driver.get(f"{server}/{page}")
+        value = ran(driver)
+        if value:
+            ran_on.append((page, value))
+            driver.execute_script("localStorage.removeItem('kbxss')")
+    assert ran_on == []
+
+
+def test_pages_carry_no_handler_frame_or_script_from_the_data(driver, server, hostile_site: Path):
+    """Beyond 'nothing ran': no element anywhere has an on* attribute, a javascript: or data: URL,
+    an iframe, object or embed, or an inline script that is not Material's own."""
+    found = []
+    for page in all_pages(hostile_site):
+        driver.get(f"{server}/{page}")
+        found += [(page, f) for f in driver.execute_script("""
+            const found = [];
+            for (const el of document.querySelectorAll('*')) {
+              for (const attr of el.attributes) {
+                if (attr.name.startsWith('on')) found.push(el.tagName + ' ' + attr.name);
+                if (/^\\s*(javascript|data|vbscript):/i.test(attr.value) && ['href', 'src', 'action', 'data', 'srcdoc'].includes(attr.name))
+                  found.push(el.tagName + ' ' + attr.name + '=' + attr.value.slice(0, 40));
+              }
+            }
+            for (const el of document.querySelectorAll('iframe, object, embed, base, meta[http-equiv]')) found.push(el.tagName);
+            for (const el of document.querySelectorAll('script:not([src])'))
+              if (!arguments[0].some(m => el.textContent.includes(m)) && el.type !== 'application/json') found.push('inline script');
+            return found;""", list(MATERIAL_INLINE))]
+    assert found == []
+
+
+def test_payload_text_is_shown_as_text(driver, server):
+    """The payloads are not lost either: a player sees them as the literal text the data holds."""
+    driver.get(f"{server}/en/mini/10-rules.html")
+    body = driver.find_element("css selector", "article").text
+    assert "<script>" in body and "onerror=" in body
+    assert driver.title.count("<") >= 1  # the page title shows the chapter title's payload as text
+
+
+def test_search_with_the_payloads_words_runs_nothing(driver, server):
+    driver.get(f"{server}/en/mini/index.html")
+    for word in SEARCH_WORDS:
+        results = search(driver, word)
+        assert results, word  # the payloads are indexed as text and found
+        assert ran(driver) is None, word
+    driver.find_element("css selector", ".kb-search-results a.kb-search-result").click()
+    assert ran(driver) is None
+
+
+def test_clicking_every_link_runs_nothing(driver, server, hostile_site: Path):
+    """Every link on every page is clicked (each distinct target once per page)."""
+    clicked, ran_on = 0, []
+    for page in all_pages(hostile_site):
+        url = f"{server}/{page}"
+        driver.get(url)
+        targets = driver.execute_script(
+            "return [...new Set([...document.querySelectorAll('a[href]')].map(a => a.getAttribute('href')))]")
+        for target in targets:
+            if urlsplit(target).scheme in ("http", "https") and not target.startswith(server):
+                continue  # nothing external is linked from the data; Material's own links stay unclicked
+            driver.get(url)
+            driver.execute_script(
+                "const a = [...document.querySelectorAll('a[href]')].find(a => a.getAttribute('href') === arguments[0]);"
+                "if (a) a.click();", target)
+            clicked += 1
+            value = ran(driver)
+            if value:
+                ran_on.append((page, target, value))
+                driver.execute_script("localStorage.removeItem('kbxss')")
+    assert clicked > 100
+    assert ran_on == []
