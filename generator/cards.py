@@ -18,6 +18,7 @@ import html as html_module
 import io
 import os
 import re
+import signal
 import subprocess
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
@@ -33,13 +34,14 @@ from pypdf.generic import ArrayObject, DictionaryObject, FloatObject, NameObject
 from weasyprint import HTML
 from weasyprint.formatting_structure.boxes import LineBox, MarginBox, ReplacedBox, TextBox
 from weasyprint.text.fonts import FontConfiguration
+from weasyprint.urls import URLFetcher
 
 from .errors import KbError
 from .labels import LABELS
 from .resolve import LANGUAGE_NAMES, Resolved, localised, slug_of
 from .safe_markdown import Linker, render, without_tables
 from .site import environment
-from .write import write_files
+from .write import die_with_parent, write_files
 
 MM = 72 / 25.4
 CARD_W, CARD_H = 63 * MM, 88 * MM
@@ -378,24 +380,29 @@ def css_string(text: str) -> Markup:
     return Markup("".join(c if c.isalnum() or c == " " else f"\\{ord(c):06x}" for c in str(text)))
 
 
-def refuse_fetch(url: str, timeout: int = 10, ssl_context=None):
-    """WeasyPrint's URL fetcher for the aids: nothing is fetched (no file, no network). WeasyPrint
-    logs a fetch error and goes on, so `check_and_write` also refuses any HTML that asks for one."""
-    raise AidFetchError(f"an aid asked for {url[:200]!r}")
+class NothingFetcher(URLFetcher):
+    """WeasyPrint's URL fetcher for the aids: fetches nothing (no file, no network) and remembers
+    what was asked. The aids need no resource (fonts come from fontconfig); WeasyPrint logs a
+    failed fetch and goes on, so `check_and_write` refuses the aid afterwards."""
+
+    def __init__(self):
+        super().__init__()
+        self.requested: list[str] = []
+
+    def fetch(self, url, headers=None):
+        self.requested.append(url)
+        raise ValueError("aids fetch nothing")
 
 
 def check_and_write(html: str, name: str, max_pages: int | None) -> bytes:
     missing = uncovered_characters(html)
     if missing:
         raise AidError(f"{name}: no glyph in {FONT_FAMILY} for {', '.join(missing[:10])}")
-    requested: list[str] = []
-
-    def fetcher(url: str, *args, **kwargs):
-        requested.append(url)
-        return refuse_fetch(url)
+    fetcher = NothingFetcher()
     document = HTML(string=html, url_fetcher=fetcher).render(font_config=font_config())
-    if requested:
-        raise AidFetchError(f"{name}: the aid asked for {', '.join(repr(u[:100]) for u in requested[:3])}; aids fetch nothing")
+    if fetcher.requested:
+        asked = ", ".join(repr(url[:100]) for url in fetcher.requested[:3])
+        raise AidFetchError(f"{name}: the aid asked for {asked}; aids fetch nothing")
     if max_pages is not None and len(document.pages) > max_pages:
         raise AidError(f"{name}: {len(document.pages)} pages, at most {max_pages}: "
                        f"take entries out of the aid in cards.yaml or shorten them")
@@ -440,8 +447,11 @@ def store(aid: AidFiles, job: AidJob, cache: Path | None) -> None:
 def start_worker() -> None:
     """A layout worker collects garbage less often: WeasyPrint makes hundreds of thousands of
     objects per document, and at Python's default thresholds (700, 10, 10) the collector cost
-    about a tenth of the layout time (measured on the bundled aids)."""
+    about a tenth of the layout time (measured on the bundled aids). A worker leaves Ctrl-C to the
+    build (which cancels the aids) and dies with it if the build is killed."""
     gc.set_threshold(10_000, 20, 20)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    die_with_parent()
 
 
 def start_aids(resolved: Resolved, cache: Path | None = None) -> PendingAids:

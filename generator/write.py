@@ -20,6 +20,7 @@ import ctypes
 import fcntl
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -29,7 +30,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from .errors import KbError
+from .errors import KbError, OutputError
 
 RELEASE_PARTS = {"site": "site", "docs": "docs/generated", "rules_check": "rules_check"}  # in a release -> published name
 
@@ -73,7 +74,20 @@ def run_mkdocs(repo: Path, docs_dir: Path, site_dir: Path, site_meta: str, work:
     result = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet", "-f", str(work / "mkdocs.yml")],
                             capture_output=True, text=True, cwd=repo, preexec_fn=die_with_parent)
     if result.returncode != 0:
-        raise SiteEngineError("the site engine (mkdocs) failed: " + (result.stdout + result.stderr).strip()[-2000:])
+        raise engine_failure(result.stdout + result.stderr)
+
+
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def engine_failure(output: str) -> KbError:
+    """One line for a failed mkdocs run: its last message, not its traceback; a full disk or a
+    write refused by the system is an output error like any other."""
+    lines = [line.strip() for line in ANSI.sub("", output).splitlines() if line.strip()]
+    last = lines[-1] if lines else "no message"
+    if any(marker in last for marker in ("No space left on device", "Errno 28", "File too large", "Errno 27", "Permission denied")):
+        return OutputError(f"the site engine could not write the site: {last}; nothing was replaced")
+    return SiteEngineError(f"the site engine (mkdocs) failed: {last}")
 
 
 class Release:
@@ -104,14 +118,24 @@ class Release:
         link = self.build / f".current-{os.getpid()}"
         if link.is_symlink():
             link.unlink()
+        fault_point("before-link")
         link.symlink_to(self.folder.relative_to(self.build))
+        fault_point("before-published-links")
         _published_links(self.out)
+        fault_point("before-switch")
         os.replace(link, current)  # the switch
+        fault_point("after-switch")
         if previous is not None and previous != self.folder.resolve() and previous.parent == self.releases.resolve():
             shutil.rmtree(previous, ignore_errors=True)
 
     def discard(self) -> None:
         shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def fault_point(name: str) -> None:
+    """For the crash tests: SIGKILL this build at the named point when KB_KILL_AT names it."""
+    if os.environ.get("KB_KILL_AT") == name:
+        os.kill(os.getpid(), signal.SIGKILL)
 
 
 def _published_links(out: Path) -> None:
@@ -159,7 +183,7 @@ def remove_leftovers(out: Path) -> list[str]:
     build = out / "build"
     current = (build / "current").resolve() if (build / "current").is_symlink() else None
     removed = []
-    candidates = list(build.glob("staging-*")) + list(build.glob(".current-*")) + list(build.glob("old-*"))
+    candidates = [*build.glob("staging-*"), *build.glob(".current-*"), *build.glob("old-*"), *build.glob("cards-cache/*.partial")]
     if (build / "releases").is_dir():
         candidates += [r for r in (build / "releases").iterdir() if r.resolve() != current]
     for path in candidates:
