@@ -39,6 +39,9 @@ CODES: dict[str, tuple[str, str]] = {
     "E037": ("game not set up", "Create data/games/<game>/game.yaml, and list the game's sources in the manifest."),
     "E039": ("unknown rules-check", "example.check names a function of rules_check: game.check as listed by `python -m rules_check --list`."),
     "E038": ("duplicate chapter order", "Chapter files are ordered by their NN- prefix; give each a different number."),
+    "E050": ("source-language text differs from its cited lines", "Carry the cited lines word for word; record each repair under `corrections` (from: what the source has, to: what the text says), or cite the right lines."),
+    "E051": ("declared correction not applied", "The text must contain the correction's `to`; apply the repair in the text or remove the correction."),
+    "E052": ("working note in published text", "Remove the editors' working note (helper, TODO, FIXME, session …) from text players read; keep such notes in the issue tracker."),
 }
 
 

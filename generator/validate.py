@@ -10,7 +10,7 @@ import hashlib
 from collections import Counter
 from pathlib import Path
 
-from . import textmatch
+from . import textmatch, validate_text
 from .linerange import parse_ranges, range_lines
 from .load import LoadedData, load
 from .model import Chapter, KnowledgeBase, Source, Where, plain
@@ -345,6 +345,7 @@ def check(loaded: LoadedData, problems: Problems) -> KnowledgeBase:
     """The knowledge base of loaded files, every problem in its shape and meaning recorded."""
     kb = build_knowledge_base(loaded, problems)
     MeaningChecks(kb, problems).run()
+    validate_text.check(kb, problems)  # E050-E052: text against its sources, corrections, working notes
     return kb
 
 
