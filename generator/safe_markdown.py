@@ -194,3 +194,8 @@ def without_tables(text: str) -> str:
     """Text minus its Markdown table rows: used where the entry's `table` data is shown instead,
     localised, so the table is not printed twice."""
     return "\n".join(line for line in text.split("\n") if not line.lstrip().startswith("|")).strip()
+
+
+def has_image(text: str) -> bool:
+    """Whether the text shows an image (whatever its destination)."""
+    return any(child.type == "image" for token in _MD.parse(text, {"linker": None}) for child in token.children or [])

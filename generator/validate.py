@@ -10,7 +10,7 @@ import hashlib
 from collections import Counter
 from pathlib import Path
 
-from . import textmatch, validate_text
+from . import textmatch, validate_markup, validate_text
 from .linerange import parse_ranges, range_lines
 from .load import LoadedData, load
 from .model import Chapter, KnowledgeBase, Source, Where, plain
@@ -346,6 +346,7 @@ def check(loaded: LoadedData, problems: Problems) -> KnowledgeBase:
     kb = build_knowledge_base(loaded, problems)
     MeaningChecks(kb, problems).run()
     validate_text.check(kb, problems)  # E050-E052: text against its sources, corrections, working notes
+    validate_markup.check(kb, problems)  # E060-E061: links and images the renderer would refuse
     return kb
 
 

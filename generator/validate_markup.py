@@ -1,0 +1,22 @@
+"""Checks that the renderer's safety rules are heard before a build: a link or image destination in
+an entry's text that `safe_markdown` would drop (E060), and an image in an entry that a player aid
+prints (E061: aids fetch nothing, so the build would fail there)."""
+from __future__ import annotations
+
+from .model import KnowledgeBase
+from .problems import Problems
+from .safe_markdown import has_image, refused_destinations
+
+
+def check(kb: KnowledgeBase, problems: Problems) -> None:
+    on_aids = {entry_id for aid in kb.aids.values() for section in aid["sections"] for entry_id in section["entries"]}
+    for entry_id, entry in kb.entries.items():
+        where = kb.where[entry_id]
+        for lang, text in entry["text"].items():
+            position = where.document.positions.of(where.path + ["text", lang])
+            for refused in refused_destinations(text):
+                problems.add(where.document.path, position, "E060",
+                             f"entry '{entry_id}', {lang} text: link or image to {refused}")
+            if entry_id in on_aids and has_image(text):
+                problems.add(where.document.path, position, "E061",
+                             f"entry '{entry_id}', {lang} text: an image in an entry printed on a player aid")
