@@ -22,7 +22,16 @@ from pathlib import Path
 from ruamel.yaml import YAML
 
 REPO = Path(__file__).resolve().parent.parent
-SAMPLE_QUERIES = {"en": ["retreating", "ruined regions"], "pl": ["spustoszonych", "kości walki"], "ru": ["отступил", "кубики атаки"]}
+def sample_queries(site: Path, data_dir: Path) -> dict[str, list[str]]:
+    """Two look-ups per language section: the first two glossary names of the first game in that
+    language, as a player would type them (a first query, then a later one)."""
+    from .languages import read_languages
+    from .search import payload_of
+    queries = {}
+    for lang in read_languages(data_dir).codes:
+        docs = payload_of((site / "search" / lang / "d-0.js").read_text(encoding="utf-8")) if (site / "search" / lang).is_dir() else []
+        queries[lang] = [doc[1] for doc in docs[:2]]
+    return {lang: q for lang, q in queries.items() if len(q) == 2}
 TARGETS = "generator ≤ ¼ site engine · 100× ≤ 120 × 1× · peak < 2 GB at 100× · ≤ 150 KB search data per query · median page ≤ 60 KB · 1× full build ≤ 10 s"
 
 
@@ -110,7 +119,7 @@ def measure_size(data: Path, out: Path) -> dict:
     return {
         "entries": report.entries, "pages": len(html_sizes),
         "median_page_kb": round(statistics.median(html_sizes) / 1024, 1), "largest_page_kb": round(html_sizes[-1] / 1024, 1),
-        "stages": stages, "queries": query_downloads(site),
+        "stages": stages, "queries": query_downloads(site, sample_queries(site, data)),
     }
 
 
@@ -126,13 +135,14 @@ def full_build(data: Path, out: Path) -> float:
 
 # -- what a query downloads ----------------------------------------------------------------------
 
-def query_downloads(site: Path) -> dict:
+def query_downloads(site: Path, queries_by_language: dict[str, list[str]]) -> dict:
     """Bytes of search data the browser fetches for a first query and a later one, per language:
     search.replay runs kb-search.js's steps (meta, the query words' shards, the top results'
     document chunks) and names each file it loads; a file already loaded costs nothing again."""
-    from .search import payload_of, replay
+    from .search import payload_of, replay, script_config
+    folding = script_config((site / "assets" / "kb-languages.js").read_text(encoding="utf-8"))["fold"]
     report = {}
-    for lang, queries in SAMPLE_QUERIES.items():
+    for lang, queries in queries_by_language.items():
         folder = site / "search" / lang
         fetched: set[str] = set()
         sizes = []
@@ -143,7 +153,7 @@ def query_downloads(site: Path) -> dict:
 
         for query in queries:
             before = sum((folder / f).stat().st_size for f in fetched)
-            replay(query, fetch)
+            replay(query, fetch, folding)
             sizes.append(sum((folder / f).stat().st_size for f in fetched) - before)
         report[lang] = {"first_query_kb": round(sizes[0] / 1024, 1), "later_query_kb": round(sizes[1] / 1024, 1)}
     return report
@@ -205,7 +215,7 @@ def format_table(results: list[dict]) -> str:
     lines.append("generator".ljust(14) + "".join(f"{sum(r['stages'][s]['seconds'] for s in GENERATOR_STAGES):11.2f}{'':11}" for r in results))
     for key in ("entries", "pages", "median_page_kb", "largest_page_kb"):
         lines.append(key.ljust(14) + "".join(f"{r[key]:>22}" for r in results))
-    for lang in SAMPLE_QUERIES:
+    for lang in results[0]["queries"]:
         lines.append(f"query {lang} KB".ljust(14) + "".join(
             f"{r['queries'][lang]['first_query_kb']:>13} then {r['queries'][lang]['later_query_kb']:<4}" for r in results))
     return "\n".join(lines)

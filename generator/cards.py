@@ -37,8 +37,7 @@ from weasyprint.text.fonts import FontConfiguration
 from weasyprint.urls import URLFetcher
 
 from .errors import KbError
-from .labels import LABELS
-from .resolve import LANGUAGE_NAMES, Resolved, localised, slug_of
+from .resolve import Resolved, TableText, slug_of
 from .safe_markdown import Linker, render, without_tables
 from .site import environment
 from .write import die_with_parent, write_files
@@ -74,7 +73,7 @@ def aid_links(resolved: Resolved) -> dict[tuple[str, str], AidLinks]:
     link the aids while they are still being laid out."""
     links = {}
     for game, lang in aid_languages(resolved):
-        labels = LABELS[lang]
+        labels = resolved.languages.ui(lang)
         downloads = [(f"{labels[label]} {PAPER_NAMES[paper]} (PDF)", f"cards/{aid_file(game, lang, f'{kind}-{paper}.pdf')}")
                      for kind, label in (("sheet", "sheet"), ("cards", "poker_cards")) for paper in SHEETS]
         downloads.append((f"{labels['sheet']} (HTML)", f"cards/{aid_file(game, lang, 'sheet.html')}"))
@@ -110,6 +109,7 @@ def aid_sections(resolved: Resolved, game: str, lang: str) -> list[dict]:
     """The aid's sections with each entry's title (text) and body (safe HTML), in the reader's language."""
     kb = resolved.kb
     env = environment("cards")
+    labels = resolved.languages.ui(lang)
     sections = []
     for section in kb.aids[game]["sections"]:
         items = []
@@ -117,32 +117,26 @@ def aid_sections(resolved: Resolved, game: str, lang: str) -> list[dict]:
             entry = kb.entries[entry_id]
             shown = resolved.display_language(entry, lang)
             linker = Linker(reference_href=lambda ref: None, reference_label=lambda ref, shown=shown: resolved_title(resolved, ref, shown))
-            html = render(aid_text(entry, shown), linker)
+            html = render(aid_text(resolved, entry, shown), linker)
             if "<img" in html:
                 raise AidFetchError(f"entry '{entry_id}' has an image; aids fetch nothing (aid {game}-{lang})")
             if "table" in entry and entry["table"].get("shown", True):
-                html += table_html(env, entry["table"], lang)
+                html += table_html(env, resolved.table(entry["table"], lang))
             items.append({
                 "id": entry_id, "anchor": slug_of(entry_id), "title": entry["title"][shown], "html": html,
-                "fallback": None if shown == lang else LABELS[lang]["fallback"].format(shown=LANGUAGE_NAMES[shown][lang]),
+                "fallback": None if shown == lang else labels["fallback"].format(shown=resolved.languages.name_in(shown, lang)),
             })
-        sections.append({"title": section["title"].get(lang) or section["title"]["en"], "items": items})
+        sections.append({"title": resolved.text_in(section["title"], lang), "items": items})
     return sections
 
 
-RESOLUTION_MARKS = ("**Resolution", "**Rozstrzygnięcie", "**Решение")
-
-
-def aid_text(entry: dict, lang: str) -> str:
-    """What an aid prints of an entry: the whole text, except that a clarification shows its resolution."""
+def aid_text(resolved: Resolved, entry: dict, lang: str) -> str:
+    """What an aid prints of an entry: the whole text, except that a clarification shows its ruling."""
     text = entry["text"][lang]
     if "table" in entry:
         return without_tables(text)
     if entry["kind"] == "clarification":
-        paragraphs = text.split("\n\n")
-        start = next((i for i, p in enumerate(paragraphs) if p.lstrip().startswith(RESOLUTION_MARKS)), None)
-        if start is not None:
-            return "\n\n".join(paragraphs[start:])
+        return resolved.ruling(entry, lang) or text
     return text
 
 
@@ -151,13 +145,9 @@ def resolved_title(resolved: Resolved, ref: str, lang: str) -> str:
     return item["title"][resolved.display_language(item, lang)]
 
 
-def table_html(env, table: dict, lang: str) -> Markup:
+def table_html(env, table: TableText) -> Markup:
     """A data table for an aid, every cell plain text (escaped by the template)."""
-    def cell(value) -> str:
-        value = localised(value, lang)
-        return "" if value is None else str(value)
-    return Markup(env.get_template("table.html.j2").render(head=[cell(c["title"]) for c in table["columns"]],
-                                                    rows=[[cell(row.get(c["key"])) for c in table["columns"]] for row in table["rows"]], note=None))
+    return Markup(env.get_template("table.html.j2").render(head=table.head, rows=table.rows, note=None))
 
 
 def paints(box) -> bool:
@@ -336,12 +326,12 @@ class AidJob:
 
 def aid_job(resolved: Resolved, game: str, lang: str) -> AidJob:
     kb = resolved.kb
-    labels = LABELS[lang]
+    labels = resolved.languages.ui(lang)
     game_data = kb.games[game]
     aid = kb.aids[game]
-    title = (aid.get("title") or game_data["title"]).get(lang) or game_data["title"]["en"]
-    subtitle = f"{labels['cards']} · {LANGUAGE_NAMES[lang][lang]}"
-    footer = f"{game_data['title'].get(lang) or game_data['title']['en']} · {labels['data_version']} {resolved.data_version}"
+    title = resolved.text_in(aid.get("title") or game_data["title"], lang)
+    subtitle = f"{labels['cards']} · {resolved.languages[lang].name}"
+    footer = f"{resolved.text_in(game_data['title'], lang)} · {labels['data_version']} {resolved.data_version}"
     env = environment("cards")
     env.filters["css_string"] = css_string
     common = {"lang": lang, "title": title, "subtitle": subtitle, "footer": footer, "sections": aid_sections(resolved, game, lang)}

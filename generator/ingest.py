@@ -18,7 +18,11 @@ from pathlib import Path
 
 from ruamel.yaml import YAML
 
+from .errors import KbError
+from .languages import read_languages
 from .linerange import format_lines
+
+DEFAULT_DATA = Path(__file__).resolve().parent.parent / "data"
 
 WEB = re.compile(r"(https?://|www\.|кибер\w*|cyberpedia|\.(ru|su|com|pl)\b|©|Поделиться|Заказать работу|\[email\s*protected\]|оценок|\d+\.\d+ с\.$)", re.I)
 EMAIL = re.compile(r"[\w.+-]+@[\w-]+\.[\w.]+")
@@ -166,21 +170,28 @@ def _source_info(path: Path) -> dict:
     return {}
 
 
-def ingest_file(path: Path, source_id: str | None, language: str | None, out=sys.stdout) -> int:
+class IngestError(KbError):
+    """A source text ingest cannot read; its own codes (I…), not validate's."""
+
+    def __init__(self, code: str, message: str, location: tuple[str, int, int], hint: str):
+        super().__init__(message, location, hint)
+        self.code = code
+
+
+def ingest_file(path: Path, source_id: str | None, language: str | None, out=sys.stdout, data_dir: Path = DEFAULT_DATA) -> int:
     if not path.is_file():
-        print(f"{path}:1:1: E036 no such source file", file=sys.stderr)
-        return 1
+        raise IngestError("I001", "no such source file", (str(path), 1, 1), "Give the path of a plain-text rulebook file.")
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as err:
-        print(f"{path}:1:1: E003 not UTF-8 (byte {err.start}); re-save the text as UTF-8", file=sys.stderr)
-        return 1
+        raise IngestError("I002", f"not UTF-8 (byte {err.start})", (str(path), 1, 1), "Re-save the text as UTF-8.") from None
     info = _source_info(path)
     source_id = source_id or info.get("id") or re.sub(r"[^a-z0-9-]+", "-", path.stem.lower()).strip("-")
     language = language or info.get("language")
-    if language not in ("en", "pl", "ru"):
-        print(f"{path}:1:1: E014 unknown language; pass --language en|pl|ru", file=sys.stderr)
-        return 1
+    known = read_languages(data_dir).codes
+    if language not in known:
+        raise IngestError("I003", f"unknown language {language!r}", (str(path), 1, 1),
+                          f"Pass --language with one of {', '.join(known)} (the languages defined in data/languages/).")
     game = info.get("game", source_id.split("-")[0])
     lines = text.split("\n")
     if text.endswith("\n"):

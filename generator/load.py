@@ -1,6 +1,8 @@
 """Stage 1, load: read every file under data/ into documents, refusing what is out of place.
 
 Known places (see docs/data-format.md):
+  data/languages/<code>/language.yaml   a language: code, name, fallback, search folding
+  data/languages/<code>/ui.yaml         its interface texts
   data/sources/manifest.yaml            the source manifest
   data/sources/<file>.txt               raw rulebook texts named in the manifest
   data/games/<game>/game.yaml           a game
@@ -42,6 +44,9 @@ class LoadedData:
     source_files: dict[str, Path] = field(default_factory=dict)  # file name -> path
 
 
+LANGUAGE_FILES = {"language.yaml": "language", "ui.yaml": "ui"}  # data/languages/<code>/
+
+
 def _shown(path: Path, root: Path) -> str:
     try:
         return str(path.relative_to(root.parent))
@@ -53,6 +58,8 @@ def _place_of(relative: tuple[str, ...]) -> tuple[str, str | None, int | None] |
     """(kind, game, order) for a YAML file's path relative to data/, or None if unknown."""
     if relative == ("sources", "manifest.yaml"):
         return "manifest", None, None
+    if len(relative) == 3 and relative[0] == "languages" and relative[2] in LANGUAGE_FILES:
+        return LANGUAGE_FILES[relative[2]], None, None
     if len(relative) == 3 and relative[0] == "games" and relative[2] in GAME_FILES:
         return GAME_FILES[relative[2]], relative[1], None
     if len(relative) == 4 and relative[0] == "games" and relative[2] == "noise" and NAMED_FILE.match(relative[3]):

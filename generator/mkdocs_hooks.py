@@ -17,15 +17,17 @@ from pathlib import Path
 
 from mkdocs.structure.toc import get_toc
 
-SECTION_LANGUAGES = ("en", "pl", "ru")
 SITE_META = "kb-site.json"
 _pages: dict[str, dict] = {}
+_languages: set[str] = set()  # the language sections (data/languages/), from the site meta
 
 
 def on_config(config):
     meta = json.loads((Path(config.config_file_path).parent / SITE_META).read_text(encoding="utf-8"))
     _pages.clear()
     _pages.update(meta["pages"])
+    _languages.clear()
+    _languages.update(meta["languages"])
     config.nav = meta["nav"]
     return config
 
@@ -47,7 +49,7 @@ def on_page_content(html, page, config, files):
 
 def on_post_page(output, page, config):
     section = page.file.src_uri.split("/", 1)[0]
-    if section in SECTION_LANGUAGES:
-        output = output.replace('<html lang="en"', f'<html lang="{section}"', 1)
+    if section in _languages:
+        output = output.replace(f'<html lang="{config.theme["language"]}"', f'<html lang="{section}"', 1)
     page.content = None
     return output

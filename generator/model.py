@@ -4,6 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from .languages import Languages
 from .load import Document
 
 
@@ -47,6 +48,7 @@ class KnowledgeBase:
     aids: dict[str, dict] = field(default_factory=dict)      # game -> player-aid selection (cards.yaml)
     where: dict[str, Where] = field(default_factory=dict)     # id -> where it is written
     broken_ids: set[str] = field(default_factory=set)         # ids of items skipped for a reported problem
+    languages: Languages = field(default_factory=lambda: Languages([]))  # data/languages/
     _groups: dict = field(default_factory=dict, repr=False, compare=False)  # see _by_game
 
     def game_of(self, item_id: str) -> str:

@@ -44,6 +44,8 @@ CODES: dict[str, tuple[str, str]] = {
     "E052": ("working note in published text", "Remove the editors' working note (helper, TODO, FIXME, session …) from text players read; keep such notes in the issue tracker."),
     "E060": ("link or image the site would refuse", "Link only to the site's own pages ([[id]] references) or to https:// addresses; javascript:, file:, data: and other schemes are refused."),
     "E061": ("image in an entry printed on a player aid", "Player aids fetch nothing: remove the image, or take the entry out of the aid in cards.yaml."),
+    "E062": ("language definition incomplete", "Each data/languages/<code>/ folder holds language.yaml (code = folder name, fallbacks that exist) and ui.yaml; see docs/data-format.md, \"Languages\"."),
+    "E063": ("game in an undefined language", "Add data/languages/<code>/ (language.yaml and ui.yaml) for the language, or remove it from the game's languages."),
 }
 
 

@@ -11,14 +11,9 @@ import json
 import re
 from dataclasses import dataclass, field
 
+from .languages import Languages
 from .model import Chapter, KnowledgeBase
 
-LANGUAGES = ("en", "pl", "ru")
-LANGUAGE_NAMES = {
-    "en": {"en": "English", "pl": "angielski", "ru": "английский"},
-    "pl": {"en": "Polish", "pl": "polski", "ru": "польский"},
-    "ru": {"en": "Russian", "pl": "rosyjski", "ru": "русский"},
-}
 WORD = re.compile(r"[^\W_]+")
 PUNCTUATION = re.compile(r"[^\w\s]|_")
 
@@ -73,6 +68,13 @@ class TermMatcher:
 
 
 @dataclass
+class TableText:
+    head: list[str]
+    rows: list[list[str]]
+    note: str | None
+
+
+@dataclass
 class Resolved:
     kb: KnowledgeBase
     data_version: str
@@ -85,13 +87,34 @@ class Resolved:
     def games(self) -> list[dict]:
         return [self.kb.games[g] for g in sorted(self.kb.games)]
 
+    @property
+    def languages(self) -> Languages:
+        return self.kb.languages
+
     def display_language(self, item: dict, reader: str) -> str:
-        """The reader's language if the item has it, else English, else its original language."""
-        available = item["text"] if "text" in item else item["title"]
-        for lang in (reader, "en", *self.original_languages(item), *LANGUAGES):
-            if lang in available:
-                return lang
-        raise ValueError(f"{item.get('id')} has no text")
+        """The language a reader is shown of an entry or chapter (see Languages.pick)."""
+        return self.languages.pick(item["text"] if "text" in item else item["title"], reader, self.original_languages(item))
+
+    def text_in(self, values, reader: str):
+        """A per-language value (game title, summary, table cell, term name) for a reader."""
+        return self.languages.text(values, reader)
+
+    def table(self, table: dict, reader: str) -> TableText:
+        """A data table's head, rows and note as plain text in the reader's language (empty cells '')."""
+        def cell(value) -> str:
+            value = self.text_in(value, reader)
+            return "" if value is None else str(value)
+        columns = table["columns"]
+        return TableText([cell(c["title"]) for c in columns], [[cell(row.get(c["key"])) for c in columns] for row in table["rows"]],
+                         cell(table["note"]) if "note" in table else None)
+
+    def ruling(self, entry: dict, lang: str) -> str | None:
+        """A clarification's ruling in its `lang` text: the paragraphs from the one that opens with the
+        language's bold resolution label ("**Resolution:**") on; None if the text has no such paragraph."""
+        mark = f"**{self.languages[lang].resolution_label}" if lang in self.languages else None
+        paragraphs = entry["text"][lang].split("\n\n")
+        start = next((i for i, p in enumerate(paragraphs) if mark and p.lstrip().startswith(mark)), None)
+        return "\n\n".join(paragraphs[start:]) if start is not None else None
 
     @staticmethod
     def original_languages(item: dict) -> list[str]:
@@ -99,13 +122,6 @@ class Resolved:
 
     def chapter_of(self, entry_id: str) -> Chapter:
         return self.kb.chapters[self.kb.entry_chapter[entry_id]]
-
-
-def localised(value, lang: str):
-    """A table cell or label that may be per-language: the reader's language, else English, else any."""
-    if isinstance(value, dict):
-        return value.get(lang) or value.get("en") or next(iter(value.values()))
-    return value
 
 
 def page_name(chapter: Chapter) -> str:
@@ -150,7 +166,7 @@ def resolve(kb: KnowledgeBase, checks_by_entry: dict[str, list[str]] | None = No
             resolved.clarifications_of.setdefault(affected, []).append(entry_id)
     for game in kb.games:
         terms = kb.terms_of(game)
-        for lang in LANGUAGES:
+        for lang in kb.languages.codes:
             resolved.matchers[(game, lang)] = _term_matcher(terms, lang)
     for entry_id, entry in kb.entries.items():
         game = kb.game_of(entry_id)

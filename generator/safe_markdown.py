@@ -169,8 +169,13 @@ def render(text: str, linker: Linker | None = None) -> Markup:
     return Markup(_MD.renderer.render(tokens, _MD.options, {}))
 
 
+LINK_SYNTAX = ("](", "]:", "<", "![")  # what any link or image needs; text without them is not parsed
+
+
 def refused_destinations(text: str) -> list[str]:
     """The link and image destinations of `text` that rendering would drop, each with the reason."""
+    if not any(mark in text for mark in LINK_SYNTAX):
+        return []
     refused: list[str] = []
     _tokens(text, None, refused)
     return refused
@@ -198,4 +203,6 @@ def without_tables(text: str) -> str:
 
 def has_image(text: str) -> bool:
     """Whether the text shows an image (whatever its destination)."""
+    if "![" not in text:
+        return False
     return any(child.type == "image" for token in _MD.parse(text, {"linker": None}) for child in token.children or [])

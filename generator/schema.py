@@ -22,6 +22,8 @@ SCHEMA_OF_KIND = {
     "noise": "noise.schema.json",
     "chapter": "chapter.schema.json",
     "cards": "cards.schema.json",
+    "language": "language.schema.json",
+    "ui": "ui.schema.json",
 }
 CODE_OF_VALIDATOR = {
     "required": "E011", "dependentRequired": "E011",

@@ -26,11 +26,9 @@ import re
 from collections import defaultdict
 from typing import Callable, Iterable
 
-from .labels import LABELS
-from .resolve import LANGUAGES, Resolved, slug_of
+from .resolve import Resolved, slug_of
 from .textmatch import strip_links
 
-FOLD = {"ą": "a", "ć": "c", "ę": "e", "ł": "l", "ń": "n", "ó": "o", "ś": "s", "ź": "z", "ż": "z", "ё": "е"}
 TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
 # A word's weight in a document, by where it stands. An entry's own title and the terms it defines
 # outrank keywords, which outrank terms it merely mentions; body text counts by frequency, capped.
@@ -48,15 +46,16 @@ DIGITS = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz-_"
 DIGIT_VALUE = {c: v for v, c in enumerate(DIGITS)}
 
 
-def fold(text: str) -> str:
+def fold(text: str, folding: dict[str, str]) -> str:
+    """Lower case, and letters matched as others (the languages' `folding`, data/languages/)."""
     text = text.lower()
-    for letter, plain in FOLD.items():  # ten str.replace calls: 10× faster than str.translate on Cyrillic
+    for letter, plain in folding.items():  # a few str.replace calls: 10× faster than str.translate on Cyrillic
         text = text.replace(letter, plain)
     return text
 
 
-def tokens(text: str) -> list[str]:
-    return TOKEN.findall(fold(text))
+def tokens(text: str, folding: dict[str, str]) -> list[str]:
+    return TOKEN.findall(fold(text, folding))
 
 
 def _plain(markdown: str) -> str:
@@ -69,6 +68,7 @@ class SearchIndex:
     def __init__(self, resolved: Resolved):
         self.r = resolved
         self.kb = resolved.kb
+        self.folding = resolved.languages.folding()
         self.defined_by: dict[str, set[str]] = defaultdict(set)      # entry id -> terms naming it their definition
         self.named: dict[tuple[str, str], set[str]] = defaultdict(set)  # (game, lower-case name) -> term ids
         for term in self.kb.terms.values():
@@ -82,7 +82,7 @@ class SearchIndex:
         words = []
         for term_id in sorted(term_ids):
             term = self.kb.terms[term_id]
-            for lang in LANGUAGES:
+            for lang in self.r.languages.codes:
                 words.append(term["names"].get(lang, ""))
                 words += term.get("variants", {}).get(lang, []) + term.get("forms", {}).get(lang, [])
         return " ".join(words)
@@ -100,7 +100,7 @@ class SearchIndex:
         for game in self.r.games():
             if reader not in game["languages"]:
                 continue
-            game_title = game["title"].get(reader) or game["title"]["en"]
+            game_title = self.r.text_in(game["title"], reader)
             for chapter in self.kb.chapters_of(game["id"]):
                 chapter_title = chapter.data["title"][self.r.display_language(chapter.data, reader)]
                 for entry_id in chapter.entry_ids:
@@ -121,40 +121,42 @@ class SearchIndex:
                         },
                     }
             for term in self.kb.terms_of(game["id"]):
-                name = term["names"].get(reader) or term["names"]["en"]
+                name = self.r.text_in(term["names"], reader)
                 yield {
                     "url": f"{reader}/{game['id']}/glossary.html#term-{term['id'].rsplit('/', 1)[1]}",
-                    "id": term["id"], "title": name, "context": f"{game_title} · {LABELS[reader]['glossary']}", "kind": "glossary",
+                    "id": term["id"], "title": name, "context": f"{game_title} · {self.r.languages.ui(reader)['glossary']}", "kind": "glossary",
                     "fields": {WEIGHT_GLOSSARY: self.aliases({term["id"]}), WEIGHT_TEXT: ""},
                 }
 
-    @staticmethod
-    def word_weights(fields: dict[int, str]) -> dict[str, int]:
-        """A word's weight in a document: the highest field it stands in; in body text, its count (capped)."""
-        weights: dict[str, int] = defaultdict(int)
-        for word in tokens(fields.get(WEIGHT_TEXT, "")):
-            weights[word] = min(weights[word] + 1, MAX_TEXT_WEIGHT)
-        for field_weight, text in fields.items():
-            if field_weight != WEIGHT_TEXT:
-                for word in tokens(text):
-                    weights[word] = max(weights[word], field_weight)
-        return weights
-
     def build(self, reader: str) -> dict[str, str]:
         """File name (under search/<lang>/) -> JavaScript content."""
-        return index_files(self.documents(reader))
+        return index_files(self.documents(reader), self.folding)
 
     def all_files(self) -> dict[str, str]:
-        return {f"search/{lang}/{name}": content for lang in LANGUAGES for name, content in self.build(lang).items()}
+        files = {f"search/{lang}/{name}": content for lang in self.r.languages.codes for name, content in self.build(lang).items()}
+        files["assets/kb-languages.js"] = self.r.languages.script_config()
+        return files
 
 
-def index_files(docs: Iterable[dict]) -> dict[str, str]:
+def word_weights(fields: dict[int, str], folding: dict[str, str]) -> dict[str, int]:
+    """A word's weight in a document: the highest field it stands in; in body text, its count (capped)."""
+    weights: dict[str, int] = defaultdict(int)
+    for word in tokens(fields.get(WEIGHT_TEXT, ""), folding):
+        weights[word] = min(weights[word] + 1, MAX_TEXT_WEIGHT)
+    for field_weight, text in fields.items():
+        if field_weight != WEIGHT_TEXT:
+            for word in tokens(text, folding):
+                weights[word] = max(weights[word], field_weight)
+    return weights
+
+
+def index_files(docs: Iterable[dict], folding: dict[str, str]) -> dict[str, str]:
     """The index files of a language's documents (dicts as `SearchIndex.documents` yields them)."""
     rows = []
     heads: dict[str, dict[int, list[int]]] = defaultdict(lambda: defaultdict(list))  # word -> weight -> docs
     for number, doc in enumerate(docs):
         rows.append([doc["url"], doc["title"], doc["context"], doc["kind"], doc["id"]])
-        for word, weight in SearchIndex.word_weights(doc["fields"]).items():
+        for word, weight in word_weights(doc["fields"], folding).items():
             same_weight = heads[word][weight]
             # Documents come in increasing number, so the first HEAD_POSTINGS of a weight are its
             # best; later ones could never enter the head. This also bounds memory at any size.
@@ -245,6 +247,11 @@ def _js(kind: str, key: str, payload) -> str:
     return f"kbSearchChunk({json.dumps(kind)},{json.dumps(key)},{body});\n"
 
 
+def script_config(script: str) -> dict:
+    """The payload of assets/kb-languages.js (Languages.script_config), for Python replays."""
+    return json.loads(script[script.index("=") + 1:script.rindex(";")])
+
+
 def payload_of(script: str):
     """The payload of an index file (the inverse of `_js`)."""
     return json.loads(script[script.index(",", script.index(",") + 1) + 1:script.rindex(")")])
@@ -252,8 +259,8 @@ def payload_of(script: str):
 
 # -- the client, in Python ------------------------------------------------------------------------
 
-def query_words(text: str) -> list[str]:
-    return [w for w in tokens(text) if len(w) >= 2]
+def query_words(text: str, folding: dict[str, str]) -> list[str]:
+    return [w for w in tokens(text, folding) if len(w) >= 2]
 
 
 def quality(query: str, word: str) -> float:
@@ -312,10 +319,11 @@ def rank(words: list[str], candidates: list[Iterable[tuple[str, str]]]) -> list[
     return sorted(ranked, key=lambda r: (-r[1], r[0]))[:RESULTS]
 
 
-def replay(text: str, fetch: Callable[[str], object]) -> list[dict]:
+def replay(text: str, fetch: Callable[[str], object], folding: dict[str, str]) -> list[dict]:
     """What kb-search.js does for a query: `fetch(name)` gives the payload of one index file of the
-    language (meta.js, s-<n>.js, d-<n>.js), in the order the browser loads them. Returns the results."""
-    words = query_words(text)
+    language (meta.js, s-<n>.js, d-<n>.js), in the order the browser loads them; `folding` is the
+    languages' (assets/kb-languages.js, see `script_config`). Returns the results."""
+    words = query_words(text, folding)
     if not words:
         return []
     meta = fetch("meta.js")

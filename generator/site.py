@@ -17,12 +17,11 @@ from pathlib import Path
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup, escape
 
-from .labels import LABELS
-from .resolve import LANGUAGE_NAMES, LANGUAGES, Resolved, localised, slug_of
+from .resolve import Resolved, slug_of
 from .safe_markdown import Linker, render, without_tables
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
-LANGUAGE_SWITCH_NAMES = {"en": "English", "pl": "Polski", "ru": "Русский"}  # each in its own language
+RENDERING = "en"  # a clarification statement's field holding the editors' English rendering of its quote
 
 
 def environment(sub: str, autoescape: bool = True) -> Environment:
@@ -48,6 +47,7 @@ class SiteRenderer:
         self.r = resolved
         self.kb = resolved.kb
         self.env = environment("site")
+        self.langs = resolved.languages
         self.aid_links = aid_links  # (game, lang) -> cards.AidLinks (paths relative to the site root)
         self.page_meta: dict[str, PageMeta] = {}  # docs path -> title and toc, filled as pages are made
         self._rendered: dict[tuple[str, str, str], tuple[Markup, frozenset]] = {}  # see text_html
@@ -69,12 +69,15 @@ class SiteRenderer:
         item = self.kb.entries.get(item_id) or (self.kb.chapters[item_id].data if item_id in self.kb.chapters else None)
         if item is None:
             term = self.kb.terms[item_id]
-            return term["names"].get(lang) or term["names"]["en"]
+            return self.r.text_in(term["names"], lang)
         return item["title"][self.r.display_language(item, lang)]
 
     def fragment(self, template: str, **context) -> Markup:
         """A piece of a page (an entry, a table…): HTML from an autoescaping template, safe to nest."""
         return Markup(self.env.get_template(template).render(**context))
+
+    def game_name(self, game: dict, reader: str) -> str:
+        return self.r.text_in(game["title"], reader)
 
     def link(self, target_id: str, game: str, lang: str) -> dict:
         return {"title": self.title_of(target_id, lang), "href": self.href(target_id, game)}
@@ -100,43 +103,38 @@ class SiteRenderer:
 
     # -- pieces ----------------------------------------------------------------------------
     def citation(self, item: dict, reader: str) -> list[str]:
-        labels = LABELS[reader]
+        labels = self.langs.ui(reader)
         parts = []
         for lang, origin in item["origin"].items():
-            name = LANGUAGE_NAMES[lang][reader]
+            name = self.langs.name_in(lang, reader)
             if "source" in origin:
                 source = self.kb.sources[origin["source"]]
                 parts.append(f"{labels['source']} ({name}): {source.title}, {labels['lines']} {origin['lines']}")
             elif "translated_from" in origin:
-                parts.append(f"{name}: " + labels["translated_from"].format(lang=LANGUAGE_NAMES[origin['translated_from']][reader]))
+                parts.append(f"{name}: " + labels["translated_from"].format(lang=self.langs.name_in(origin["translated_from"], reader)))
             else:
                 parts.append(f"{name}: {labels['authored']}")
         return parts
 
     def table_html(self, table: dict, lang: str) -> Markup:
         """A data table, every cell plain text (escaped) in the reader's language."""
-        def cell(value) -> str:
-            value = localised(value, lang)
-            return "" if value is None else str(value)
-        columns = table["columns"]
-        return self.fragment("table.html.j2",
-            head=[cell(c["title"]) for c in columns], rows=[[cell(row.get(c["key"])) for c in columns] for row in table["rows"]],
-            note=cell(table["note"]) if "note" in table else None)
+        text = self.r.table(table, lang)
+        return self.fragment("table.html.j2", head=text.head, rows=text.rows, note=text.note)
 
     def example_html(self, example: dict, lang: str) -> Markup:
-        labels = LABELS[lang]
+        labels = self.langs.ui(lang)
         return self.fragment("example.html.j2",
             labels=labels, inputs=json.dumps(example["inputs"], ensure_ascii=False, indent=1),
             expected=json.dumps(example["expected"], ensure_ascii=False, indent=1))
 
     def clarification_html(self, entry: dict, game: str, lang: str) -> Markup:
-        labels = LABELS[lang]
+        labels = self.langs.ui(lang)
         data = entry["clarification"]
         statements = []
         for s in data["statements"]:
             source = self.kb.sources[s["source"]]
-            # an English rendering helps a reader who does not read the quote's language
-            statements.append({"quote": " ".join(s["quote"].split()), "rendering": s.get("en") if source.language != lang else None,
+            # the editors' English rendering (the data format's `en` field) helps a reader who does not read the quote's language
+            statements.append({"quote": " ".join(s["quote"].split()), "rendering": s.get(RENDERING) if source.language != lang else None,
                                "source": source.title, "lines": s["lines"]})
         return self.fragment("clarification.html.j2",
             labels=labels, statements=statements, status=labels[f"status_{data['status']}"], basis=data["basis"],
@@ -144,17 +142,17 @@ class SiteRenderer:
 
     def entry_html(self, entry: dict, reader: str) -> Markup:
         game = self.kb.game_of(entry["id"])
-        labels = LABELS[reader]
+        labels = self.langs.ui(reader)
         shown = self.r.display_language(entry, reader)
         linked_terms: set[str] = set()
         fallback = None
         if shown != reader:
-            fallback = labels["fallback"].format(shown=LANGUAGE_NAMES[shown][reader])
+            fallback = labels["fallback"].format(shown=self.langs.name_in(shown, reader))
         others = []
-        for lang in LANGUAGES:
+        for lang in self.langs.codes:
             if lang != shown and lang in entry["text"]:
                 others.append({
-                    "lang": lang, "name": LANGUAGE_NAMES[lang][reader],
+                    "lang": lang, "name": self.langs.name_in(lang, reader),
                     "href": self.href(entry["id"], game, reader=lang, from_lang=reader) if lang in self.kb.games[game]["languages"] and lang != reader else None,
                     "title": entry["title"][lang],
                     "text": self.text_html(entry["text"][lang], game, lang, set()),
@@ -180,7 +178,8 @@ class SiteRenderer:
             "citation": self.citation(entry, reader) + ([f"{labels['corrections']}: {len(corrections)}"] if corrections else []),
             "others": others,
             "read_in": [{"lang": lang, "name": name, "href": self.href(entry["id"], game, reader=lang, from_lang=reader)}
-                        for lang, name in LANGUAGE_SWITCH_NAMES.items() if lang != reader and lang in self.kb.games[game]["languages"]],
+                        for lang, name in ((lang.code, lang.name) for lang in self.langs)
+                        if lang != reader and lang in self.kb.games[game]["languages"]],
         }
         return self.fragment("entry.html.j2", e=view, labels=labels)
 
@@ -193,7 +192,7 @@ class SiteRenderer:
     def game_pages(self, game_id: str, reader: str):
         """(path, HTML) of a game's pages in one language: its chapters, landing page, glossary and lists."""
         game = self.kb.games[game_id]
-        labels = LABELS[reader]
+        labels = self.langs.ui(reader)
         folder = f"{reader}/{game_id}"
         chapters = self.kb.chapters_of(game_id)
         for chapter in chapters:
@@ -210,20 +209,20 @@ class SiteRenderer:
             entry = self.kb.entries[entry_id]
             shown = self.r.display_language(entry, reader)
             glance.append({**self.link(entry_id, game_id, reader), "text": self.text_html(entry["text"][shown], game_id, shown, set())})
-        game_title = game_name(game, reader)
+        game_title = self.game_name(game, reader)
         aids = self.aid_links.get((game_id, reader))
         toc = ([("round", labels["round"])] if glance else []) + [
             ("chapters", labels["chapters"]), ("reference", f"{labels['glossary']} · {labels['clarifications']} · {labels['examples']}"),
             ("aids", labels["cards"]), ("sources", labels["sources"])]
         yield self.page(
             f"{folder}/index.md", "game.html.j2", game_title, toc=toc,
-            summary=game["summary"].get(reader) or game["summary"]["en"],
+            summary=self.r.text_in(game["summary"], reader),
             glance=glance, labels=labels,
             chapters=[{"title": self.title_of(c.id, reader), "href": as_html(self.r.page_of[c.id])} for c in chapters],
             n_terms=len(self.kb.terms_of(game_id)), n_clarifications=len(clarifications), n_examples=len(examples),
             cards=[{"label": label, "href": f"../../{path}"} for label, path in aids.downloads] if aids else [],
             card_preview=f"../../{aids.preview}" if aids else None,
-            sources=[{"title": s.title, "language": LANGUAGE_NAMES[s.language][reader], "kind": s.kind,
+            sources=[{"title": s.title, "language": self.langs.name_in(s.language, reader), "kind": s.kind,
                       "precedence": s.precedence, "reason": s.precedence_reason}
                      for s in sorted((self.kb.sources[i] for i in game["sources"]), key=lambda s: s.precedence)],
         )
@@ -233,28 +232,27 @@ class SiteRenderer:
         yield self.list_page(f"{folder}/examples.md", labels["examples"] + f" — {game_title}", [
             {"title": None, "anchor": None, "items": [{**self.link(e["id"], game_id, reader), "note": None} for e in examples]}])
 
-    @staticmethod
-    def language_switch(game: dict, page: str, reader: str) -> list[dict]:
+    def language_switch(self, game: dict, page: str, reader: str) -> list[dict]:
         """The same page in the game's other languages (the reader's own without a link); kb-search.js keeps the #anchor."""
-        return [{"lang": lang, "name": LANGUAGE_SWITCH_NAMES[lang],
+        return [{"lang": lang, "name": self.langs[lang].name,
                  "href": None if lang == reader else f"../../{lang}/{game['id']}/{as_html(page)}"}
-                for lang in LANGUAGES if lang in game["languages"]]
+                for lang in self.langs.codes if lang in game["languages"]]
 
     def clarification_item(self, entry: dict, from_game: str, reader: str) -> dict:
-        labels = LABELS[reader]
+        labels = self.langs.ui(reader)
         return {**self.link(entry["id"], from_game, reader), "note": labels[f"status_{entry['clarification']['status']}"]}
 
     def list_page(self, path: str, title: str, groups: list[dict]) -> tuple[str, str]:
         return self.page(path, "list.html.j2", title, toc=[(g["anchor"], g["title"]) for g in groups if g["title"]], groups=groups)
 
     def glossary_page(self, path: str, game_id: str, reader: str) -> tuple[str, str]:
-        labels = LABELS[reader]
+        labels = self.langs.ui(reader)
         terms = []
         for term in self.kb.terms_of(game_id):
-            name_lang = reader if reader in term["names"] else "en"
-            others = [{"language": LANGUAGE_NAMES[lang][reader], "name": term["names"][lang]}
-                      for lang in LANGUAGES if lang != name_lang and lang in term["names"]]
-            variants = sorted({v for lang in LANGUAGES for v in term.get("variants", {}).get(lang, [])})
+            name_lang = self.langs.pick(term["names"], reader)
+            others = [{"language": self.langs.name_in(lang, reader), "name": term["names"][lang]}
+                      for lang in self.langs.codes if lang != name_lang and lang in term["names"]]
+            variants = sorted({v for lang in self.langs.codes for v in term.get("variants", {}).get(lang, [])})
             english_note = {"ours": labels["english_ours"], "uncertain": labels["english_uncertain"]}.get(term["english"])
             terms.append({
                 "name": term["names"][name_lang], "sort": term["names"][name_lang].lower(),
@@ -263,44 +261,48 @@ class SiteRenderer:
                 "definition": self.link(term["definition"], game_id, reader) if "definition" in term else None,
             })
         terms.sort(key=lambda t: t["sort"])
-        return self.page(path, "glossary.html.j2", f"{labels['glossary']} — {game_name(self.kb.games[game_id], reader)}",
+        return self.page(path, "glossary.html.j2", f"{labels['glossary']} — {self.game_name(self.kb.games[game_id], reader)}",
                          toc=[(t["anchor"], t["name"]) for t in terms], terms=terms, labels=labels)
 
     def language_pages(self, reader: str):
         """(path, HTML) of a language's home and cross-game pages."""
-        labels = LABELS[reader]
+        labels = self.langs.ui(reader)
         games = [g for g in self.r.games() if reader in g["languages"]]
         yield self.page(
             f"{reader}/index.md", "home.html.j2", labels["home"], labels=labels, clarifications_href="clarifications.html",
-            games=[{"title": game_name(g, reader), "href": f"{g['id']}/index.html",
-                    "summary": g["summary"].get(reader) or g["summary"]["en"]} for g in games])
+            games=[{"title": self.game_name(g, reader), "href": f"{g['id']}/index.html",
+                    "summary": self.r.text_in(g["summary"], reader)} for g in games])
         groups = []
         for game in games:
             clarifications = [e for e in self.kb.entries_of(game["id"]) if e["kind"] == "clarification"]
             items = [self.clarification_item(e, "", reader) for e in clarifications]
             for item, entry in zip(items, clarifications, strict=True):
                 item["href"] = f"{game['id']}/{as_html(self.r.page_of[entry['id']])}#{slug_of(entry['id'])}"
-            groups.append({"title": game_name(game, reader), "anchor": f"game-{game['id']}", "items": items})
+            groups.append({"title": self.game_name(game, reader), "anchor": f"game-{game['id']}", "items": items})
         yield self.list_page(f"{reader}/clarifications.md", labels["all_clarifications"], groups)
 
     def pages(self):
         """(path under the docs folder, HTML) for every page, generated one game at a time:
         a large corpus never holds all its pages in memory (write them as they come), and each
         text is rendered once for all readers of its game."""
-        yield self.page("index.md", "root.html.j2", ROOT_TITLE, languages=[
-            {"code": lang, "name": LANGUAGE_SWITCH_NAMES[lang], "href": f"{lang}/index.html"} for lang in LANGUAGES])
+        yield self.page("index.md", "root.html.j2", self.root_title(), languages=[
+            {"code": lang, "name": self.langs[lang].name, "href": f"{lang}/index.html"} for lang in self.langs.codes])
         for game in self.r.games():
             self._rendered.clear()
-            for reader in (lang for lang in LANGUAGES if lang in game["languages"]):
+            for reader in (lang for lang in self.langs.codes if lang in game["languages"]):
                 yield from self.game_pages(game["id"], reader)
         self._rendered.clear()
-        for reader in LANGUAGES:
+        for reader in self.langs.codes:
             yield from self.language_pages(reader)
+
+    def root_title(self) -> str:
+        """The root page's title: every language's name for the site ("Rules reference · Zasady gier · …")."""
+        return " · ".join(lang.ui["home"] for lang in self.langs)
 
     def site_meta(self) -> str:
         """JSON for mkdocs' hooks (mkdocs_hooks.py): the navigation and every page's title and table of
         contents, escaped. Written beside the generated mkdocs.yml after `pages()` has run."""
-        return json.dumps({"nav": self.nav(), "pages": {path: {"title": meta.title, "toc": meta.toc}
+        return json.dumps({"languages": self.langs.codes, "nav": self.nav(), "pages": {path: {"title": meta.title, "toc": meta.toc}
                                                          for path, meta in self.page_meta.items()}}, ensure_ascii=False)
 
     def nav(self) -> list:
@@ -309,16 +311,15 @@ class SiteRenderer:
         With many games, the games of a language are grouped alphabetically into about √n sections
         of about √n games: every page carries the nav around it, so a flat list of n games would make
         each page, and the site engine's work per page, grow with n."""
-        nav: list = [{"Home": "index.md"}]
-        names = {"en": "English", "pl": "Polski", "ru": "Русский"}
-        for reader in LANGUAGES:
-            labels = LABELS[reader]
+        nav: list = [{str(escape(self.root_title())): "index.md"}]
+        for reader in self.langs.codes:
+            labels = self.langs.ui(reader)
             games = []
             for game in self.r.games():
                 if reader not in game["languages"]:
                     continue
                 g = game["id"]
-                title = game_name(game, reader)
+                title = self.game_name(game, reader)
                 items: list = [{str(escape(title)): f"{reader}/{g}/index.md"}]
                 items += [{str(escape(self.title_of(c.id, reader))): f"{reader}/{g}/{self.r.page_of[c.id]}"} for c in self.kb.chapters_of(g)]
                 items += [{labels["glossary"]: f"{reader}/{g}/glossary.md"},
@@ -329,16 +330,11 @@ class SiteRenderer:
             section: list = [{labels["home"]: f"{reader}/index.md"}]
             section += [entry for _, entry in games] if len(games) <= NAV_FLAT_GAMES else alphabetical_groups(games)
             section.append({labels["all_clarifications"]: f"{reader}/clarifications.md"})
-            nav.append({names[reader]: section})
+            nav.append({str(escape(self.langs[reader].name)): section})
         return nav
 
 
-ROOT_TITLE = "Rules reference · Zasady gier · Справочник правил"
 NAV_FLAT_GAMES = 12  # up to this many games a language's nav lists them directly
-
-
-def game_name(game: dict, reader: str) -> str:
-    return game["title"].get(reader) or game["title"]["en"]
 
 
 def alphabetical_groups(games: list[tuple[str, dict]]) -> list[dict]:

@@ -10,7 +10,7 @@ import hashlib
 from collections import Counter
 from pathlib import Path
 
-from . import textmatch, validate_markup, validate_text
+from . import textmatch, validate_languages, validate_markup, validate_text
 from .linerange import parse_ranges, range_lines
 from .load import LoadedData, load
 from .model import Chapter, KnowledgeBase, Source, Where, plain
@@ -86,7 +86,7 @@ def build_knowledge_base(loaded: LoadedData, problems: Problems) -> KnowledgeBas
 
     seen_orders: dict[tuple, str] = {}
     for doc in loaded.documents:
-        if doc.kind in ("manifest", "game"):
+        if doc.kind in ("manifest", "game", "language", "ui"):
             continue
         if doc.game not in kb.games:
             problems.add(doc.path, (1, 1), "E037", f"no game.yaml for game folder '{doc.game}'")
@@ -133,6 +133,8 @@ def build_knowledge_base(loaded: LoadedData, problems: Problems) -> KnowledgeBas
                     item["game"] = doc.game
                     item["_where"] = where
                     kb.noise.append(item)
+    sound = {id(doc) for doc in loaded.documents if doc.kind in ("language", "ui") and ok(doc, [doc.kind])}
+    validate_languages.check(loaded, kb, problems, sound)  # E062-E063: data/languages/
     return kb
 
 

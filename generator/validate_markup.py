@@ -13,10 +13,8 @@ def check(kb: KnowledgeBase, problems: Problems) -> None:
     for entry_id, entry in kb.entries.items():
         where = kb.where[entry_id]
         for lang, text in entry["text"].items():
-            position = where.document.positions.of(where.path + ["text", lang])
-            for refused in refused_destinations(text):
-                problems.add(where.document.path, position, "E060",
-                             f"entry '{entry_id}', {lang} text: link or image to {refused}")
+            found = [("E060", f"entry '{entry_id}', {lang} text: link or image to {refused}") for refused in refused_destinations(text)]
             if entry_id in on_aids and has_image(text):
-                problems.add(where.document.path, position, "E061",
-                             f"entry '{entry_id}', {lang} text: an image in an entry printed on a player aid")
+                found.append(("E061", f"entry '{entry_id}', {lang} text: an image in an entry printed on a player aid"))
+            for code, message in found:  # a position costs a look into the file: only for a problem
+                problems.add(where.document.path, where.document.positions.of(where.path + ["text", lang]), code, message)

@@ -55,6 +55,9 @@ def test_bad_input_is_an_error_not_a_traceback(tmp_path):
     latin1 = tmp_path / "rulebook.txt"
     latin1.write_bytes("Zasady gry: odwr\xf3t".encode("latin-1"))
     result = run_generator("ingest", str(latin1), "--language", "pl")
-    assert result.returncode == 1 and "E003" in result.stderr and "Traceback" not in result.stderr
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert result.stderr.startswith(f"error: {latin1}:1:1: I002 not UTF-8")
     result = run_generator("ingest", str(tmp_path / "missing.txt"))
-    assert result.returncode == 1 and "E036" in result.stderr
+    assert result.returncode == 1 and result.stderr.startswith(f"error: {tmp_path / 'missing.txt'}:1:1: I001 no such source file")
+    result = run_generator("ingest", str(REPO / "data" / "sources" / "001_3ee29d774e4cebac.txt"), "--language", "xx")
+    assert result.returncode == 1 and "I003 unknown language 'xx'" in result.stderr and "en, pl, ru" in result.stderr

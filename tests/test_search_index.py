@@ -4,12 +4,26 @@ replay of kb-search.js finding the entries a player looks for, within the downlo
 from __future__ import annotations
 
 import pytest
-
 from conftest import REPO
-from generator.resolve import LANGUAGES, resolve
+
+from generator.resolve import resolve
 from generator.rules_check_gen import checks_by_entry
-from generator.search import (HEAD_POSTINGS, MAX_SHARD_BYTES, RESULTS, SearchIndex, decode_head, decode_numbers,
-                              encode_numbers, index_files, payload_of, quality, replay, shards_for, utf16)
+from generator.search import (
+    HEAD_POSTINGS,
+    MAX_SHARD_BYTES,
+    RESULTS,
+    SearchIndex,
+    decode_head,
+    decode_numbers,
+    encode_numbers,
+    index_files,
+    payload_of,
+    quality,
+    replay,
+    shards_for,
+    utf16,
+    word_weights,
+)
 from generator.validate import load_valid
 
 
@@ -17,7 +31,7 @@ from generator.validate import load_valid
 def bundled():
     """(SearchIndex, {lang: {file name: content}}) of the bundled data."""
     index = SearchIndex(resolve(load_valid(REPO / "data"), checks_by_entry()))
-    return index, {lang: index.build(lang) for lang in LANGUAGES}
+    return index, {lang: index.build(lang) for lang in index.r.languages.codes}
 
 
 def shards_of(files: dict[str, str]) -> list[dict[str, str]]:
@@ -64,7 +78,7 @@ def test_heads_hold_each_words_best_documents_in_weight_order(bundled):
     for lang, files in built.items():
         postings: dict[str, list[tuple[int, int]]] = {}
         for number, doc in enumerate(index.documents(lang)):
-            for word, weight in SearchIndex.word_weights(doc["fields"]).items():
+            for word, weight in word_weights(doc["fields"], index.folding).items():
                 postings.setdefault(word, []).append((-weight, number))
         heads = {word: head for shard in shards_of(files) for word, head in shard.items()}
         assert heads.keys() == postings.keys()
@@ -78,7 +92,7 @@ def test_heads_hold_each_words_best_documents_in_weight_order(bundled):
 def test_a_head_keeps_the_highest_weights_before_lower_ones():
     docs = [{"url": f"u{i}", "title": f"t{i}", "context": "", "kind": "rule", "id": f"g/e{i}",
              "fields": {8: "common" if i % 7 == 0 else "", 1: "common " * (i % 3 + 1)}} for i in range(250)]
-    head = decode_head(payload_of(index_files(docs)["s-0.js"])["common"])
+    head = decode_head(payload_of(index_files(docs, {})["s-0.js"])["common"])
     weight_of = {i: 8 if i % 7 == 0 else i % 3 + 1 for i in range(250)}
     best = sorted(weight_of, key=lambda i: (-weight_of[i], i))[:HEAD_POSTINGS]
     assert head == [(i, weight_of[i]) for i in best]
@@ -99,7 +113,7 @@ def test_numbers_survive_their_encoding():
 ])
 def test_the_replayed_query_finds_the_entry_within_the_budget(bundled, lang, query, want):
     files, fetched = bundled[1][lang], []
-    results = replay(query, fetcher(files, fetched))
+    results = replay(query, fetcher(files, fetched), bundled[0].folding)
     assert want in [r["id"] for r in results[:3]]
     assert len(results) <= RESULTS
     # meta first, then the query words' shards, then the document chunks of the results shown
@@ -110,7 +124,7 @@ def test_the_replayed_query_finds_the_entry_within_the_budget(bundled, lang, que
 
 def test_a_query_of_no_word_loads_nothing(bundled):
     fetched = []
-    assert replay("a - !", fetcher(bundled[1]["en"], fetched)) == []
+    assert replay("a - !", fetcher(bundled[1]["en"], fetched), bundled[0].folding) == []
     assert fetched == []
 
 

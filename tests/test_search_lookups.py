@@ -9,7 +9,7 @@ from ruamel.yaml import YAML
 
 from browser import make_driver, search, serve
 from conftest import REPO
-from generator.search import payload_of, replay
+from generator.search import payload_of, replay, script_config
 
 LOOKUPS = YAML(typ="safe").load((REPO / "tests" / "lookups.yaml").read_text(encoding="utf-8"))["lookups"]
 
@@ -63,9 +63,10 @@ def test_lookups_land_in_the_top_three(shown, capsys):
 
 def test_the_python_replay_shows_what_the_browser_shows(shown, bundled_build: Path):
     """generator.search.replay (which the bench uses to count downloads) ranks exactly like kb-search.js."""
+    folding = script_config((bundled_build / "site" / "assets" / "kb-languages.js").read_text(encoding="utf-8"))["fold"]
     for (lang, query), entries in shown.items():
         folder = bundled_build / "site" / "search" / lang
-        replayed = replay(query, lambda name: payload_of((folder / name).read_text(encoding="utf-8")))
+        replayed = replay(query, lambda name: payload_of((folder / name).read_text(encoding="utf-8")), folding)
         assert [r["id"] for r in replayed] == entries, (lang, query)
 
 

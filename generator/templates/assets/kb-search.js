@@ -6,20 +6,20 @@
  * words are measured in code points (Array.from), as Python does. */
 (function () {
   "use strict";
-  var FOLD = {"ą": "a", "ć": "c", "ę": "e", "ł": "l", "ń": "n", "ó": "o", "ś": "s", "ź": "z", "ż": "z", "ё": "е"};
+  /* The languages (codes, search folding, search labels) come from the data: assets/kb-languages.js. */
+  var CONFIG = window.kbLanguages || {languages: [], fold: {}, labels: {}};
+  var FOLD = CONFIG.fold;
+  var FOLDED = new RegExp("[" + Object.keys(FOLD).join("") + "]", "g");
   var DIGITS = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz-_";
   var RESULTS = 10;
-  var LABELS = {
-    en: {placeholder: "Search rules, terms, tables…", none: "Nothing found.", label: "Search the rules"},
-    pl: {placeholder: "Szukaj zasad, pojęć, tabel…", none: "Nic nie znaleziono.", label: "Szukaj w zasadach"},
-    ru: {placeholder: "Правила, термины, таблицы…", none: "Ничего не найдено.", label: "Поиск по правилам"}
-  };
+  var LABELS = CONFIG.labels;
   var EMPTY = {m: {docs: 0, per_chunk: 1, shards: []}, s: {}, d: []};  // a file that failed to load
   var pending = {};   // "kind:key" -> [resolve callbacks]
   var loaded = {};    // "kind:key" -> payload (null while loading)
 
   function fold(text) {
-    return text.toLowerCase().replace(/[ąćęłńóśźżё]/g, function (c) { return FOLD[c]; });
+    text = text.toLowerCase();
+    return Object.keys(FOLD).length ? text.replace(FOLDED, function (c) { return FOLD[c]; }) : text;
   }
   function tokens(text) { return fold(text).match(/[\p{L}\p{N}]+/gu) || []; }
 
@@ -30,7 +30,7 @@
   }
   function readerLanguage(root) {
     var rest = window.location.href.slice(root.href.length).split("/")[0];
-    return ["en", "pl", "ru"].indexOf(rest) >= 0 ? rest : "en";
+    return CONFIG.languages.indexOf(rest) >= 0 ? rest : CONFIG.languages[0];
   }
 
   window.kbSearchChunk = function (kind, key, payload) {
@@ -151,7 +151,7 @@
     if (!results.length) {
       var none = document.createElement("p");
       none.className = "kb-search-none";
-      none.textContent = LABELS[lang].none;
+      none.textContent = LABELS[lang].no_results;
       box.appendChild(none);
       return;
     }
@@ -185,8 +185,8 @@
     var input = document.createElement("input");
     input.type = "search";
     input.name = "q";
-    input.placeholder = LABELS[lang].placeholder;
-    input.setAttribute("aria-label", LABELS[lang].label);
+    input.placeholder = LABELS[lang].search_placeholder;
+    input.setAttribute("aria-label", LABELS[lang].search);
     input.autocomplete = "off";
     var box = document.createElement("div");
     box.className = "kb-search-results";

@@ -1,0 +1,118 @@
+"""The languages of the knowledge base, read from data: `data/languages/<code>/language.yaml` (the
+definition) and `ui.yaml` (the interface texts). Every output asks this module, so adding a language
+is adding its two files and translated data — no code.
+
+One fallback policy for everything a reader sees (`pick`): the reader's language, then the
+languages its definition names as fallbacks, then the item's original languages, then any
+language, in the order the languages are defined (English first).
+"""
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Language:
+    code: str
+    name: str                          # in the language itself
+    theme: str                         # Material for MkDocs' theme language
+    fallback: tuple[str, ...]          # shown instead, in order, when an item lacks this language
+    folding: Mapping[str, str]         # search: letter -> the letter it is matched as
+    resolution_label: str              # the bold word opening a clarification's ruling in this language's text
+    ui: Mapping[str, Any] = field(default_factory=dict)  # interface texts; "language_names" maps codes to names
+
+
+class Languages:
+    """The defined languages in their order (the order of `ORDER`, then by code)."""
+
+    def __init__(self, languages: Iterable[Language]):
+        self._by_code = {lang.code: lang for lang in sorted(languages, key=order_key)}
+
+    def __iter__(self) -> Iterator[Language]:
+        return iter(self._by_code.values())
+
+    def __getitem__(self, code: str) -> Language:
+        return self._by_code[code]
+
+    def __contains__(self, code: object) -> bool:
+        return code in self._by_code
+
+    def __len__(self) -> int:
+        return len(self._by_code)
+
+    @property
+    def codes(self) -> list[str]:
+        return list(self._by_code)
+
+    def ui(self, reader: str) -> Mapping[str, Any]:
+        return self._by_code[reader].ui
+
+    def name_in(self, lang: str, reader: str) -> str:
+        """The name of `lang` in the reader's language ("angielski"), else in itself ("English")."""
+        return self._by_code[reader].ui.get("language_names", {}).get(lang) or self._by_code[lang].name
+
+    def pick(self, available: Iterable[str], reader: str, originals: Iterable[str] = ()) -> str:
+        """Which language a reader is shown of something available in `available` languages."""
+        present = set(available)
+        preference = [reader, *(self._by_code[reader].fallback if reader in self._by_code else ()), *originals, *self._by_code]
+        for lang in preference:
+            if lang in present:
+                return lang
+        if present:
+            return sorted(present)[0]
+        raise ValueError("nothing to show: no language available")
+
+    def text(self, values: Mapping[str, Any], reader: str) -> Any:
+        """A per-language value (a title, a summary, a table cell) for a reader; other values as they are."""
+        if not isinstance(values, Mapping):
+            return values
+        return values[self.pick(values, reader)]
+
+    def folding(self) -> dict[str, str]:
+        """Every language's search folding together: each section's index holds every language's
+        glossary forms, so a query is folded the same way in every section."""
+        folded: dict[str, str] = {}
+        for lang in self:
+            folded.update(lang.folding)
+        return folded
+
+    def script_config(self) -> str:
+        """The languages as the search script needs them (assets/kb-languages.js)."""
+        config = {"languages": self.codes, "fold": self.folding(),
+                  "labels": {lang.code: {key: lang.ui[key] for key in ("search", "search_placeholder", "no_results")}
+                             for lang in self}}
+        return f"window.kbLanguages = {json.dumps(config, ensure_ascii=False, sort_keys=True)};\n"
+
+
+ORDER = ("en",)  # English first: the editors' common language and the last fallback of every other
+
+
+def order_key(language: Language) -> tuple[int, str]:
+    return (ORDER.index(language.code) if language.code in ORDER else len(ORDER), language.code)
+
+
+LANGUAGES_FOLDER = "languages"
+
+
+def language_from(definition: Mapping[str, Any], ui: Mapping[str, Any]) -> Language:
+    """A Language from its loaded (and validated) definition and UI texts."""
+    return Language(code=definition["code"], name=definition["name"], theme=definition["theme"],
+                    fallback=tuple(definition.get("fallback", [])), folding=dict(definition.get("folding", {})),
+                    resolution_label=definition["resolution_label"], ui=dict(ui))
+
+
+def read_languages(data_dir: Path) -> Languages:
+    """The languages of a data folder, read directly (for tools that do not run the pipeline: ingest).
+    The pipeline loads and validates the same files through load/validate."""
+    from ruamel.yaml import YAML
+    yaml = YAML(typ="safe")
+    found = []
+    for folder in sorted((data_dir / LANGUAGES_FOLDER).iterdir()):
+        definition = yaml.load((folder / "language.yaml").read_text(encoding="utf-8"))["language"]
+        ui = yaml.load((folder / "ui.yaml").read_text(encoding="utf-8"))["ui"]
+        found.append(language_from(definition, ui))
+    return Languages(found)
