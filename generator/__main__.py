@@ -66,12 +66,11 @@ def cmd_ingest(args) -> int:
 def cmd_build(args) -> int:
     from .build import build
     from .cards import AidError
-    from .rules_check_gen import RulesCheckError
     from .write import BuildError
     try:
         report = build(args.data, args.out)
-    except (BuildError, AidError, RulesCheckError) as err:
-        stage = {BuildError: "the site engine", AidError: "a player aid", RulesCheckError: "the rules-check"}[type(err)]
+    except (BuildError, AidError) as err:
+        stage = {BuildError: "the site engine", AidError: "a player aid"}[type(err)]
         print(f"error: {err}", file=sys.stderr)
         print(f"{stage} failed; nothing was replaced", file=sys.stderr)
         return 1

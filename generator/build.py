@@ -11,7 +11,7 @@ from .cards import aid_links, start_aids
 from .load import load
 from .problems import DataError, Problems
 from .resolve import resolve
-from .rules_check_gen import checks_by_entry, render_package
+from .rules_data import render_rules_data
 from .search import SearchIndex
 from .site import SiteRenderer
 from .validate import check
@@ -41,7 +41,7 @@ class BuildReport:
 
 
 def build(data_dir: Path, out: Path = REPO, stage=None, aids_alongside: bool = True) -> BuildReport:
-    """Build into out/site, out/docs/generated and out/rules_check; out defaults to the repository.
+    """Build into out/site, out/docs/generated and out/rules_check/data; out defaults to the repository.
 
     The player aids are laid out in worker processes while the site is rendered and built (they
     are the slowest part and need nothing from the site); their files go into the site last.
@@ -58,7 +58,7 @@ def build(data_dir: Path, out: Path = REPO, stage=None, aids_alongside: bool = T
     if problems:
         raise DataError(problems)
     with stage("resolve"):
-        resolved = resolve(kb, checks_by_entry())
+        resolved = resolve(kb)
     work = staging_dir(out)
     docs, site = work / "docs", work / "site"
     try:
@@ -69,7 +69,7 @@ def build(data_dir: Path, out: Path = REPO, stage=None, aids_alongside: bool = T
                 report.pages = write_files(docs, renderer.pages())
                 shutil.copytree(ASSETS, docs / "assets")
             with stage("rules-check"):
-                write_files(work / "rules_check", render_package(resolved))
+                write_files(work / "rules_check_data", render_rules_data(resolved))  # read by the rules_check package
             with stage("site engine"):
                 run_mkdocs(REPO, docs, site, renderer.nav(), work)
             with stage("search index"):
@@ -83,7 +83,8 @@ def build(data_dir: Path, out: Path = REPO, stage=None, aids_alongside: bool = T
         (out / "docs").mkdir(parents=True, exist_ok=True)
         swap_in(docs, out / "docs" / "generated")
         swap_in(site, out / "site")
-        swap_in(work / "rules_check", out / "rules_check")
+        (out / "rules_check").mkdir(exist_ok=True)
+        swap_in(work / "rules_check_data", out / "rules_check" / "data")
     finally:
         shutil.rmtree(work, ignore_errors=True)
     report.entries = len(kb.entries)

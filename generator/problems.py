@@ -39,6 +39,9 @@ CODES: dict[str, tuple[str, str]] = {
     "E037": ("game not set up", "Create data/games/<game>/game.yaml, and list the game's sources in the manifest."),
     "E039": ("unknown rules-check", "example.check names a function of rules_check: game.check as listed by `python -m rules_check --list`."),
     "E038": ("duplicate chapter order", "Chapter files are ordered by their NN- prefix; give each a different number."),
+    "E040": ("rules-check needs an unknown entry", "checks.yaml names entries of this game by id: fix the id, or restore the entry the check reads."),
+    "E041": ("rules-check needs a missing param", "The check reads this param: restore its name in the entry's params, or rename it in checks.yaml and rules_check/games/<game>.py."),
+    "E042": ("rules-check needs a missing table", "The check reads this entry's table rows: give the entry its table, or change checks.yaml and rules_check/games/<game>.py."),
 }
 
 

@@ -22,6 +22,7 @@ SCHEMA_OF_KIND = {
     "noise": "noise.schema.json",
     "chapter": "chapter.schema.json",
     "cards": "cards.schema.json",
+    "checks": "checks.schema.json",
 }
 CODE_OF_VALIDATOR = {
     "required": "E011", "dependentRequired": "E011",
