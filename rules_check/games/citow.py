@@ -383,6 +383,8 @@ class Rules(Game):
     ) -> dict:
         """The dominance check: see describe()."""
         chaos_cards = chaos_cards or {}
+        if region is not None:
+            region = self._region(region)
         values = {}
         for power in POWERS:
             count = sum(figures.get(power, {}).values())
@@ -964,11 +966,11 @@ class Rules(Game):
             raise RulesError(f"give the threat of {', '.join(missing)}")
         removed = {p: 0 for p in figures}
         order, unused = [], 0
-        for _ in range(hero_tokens):
+        for used in range(hero_tokens):
             candidates = [p for p, n in left.items() if n > 0]
-            if not candidates:
-                unused += 1
-                continue
+            if not candidates:  # no figure left: the remaining tokens remove nothing
+                unused = hero_tokens - used
+                break
             top = max(threat[p] for p in candidates)
             leaders = [p for p in candidates if threat[p] == top]
             if len(leaders) > 1:
