@@ -69,6 +69,7 @@ def build(data_dir: Path, out: Path = REPO, stage=None, aids_alongside: bool = T
                 report.pages = write_files(docs, renderer.pages())
                 shutil.copytree(ASSETS, docs / "assets")
             with stage("rules-check"):
+                (work / "rules_check_data").mkdir()  # swapped in even when no game has checks
                 write_files(work / "rules_check_data", render_rules_data(resolved))  # read by the rules_check package
             with stage("site engine"):
                 run_mkdocs(REPO, docs, site, renderer.nav(), work)
