@@ -240,7 +240,7 @@ def main(sizes: list[int], json_path: Path) -> int:
                                      "checks": [{"target": n, "met": m, "detail": d} for n, m, d in checks]},
                                     ensure_ascii=False, indent=1), encoding="utf-8")
     print(f"\nwritten: {json_path}")
-    if (REPO / "rules_check" / "__init__.py").exists():
+    if (REPO / "rules_check" / "data" / "citow.json").exists():
         print("\nrules_check citow.hit_probability (exact odds):")
         print(odds_timing())
     return 0
@@ -262,7 +262,7 @@ def odds_timing() -> str:
     for dice in (1, 5, 10, 20, 30):
         start = time.perf_counter()
         for hits in range(0, dice + 2):
-            rules_check.citow.hit_probability(dice=dice, hits=hits)
+            rules_check.game("citow").hit_probability(dice=dice, hits=hits)
         rows.append(f"{dice:3d} dice, k = 0..{dice + 1}: {(time.perf_counter() - start) * 1000:7.2f} ms in all")
     return "\n".join(rows)
 

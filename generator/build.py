@@ -12,7 +12,7 @@ from .errors import OutputError
 from .load import load
 from .problems import DataError, Problems
 from .resolve import resolve
-from .rules_check_gen import checks_by_entry, render_package
+from .rules_data import render_rules_data
 from .search import SearchIndex
 from .site import SiteRenderer
 from .validate import check
@@ -42,7 +42,7 @@ class BuildReport:
 
 
 def build(data_dir: Path, out: Path = REPO, stage=None, aids_alongside: bool = True) -> BuildReport:
-    """Build into out/site, out/docs/generated and out/rules_check; out defaults to the repository.
+    """Build into out/site, out/docs/generated and out/rules_check/data; out defaults to the repository.
 
     The player aids are laid out in worker processes while the site is rendered and built (they
     are the slowest part and need nothing from the site); their files go into the site last.
@@ -60,7 +60,7 @@ def build(data_dir: Path, out: Path = REPO, stage=None, aids_alongside: bool = T
     if problems:
         raise DataError(problems)
     with stage("resolve"):
-        resolved = resolve(kb, checks_by_entry())
+        resolved = resolve(kb)
     try:
         with build_lock(out):
             _render_and_publish(resolved, out, stage, aids_alongside, report)
@@ -82,7 +82,8 @@ def _render_and_publish(resolved, out: Path, stage, aids_alongside: bool, report
             report.pages = write_files(docs, renderer.pages())
             shutil.copytree(ASSETS, docs / "assets")
         with stage("rules-check"):
-            write_files(release.part("rules_check"), render_package(resolved))
+            release.part("rules_check_data").mkdir()  # published even when no game has checks
+            write_files(release.part("rules_check_data"), render_rules_data(resolved))  # read by the rules_check package
         with stage("site engine"):
             run_mkdocs(REPO, docs, site, renderer.site_meta(), release.work)
         with stage("search index"):

@@ -8,6 +8,7 @@ Known places (see docs/data-format.md):
   data/games/<game>/game.yaml           a game
   data/games/<game>/glossary.yaml       its glossary
   data/games/<game>/cards.yaml          which entries its player aid carries
+  data/games/<game>/checks.yaml         its rules-check catalogue (rules_check, see generator/validate_checks.py)
   data/games/<game>/noise/<name>.yaml   source lines deliberately not carried into entries
   data/games/<game>/chapters/NN-*.yaml  a chapter with its entries
 """
@@ -21,7 +22,7 @@ from typing import Any
 from .problems import Problems
 from .yamlio import Positions, load_yaml
 
-GAME_FILES = {"game.yaml": "game", "glossary.yaml": "glossary", "cards.yaml": "cards"}
+GAME_FILES = {"game.yaml": "game", "glossary.yaml": "glossary", "cards.yaml": "cards", "checks.yaml": "checks"}
 NAMED_FILE = re.compile(r"^[a-z0-9][a-z0-9-]*\.yaml$")
 CHAPTER_FILE = re.compile(r"^(\d\d)-[a-z0-9-]+\.yaml$")
 

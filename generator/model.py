@@ -46,6 +46,7 @@ class KnowledgeBase:
     terms: dict[str, dict] = field(default_factory=dict)
     noise: list[dict] = field(default_factory=list)          # each with 'game'
     aids: dict[str, dict] = field(default_factory=dict)      # game -> player-aid selection (cards.yaml)
+    checks: dict[str, dict] = field(default_factory=dict)    # game -> check name -> catalogue item (checks.yaml)
     where: dict[str, Where] = field(default_factory=dict)     # id -> where it is written
     broken_ids: set[str] = field(default_factory=set)         # ids of items skipped for a reported problem
     languages: Languages = field(default_factory=lambda: Languages([]))  # data/languages/

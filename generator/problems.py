@@ -46,6 +46,9 @@ CODES: dict[str, tuple[str, str]] = {
     "E061": ("image in an entry printed on a player aid", "Player aids fetch nothing: remove the image, or take the entry out of the aid in cards.yaml."),
     "E062": ("language definition incomplete", "Each data/languages/<code>/ folder holds language.yaml (code = folder name, fallbacks that exist) and ui.yaml; see docs/data-format.md, \"Languages\"."),
     "E063": ("game in an undefined language", "Add data/languages/<code>/ (language.yaml and ui.yaml) for the language, or remove it from the game's languages."),
+    "E040": ("rules-check needs an unknown entry", "checks.yaml names entries of this game by id: fix the id, or restore the entry the check reads."),
+    "E041": ("rules-check needs a missing param", "The check reads this param: restore its name in the entry's params, or rename it in checks.yaml and rules_check/games/<game>.py."),
+    "E042": ("rules-check needs a missing table", "The check reads this entry's table rows: give the entry its table, or change checks.yaml and rules_check/games/<game>.py."),
 }
 
 

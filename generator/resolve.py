@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from .languages import Languages
 from .model import Chapter, KnowledgeBase
+from .validate_checks import checks_by_entry
 
 WORD = re.compile(r"[^\W_]+")
 PUNCTUATION = re.compile(r"[^\w\s]|_")
@@ -154,7 +155,7 @@ def _term_matcher(terms: list[dict], lang: str) -> TermMatcher:
     return TermMatcher(term_of_form, longest_from)
 
 
-def resolve(kb: KnowledgeBase, checks_by_entry: dict[str, list[str]] | None = None) -> Resolved:
+def resolve(kb: KnowledgeBase) -> Resolved:
     resolved = Resolved(kb, data_version(kb))
     for chapter in kb.chapters.values():
         name = page_name(chapter)
@@ -174,5 +175,5 @@ def resolve(kb: KnowledgeBase, checks_by_entry: dict[str, list[str]] | None = No
         for lang, text in entry["text"].items():
             found.update(term for _, _, term in resolved.matchers[(game, lang)].find(f"{entry['title'][lang]} {text}"))
         resolved.terms_in[entry_id] = found
-    resolved.checks_of = checks_by_entry or {}
+    resolved.checks_of = checks_by_entry(kb)  # from the games' checks.yaml
     return resolved

@@ -24,6 +24,7 @@ SCHEMA_OF_KIND = {
     "cards": "cards.schema.json",
     "language": "language.schema.json",
     "ui": "ui.schema.json",
+    "checks": "checks.schema.json",
 }
 CODE_OF_VALIDATOR = {
     "required": "E011", "dependentRequired": "E011",

@@ -15,8 +15,8 @@ from .linerange import parse_ranges, range_lines
 from .load import LoadedData, load
 from .model import Chapter, KnowledgeBase, Source, Where, plain
 from .problems import DataError, Problems
-from .rules_check_gen import catalogue
 from .schema import check_shape, is_inside_failed
+from .validate_checks import check_catalogues, known_checks  # rules-check catalogues (checks.yaml)
 
 # How much of an entry's words must be found in its cited lines, and how much of the
 # cited lines' words must be carried by the entry (see E033). Inflection and repaired
@@ -152,7 +152,7 @@ class MeaningChecks:
         self.kb = kb
         self.problems = problems
         self.known_ids = set(kb.entries) | set(kb.chapters) | set(kb.terms) | kb.broken_ids
-        self.known_checks = {f"{module}.{name}" for module, checks in catalogue().items() for name in checks}
+        self.known_checks = known_checks(kb)
         self.noise_lines: dict[str, set[int]] = {}
         for item in kb.noise:
             self.noise_lines.setdefault(item["source"], set()).update(range_lines(item["lines"]))
@@ -346,6 +346,7 @@ def validate(data_dir: Path) -> tuple[KnowledgeBase, Problems]:
 def check(loaded: LoadedData, problems: Problems) -> KnowledgeBase:
     """The knowledge base of loaded files, every problem in its shape and meaning recorded."""
     kb = build_knowledge_base(loaded, problems)
+    check_catalogues(loaded, kb, problems)  # before MeaningChecks: examples' `check:` are looked up in kb.checks
     MeaningChecks(kb, problems).run()
     validate_text.check(kb, problems)  # E050-E052: text against its sources, corrections, working notes
     validate_markup.check(kb, problems)  # E060-E061: links and images the renderer would refuse

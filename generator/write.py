@@ -4,9 +4,9 @@ Every output of a build (the site, the generated docs pages, the rules_check dat
 fresh release folder, `build/releases/<id>/`; the published names are fixed symlinks through one
 switch, `build/current`:
 
-    site            -> build/current/site
-    docs/generated  -> ../build/current/docs
-    rules_check     -> build/current/rules_check
+    site              -> build/current/site
+    docs/generated    -> ../build/current/docs
+    rules_check/data  -> ../build/current/rules_check_data   (the numbers the rules_check package reads)
 
 Publishing is one atomic rename of a new `current` link over the old one, so whatever happens to a
 build — an error, Ctrl-C, SIGKILL, a full disk — readers see the complete old release or the
@@ -32,7 +32,7 @@ from pathlib import Path
 
 from .errors import KbError, OutputError
 
-RELEASE_PARTS = {"site": "site", "docs": "docs/generated", "rules_check": "rules_check"}  # in a release -> published name
+RELEASE_PARTS = {"site": "site", "docs": "docs/generated", "rules_check_data": "rules_check/data"}  # in a release -> published name
 
 
 class SiteEngineError(KbError):

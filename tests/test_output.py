@@ -219,7 +219,9 @@ def test_the_aid_layout_fetches_nothing(tmp_path: Path):
     assert Recorder.requests == []
 
 
-def test_an_entry_with_an_image_fails_the_aid_build_with_a_code(tmp_path: Path, mini_data_module: Path):
+def test_an_entry_with_an_image_on_an_aid_fails_before_anything_is_fetched(tmp_path: Path, mini_data_module: Path):
+    """validate refuses it (E061) before any layout; the aid renderer's own check (B005) and the
+    fetcher above stay as further walls."""
     import shutil
     data = tmp_path / "data"
     shutil.copytree(mini_data_module, data)
@@ -235,6 +237,21 @@ def test_an_entry_with_an_image_fails_the_aid_build_with_a_code(tmp_path: Path, 
     finally:
         server.shutdown()
     assert result.returncode == 1
-    assert "B005" in result.stderr and "mini/clarify-retreat-edge" in result.stderr and "Traceback" not in result.stderr
+    problems = [line for line in result.stdout.splitlines() if ": E" in line]
+    assert len(problems) == 1 and " E061 " in problems[0] and "mini/clarify-retreat-edge" in problems[0]
+    assert "Traceback" not in result.stdout + result.stderr
     assert Recorder.requests == []
     assert not (tmp_path / "out" / "site").exists()
+
+
+@pytest.mark.unit
+def test_the_aid_renderer_refuses_an_image_naming_the_entry(mini_data_module: Path):
+    """If an image reached the aid renderer (validate bypassed), it names the entry with B005."""
+    from generator.cards import AidFetchError, aid_sections
+    from generator.resolve import resolve
+    from generator.validate import load_valid
+    kb = load_valid(mini_data_module)
+    kb.entries["mini/support"]["text"]["en"] += " ![x](https://example.org/x.png)"
+    with pytest.raises(AidFetchError) as refused:
+        aid_sections(resolve(kb), "mini", "en")
+    assert refused.value.code == "B005" and "mini/support" in refused.value.message

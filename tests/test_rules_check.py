@@ -1,40 +1,23 @@
-"""rules_check, generated from the bundled data: every worked example with a check, through the API
-and the CLI; the edges of each check; and answers that follow the data."""
+"""rules_check without a site build: every worked example through the API, the edges of each check, answers
+that follow the data, and the catalogue (checks.yaml) equal to the checks each game module registers.
+Every answer is validated against its output schema (rules_fixtures.OutputChecked)."""
 from __future__ import annotations
 
-import importlib
-import json
-import os
-import shutil
-import subprocess
-import sys
+import functools
 from fractions import Fraction
-from pathlib import Path
 
 import pytest
+from conftest import REPO
+from rules_helpers import GAMES
 
-from conftest import REPO, run_generator
+import rules_check
 from generator.validate import load_valid
 
+pytest_plugins = ["rules_fixtures"]  # the fixtures rules_data and rc
+
+pytestmark = pytest.mark.unit
 KB = load_valid(REPO / "data")
 EXAMPLES = [e for e in KB.entries.values() if e["kind"] == "example" and "check" in e["example"]]
-
-
-@pytest.fixture(scope="module")
-def rc(bundled_build: Path):
-    """The generated package, imported from the build folder."""
-    sys.path.insert(0, str(bundled_build))
-    for name in [m for m in sys.modules if m == "rules_check" or m.startswith("rules_check.")]:
-        del sys.modules[name]
-    module = importlib.import_module("rules_check")
-    yield module
-    sys.path.remove(str(bundled_build))
-
-
-def cli(root: Path, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONPATH": str(root)}
-    return subprocess.run([sys.executable, "-m", "rules_check", *args], input=stdin, capture_output=True, text=True,
-                          cwd=root, env=env)
 
 
 def test_examples_exist_for_every_game_with_checks():
@@ -51,46 +34,26 @@ def test_worked_example_through_the_api(rc, entry):
     assert {k: result.get(k) for k in expected} == expected
 
 
-@pytest.mark.parametrize("entry", EXAMPLES, ids=[e["id"] for e in EXAMPLES])
-def test_worked_example_through_the_cli(bundled_build, entry):
-    game, name = entry["example"]["check"].split(".")
-    done = cli(bundled_build, game, name, stdin=json.dumps(entry["example"]["inputs"]))
-    assert done.returncode == 0, done.stderr
-    result = json.loads(done.stdout)
-    expected = entry["example"]["expected"]
-    assert {k: result.get(k) for k in expected} == expected
-
-
-def test_list_names_every_check(bundled_build, rc):
-    done = cli(bundled_build, "--list")
-    assert done.returncode == 0
-    lines = done.stdout.splitlines()
-    assert any(line.startswith("citow dominance: ") and "citow/dominance-value" in line for line in lines)
-    assert len(lines) == sum(len(checks) for checks in rc.CHECKS.values())
-    assert {line.split(" ")[0] for line in lines} == {"citow", "wizards_quest", "marauders", "battlelore"}
-
-
-def test_docstrings_quote_and_cite_their_entries(rc):
-    doc = rc.citow.ruination_scoring.__doc__
+def test_help_quotes_and_cites_its_entries(rules_data):
+    doc = rules_check.describe("citow", "ruination_scoring", rules_data)
+    assert doc.startswith("citow ruination_scoring: victory points a ruined region pays")
     assert "citow/ruination-scoring-ties" in doc
     assert "divided equally (rounding down)" in doc  # the English text of the entry, quoted
 
 
-def test_invalid_input_names_the_field(bundled_build):
-    done = cli(bundled_build, "citow", "battle_hits", stdin='{"dice": "four", "results": [1]}')
-    assert done.returncode == 2
-    assert "dice" in done.stderr and "is not of type 'integer'" in done.stderr
-    done = cli(bundled_build, "citow", "battle_hits", stdin="{not json")
-    assert done.returncode == 2 and "not JSON" in done.stderr
-    done = cli(bundled_build, "citow", "nothing", stdin="{}")
-    assert done.returncode == 2 and "unknown check" in done.stderr
+@pytest.mark.parametrize("game", GAMES)
+def test_registered_checks_equal_the_catalogue(rules_data, game):
+    """checks.yaml and the game module list the same checks, and the module finds everything it reads in the data."""
+    rules = rules_check.game(game, rules_data)
+    assert sorted(rules.check_methods()) == sorted(KB.checks[game])
+    assert sorted(rules.data.checks) == sorted(KB.checks[game])
 
 
-def test_input_from_a_file(bundled_build, tmp_path):
-    path = tmp_path / "roll.json"
-    path.write_text('{"dice": 2, "results": [6, 1, 4]}', encoding="utf-8")
-    done = cli(bundled_build, "citow", "battle_hits", str(path))
-    assert json.loads(done.stdout) == {"hits": 2, "explosions": 1, "rolls": 3}
+def test_games_come_from_the_data_folder(rules_data, tmp_path):
+    assert rules_check.available_games(rules_data) == sorted(GAMES)
+    assert rules_check.game("wizards_quest", rules_data) is rules_check.game("wizards-quest", rules_data)
+    with pytest.raises(rules_check.DataFileError, match="no rules data for 'citow'"):
+        rules_check.game("citow", tmp_path)
 
 
 # -- Chaos in the Old World: edges ------------------------------------------------------------
@@ -105,9 +68,8 @@ def test_battle_hits_too_few_and_too_many(rc):
 
 def _probability_by_enumeration(dice: int, hits: int) -> Fraction:
     """Independent formulation: walk roll by roll, tracking dice still to roll and hits so far."""
-    from functools import lru_cache
 
-    @lru_cache(maxsize=None)
+    @functools.cache
     def at_least(to_roll: int, need: int) -> Fraction:
         if need <= 0:
             return Fraction(1)
@@ -218,19 +180,6 @@ def test_marauders_line_validity(rc):
 def test_marauders_four_card_line_names_the_clarification(rc):
     result = rc.marauders.score(lines=[{"completed": True, "cards": 4}])
     assert result["total"] == 40 and result["clarification"] == "marauders/clarify-four-card-line"
-
-
-def test_a_number_changed_in_the_data_changes_the_answer(tmp_path: Path):
-    data = tmp_path / "data"
-    shutil.copytree(REPO / "data", data)
-    path = next(p for p in (data / "games/marauders/chapters").glob("*.yaml") if "id: marauders/victory-point-table" in p.read_text(encoding="utf-8"))
-    text = path.read_text(encoding="utf-8")
-    assert text.count("vp: 40") == 1
-    path.write_text(text.replace("vp: 40", "vp: 45"), encoding="utf-8")
-    result = run_generator("build", "--data", str(data), "--out", str(tmp_path))
-    assert result.returncode == 0, result.stdout[-2000:] + result.stderr
-    done = cli(tmp_path, "marauders", "score", stdin=json.dumps({"lines": [{"completed": False, "cards": 1, "scoring_cards": ["pile_of_loot"]}]}))
-    assert json.loads(done.stdout)["total"] == 55  # 45 for the Pile of Loot + 10 for the card
 
 
 # -- Chaos in the Old World: the battle ------------------------------------------------------
@@ -635,9 +584,7 @@ M_DEFENDER = _mline(False, ("snotlings", "grey", None), ("goblins", "purple", 2)
 
 
 def _attack_output_valid(result):
-    from jsonschema import Draft202012Validator
-    document = json.loads((REPO / "schemas/rules_check/marauders.schema.json").read_text(encoding="utf-8"))
-    Draft202012Validator({"$ref": "#/$defs/attack_output", "$defs": document["$defs"]}).validate(result)
+    rules_check.validate("marauders", "attack", "output", result)
     return True
 
 
@@ -715,33 +662,10 @@ def test_marauders_attack_who_may_attack(rc):
         assert _attack_output_valid(result)
 
 
-def test_marauders_attack_errors(rc, bundled_build):
-    attack = rc.marauders.attack
-    with pytest.raises(rc.RulesError, match="ratings run from 1 to 10"):
-        attack(attacker=_mline(True, ("giant", "purple", 11)), defender=_mline(False))
-    with pytest.raises(rc.RulesError, match="leave it out"):
-        attack(attacker=_mline(True, ("snotlings", "grey", 0)), defender=_mline(False))
-    with pytest.raises(rc.RulesError, match="not the sum"):
-        attack(attacker={**_mline(True, ("orc_boyz", "purple", 4)), "attack_strength": 5}, defender=_mline(False))
-    with pytest.raises(rc.RulesError, match="cards or its attack_strength"):
-        attack(attacker={"completed": True}, defender=_mline(False))
-    with pytest.raises(rc.RulesError, match="1 to 3 completed lines"):
-        attack(attacker={"completed": True, "attack_strength": 3, "completed_lines": 4}, defender=_mline(False))
-    done = cli(bundled_build, "marauders", "attack", stdin=json.dumps({"attacker": M_ATTACKER, "defender": M_DEFENDER, "roll": "six"}))
-    assert done.returncode == 2 and "roll" in done.stderr
-    no_frame = {"completed": True, "cards": [{"card": "orc_boyz", "attack_rating": 4}]}
-    done = cli(bundled_build, "marauders", "attack", stdin=json.dumps({"attacker": no_frame, "defender": M_DEFENDER}))
-    assert done.returncode == 2 and "attacker/cards/0" in done.stderr and "frame" in done.stderr
-    done = cli(bundled_build, "marauders", "attack", stdin=json.dumps({"attacker": {"completed": True, "attack_strength": 1}, "defender": M_DEFENDER}))
-    assert done.returncode == 0 and json.loads(done.stdout)["allowed"] is False
-
-
 # -- BattleLore: Pursue and Skirmish, several copies, lore for unspent army points -------------
 
 def _bl_output_valid(name, result):
-    from jsonschema import Draft202012Validator
-    document = json.loads((REPO / "schemas/rules_check/battlelore.schema.json").read_text(encoding="utf-8"))
-    Draft202012Validator({"$ref": f"#/$defs/{name}_output", "$defs": document["$defs"]}).validate(result)
+    rules_check.validate("battlelore", name, "output", result)
     return True
 
 
@@ -780,20 +704,6 @@ def test_battlelore_pursue_paths(rc):
         move(ability="pursue", x=0)
 
 
-def test_battlelore_skirmish_moves(rc, bundled_build):
-    move = rc.battlelore.ability_move
-    stay = move(ability="skirmish", x=2, path=[])
-    assert stay["allowed"] is True and stay["min_hexes"] == 0 and stay["additional_attacks"] == 0  # "up to" X: may stay
-    assert move(ability="skirmish", x=2, path=["a", "b", "c"])["problems"][0]["code"] == "path_length"
-    assert [p["code"] for p in move(ability="skirmish", x=2, unit_ordered=False)["problems"]] == ["not_ordered"]
-    late = move(ability="skirmish", x=1, moment="attack_step")
-    assert late["allowed"] is False and late["problems"][0]["rule"] == "battlelore/skirmish" and _bl_output_valid("ability_move", late)
-    done = cli(bundled_build, "battlelore", "ability_move", stdin=json.dumps({"ability": "charge", "x": 2}))
-    assert done.returncode == 2 and "ability" in done.stderr
-    done = cli(bundled_build, "battlelore", "ability_move", stdin=json.dumps({"ability": "skirmish"}))
-    assert done.returncode == 2 and "x" in done.stderr
-
-
 def test_battlelore_multiple_copies_limits(rc):
     mc = rc.battlelore.multiple_copies
     per_copy = {"uthuk_yllan": {"chaos_lord": 1, "flesh_rippers": 2}, "daqan_lords": {"roc": 1}}
@@ -811,16 +721,6 @@ def test_battlelore_multiple_copies_limits(rc):
         mc(copies_of_game=2, factions=["uthuk_yllan", "latari_elves"], position_cards_per_copy=per_copy)
     with pytest.raises(rc.RulesError, match="not one of the two"):
         mc(copies_of_game=2, factions=["uthuk_yllan", "daqan_lords"], position_cards_per_copy=per_copy, army={"latari_elves": {}})
-
-
-def test_battlelore_muster_lore_cap(rc, bundled_build):
-    ml = rc.battlelore.muster_lore
-    result = ml(unspent_army_points={"a": 0, "b": 5, "c": 6, "d": 40})
-    assert result["lore_gained"] == {"a": 0, "b": 5, "c": 5, "d": 5}
-    assert result["unspent_points_without_lore"] == {"a": 0, "b": 0, "c": 1, "d": 35} and result["cap"] == 5
-    assert _bl_output_valid("muster_lore", result)
-    done = cli(bundled_build, "battlelore", "muster_lore", stdin=json.dumps({"unspent_army_points": {"a": -1}}))
-    assert done.returncode == 2 and "unspent_army_points/a" in done.stderr
 
 
 # -- Chaos Marauders: drawing a card ----------------------------------------------------------
@@ -852,13 +752,55 @@ def test_marauders_draw_placements_and_end_of_turn(rc):
     assert plague["exempt_from_fourth_duplicate"] is True and plague["discarded"] is False and plague["rule"] == "marauders/fourth-duplicate"
     musician = draw(drawn="musician", lines=[["musician"], ["standard", "musician"], ["musician"]])
     assert musician["discarded"] is True and musician["rule"] == "marauders/standards-and-musicians"
-    from jsonschema import Draft202012Validator
-    document = json.loads((REPO / "schemas/rules_check/marauders.schema.json").read_text(encoding="utf-8"))
     for result in (plain, green, refused, plague, musician):
-        Draft202012Validator({"$ref": "#/$defs/draw_output", "$defs": document["$defs"]}).validate(result)
+        rules_check.validate("marauders", "draw", "output", result)
 
 
-def test_marauders_draw_impossible_tribes(rc, bundled_build):
+def test_marauders_attack_errors(rc):
+    attack = rc.marauders.attack
+    with pytest.raises(rc.RulesError, match="ratings run from 1 to 10"):
+        attack(attacker=_mline(True, ("giant", "purple", 11)), defender=_mline(False))
+    with pytest.raises(rc.RulesError, match="leave it out"):
+        attack(attacker=_mline(True, ("snotlings", "grey", 0)), defender=_mline(False))
+    with pytest.raises(rc.RulesError, match="not the sum"):
+        attack(attacker={**_mline(True, ("orc_boyz", "purple", 4)), "attack_strength": 5}, defender=_mline(False))
+    with pytest.raises(rc.RulesError, match="cards or its attack_strength"):
+        attack(attacker={"completed": True}, defender=_mline(False))
+    with pytest.raises(rc.RulesError, match="1 to 3 completed lines"):
+        attack(attacker={"completed": True, "attack_strength": 3, "completed_lines": 4}, defender=_mline(False))
+    with pytest.raises(rc.InputError, match="roll"):
+        rc.run("marauders", "attack", {"attacker": M_ATTACKER, "defender": M_DEFENDER, "roll": "six"})
+    no_frame = {"completed": True, "cards": [{"card": "orc_boyz", "attack_rating": 4}]}
+    with pytest.raises(rc.InputError, match="attacker/cards/0"):
+        rc.run("marauders", "attack", {"attacker": no_frame, "defender": M_DEFENDER})
+    assert rc.run("marauders", "attack", {"attacker": {"completed": True, "attack_strength": 1}, "defender": M_DEFENDER})["allowed"] is False
+
+
+def test_battlelore_skirmish_moves(rc):
+    move = rc.battlelore.ability_move
+    stay = move(ability="skirmish", x=2, path=[])
+    assert stay["allowed"] is True and stay["min_hexes"] == 0 and stay["additional_attacks"] == 0  # "up to" X: may stay
+    assert move(ability="skirmish", x=2, path=["a", "b", "c"])["problems"][0]["code"] == "path_length"
+    assert [p["code"] for p in move(ability="skirmish", x=2, unit_ordered=False)["problems"]] == ["not_ordered"]
+    late = move(ability="skirmish", x=1, moment="attack_step")
+    assert late["allowed"] is False and late["problems"][0]["rule"] == "battlelore/skirmish" and _bl_output_valid("ability_move", late)
+    with pytest.raises(rc.InputError, match="ability"):
+        rc.run("battlelore", "ability_move", {"ability": "charge", "x": 2})
+    with pytest.raises(rc.InputError, match="x"):
+        rc.run("battlelore", "ability_move", {"ability": "skirmish"})
+
+
+def test_battlelore_muster_lore_cap(rc):
+    ml = rc.battlelore.muster_lore
+    result = ml(unspent_army_points={"a": 0, "b": 5, "c": 6, "d": 40})
+    assert result["lore_gained"] == {"a": 0, "b": 5, "c": 5, "d": 5}
+    assert result["unspent_points_without_lore"] == {"a": 0, "b": 0, "c": 1, "d": 35} and result["cap"] == 5
+    assert _bl_output_valid("muster_lore", result)
+    with pytest.raises(rc.InputError, match="unspent_army_points/a"):
+        rc.run("battlelore", "muster_lore", {"unspent_army_points": {"a": -1}})
+
+
+def test_marauders_draw_impossible_tribes(rc):
     draw = rc.marauders.draw
     with pytest.raises(rc.RulesError, match="3 lines"):
         draw(drawn="goblins", lines=[[], []])
@@ -866,5 +808,5 @@ def test_marauders_draw_impossible_tribes(rc, bundled_build):
         draw(drawn="goblins", lines=[["standard", "x", "standard"], [], []])
     with pytest.raises(rc.RulesError, match="more than 3"):
         draw(drawn="orcs", lines=[["goblins", "goblins"], ["goblins"], ["goblins"]])
-    done = cli(bundled_build, "marauders", "draw", stdin=json.dumps({"drawn": "goblins", "lines": [[1], [], []]}))
-    assert done.returncode == 2 and "lines/0/0" in done.stderr
+    with pytest.raises(rc.InputError, match="lines/0/0"):
+        rc.run("marauders", "draw", {"drawn": "goblins", "lines": [[1], [], []]})

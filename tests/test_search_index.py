@@ -7,7 +7,6 @@ import pytest
 from conftest import REPO
 
 from generator.resolve import resolve
-from generator.rules_check_gen import checks_by_entry
 from generator.search import (
     HEAD_POSTINGS,
     MAX_SHARD_BYTES,
@@ -30,7 +29,7 @@ from generator.validate import load_valid
 @pytest.fixture(scope="module")
 def bundled():
     """(SearchIndex, {lang: {file name: content}}) of the bundled data."""
-    index = SearchIndex(resolve(load_valid(REPO / "data"), checks_by_entry()))
+    index = SearchIndex(resolve(load_valid(REPO / "data")))
     return index, {lang: index.build(lang) for lang in index.r.languages.codes}
 
 

@@ -1,0 +1,46 @@
+"""Render, rules-check data: for each game with a checks.yaml, `rules_check/data/<game>.json` holding what the
+hand-written rules_check package reads from the knowledge base: each check's help line and entries, and the
+entries it names (English title and text, so --help and answers can quote them; params; table rows).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+from .resolve import Resolved
+from .textmatch import strip_links
+
+
+def _english(texts: dict) -> str:
+    return texts.get("en") or next(iter(texts.values()))
+
+
+def _entry_data(entry: dict) -> dict:
+    data = {"title": _english(entry["title"]), "text": re.sub(r"[*_]", "", strip_links(_english(entry["text"])))}
+    if "params" in entry:
+        data["params"] = entry["params"]
+    if "table" in entry:
+        data["table"] = entry["table"]["rows"]
+    return data
+
+
+def named_entries(item: dict) -> list[str]:
+    """Every entry a catalogue item names: implemented, params, tables, cited."""
+    return [*item["implements"], *item.get("params", {}), *item.get("tables", []), *item.get("cites", [])]
+
+
+def render_rules_data(resolved: Resolved) -> list[tuple[str, str]]:
+    """(file name under rules_check/data/, JSON) for every game that has checks."""
+    files = []
+    kb = resolved.kb
+    for game, checks in sorted(kb.checks.items()):
+        entry_ids = sorted({entry_id for item in checks.values() for entry_id in named_entries(item)})
+        document = {
+            "game": game,
+            "data_version": resolved.data_version,
+            "checks": {name: {"help": item["help"], "implements": item["implements"]} for name, item in checks.items()},
+            "entries": {entry_id: _entry_data(kb.entries[entry_id]) for entry_id in entry_ids},
+        }
+        files.append((f"{game}.json", json.dumps(document, ensure_ascii=False, indent=1, sort_keys=True) + "\n"))
+    return files

@@ -1,0 +1,86 @@
+"""python -m rules_check GAME CHECK [FILE]  — reads a JSON object (FILE or standard input), prints a JSON result.
+python -m rules_check GAME CHECK --help    — what the check computes, quoting the entries it implements.
+python -m rules_check --list               — every check by game, with a line of help and its entries.
+
+GAME is a game id (wizards-quest; wizards_quest works too). The data comes from rules_check/data/
+(written by `python -m generator build`) or the folder in RULES_CHECK_DATA.
+Exit status: 0 result printed; 2 invalid input (the message names the field); 1 impossible under the rules
+(the message names the rule).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+from . import DataFileError, InputError, RulesError, available_games, describe, game, game_id, run
+
+
+def list_checks() -> None:
+    for name in available_games():
+        data = game(name).data
+        for check, info in data.checks.items():
+            print(f"{name} {check}: {info['help']} [{', '.join(info['implements'])}]")
+
+
+def read_input(argv: list[str]) -> object:
+    """The JSON input; InputError for what cannot be read or parsed (too deep, numbers too long included)."""
+    try:
+        with open(argv[2], encoding="utf-8") if len(argv) == 3 else sys.stdin as stream:
+            text = stream.read()
+    except (OSError, UnicodeDecodeError) as err:
+        raise InputError("(input)", f"cannot read input: {err}") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as err:
+        raise InputError("(input)", f"not JSON: line {err.lineno} column {err.colno}: {err.msg}") from None
+    except RecursionError:
+        raise InputError("(input)", "JSON nested too deeply") from None
+    except ValueError as err:  # an integer of more digits than Python converts
+        raise InputError("(input)", f"not usable JSON: {err}") from None
+
+
+def main(argv: list[str]) -> int:
+    try:
+        if argv[:1] == ["--list"]:
+            list_checks()
+            return 0
+        if len(argv) not in (2, 3) or argv[0] in ("-h", "--help"):
+            print((__doc__ or "").strip(), file=sys.stderr)
+            return 2
+        name, check = game_id(argv[0]), argv[1]
+        if name not in available_games() or check not in game(name).data.checks:
+            print(f"error: unknown check '{name} {check}'; see --list", file=sys.stderr)
+            return 2
+        if argv[2:] in (["-h"], ["--help"]):
+            print(describe(name, check))
+            return 0
+        result = run(name, check, read_input(argv))
+    except InputError as err:
+        print(f"error: invalid input: {err}", file=sys.stderr)
+        return 2
+    except RulesError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 1
+    except DataFileError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    print(json.dumps(result, ensure_ascii=False, indent=1, sort_keys=True))
+    return 0
+
+
+def entry_point() -> int:
+    """main(), with a closed standard output (`--list | head -1`) ending quietly instead of in a traceback."""
+    try:
+        status = main(sys.argv[1:])
+        sys.stdout.flush()
+    except BrokenPipeError:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # Python flushes stdout again at exit
+        return 0
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(entry_point())

@@ -1,0 +1,146 @@
+"""What every game's rules share: the game's data (numbers and entry texts from the knowledge base), the
+two ways an input can be refused, the `@check` marker, and input and output schemas.
+
+Pure Python plus jsonschema, no import from the generator: the package is meant to run on its own
+(and later in the browser under Pyodide).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from jsonschema import Draft202012Validator, validators
+
+SCHEMA_DIR = Path(__file__).resolve().parent / "schemas"
+
+
+class RulesError(ValueError):
+    """The input is well-formed but impossible under the rules (exit 1): the message names the rule."""
+
+
+class InputError(ValueError):
+    """The input does not match the check's schema (exit 2); `field` names the offending field."""
+
+    def __init__(self, field: str, message: str):
+        super().__init__(f"{field}: {message}")
+        self.field = field
+
+
+class DataFileError(Exception):
+    """The data file the generator wrote is missing, unreadable or lacks what a check needs."""
+
+
+@dataclass(frozen=True)
+class GameData:
+    """One game's data file (`data/<game>.json`, written by `python -m generator build`)."""
+
+    game: str  # the game id, e.g. "wizards-quest"
+    data_version: str
+    checks: dict[str, dict]  # check name -> {help, implements: [entry ids]}
+    entries: dict[str, dict]  # entry id -> {title, text (English), params?, table?}
+
+    @classmethod
+    def read(cls, path: Path) -> GameData:
+        try:
+            document = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as err:
+            raise DataFileError(f"cannot read the rules data {path}: {err}; run `python -m generator build`") from None
+        return cls(document["game"], document["data_version"], document["checks"], document["entries"])
+
+    def entry(self, entry_id: str) -> dict:
+        if entry_id not in self.entries:
+            raise DataFileError(f"the {self.game} data has no entry '{entry_id}': list it in data/games/{self.game}/checks.yaml")
+        return self.entries[entry_id]
+
+    def ref(self, entry_id: str) -> str:
+        """An entry id an answer names (a rule, a clarification), checked to be in the data."""
+        self.entry(entry_id)
+        return entry_id
+
+    def params(self, entry_id: str) -> dict:
+        return dict(self.entry(entry_id).get("params", {}))
+
+    def param(self, entry_id: str, name: str) -> Any:
+        params = self.entry(entry_id).get("params", {})
+        if name not in params:
+            raise DataFileError(f"the {self.game} data has no params.{name} in entry '{entry_id}'")
+        return params[name]
+
+    def pick(self, entry_id: str, names: tuple[str, ...]) -> dict:
+        """The named params of an entry, each checked to be there."""
+        return {name: self.param(entry_id, name) for name in names}
+
+    def table(self, entry_id: str) -> list[dict]:
+        entry = self.entry(entry_id)
+        if "table" not in entry:
+            raise DataFileError(f"the {self.game} data has no table in entry '{entry_id}'")
+        return list(entry["table"])
+
+
+def check(name: str) -> Callable:
+    """Mark a method of a game's `Rules` as the check called `name` (as in its checks.yaml)."""
+
+    def mark(method: Callable) -> Callable:
+        method.check_name = name  # type: ignore[attr-defined]
+        return method
+
+    return mark
+
+
+class Game:
+    """A game's rules, built from its data: subclasses read their numbers in __init__ and mark their checks."""
+
+    def __init__(self, data: GameData):
+        self.data = data
+
+    @classmethod
+    def check_methods(cls) -> dict[str, str]:
+        """Check name -> method name, for every method marked with @check."""
+        return {member.check_name: attribute for attribute, member in vars(cls).items() if hasattr(member, "check_name")}
+
+    def run(self, name: str, inputs: Any) -> dict:
+        """Validate `inputs` against the check's input schema, then run the check."""
+        validate(self.data.game, name, "input", inputs)
+        return getattr(self, self.check_methods()[name])(**inputs)
+
+
+def module_name(game: str) -> str:
+    """The Python name of a game id: wizards-quest -> wizards_quest."""
+    return game.replace("-", "_")
+
+
+@cache
+def schema(game: str) -> dict:
+    return json.loads((SCHEMA_DIR / f"{module_name(game)}.schema.json").read_text(encoding="utf-8"))
+
+
+def _is_integer(_checker, value) -> bool:
+    """Integers are integers: JSON's 3.0 is a number, not a count of dice."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+StrictValidator = validators.extend(
+    Draft202012Validator, type_checker=Draft202012Validator.TYPE_CHECKER.redefine("integer", _is_integer)
+)
+
+
+@cache
+def validator(game: str, name: str, direction: str) -> Draft202012Validator:
+    document = schema(game)
+    return StrictValidator({"$ref": f"#/$defs/{name}_{direction}", "$defs": document["$defs"]})
+
+
+def validate(game: str, name: str, direction: str, document: Any) -> None:
+    """Raise InputError naming the first field (deepest cause) where `document` breaks the check's schema."""
+    errors = sorted(validator(game, name, direction).iter_errors(document), key=lambda e: list(map(str, e.absolute_path)))
+    if errors:
+        error = errors[0]
+        while error.context:
+            error = sorted(error.context, key=lambda e: len(e.absolute_path))[-1]
+        field = "/".join(str(p) for p in error.absolute_path) or "(input)"
+        raise InputError(field, error.message)

@@ -1,0 +1,527 @@
+"""BattleLore (Second Edition reference guide): the checks, with every number read from the entries named next to it."""
+
+from __future__ import annotations
+
+from ..core import Game, GameData, RulesError, check
+
+# terrain -> the entry holding its params
+TERRAIN_ENTRIES = {
+    "plains": "battlelore/plains",
+    "forest": "battlelore/forest",
+    "hill": "battlelore/hill",
+    "building": "battlelore/building",
+    "water": "battlelore/water",
+    "ford": "battlelore/ford",
+    "bridge": "battlelore/bridge",
+    "command_tent": "battlelore/command-tent",
+}
+
+
+def _dice_table(data: GameData) -> dict[str, dict]:
+    """Face -> who uses it, damage, retreat hexes, lore."""
+    return {
+        row["face"]: {k: row[k] for k in ("who", "damage", "retreat_hexes", "lore")}
+        for row in data.table("battlelore/quickref-dice-results")
+    }
+
+
+def _terrain_params(data: GameData) -> dict[str, dict]:
+    return {name: data.params(entry_id) for name, entry_id in TERRAIN_ENTRIES.items()}
+
+
+class Rules(Game):
+    def __init__(self, data: GameData):
+        super().__init__(data)
+        self.PURSUE_RULE = data.ref("battlelore/pursue")
+        self.SKIRMISH_RULE = data.ref("battlelore/skirmish")
+        self.ADVANCE_RULE = data.ref("battlelore/advance")
+        self.DICE_TABLE = _dice_table(
+            data
+        )  # face -> who uses it, damage, retreat hexes, lore; from battlelore/quickref-dice-results
+        self.TERRAIN = _terrain_params(
+            data
+        )  # terrain -> its params, from the terrain entries (battlelore/forest, battlelore/building, ...)
+        self.FLYING_MELEE_PENALTY = data.param("battlelore/flying", "melee_dice_penalty_against")  # from battlelore/flying
+        self.FLANKING_DICE = data.param("battlelore/flanking", "extra_dice")  # from battlelore/flanking
+        self.FLANKING_MAX = data.param("battlelore/flanking", "max_extra_dice")
+        self.RAGE_DICE_PER_DAMAGE = data.param("battlelore/rage", "extra_dice_per_damage")  # from battlelore/rage
+        self.FURY_DICE = data.param("battlelore/fury-of-yllan", "extra_dice")  # from battlelore/fury-of-yllan
+        self.RUNEBLADE_DICE = data.param("battlelore/runeblade", "dice")  # from battlelore/runeblade
+        self.HEXES_PER_RETREAT = data.param("battlelore/retreat", "hexes_per_retreat")  # from battlelore/retreat
+        self.DAMAGE_PER_UNPERFORMED_RETREAT = data.param("battlelore/retreat", "damage_per_unperformed_retreat")
+        self.BUILDING_IGNORES_PER_COMBAT = data.param(
+            "battlelore/building", "damage_ignored_per_combat"
+        )  # from battlelore/building
+        self.VP_TO_WIN = data.param("battlelore/winning-the-game", "victory_points_to_win")  # from battlelore/winning-the-game
+        self.COMMAND_TENT_VP = data.param("battlelore/command-tent", "capture_victory_points")  # from battlelore/command-tent
+        self.SCENARIOS_IN_CAMPAIGN = data.param("battlelore/campaign", "scenarios_in_campaign")  # from battlelore/campaign
+        self.FIRST_SCENARIO_CARD = data.param("battlelore/campaign", "first_scenario_card")
+        self.WINNER_CARD_DIGITS = [int(d) for d in data.param("battlelore/campaign", "winner_card_digits").split(",")]
+        self.LOSER_CARD_DIGIT = data.param("battlelore/campaign", "loser_card_digit")
+        self.CAMPAIGN_BONUS_PER_WIN = data.param(
+            "battlelore/campaign-scoring", "bonus_vp_per_scenario_won_by_final_winner"
+        )  # from battlelore/campaign-scoring
+        self.DAMAGE_STEP_NOTE = data.ref("battlelore/clarify-damage-step")
+        self.CAPS = {name: p["max_combat_dice"] for name, p in self.TERRAIN.items() if "max_combat_dice" in p}
+        self.STOPS_RETREAT = {name for name, p in self.TERRAIN.items() if p.get("stops_retreat")}
+        self.IMPASSABLE = {name for name, p in self.TERRAIN.items() if p.get("impassable")}
+        self.IGNORES_DAMAGE = {
+            name: p["damage_ignored_per_combat"] for name, p in self.TERRAIN.items() if "damage_ignored_per_combat" in p
+        }
+        self.PURSUE_MIN_HEXES = data.param("battlelore/pursue", "min_hexes")  # from battlelore/pursue
+        self.PURSUE_ADDITIONAL_ATTACKS = data.param("battlelore/pursue", "additional_attacks")
+        self.PURSUITS_PER_TURN = data.param("battlelore/pursue", "pursuits_per_turn")
+        self.LORE_PER_UNSPENT_POINT = data.param(
+            "battlelore/quickref-often-forgotten-rules", "lore_per_unspent_army_point"
+        )  # from battlelore/quickref-often-forgotten-rules
+        self.MAX_MUSTER_LORE = data.param("battlelore/quickref-often-forgotten-rules", "max_lore_for_unspent_army_points")
+
+    def _terrain(self, name: str) -> str:
+        if name not in self.TERRAIN and name != "off_board":
+            raise RulesError(f"unknown terrain '{name}'; terrains are {', '.join(self.TERRAIN)} (and off_board for a path)")
+        return name
+
+    def _roll(self, roller: dict, victim: dict, attack_type: str, flankers: int, lore_cards: list, other: int) -> dict:
+        """Dice of one combat roll: terrain first, then modifiers (battlelore/modifiers)."""
+        own, theirs = self._terrain(roller.get("terrain", "plains")), self._terrain(victim.get("terrain", "plains"))
+        if "dice" not in roller:
+            raise RulesError("give the unit's combat dice (the number on its reference card)")
+        unknown = [c for c in lore_cards if c not in ("runeblade", "fury_of_yllan")]
+        if unknown:
+            raise RulesError(f"lore card(s) {', '.join(unknown)}: their dice effect is not in the guide; give other_modifiers")
+        caps: list[int] = []
+        ignored: list[int] = []
+        for unit, terrain in ((roller, own), (victim, theirs)):
+            if terrain in self.CAPS:
+                (ignored if unit.get("flying") else caps).append(self.CAPS[terrain])
+        if "runeblade" in lore_cards:
+            return {
+                "dice": self.RUNEBLADE_DICE,
+                "terrain_cap": None,
+                "terrain_cap_ignored": min(caps + ignored) if caps or ignored else None,
+                "modifiers": [{"runeblade": self.RUNEBLADE_DICE}],
+                "normal_dice": self._roll(
+                    roller, victim, attack_type, flankers, [c for c in lore_cards if c != "runeblade"], other
+                )["dice"],
+            }
+        dice = roller["dice"]
+        cap = min(caps) if caps else None
+        if cap is not None:
+            dice = min(dice, cap)
+        modifiers = []
+        if attack_type == "melee" and victim.get("flying"):
+            modifiers.append({"melee_against_flying": -self.FLYING_MELEE_PENALTY})
+        if flankers > 0:
+            modifiers.append({"flanking": min(flankers * self.FLANKING_DICE, self.FLANKING_MAX)})
+        if roller.get("rage") and roller.get("damage_suffered", 0):
+            modifiers.append({"rage": roller["damage_suffered"] * self.RAGE_DICE_PER_DAMAGE})
+        if "fury_of_yllan" in lore_cards:
+            modifiers.append({"fury_of_yllan": self.FURY_DICE})
+        if other:
+            modifiers.append({"other": other})
+        dice += sum(v for m in modifiers for v in m.values())
+        return {
+            "dice": max(dice, 0),
+            "terrain_cap": cap,
+            "terrain_cap_ignored": min(ignored) if ignored and cap is None else None,
+            "modifiers": modifiers,
+        }
+
+    @check("combat_dice")
+    def combat_dice(
+        self,
+        attacker: dict,
+        target: dict,
+        attack_type: str,
+        friendly_flankers_adjacent_to_target: int = 0,
+        lore_cards: list | None = None,
+        other_modifiers: int = 0,
+        counterattack: dict | None = None,
+    ) -> dict:
+        """`attacker` and `target`: {dice (the combat value on the reference card), terrain, flying, rage, damage_suffered}.
+        `friendly_flankers_adjacent_to_target` counts the *other* friendly units with "Flanking" next to the target.
+        Terrain limits apply first (a Flying unit lifts the limit of its own hex, for its rolls and rolls against it),
+        then the modifiers. "Runeblade" replaces the roll with its own dice, which nothing changes. `counterattack`
+        {attack_type, friendly_flankers_adjacent_to_target, lore_cards, other_modifiers} adds the target's roll back.
+        """
+        result = self._roll(
+            attacker, target, attack_type, friendly_flankers_adjacent_to_target, lore_cards or [], other_modifiers
+        )
+        if counterattack is not None:
+            back = self._roll(
+                target,
+                attacker,
+                counterattack.get("attack_type", "melee"),
+                counterattack.get("friendly_flankers_adjacent_to_target", 0),
+                counterattack.get("lore_cards", []),
+                counterattack.get("other_modifiers", 0),
+            )
+            result.update({f"counterattack_{k}": v for k, v in back.items()})
+        return result
+
+    def _flying_retreat(self, retreats: int, path: list[dict]) -> dict:
+        """A Flying unit passes over units and terrain: it ends on the farthest free hex it can reach."""
+        best = 0
+        for k in range(1, retreats + 1):
+            h = path[k - 1] if k - 1 < len(path) else None
+            if h is None:
+                raise RulesError(f"the path lists {len(path)} hex(es); {retreats} retreat(s) need {retreats}")
+            if self._terrain(h.get("terrain", "plains")) == "off_board":
+                break
+            if not h.get("unit"):
+                best = k
+        left = retreats - best
+        support = left > 0 and best < len(path) and path[best].get("unit") == "friendly"
+        return {
+            "hexes": best * self.HEXES_PER_RETREAT,
+            "unperformed": 0 if support else left,
+            "support": support,
+            "stopped_by": None if not left else "no unoccupied hex",
+        }
+
+    def _retreat_path(self, unit: dict, retreats: int, path: list[dict]) -> dict:
+        """Walk the retreat; returns hexes moved, retreats not carried out, support, and why it stopped."""
+        if retreats <= 0:
+            return {"hexes": 0, "unperformed": 0, "support": False, "stopped_by": None}
+
+        def hex_at(i: int) -> dict | None:
+            return path[i] if i < len(path) else None
+
+        def supported(i: int) -> bool:
+            h = hex_at(i)
+            return h is not None and h.get("unit") == "friendly"
+
+        if unit.get("stunned"):
+            support = supported(0)
+            return {"hexes": 0, "unperformed": 0 if support else retreats, "support": support, "stopped_by": "stunned"}
+        if unit.get("flying"):
+            return self._flying_retreat(retreats, path)
+        moved, left, stopped = 0, retreats, None
+        while left:
+            h = hex_at(moved)
+            if h is None:
+                raise RulesError(f"the path lists {len(path)} hex(es); the retreat needs at least {moved + 1}")
+            terrain = self._terrain(h.get("terrain", "plains"))
+            if h.get("unit") == "friendly":
+                return {"hexes": moved * self.HEXES_PER_RETREAT, "unperformed": 0, "support": True, "stopped_by": "friendly unit"}
+            if (
+                terrain == "off_board"
+                or h.get("unit") == "enemy"
+                or terrain in self.IMPASSABLE
+                or (unit.get("cumbersome") and terrain == "building")
+            ):
+                stopped = "enemy unit" if h.get("unit") == "enemy" else ("cumbersome" if terrain == "building" else terrain)
+                break
+            moved, left = moved + 1, left - 1
+            if terrain in self.STOPS_RETREAT and left:
+                stopped = terrain
+                if supported(moved):
+                    return {"hexes": moved * self.HEXES_PER_RETREAT, "unperformed": 0, "support": True, "stopped_by": terrain}
+                break
+        return {"hexes": moved * self.HEXES_PER_RETREAT, "unperformed": left, "support": False, "stopped_by": stopped}
+
+    @check("damage_and_retreat")
+    def damage_and_retreat(
+        self,
+        target: dict,
+        results: dict | None = None,
+        spent: dict | None = None,
+        attack_type: str = "melee",
+        attacker_weakened: bool = False,
+        damage: int = 0,
+        retreats: int = 0,
+        path: list | None = None,
+        attacker_faction: str | None = None,
+    ) -> dict:
+        """`results` {face: count} are read with the dice-results table (after taking away `spent` results); `damage` and
+        `retreats` add effects from elsewhere. `target`: {terrain, flying, stunned, steady, ignore_retreats,
+        ignore_damage, cumbersome, health}. `path`: the hexes directly away from the attacker, nearest first, each
+        {terrain, unit: friendly | enemy}; terrain "off_board" for the board edge.
+        """
+        results, spent, path = dict(results or {}), spent or {}, path or []
+        for face, n in spent.items():
+            if n > results.get(face, 0):
+                raise RulesError(f"cannot spend {n} {face} result(s): the roll has {results.get(face, 0)}")
+            results[face] -= n
+        unknown = [f for f in results if f not in self.DICE_TABLE]
+        if unknown:
+            raise RulesError(f"unknown face(s) {', '.join(unknown)}; faces are {', '.join(self.DICE_TABLE)}")
+        users = {
+            "melee_unit": attack_type == "melee",
+            "non_weakened_melee_unit": attack_type == "melee" and not attacker_weakened,
+            "ranged_unit": attack_type == "ranged",
+            "any": True,
+            "rolling_player": True,
+            "unit_abilities": True,
+        }
+        dealt = damage + sum(n * self.DICE_TABLE[f]["damage"] for f, n in results.items() if users[self.DICE_TABLE[f]["who"]])
+        required = retreats + sum(n * self.DICE_TABLE[f]["retreat_hexes"] for f, n in results.items())
+        lore = sum(n * self.DICE_TABLE[f]["lore"] for f, n in results.items())
+        terrain = self._terrain(target.get("terrain", "plains"))
+        # step 5-6: ignore damage, deal damage
+        building = self.IGNORES_DAMAGE.get(terrain, 0)
+        ignored = min(dealt, building + target.get("ignore_damage", 0))
+        building_left = building - min(building, ignored)
+        taken = dealt - ignored
+        health = target.get("health")
+        destroyed = health is not None and taken >= health
+        # step 7-8: ignore retreats, retreat
+        ignore_retreats = target.get("steady", 0) + target.get("ignore_retreats", 0)
+        retreats_ignored = 0 if destroyed else min(required, ignore_retreats)
+        walk = self._retreat_path(target, 0 if destroyed else required - retreats_ignored, path)
+        retreat_damage = walk["unperformed"] * self.DAMAGE_PER_UNPERFORMED_RETREAT
+        final_terrain = (
+            terrain if walk["hexes"] == 0 else path[walk["hexes"] // self.HEXES_PER_RETREAT - 1].get("terrain", "plains")
+        )
+        retreat_damage_ignored = min(
+            retreat_damage, self.IGNORES_DAMAGE.get(final_terrain, 0) if final_terrain != terrain else building_left
+        )
+        taken += retreat_damage - retreat_damage_ignored
+        result = {
+            "damage_dealt": dealt,
+            "damage_ignored": ignored + retreat_damage_ignored,
+            "damage_taken": taken,
+            "retreats_required": required,
+            "retreats_ignored": retreats_ignored,
+            "hexes_retreated": walk["hexes"],
+            "support": walk["support"],
+            "retreat_stopped_by": walk["stopped_by"],
+            "retreats_not_carried_out": walk["unperformed"],
+            "lore_gained": lore,
+            "clarification": self.DAMAGE_STEP_NOTE,
+        }
+        if health is not None:
+            result.update(health_left=max(health - taken, 0), destroyed=taken >= health)
+        return result
+
+    @check("victory_points")
+    def victory_points(
+        self, banner_hexes_occupied: list | None = None, scenario_vp: int = 0, command_tents_captured: int = 0
+    ) -> dict:
+        """`banner_hexes_occupied`: the number printed on each banner marker in a hex a friendly unit occupies.
+        `scenario_vp`: points for the scenario card's conditions (the cards are not in the guide).
+        """
+        banners = sum(banner_hexes_occupied or [])
+        tents = command_tents_captured * self.COMMAND_TENT_VP
+        return {
+            "banner_vp": banners,
+            "scenario_vp": scenario_vp,
+            "command_tent_vp": tents,
+            "vp_gained": banners + scenario_vp + tents,
+        }
+
+    @check("victory")
+    def victory(self, victory_points: dict, moment: str, units_left: dict | None = None) -> dict:
+        """`moment`: "start_of_first_player_turn" (the only moment points are checked) or "other".
+        `units_left`: each player's units on the board; a player with none has been routed.
+        """
+        players = list(victory_points)
+        if len(players) != 2:
+            raise RulesError("BattleLore has two players")
+        if units_left is not None:
+            routed = [p for p in players if units_left.get(p, 1) == 0]
+            if len(routed) == 2:
+                raise RulesError("both armies destroyed: the destroying attack ends the game for one side first")
+            if routed:
+                winner = next(p for p in players if p not in routed)
+                return {"game_ends": True, "winner": winner, "condition": "all_enemy_units_destroyed", "points_checked": False}
+        if moment != "start_of_first_player_turn":
+            return {"game_ends": False, "winner": None, "condition": None, "points_checked": False}
+        a, b = players
+        leaders = [
+            p for p, q in ((a, b), (b, a)) if victory_points[p] >= self.VP_TO_WIN and victory_points[p] > victory_points[q]
+        ]
+        if leaders:
+            return {"game_ends": True, "winner": leaders[0], "condition": "victory_points", "points_checked": True}
+        return {"game_ends": False, "winner": None, "condition": None, "points_checked": True}
+
+    @check("campaign")
+    def campaign(self, scenarios: list[dict]) -> dict:
+        """`scenarios`: in order, each {vp: {player: points}, winner}. Scenario cards: game 1 both play the first card;
+        afterwards the previous winner takes the next letter with either digit, the loser that letter with the loser's digit.
+        """
+        if len(scenarios) != self.SCENARIOS_IN_CAMPAIGN:
+            raise RulesError(f"a campaign has {self.SCENARIOS_IN_CAMPAIGN} scenarios, not {len(scenarios)}")
+        players = list(scenarios[0]["vp"])
+        if len(players) != 2 or any(set(s["vp"]) != set(players) or s["winner"] not in players for s in scenarios):
+            raise RulesError("each scenario needs the points of the same two players and one of them as winner")
+        cards, letter = [], self.FIRST_SCENARIO_CARD[0]
+        for index in range(len(scenarios)):
+            if index == 0:
+                cards.append({p: [self.FIRST_SCENARIO_CARD] for p in players})
+            else:
+                letter = chr(ord(letter) + 1)
+                previous = scenarios[index - 1]["winner"]
+                cards.append(
+                    {
+                        p: [f"{letter}{d}" for d in self.WINNER_CARD_DIGITS]
+                        if p == previous
+                        else [f"{letter}{self.LOSER_CARD_DIGIT}"]
+                        for p in players
+                    }
+                )
+        vp_sum = {p: sum(s["vp"][p] for s in scenarios) for p in players}
+        last = scenarios[-1]["winner"]
+        bonus = {
+            p: (self.CAMPAIGN_BONUS_PER_WIN * sum(1 for s in scenarios if s["winner"] == p) if p == last else 0) for p in players
+        }
+        total = {p: vp_sum[p] + bonus[p] for p in players}
+        a, b = players
+        if total[a] != total[b]:
+            winner, decided = (a if total[a] > total[b] else b), "total_vp"
+        else:
+            winner, decided = last, "tie_break_last_scenario_winner"
+        return {
+            "scenario_cards": cards,
+            "vp_sum": vp_sum,
+            "bonus": bonus,
+            "total": total,
+            "campaign_winner": winner,
+            "decided_by": decided,
+        }
+
+    def _path_problems(
+        self, ability: str, x: int, min_hexes: int, path: list, start_hex: str | None, target_hex: str | None
+    ) -> list[dict]:
+        """What is wrong with the hexes an ability move enters: its length, and for Pursue its first and last hexes."""
+        problems = []
+        rule = self.PURSUE_RULE if ability == "pursue" else self.SKIRMISH_RULE
+        if not min_hexes <= len(path) <= x:
+            low = f"at least {min_hexes} and " if min_hexes else ""
+            problems.append(
+                {
+                    "code": "path_length",
+                    "rule": rule,
+                    "message": f"{ability.capitalize()} {x} moves {low}at most {x} hex(es), not {len(path)}",
+                }
+            )
+        if ability != "pursue":
+            return problems
+        if target_hex is None:
+            raise RulesError("give target_hex (the hex of the original attack's target) to check a pursuit path")
+        if path and path[0] != target_hex:
+            problems.append(
+                {
+                    "code": "target_hex_not_first",
+                    "rule": rule,
+                    "message": f"the pursuing unit must enter the target's hex {target_hex} first",
+                }
+            )
+        if start_hex is not None and start_hex in path:
+            problems.append(
+                {
+                    "code": "returns_to_start",
+                    "rule": rule,
+                    "message": f"the pursuing unit may not return to its starting hex {start_hex}",
+                }
+            )
+        return problems
+
+    @check("ability_move")
+    def ability_move(
+        self,
+        ability: str,
+        x: int,
+        unit_ordered: bool = True,
+        moment: str | None = None,
+        target_destroyed_or_retreated: bool | None = None,
+        counterattacking: bool = False,
+        pursuits_this_turn: int = 0,
+        start_hex: str | None = None,
+        target_hex: str | None = None,
+        path: list | None = None,
+    ) -> dict:
+        """`x`: the number next to the ability's name on the unit's reference card (the guide gives no values). Pursue is
+        used instead of an advance, so it needs what an advance needs (`target_destroyed_or_retreated`, not
+        `counterattacking`) and at most params.pursuits_per_turn pursuits per turn (`pursuits_this_turn` made before).
+        Skirmish needs an ordered unit (`unit_ordered`) and, if `moment` is given, "after_attack_step". `path`: the hexes
+        entered, in order (labels of the caller's choosing; adjacency and terrain are not checked); Pursue must enter
+        `target_hex` first and may not come back to `start_hex`.
+        """
+        if x < 1:
+            raise RulesError(f"{ability} X is the number on the unit's reference card, at least 1, not {x}")
+        problems = []
+
+        def problem(code: str, rule: str, message: str):
+            problems.append({"code": code, "rule": rule, "message": message})
+
+        if ability == "pursue":
+            result = {
+                "ability": ability,
+                "timing": "instead_of_advance",
+                "min_hexes": self.PURSUE_MIN_HEXES,
+                "max_hexes": x,
+                "additional_attacks": self.PURSUE_ADDITIONAL_ATTACKS,
+                "additional_attack_optional": True,
+                "must_enter_target_hex_first": True,
+                "may_return_to_start_hex": False,
+            }
+            if target_destroyed_or_retreated is False:
+                problem(
+                    "cannot_advance",
+                    self.ADVANCE_RULE,
+                    "Pursue replaces an advance, and a unit may advance only when the adjacent "
+                    "target was destroyed or forced to retreat",
+                )
+            if counterattacking:
+                problem(
+                    "counterattacking", self.ADVANCE_RULE, "a counterattacking unit cannot advance, so it cannot pursue instead"
+                )
+            if pursuits_this_turn >= self.PURSUITS_PER_TURN:
+                problem("already_pursued", self.PURSUE_RULE, f"a unit may pursue {self.PURSUITS_PER_TURN} time(s) per turn")
+        elif ability == "skirmish":
+            result = {"ability": ability, "timing": "after_attack_step", "min_hexes": 0, "max_hexes": x, "additional_attacks": 0}
+            if not unit_ordered:
+                problem("not_ordered", self.SKIRMISH_RULE, "only a unit that was ordered may move with Skirmish")
+            if moment not in (None, "after_attack_step"):
+                problem("wrong_moment", self.SKIRMISH_RULE, "Skirmish moves the unit after the attack step")
+        else:
+            raise RulesError(f"unknown ability '{ability}': pursue or skirmish")
+        if path is not None:
+            problems += self._path_problems(ability, x, result["min_hexes"], path, start_hex, target_hex)
+            result["hexes_moved"] = len(path)
+        result.update(allowed=not problems, problems=problems)
+        return result
+
+    @check("multiple_copies")
+    def multiple_copies(
+        self, copies_of_game: int, factions: list, position_cards_per_copy: dict, army: dict | None = None
+    ) -> dict:
+        """`position_cards_per_copy`: {faction: {unit: position cards in one copy of the game}}; the guide has no
+        component list, so these come from the caller. `army` (optional): {faction: {unit: count}} to check against
+        the position cards of all copies.
+        """
+        if copies_of_game < 1:
+            raise RulesError("at least one copy of the game")
+        if len(factions) != 2:
+            raise RulesError("BattleLore has two players, one faction each")
+        if factions[0] == factions[1]:
+            raise RulesError(f"the two players may not fight for the same faction ({factions[0]})")
+        missing = [f for f in factions if f not in position_cards_per_copy]
+        if missing:
+            raise RulesError(f"give the position cards of one copy for {', '.join(missing)}")
+        max_units = {f: {unit: n * copies_of_game for unit, n in position_cards_per_copy[f].items()} for f in factions}
+        result = {"same_faction_for_both_players": False, "max_units": max_units}
+        if army is not None:
+            over = []
+            for faction, units in army.items():
+                if faction not in max_units:
+                    raise RulesError(f"'{faction}' is not one of the two factions ({', '.join(factions)})")
+                for unit, count in units.items():
+                    allowed = max_units[faction].get(unit, 0)
+                    if count > allowed:
+                        over.append({"faction": faction, "unit": unit, "count": count, "position_cards": allowed})
+            result.update(army_legal=not over, over_limit=over)
+        return result
+
+    @check("muster_lore")
+    def muster_lore(self, unspent_army_points: dict) -> dict:
+        """`unspent_army_points`: {player: army points left unspent after army building} (the army-point budget is
+        not in the guide).
+        """
+        used = {p: min(n, self.MAX_MUSTER_LORE // self.LORE_PER_UNSPENT_POINT) for p, n in unspent_army_points.items()}
+        return {
+            "lore_gained": {p: n * self.LORE_PER_UNSPENT_POINT for p, n in used.items()},
+            "unspent_points_without_lore": {p: n - used[p] for p, n in unspent_army_points.items()},
+            "cap": self.MAX_MUSTER_LORE,
+        }

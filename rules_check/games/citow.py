@@ -1,0 +1,1050 @@
+"""Chaos in the Old World: the checks, with every number read from the entries named next to it."""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+
+from ..core import Game, GameData, RulesError, check
+
+
+def _region_key(english_name: str) -> str:
+    return re.sub(r"^the_", "", english_name.lower().replace(" ", "_"))
+
+
+def _card_1_table(data: GameData) -> dict:
+    """Region -> (VP for the most corruption, VP for the second most), from ruination card 1's table."""
+    return {_region_key(row["region"]["en"]): (row["first"], row["second"]) for row in data.table("citow/ruination-card-1-table")}
+
+
+def _region_order(data: GameData) -> tuple[str, ...]:
+    order = data.param("citow/standard-region-order", "order").split(",")
+    return tuple(r.strip().replace("-", "_") for r in order)
+
+
+def _setup(data: GameData) -> dict:
+    setup = data.pick(
+        "citow/setup-steps",
+        (
+            "old_world_cards_4_players",
+            "old_world_cards_3_players",
+            "starting_hand",
+            "starting_vp",
+            "start_noble_tokens",
+            "start_warpstone_tokens",
+            "start_peasant_tokens",
+        ),
+    )
+    return {
+        "old_world_cards": {4: setup["old_world_cards_4_players"], 3: setup["old_world_cards_3_players"]},
+        "starting_hand": setup["starting_hand"],
+        "starting_vp": setup["starting_vp"],
+        "start_tokens": {
+            "noble": setup["start_noble_tokens"],
+            "warpstone": setup["start_warpstone_tokens"],
+            "peasant": setup["start_peasant_tokens"],
+        },
+    }
+
+
+POWERS = ("khorne", "nurgle", "tzeentch", "slaanesh")  # the Power order, from citow/power-order
+
+PEASANT = "peasant_token"
+
+
+class _Battle:
+    def __init__(self, rules: Rules, figures: dict, stats: dict, cards: list, peasant_tokens: int):
+        self.rules = rules
+        unknown = [p for p in figures if p not in POWERS]
+        if unknown:
+            raise RulesError(f"unknown Power(s): {', '.join(unknown)}; Powers are {', '.join(POWERS)}")
+        self.powers = [p for p in POWERS if p in figures]
+        self.stats = stats
+        for power in self.powers:
+            for kind, count in figures[power].items():
+                if count and kind not in stats:
+                    raise RulesError(f"give the stats (attack, defense) of {kind}: the sources do not print them")
+                if count and "attack" not in stats[kind]:
+                    raise RulesError(f"give the attack value of {kind}")
+        self.standing = {p: {k: n for k, n in figures[p].items() if n} for p in self.powers}  # on the board
+        self.knocked: dict[str, dict[str, int]] = {p: {} for p in self.powers}  # knocked over in the main battle, still rolling
+        self.removed: dict[str, dict[str, int]] = {p: {} for p in self.powers}  # removed at once by start-of-battle hits
+        self.held: list[list] = []  # start-of-battle hits kept on one figure: [by, power, kind, hits, roller]
+        self.peasants = peasant_tokens
+        self.to_sheet: dict[str, int] = {}
+        self.figures_hit: list[dict] = []
+        self.cards = []
+        for card in cards:
+            effect = {
+                **self.rules.KNOWN_CARDS.get(card["card"], {}),
+                **{k: v for k, v in card.items() if k not in ("power", "card")},
+            }
+            if card["power"] not in POWERS:
+                raise RulesError(f"unknown Power '{card['power']}' of card {card['card']}")
+            self.cards.append({"power": card["power"], "card": card["card"], **effect})
+        self.bonus = {p: sum(c.get("defense_bonus", 0) for c in self.cards if c["power"] == p) for p in POWERS}
+
+    def owner(self, target: str) -> tuple[str, str]:
+        if "/" in target:
+            power, kind = target.split("/", 1)
+            return power, kind
+        owners = [p for p in self.powers if target in self.standing[p] or target in self.knocked[p] or target in self.removed[p]]
+        if not owners:
+            raise RulesError(f"no {target} in this region")
+        if len(owners) > 1:
+            raise RulesError(f"{target} belongs to {' and '.join(owners)}: name the target as power/{target}")
+        return owners[0], target
+
+    def defense(self, power: str, kind: str) -> tuple[int | None, int]:
+        """(defense or None, lower bound) of a figure, with the defense bonuses of its Power's cards."""
+        stat = self.stats.get(kind, {})
+        if "defense" in stat:
+            value = stat["defense"] + self.bonus[power]
+            return value, value
+        return None, stat.get("defense_at_least", 1) + self.bonus[power]
+
+    def fresh(self, power: str, kind: str) -> int:
+        """Figures of a kind still standing and carrying no held hits."""
+        held = sum(1 for h in self.held if h[1] == power and h[2] == kind)
+        return self.standing[power].get(kind, 0) - self.knocked[power].get(kind, 0) - held
+
+    def dice_of(self, power: str) -> int:
+        attack = sum(self.stats[k]["attack"] * n for k, n in self.standing[power].items())
+        cards = sum(c.get("dice", 0) for c in self.cards if c["power"] == power and c.get("timing", "battle") == "battle")
+        return attack + cards
+
+    def early_rollers(self) -> list[tuple[str, str, int]]:
+        rollers: dict[str, tuple[str, str, int]] = {}
+        for power in POWERS:
+            for c in self.cards:
+                if c["power"] == power and c.get("timing") == "start_of_battle" and c.get("dice"):
+                    name = f"{power}_{c['card']}"
+                    rollers[name] = (name, power, rollers.get(name, (0, 0, 0))[2] + c["dice"])
+        return list(rollers.values())
+
+    def enemy_figures(self, power: str) -> list[tuple[str, str, int | None, int]]:
+        """(Power, figure kind, defense or None, its lower bound) of the other Powers' figures that can still be hit."""
+        return [
+            (other, kind, *self.defense(other, kind))
+            for other in self.powers
+            if other != power
+            for kind in self.standing[other]
+            if self.fresh(other, kind) > 0
+        ]
+
+    def cannot_target(self, power: str, pool: int) -> list[str]:
+        out = []
+        for _other, kind, value, least in self.enemy_figures(power):
+            if (value if value is not None else least) > pool:
+                out.append(kind)
+        return out
+
+    def kill(self, by: str, power: str, kind: str, hits: int, early: bool, roller: str) -> None:
+        if early:
+            self.standing[power][kind] -= 1
+            self.removed[power][kind] = self.removed[power].get(kind, 0) + 1
+        else:
+            self.knocked[power][kind] = self.knocked[power].get(kind, 0) + 1
+        value = self.defense(power, kind)[0] or 0  # a figure is killed only once its defense is known
+        self.figures_hit.append(
+            {
+                "by": roller,
+                "power": power,
+                "figure": kind,
+                "hits": hits,
+                "defense": value,
+                "over_defense": hits - value,
+                "killed": True,
+                "removed_before_battle": early,
+            }
+        )
+
+    def assign(self, roller: str, power: str, hits: int, sixes: int, assignment: dict, early: bool) -> int:
+        """Apply one roll's hits; returns the hits left unassigned."""
+        assigned = 0
+        for target, n in assignment.items():
+            if n < 0:
+                raise RulesError(f"{roller}: a negative number of hits on {target}")
+            if n == 0:
+                continue
+            assigned += n
+            if assigned > hits:
+                raise RulesError(f"{roller}: assigns more hits than the {hits} it has")
+            if target == PEASANT:
+                self.hit_peasants(roller, power, n)
+                continue
+            owner, kind = self.owner(target)
+            if owner == power:
+                raise RulesError(f"{roller}: a player cannot assign hits to his own followers ({kind})")
+            if self.stats.get(kind, {}).get("only_hit_by_sixes"):
+                if n > sixes:
+                    raise RulesError(
+                        f"{roller}: only hits from dice that rolled {self.rules.EXPLODE_ON} can be assigned to {kind}; "
+                        f"{sixes} available"
+                    )
+                sixes -= n
+            self.hit_figures(roller, power, owner, kind, n, early)
+        return hits - assigned
+
+    def hit_peasants(self, roller: str, power: str, n: int) -> None:
+        """n hits on the region's Peasant tokens: each takes exactly PEASANT_TOKEN_HITS and goes to the Power's sheet."""
+        per_token = self.rules.PEASANT_TOKEN_HITS
+        if n > self.peasants * per_token:
+            raise RulesError(
+                f"{roller}: {n} hits on Peasant tokens, only {self.peasants} in the region, each takes {per_token} hit"
+            )
+        if n % per_token:
+            raise RulesError(f"{roller}: a Peasant token takes exactly {per_token} hit")
+        self.peasants -= n // per_token
+        self.to_sheet[power] = self.to_sheet.get(power, 0) + n // per_token
+
+    def hit_figures(self, roller: str, power: str, owner: str, kind: str, n: int, early: bool) -> None:
+        """n hits of `power` on `owner`'s figures of a kind: held hits completed first, then whole figures killed."""
+        value, least = self.defense(owner, kind)
+        if value is None:
+            raise RulesError(f"{roller}: give the defense of {kind} to assign hits to it (known only to be at least {least})")
+        left, last = n, False
+        for h in [h for h in self.held if h[0] == power and h[1] == owner and h[2] == kind]:
+            need = value - h[3]
+            if left >= need:
+                self.held.remove(h)
+                left -= need
+                last = True
+                self.kill(power, owner, kind, h[3] + need, early, roller)
+        while left >= value and self.fresh(owner, kind) > 0:
+            left -= value
+            self.kill(power, owner, kind, value, early, roller)
+            last = True
+        if left and last:
+            self.figures_hit[-1]["hits"] += left
+            self.figures_hit[-1]["over_defense"] += left
+        elif left and early and self.fresh(owner, kind) > 0:
+            self.held.append([power, owner, kind, left, roller])
+        elif left and self.fresh(owner, kind) > 0:
+            raise RulesError(
+                f"{roller}: {left} hit(s) cannot kill {kind} (defense {value}); a figure cannot be given fewer hits than it needs"
+            )
+        elif left or not last:
+            raise RulesError(f"{roller}: no {kind} of {owner} left standing to take {n} hit(s)")
+
+    def must_assign(self, roller: str, power: str, left: int, sixes: int) -> None:
+        if left <= 0:
+            return
+        if self.peasants:
+            raise RulesError(
+                f"{roller}: {left} hit(s) unassigned while a Peasant token remains; a player able to assign hits must do so"
+            )
+        for other, kind, value, least in self.enemy_figures(power):
+            reach = sixes if self.stats.get(kind, {}).get("only_hit_by_sixes") else left
+            if value is not None and value <= reach:
+                raise RulesError(
+                    f"{roller}: {left} hit(s) unassigned but {kind} of {other} (defense {value}) could be killed; "
+                    "hits must be assigned when possible"
+                )
+            if value is None and least <= reach:
+                raise RulesError(f"{roller}: give the defense of {kind}: {left} unassigned hit(s) might kill it")
+        for h in self.held:
+            if h[0] == power and self.defense(h[1], h[2])[0] - h[3] <= left:
+                raise RulesError(f"{roller}: {left} hit(s) unassigned but {h[2]} of {h[1]} carries held hits they would complete")
+
+
+OLD_WORLD_CARD_EFFECTS = ("remove_event_tokens", "remove_twin_tailed_comet_cards_from_track", "discard_instead_of_track")
+
+REMOVE_INSTRUCTIONS = ("remove_old_world_tokens",)
+
+
+class Rules(Game):
+    def __init__(self, data: GameData):
+        super().__init__(data)
+        self.HIT_MIN = data.param("citow/battle-dice", "hit_min")  # from citow/battle-dice
+        self.EXPLODE_ON = data.param("citow/battle-dice", "explode_on")
+        self.DICE_SIDES = data.param("citow/battle-dice", "dice_sides")
+        self.RUIN_THRESHOLD = data.param(
+            "citow/placing-corruption-tokens", "ruin_threshold"
+        )  # from citow/placing-corruption-tokens
+        self.RUINATION_CARDS = data.param("citow/ruining-a-region", "ruination_cards")  # from citow/ruining-a-region
+        self.CARD_1_PARTICIPANTS_VP = data.param(
+            "citow/ruination-card-1-table", "participants_vp"
+        )  # from citow/ruination-card-1-table
+        self.CARD_1_TABLE = _card_1_table(data)  # region -> (1st, 2nd), from citow/ruination-card-1-table
+        self.CARD_TABLE_CLARIFICATION = data.ref("citow/clarify-ruination-card-tables")
+        self.REGION_ORDER = tuple(_region_order(data))  # from citow/standard-region-order
+        self.KISLEV_RESISTANCE = data.param(
+            "citow/example-dominance-kislev", "kislev_resistance"
+        )  # the only region whose value the text gives, from citow/example-dominance-kislev
+        self.SKAVEN_RESISTANCE = data.param("citow/skaven-tokens", "resistance_modifier")  # from citow/skaven-tokens
+        self.NOBLE_CONQUER = data.param("citow/noble-tokens", "conquer_value_modifier")  # from citow/noble-tokens
+        self.SKAVEN_CONQUER = data.param("citow/skaven-tokens", "conquer_value_modifier")  # from citow/skaven-tokens
+        self.NOBLE_RESISTANCE = data.param("citow/noble-tokens", "resistance_modifier")  # from citow/noble-tokens
+        self.VP_TO_WIN = data.param("citow/victory-fifty-vp", "vp_to_win")  # from citow/victory-fifty-vp
+        self.RUINED_REGIONS_TO_END = data.param(
+            "citow/check-for-game-end", "ruined_regions_to_end"
+        )  # from citow/check-for-game-end
+        self.SETUP = _setup(data)  # from citow/setup-steps
+        self.PEASANT_TOKEN_HITS = data.param("citow/assigning-hits", "peasant_token_hits")  # from citow/assigning-hits
+        self.REGION_ORDER_NOTE = data.ref("citow/battle-phase-overview")
+        self.KNOWN_CARDS = {  # battle effects of the Chaos cards whose numbers the sources state
+            "blood_frenzy": {
+                "timing": data.param("citow/identical-cards-stack", "blood_frenzy_timing"),
+                "dice": data.param("citow/identical-cards-stack", "blood_frenzy_dice"),
+            },  # from citow/identical-cards-stack
+            "rain_of_pus": {
+                "defense_bonus": data.param("citow/example-battle-complex", "rain_of_pus_defense_bonus")
+            },  # from citow/example-battle-complex
+        }
+        self.KHORNE_MIN_KILLS = data.param(
+            "citow/example-khorne-four-kills", "khorne_min_enemy_figures_killed"
+        )  # from citow/example-khorne-four-kills, resolved by citow/clarify-khorne-threat-condition
+        self.SLAANESH_MIN_TOKENS = data.param(
+            "citow/example-slaanesh-advancement", "slaanesh_min_corruption_tokens"
+        )  # from citow/example-slaanesh-advancement
+        self.SLAANESH_TOKENS = tuple(
+            t.strip() for t in data.param("citow/example-slaanesh-advancement", "slaanesh_tokens").split(",")
+        )
+        self.MAX_COUNTERS_PER_EVENT = data.param(
+            "citow/one-counter-per-event", "max_counters_per_event"
+        )  # from citow/one-counter-per-event
+        self.TOKENS_PER_CULTIST = data.param(
+            "citow/placing-corruption-tokens", "corruption_tokens_per_cultist"
+        )  # from citow/placing-corruption-tokens
+        self.KHORNE_CLARIFICATION = data.ref("citow/clarify-khorne-threat-condition")
+        self.OLD_WORLD_TRACK_SPACES = data.param("citow/old-world-track", "track_spaces")  # from citow/old-world-track
+        self.CARD_SPACES_PER_REGION = data.param(
+            "citow/chaos-card-spaces", "card_spaces_per_region"
+        )  # from citow/chaos-card-spaces
+        self.CARD_SPACES_TOTAL = data.param("citow/chaos-card-spaces", "card_spaces_total")
+        self.HERO_FIGURES_PER_TOKEN = data.param(
+            "citow/resolve-hero-tokens", "figures_removed_per_hero_token"
+        )  # from citow/resolve-hero-tokens
+        self.PARTIAL_WHEN_IMPOSSIBLE = data.param(
+            "citow/dial-instructions-mandatory", "partial_when_impossible"
+        )  # from citow/dial-instructions-mandatory
+        self.FORBIDDING_BEATS_PERMITTING = data.param(
+            "citow/forbidding-effects-prevail", "forbidding_beats_permitting"
+        )  # from citow/forbidding-effects-prevail
+
+    def _dice_hits(self, results: list[int]) -> tuple[int, int]:
+        return sum(1 for r in results if r >= self.HIT_MIN), sum(1 for r in results if r == self.EXPLODE_ON)
+
+    @check("battle_hits")
+    def battle_hits(self, dice: int, results: list[int]) -> dict:
+        """The battle_hits check: see describe()."""
+        if any(not 1 <= r <= self.DICE_SIDES for r in results):
+            raise RulesError(f"results must be 1-{self.DICE_SIDES}")
+        needed = dice
+        for index, result in enumerate(results):
+            if index >= needed:
+                raise RulesError(
+                    f"too many results: {dice} dice and {needed - dice} explosion(s) give {needed} rolls, not {len(results)}"
+                )
+            if result == self.EXPLODE_ON:
+                needed += 1
+        if len(results) < needed:
+            raise RulesError(
+                f"too few results: {dice} dice and {needed - dice} explosion(s) need {needed} rolls, got {len(results)}"
+            )
+        hits, explosions = self._dice_hits(results)
+        return {"hits": hits, "explosions": explosions, "rolls": len(results)}
+
+    def _hits_of_one_die(self) -> tuple[Fraction, Fraction, Fraction]:
+        """(P(no hit), P(hit and stop), P(hit and explode)) for one roll."""
+        faces = Fraction(1, self.DICE_SIDES)
+        miss = faces * (self.HIT_MIN - 1)
+        explode = faces * (self.DICE_SIDES - self.EXPLODE_ON + 1)
+        return miss, 1 - miss - explode, explode
+
+    @check("hit_probability")
+    def hit_probability(self, dice: int, hits: int) -> dict:
+        """One die's hits H: P(H=0) = P(miss); P(H=h) = P(explode)^(h-1) * (P(hit) + P(explode) * P(miss)).
+        The chance of fewer than k hits is a finite sum, so the answer is exact.
+        """
+        miss, stop, explode = self._hits_of_one_die()
+        one_die = [miss] + [explode ** (h - 1) * (stop + explode * miss) for h in range(1, max(hits, 1))]
+        below: list[Fraction] = (
+            [Fraction(1)] + [Fraction(0)] * (hits - 1) if hits > 0 else []
+        )  # P(total = t) for t < hits, 0 dice
+        for _ in range(dice):
+            below = [
+                sum((below[t - h] * one_die[h] for h in range(0, t + 1) if h < len(one_die)), Fraction(0)) for t in range(hits)
+            ]
+        probability = 1 - sum(below) if hits > 0 else Fraction(1)
+        return {"probability": float(probability), "exact": f"{probability.numerator}/{probability.denominator}"}
+
+    @check("dominance")
+    def dominance(
+        self,
+        figures: dict,
+        chaos_cards: dict | None = None,
+        region: str | None = None,
+        resistance: int | None = None,
+        conquer_value: int | None = None,
+        noble_tokens: int = 0,
+        skaven_tokens: int = 0,
+    ) -> dict:
+        """The dominance check: see describe()."""
+        chaos_cards = chaos_cards or {}
+        if region is not None:
+            region = self._region(region)
+        values = {}
+        for power in POWERS:
+            count = sum(figures.get(power, {}).values())
+            cost = sum(card["cost"] for card in chaos_cards.get(power, []))
+            if count or power in figures or power in chaos_cards:
+                values[power] = count + cost
+        best = max(values.values(), default=0)
+        leaders = [p for p, v in values.items() if v == best]
+        token_modifiers = {
+            "skaven": {
+                "resistance": self.SKAVEN_RESISTANCE * skaven_tokens,
+                "conquer_value": self.SKAVEN_CONQUER * skaven_tokens,
+            },
+            "noble": {"resistance": self.NOBLE_RESISTANCE * noble_tokens, "conquer_value": self.NOBLE_CONQUER * noble_tokens},
+        }
+        if region == "kislev":
+            resistance = self.KISLEV_RESISTANCE if resistance is None else resistance
+            conquer_value = self.KISLEV_RESISTANCE if conquer_value is None else conquer_value
+        if resistance is None or conquer_value is None:
+            if len(leaders) == 1 and best > 0:
+                raise RulesError("the sources give resistance and conquer value only for Kislev; give both for other regions")
+            return {
+                "dominance_values": values,
+                "dominant": None,
+                "dominance_exceeds_resistance": False,
+                "vp_gained": {p: 0 for p in values},
+                "token_modifiers": token_modifiers,
+            }
+        effective_resistance = resistance + sum(m["resistance"] for m in token_modifiers.values())
+        reward = conquer_value + sum(m["conquer_value"] for m in token_modifiers.values())
+        dominant = leaders[0] if len(leaders) == 1 and best > effective_resistance else None
+        return {
+            "dominance_values": values,
+            "dominant": dominant,
+            "dominance_exceeds_resistance": dominant is not None,
+            "resistance": effective_resistance,
+            "conquer_value": reward,
+            "vp_gained": {p: (reward if p == dominant else 0) for p in values},
+            "token_modifiers": token_modifiers,
+        }
+
+    @check("corruption")
+    def corruption(
+        self,
+        corruption_before: dict,
+        cultists: dict,
+        region: str | None = None,
+        warpstone_tokens: int = 0,
+        regions_already_ruined: int = 0,
+        participants_vp: int | None = None,
+    ) -> dict:
+        """The corruption check: see describe()."""
+        after = {
+            p: corruption_before.get(p, 0) + cultists.get(p, 0)
+            for p in POWERS
+            if corruption_before.get(p, 0) + cultists.get(p, 0)
+        }
+        total = sum(after.values()) + warpstone_tokens
+        ruined = total >= self.RUIN_THRESHOLD and regions_already_ruined < self.RUINATION_CARDS
+        result = {"corruption_after": after, "total_corruption": total, "ruined": ruined}
+        if not ruined:
+            return result
+        card = regions_already_ruined + 1
+        if participants_vp is None and card == 1:
+            participants_vp = self.CARD_1_PARTICIPANTS_VP
+        placed = [p for p in POWERS if cultists.get(p, 0)]
+        ranked = sorted(after, key=lambda p: (-after[p], POWERS.index(p)))
+        # cards 2-5: the sources do not give their award, so without participants_vp it is reported as unknown (null)
+        vp = (
+            None
+            if participants_vp is None
+            else {p: participants_vp if p in placed else 0 for p in sorted(set(after) | set(placed), key=POWERS.index)}
+        )
+        return {
+            **result,
+            "ruination_card": card,
+            "participants": placed,
+            "participants_vp": participants_vp,
+            "vp_gained": vp,
+            "end_phase_scorers": ranked[:2],
+        }
+
+    @check("ruination_order")
+    def ruination_order(self, regions_reaching_threshold: list[str], ruination_cards_left: int) -> dict:
+        """The ruination_order check: see describe()."""
+        unknown = [r for r in regions_reaching_threshold if r not in self.REGION_ORDER]
+        if unknown:
+            raise RulesError(f"unknown region(s): {', '.join(unknown)}; regions are {', '.join(self.REGION_ORDER)}")
+        ordered = sorted(set(regions_reaching_threshold), key=self.REGION_ORDER.index)
+        return {
+            "ruined": ordered[:ruination_cards_left],
+            "not_ruined": ordered[ruination_cards_left:],
+            "ruination_vp_for_not_ruined": 0,
+        }
+
+    @check("ruination_scoring")
+    def ruination_scoring(
+        self, corruption: dict, ruination_card: int = 1, region: str | None = None, card_values: dict | None = None
+    ) -> dict:
+        """The ruination_scoring check: see describe()."""
+        notes = []
+        if card_values is None:
+            if ruination_card != 1 or region not in self.CARD_1_TABLE:
+                raise RulesError("only ruination card 1's values are in the sources: give card_values {first, second}")
+            first, second = self.CARD_1_TABLE[region]
+            notes.append(self.CARD_TABLE_CLARIFICATION)
+        else:
+            first, second = card_values["first"], card_values["second"]
+        present = {p: n for p, n in corruption.items() if n > 0}
+        vp = {p: 0 for p in corruption}
+        if present:
+            top = max(present.values())
+            leaders = [p for p, n in present.items() if n == top]
+            if len(leaders) > 1:
+                for p in leaders:
+                    vp[p] = (first + second) // len(leaders)
+            else:
+                vp[leaders[0]] = first
+                rest = {p: n for p, n in present.items() if p != leaders[0]}
+                if rest:
+                    runner_up = max(rest.values())
+                    seconds = [p for p, n in rest.items() if n == runner_up]
+                    for p in seconds:
+                        vp[p] = second // len(seconds)
+        return {"vp_gained": vp, "card_turned_over": True, "corruption_tokens_left": 0, "clarifications": notes}
+
+    @check("advance_dials")
+    def advance_dials(
+        self, advancement_counters: dict, round: int | None = None, dial_instructions_revealed: dict | None = None
+    ) -> dict:
+        """The advance_dials check: see describe()."""
+        ticks = {p: (1 if n >= 1 else 0) for p, n in advancement_counters.items()}
+        most = max(advancement_counters.values(), default=0)
+        leaders = [p for p, n in advancement_counters.items() if n == most]
+        extra = leaders[0] if most >= 1 and len(leaders) == 1 else None
+        if extra:
+            ticks[extra] += 1
+        result = {"ticks": ticks, "extra_tick": extra, "counters_after": {p: 0 for p in advancement_counters}}
+        if dial_instructions_revealed is not None:
+            vp = {p: 0 for p in advancement_counters}
+            warpstone: dict[str, int] = {}
+            upgrades: dict[str, int] = {}
+            for power, instructions in dial_instructions_revealed.items():
+                for instruction in instructions:
+                    words = instruction.lower().split()
+                    if words[:1] == ["gain"] and words[-1] == "vp":
+                        vp[power] = vp.get(power, 0) + int(words[1])
+                    elif words[:1] == ["place"] and "warpstone" in words:
+                        warpstone[power] = warpstone.get(power, 0) + int(words[1])
+                    elif "upgrade" in words:
+                        upgrades[power] = upgrades.get(power, 0) + 1
+                    else:
+                        raise RulesError(f"unknown dial instruction '{instruction}'")
+            result.update(vp_gained=vp, warpstone_tokens_placed=warpstone, upgrade_cards_brought_into_play=upgrades)
+        return result
+
+    @check("game_end")
+    def game_end(
+        self,
+        victory_points: dict,
+        threat: dict | None = None,
+        dials_at_victory: list | None = None,
+        ruined_regions: int = 0,
+        old_world_deck_empty: bool = False,
+    ) -> dict:
+        """The game_end check: see describe()."""
+        threat = threat or {}
+        dials_at_victory = dials_at_victory or []
+
+        def best(candidates: list[str], *keys) -> list[str]:
+            for key in keys:
+                top = max(key(p) for p in candidates)
+                candidates = [p for p in candidates if key(p) == top]
+            return candidates
+
+        def vp(power: str) -> int:
+            return victory_points.get(power, 0)
+
+        def th(power: str) -> int:
+            return threat.get(power, 0)
+
+        if dials_at_victory:
+            return {"game_ends": True, "condition": "greatest_threat", "winners": best(list(dials_at_victory), vp)}
+        over = [p for p in victory_points if vp(p) >= self.VP_TO_WIN]
+        if over:
+            if len(best(over, vp)) > 1 and not threat:
+                raise RulesError("a tie in victory points is broken by threat: give threat")
+            return {"game_ends": True, "condition": "fifty_victory_points", "winners": best(over, vp, th)}
+        if ruined_regions >= self.RUINED_REGIONS_TO_END:
+            if len(best(list(victory_points), vp)) > 1 and not threat:
+                raise RulesError("a tie in victory points is broken by threat: give threat")
+            return {"game_ends": True, "condition": "five_ruined_regions", "winners": best(list(victory_points), vp, th)}
+        if old_world_deck_empty:
+            return {"game_ends": True, "condition": "old_world_deck_exhausted", "winners": []}
+        return {"game_ends": False, "condition": None, "winners": []}
+
+    @check("setup")
+    def setup(self, players: int) -> dict:
+        """The setup check: see describe()."""
+        if players not in self.SETUP["old_world_cards"]:
+            raise RulesError(f"the sources give set-up figures for {sorted(self.SETUP['old_world_cards'])} players only")
+        return {
+            "old_world_cards": self.SETUP["old_world_cards"][players],
+            "starting_hand": self.SETUP["starting_hand"],
+            "start_tokens": self.SETUP["start_tokens"],
+            "starting_vp": self.SETUP["starting_vp"],
+        }
+
+    def _roll(self, roller: str, dice: int, results: list[int]) -> dict:
+        try:
+            counted = self.battle_hits(dice, results)
+        except RulesError as err:
+            raise RulesError(f"{roller}: {err}") from None
+        return {**counted, "sixes": sum(1 for r in results if r == self.EXPLODE_ON)}
+
+    @check("battle")
+    def battle(
+        self,
+        figures: dict,
+        stats: dict,
+        dice_rolled: dict | None = None,
+        hit_assignment: dict | None = None,
+        cards: list | None = None,
+        peasant_tokens: int = 0,
+        region: str | None = None,
+        what_if: list | None = None,
+    ) -> dict:
+        """Inputs: `figures` {power: {figure: count}}; `stats` {figure: {attack, defense | defense_at_least, only_hit_by_sixes}}
+        (the sources print no figure stats, so they are inputs); `cards` [{power, card, timing, dice, defense_bonus}]
+        (Blood Frenzy and Rain of Pus default to the numbers the sources state); `dice_rolled` {roller: results in the
+        order rolled}, a roller being a Power or, for start-of-battle dice, "<power>_<card>"; `hit_assignment`
+        {roller: {figure | power/figure | "peasant_token": hits}}. Without `dice_rolled` only the dice are counted.
+        Start-of-battle hits that kill remove the figure at once; hits that do not are held on the figure and count
+        with the same Power's hits of the main battle (the early-hits exception), or are lost if those never complete them.
+        Unassigned start-of-battle hits join the same Power's main pool. `what_if` [{name, dice_rolled, hit_assignment,
+        report}] re-runs the battle with other rolls and returns the keys named in `report`.
+        """
+        cards = cards or []
+        state = _Battle(self, figures, stats, cards, peasant_tokens)
+        early = state.early_rollers()
+        if dice_rolled is None:
+            return {
+                "dice": {**{name: dice for name, _, dice in early}, **{p: state.dice_of(p) for p in state.powers}},
+                "defense": {p: {k: state.defense(p, k)[0] for k in state.standing[p]} for p in state.powers},
+            }
+        hit_assignment = hit_assignment or {}
+        rollers = {n for n, _, _ in early} | set(state.powers)
+        unknown = sorted((set(dice_rolled) | set(hit_assignment)) - rollers)
+        if unknown:
+            raise RulesError(
+                f"no roller named {', '.join(unknown)}; "
+                "rollers are the Powers present and <power>_<card> for start-of-battle cards"
+            )
+        out: dict[str, dict] = {"dice": {}, "explosions": {}, "hits": {}, "wasted_hits": {}, "cannot_target": {}}
+        carry: dict[str, int] = {}
+        carry_sixes: dict[str, int] = {}
+        for name, power, dice in early:
+            roll = self._roll(name, dice, dice_rolled.get(name, []))
+            out["dice"][name], out["explosions"][name], out["hits"][name] = dice, roll["explosions"], roll["hits"]
+            out["cannot_target"][name] = []
+            left = state.assign(name, power, roll["hits"], roll["sixes"], hit_assignment.get(name, {}), early=True)
+            carry[power] = carry.get(power, 0) + left
+            carry_sixes[power] = carry_sixes.get(power, 0) + min(left, roll["sixes"])
+            out["wasted_hits"][name] = 0
+        for power in state.powers:
+            dice = state.dice_of(power)
+            roll = self._roll(power, dice, dice_rolled.get(power, []))
+            pool, sixes = roll["hits"] + carry.get(power, 0), roll["sixes"] + carry_sixes.get(power, 0)
+            out["dice"][power], out["explosions"][power], out["hits"][power] = dice, roll["explosions"], roll["hits"]
+            held_need = {h[2]: state.defense(h[1], h[2])[0] - h[3] for h in state.held if h[0] == power}
+            out["cannot_target"][power] = [
+                k for k in state.cannot_target(power, pool) if not (k in held_need and held_need[k] <= pool)
+            ]
+            left = state.assign(power, power, pool, sixes, hit_assignment.get(power, {}), early=False)
+            state.must_assign(power, power, left, sixes)
+            out["wasted_hits"][power] = left
+            for h in [h for h in state.held if h[0] == power]:  # held start-of-battle hits never completed
+                state.held.remove(h)
+                out["wasted_hits"][h[4]] += h[3]
+                state.figures_hit.append(
+                    {
+                        "by": h[4],
+                        "power": h[1],
+                        "figure": h[2],
+                        "hits": h[3],
+                        "defense": state.defense(h[1], h[2])[0],
+                        "over_defense": 0,
+                        "killed": False,
+                        "removed_before_battle": False,
+                    }
+                )
+        killed = {
+            p: {
+                k: state.removed[p].get(k, 0) + state.knocked[p].get(k, 0)
+                for k in figures[p]
+                if state.removed[p].get(k, 0) + state.knocked[p].get(k, 0)
+            }
+            for p in state.powers
+        }
+        survivors = {
+            p: {k: n - state.knocked[p].get(k, 0) for k, n in state.standing[p].items() if n - state.knocked[p].get(k, 0)}
+            for p in state.powers
+        }
+        result = {
+            **out,
+            "defense": {p: {k: state.defense(p, k)[0] for k in figures[p] if figures[p][k]} for p in state.powers},
+            "removed_before_battle": {p: dict(r) for p, r in state.removed.items() if r},
+            "killed": killed,
+            "survivors": survivors,
+            "figures_hit": state.figures_hit,
+            "peasant_tokens_to_power_sheet": state.to_sheet,
+            "peasant_tokens_remaining": state.peasants,
+        }
+        if region is not None:
+            key = region.replace("-", "_")
+            if key not in self.REGION_ORDER:
+                raise RulesError(f"unknown region '{region}'; regions are {', '.join(self.REGION_ORDER)}")
+            index = self.REGION_ORDER.index(key)
+            result["next_region"] = self.REGION_ORDER[index + 1] if index + 1 < len(self.REGION_ORDER) else None
+        if what_if:
+            result["what_if"] = what_ifs = {}
+            for case in what_if:
+                other = self.battle(
+                    figures,
+                    stats,
+                    case.get("dice_rolled", dice_rolled),
+                    case.get("hit_assignment", hit_assignment),
+                    cards,
+                    peasant_tokens,
+                    region,
+                )
+                keys = case.get("report") or list(other)
+                what_ifs[case["name"]] = {k: other.get(k) for k in keys}
+        return result
+
+    @check("dial_advancement_counters")
+    def dial_advancement_counters(self, power: str, events: list[dict]) -> dict:
+        """`events` lists what happened, each with `region` and `phase`; events of the same region and phase are one
+        occasion. Khorne: `enemy_figures_killed` (Peasant tokens are not figures). Slaanesh: `corruption_placed` (or
+        `cultists`, one token each) and the `tokens` in the region. Nurgle and Tzeentch: the sources do not quote their
+        conditions, so each event says `condition_met`.
+        """
+        if power not in POWERS:
+            raise RulesError(f"unknown Power '{power}'")
+        occasions: dict[tuple, dict] = {}
+        for event in events:
+            key = (event.get("region"), event.get("phase"))
+            merged = occasions.setdefault(key, {"kills": 0, "placed": 0, "tokens": set(), "met": None})
+            merged["kills"] += event.get("enemy_figures_killed", 0)
+            merged["placed"] += event.get("corruption_placed", event.get("cultists", 0) * self.TOKENS_PER_CULTIST)
+            merged["tokens"] |= set(event.get("tokens", []))
+            if "condition_met" in event:
+                merged["met"] = bool(merged["met"]) or event["condition_met"]
+        by_region: dict[str, int] = {}
+        placed: dict[str, int] = {}
+        total, notes = 0, []
+        for (region, _phase), o in occasions.items():
+            if o["met"] is not None:
+                met = o["met"]
+            elif power == "khorne":
+                met = o["kills"] >= self.KHORNE_MIN_KILLS
+                notes = [self.KHORNE_CLARIFICATION]
+            elif power == "slaanesh":
+                met = o["placed"] >= self.SLAANESH_MIN_TOKENS and bool(o["tokens"] & set(self.SLAANESH_TOKENS))
+            else:
+                raise RulesError(
+                    f"the sources do not quote {power}'s dial advancement condition: give condition_met for each event"
+                )
+            gained = self.MAX_COUNTERS_PER_EVENT if met else 0
+            name = region if region is not None else "region"
+            by_region[name] = by_region.get(name, 0) + gained
+            placed[name] = placed.get(name, 0) + o["placed"]
+            total += gained
+        result = {"counters_by_region": by_region, "total_counters": total, "clarifications": notes}
+        if power == "slaanesh":
+            result["corruption_placed"] = placed
+        return result
+
+    @check("ruination_card_for")
+    def ruination_card_for(self, regions_already_ruined: int) -> dict:
+        """The card's number is the number of ruined regions counting this one (from citow/ruining-a-region,
+        ruination_card_number = number_of_ruined_regions); with all cards used (params.ruination_cards), the region is
+        not ruined.
+        """
+        if regions_already_ruined > self.RUINATION_CARDS:
+            raise RulesError(
+                f"only {self.RUINATION_CARDS} ruination cards exist: {regions_already_ruined} regions cannot already be ruined"
+            )
+        if regions_already_ruined == self.RUINATION_CARDS:
+            return {"ruination_card": None, "region_can_be_ruined": False, "ruination_cards_left_after": 0}
+        return {
+            "ruination_card": regions_already_ruined + 1,
+            "region_can_be_ruined": True,
+            "ruination_cards_left_after": self.RUINATION_CARDS - regions_already_ruined - 1,
+        }
+
+    @check("old_world_track")
+    def old_world_track(
+        self,
+        old_world_track: dict,
+        drawn_card: str,
+        twin_tailed_comet: dict | None = None,
+        drawn_card_effects: list | None = None,
+    ) -> dict:
+        """`old_world_track` {space_1, space_2: card or null}; `twin_tailed_comet` {card: has the symbol} (the sources print
+        no card list, so it is an input, needed for every card on the track when the drawn card removes comet cards);
+        `drawn_card_effects` the track-related parts of the drawn card's text.
+        """
+        effects = list(drawn_card_effects or [])
+        unknown = [e for e in effects if e not in OLD_WORLD_CARD_EFFECTS]
+        if unknown:
+            raise RulesError(f"unknown effect(s) {', '.join(unknown)}; known: {', '.join(OLD_WORLD_CARD_EFFECTS)}")
+        spaces = [f"space_{i}" for i in range(1, self.OLD_WORLD_TRACK_SPACES + 1)]
+        extra = [k for k in old_world_track if k not in spaces]
+        if extra:
+            raise RulesError(
+                f"the Old World track has {self.OLD_WORLD_TRACK_SPACES} spaces ({', '.join(spaces)}), not {', '.join(extra)}"
+            )
+        track = [old_world_track.get(s) for s in spaces]
+        cards = [c for c in track if c is not None]
+        if len(set(cards)) != len(cards) or drawn_card in cards:
+            raise RulesError("a card cannot lie on two spaces, nor be drawn while it lies on the track")
+        comet = twin_tailed_comet or {}
+        removed = []
+        if "remove_twin_tailed_comet_cards_from_track" in effects:  # before the new card is placed
+            for index, card in enumerate(track):
+                if card is None:
+                    continue
+                if card not in comet:
+                    raise RulesError(f"say whether '{card}' has the twin-tailed comet symbol (twin_tailed_comet)")
+                if comet[card]:
+                    removed.append(card)
+                    track[index] = None
+        before = dict(zip(spaces, track, strict=True))
+        shifted = 0
+        if "discard_instead_of_track" in effects:  # removed from the game; the track is not affected
+            removed.append(drawn_card)
+        else:
+            carry: str | None = drawn_card
+            index = 0
+            while carry is not None and index < len(track):
+                carry, track[index] = track[index], carry
+                index += 1
+                if carry is not None and index < len(track):
+                    shifted += 1
+            if carry is not None:  # pushed off the last space: its effect ends, back to the box
+                removed.append(carry)
+        return {
+            "removed_from_game": removed,
+            "track_before_placing": before,
+            "cards_shifted": shifted,
+            "event_tokens_removed": "remove_event_tokens" in effects,
+            "old_world_track_end": dict(zip(spaces, track, strict=True)),
+        }
+
+    def _region(self, name: str) -> str:
+        key = name.replace("-", "_")
+        if key not in self.REGION_ORDER:
+            raise RulesError(f"unknown region '{name}'; regions are {', '.join(self.REGION_ORDER)}")
+        return key
+
+    def _adjacency(self, adjacent: list, not_adjacent: list) -> dict:
+        known: dict[frozenset, bool] = {}
+        for pairs, value in ((adjacent, True), (not_adjacent, False)):
+            for a, b in pairs:
+                pair = frozenset((self._region(a), self._region(b)))
+                if len(pair) != 2:
+                    raise RulesError(f"a region is not adjacent to itself: {a}")
+                if known.get(pair, value) != value:
+                    raise RulesError(f"{a} and {b} are given as both adjacent and not adjacent")
+                known[pair] = value
+        return known
+
+    def _may_summon_to(self, region: str, occupied: set, known: dict):
+        """True, False, or None when the adjacency the answer depends on is not given."""
+        if not occupied or region in occupied:
+            return True
+        links = [known.get(frozenset((region, r))) for r in occupied]
+        if True in links:
+            return True
+        return False if all(link is False for link in links) else None
+
+    def _summon_from(self, summon: dict, region: str, occupied: set, known: dict) -> dict:
+        """What taking the figure from a region on the board (`from`, `last_in_source`) adds to the answer."""
+        if summon.get("from") is None:
+            return {}
+        source = self._region(summon["from"])
+        if source not in occupied:
+            raise RulesError(f"the figure is taken from {source}, where the Power has no figure")
+        if not summon.get("last_in_source"):
+            return {}
+        # the source region counts as occupied for this summoning (citow/summoning-last-figure-from-region)
+        rest = occupied - {source}
+        return {
+            "source_region_counts_as_occupied": True,
+            "own_followers_in_destination_or_adjacent_after_removal": region in rest
+            or any(known.get(frozenset((region, r))) for r in rest),
+        }
+
+    @check("summoning")
+    def summoning(
+        self,
+        power: str | None = None,
+        costs: dict | None = None,
+        summon: dict | None = None,
+        play_card: dict | None = None,
+        power_before: int | None = None,
+        regions_with_own_figures: list | None = None,
+        adjacent: list | None = None,
+        not_adjacent: list | None = None,
+        card_spaces_taken: dict | None = None,
+        players: list | None = None,
+    ) -> dict:
+        """One action: `summon` {figure, class, region, from, last_in_source} or `play_card` {card, region}. The sources print
+        no cost table and no map, so `costs` {figure or card: power points} and the adjacency (`adjacent` /
+        `not_adjacent` pairs) are inputs; a region whose adjacency is not given is neither allowed nor excluded (null).
+        `cannot_summon_to` and `cannot_afford` describe the position before the action.
+        """
+        if power is not None and power not in POWERS:
+            raise RulesError(f"unknown Power '{power}'")
+        if (summon is None) == (play_card is None):
+            raise RulesError("give exactly one action: summon or play_card")
+        action = summon if summon is not None else play_card or {}
+        name = action["figure"] if summon is not None else action["card"]
+        costs = costs or {}
+        cost = costs.get(name)  # None: not given (the sources print no cost table), so power is not judged
+        region = self._region(action["region"])
+        known = self._adjacency(adjacent or [], not_adjacent or [])
+        result: dict = {"power_marker_moves_left": cost}
+        affordable = None
+        if power_before is not None:
+            result["cannot_afford"] = sorted(n for n, c in costs.items() if c > power_before)
+            affordable = None if cost is None else cost <= power_before
+            if affordable and cost is not None:
+                result["power_after"] = power_before - cost
+                result["next_own_turn_skipped"] = result["power_after"] == 0
+        result["affordable"] = affordable
+        occupied = None
+        if regions_with_own_figures is not None:
+            occupied = {self._region(r) for r in regions_with_own_figures}
+            verdicts = {r: self._may_summon_to(r, occupied, known) for r in self.REGION_ORDER}
+            result["cannot_summon_to"] = [r for r in self.REGION_ORDER if verdicts[r] is False]
+        taken = {self._region(r): n for r, n in (card_spaces_taken or {}).items()}
+        over = [r for r, n in taken.items() if n > self.CARD_SPACES_PER_REGION]
+        if over:
+            raise RulesError(f"a region has {self.CARD_SPACES_PER_REGION} card spaces: {', '.join(over)}")
+        if card_spaces_taken is not None:
+            full = sum(taken.values()) >= self.CARD_SPACES_TOTAL
+            result["cannot_play_in"] = [r for r in self.REGION_ORDER if full or taken.get(r, 0) >= self.CARD_SPACES_PER_REGION]
+        if summon is not None:
+            if occupied is None:
+                raise RulesError("give regions_with_own_figures (before the action) to judge where a figure may be placed")
+            result.update(self._summon_from(summon, region, occupied, known))
+            legal = self._may_summon_to(region, occupied, known)
+            result["placement_legal"] = legal
+            if legal:
+                result["figure_placed_in"] = region
+        else:
+            legal = taken.get(region, 0) < self.CARD_SPACES_PER_REGION and sum(taken.values()) < self.CARD_SPACES_TOTAL
+            result["placement_legal"] = legal
+            if legal:
+                result["card_placed_in"] = region
+        order = [p for p in POWERS if p in (players or POWERS)]
+        if power is not None:
+            if power not in order:
+                raise RulesError(f"{power} is not among the players {', '.join(order)}")
+            result["next_turn"] = order[(order.index(power) + 1) % len(order)]
+        result["legal"] = bool(legal) and affordable is not False if legal is not None else None
+        return result
+
+    @check("hero_tokens")
+    def hero_tokens(self, hero_tokens: int, threat: dict, figures: dict, tie_break: list | None = None) -> dict:
+        """`figures` {power: figures in the region}; `threat` {power: threat}. The sources do not say who is struck when
+        the highest threats are equal, so such a tie needs `tie_break` (Powers, first struck first).
+        """
+        left = {p: n for p, n in figures.items()}
+        missing = [p for p, n in left.items() if n and p not in threat]
+        if missing:
+            raise RulesError(f"give the threat of {', '.join(missing)}")
+        removed = {p: 0 for p in figures}
+        order, unused = [], 0
+        for used in range(hero_tokens):
+            candidates = [p for p, n in left.items() if n > 0]
+            if not candidates:  # no figure left: the remaining tokens remove nothing
+                unused = hero_tokens - used
+                break
+            top = max(threat[p] for p in candidates)
+            leaders = [p for p in candidates if threat[p] == top]
+            if len(leaders) > 1:
+                ranked = [p for p in (tie_break or []) if p in leaders]
+                if not ranked:
+                    raise RulesError(
+                        f"{' and '.join(leaders)} tie for the highest threat ({top}); "
+                        "the sources do not say who is struck: give tie_break"
+                    )
+                leaders = ranked
+            struck = leaders[0]
+            n = min(self.HERO_FIGURES_PER_TOKEN, left[struck])
+            left[struck] -= n
+            removed[struck] += n
+            order.append(struck)
+        return {"figures_removed": removed, "figures_left": left, "struck_in_order": order, "hero_tokens_unused": unused}
+
+    @check("dial_instruction_remove_tokens")
+    def dial_instruction_remove_tokens(self, instruction: str, count: int, tokens_on_board: int) -> dict:
+        """The dial_instruction_remove_tokens check: see describe()."""
+        if instruction not in REMOVE_INSTRUCTIONS:
+            raise RulesError(f"unknown instruction '{instruction}'; known: {', '.join(REMOVE_INSTRUCTIONS)}")
+        if count > tokens_on_board and not self.PARTIAL_WHEN_IMPOSSIBLE:
+            raise RulesError("the instruction cannot be carried out")
+        removed = min(count, tokens_on_board)
+        return {
+            "tokens_removed": removed,
+            "tokens_left_on_board": tokens_on_board - removed,
+            "rest_of_instruction_ignored": count - removed,
+            "fully_carried_out": removed == count,
+        }
+
+    @check("conflicting_effects")
+    def conflicting_effects(self, region_cards: list, dominant: str | None = None) -> dict:
+        """`region_cards` [{power, card, kind: forbidding | permitting, action, count, condition, effect}]: a forbidding
+        effect forbids its `action` (e.g. place_corruption); a permitting effect does its `action` `count` times when
+        its `condition` holds ("dominates": its Power is the `dominant` one). `effect` is the card text, for reading.
+        """
+
+        def holds(card: dict) -> bool:
+            condition = card.get("condition")
+            if condition is None:
+                return True
+            if condition == "dominates":
+                return dominant == card["power"]
+            raise RulesError(f"unknown condition '{condition}' of {card['card']}")
+
+        active = [c for c in region_cards if holds(c)]
+        forbidden: dict[str, list[str]] = {}
+        for card in active:
+            if card["kind"] == "forbidding":
+                forbidden.setdefault(card["action"], []).append(card["card"])
+        applied: list[str] = []
+        blocked: list[dict] = []
+        prevailing: list[str] = []
+        amounts: dict[tuple[str, str], int] = {}
+        for card in region_cards:
+            if card["kind"] != "permitting":
+                continue
+            key = (card["power"], card["action"])
+            amounts.setdefault(key, 0)
+            if card not in active:
+                continue
+            by = forbidden.get(card["action"], [])
+            if by and self.FORBIDDING_BEATS_PERMITTING:
+                blocked.append({"card": card["card"], "by": by})
+                prevailing += [b for b in by if b not in prevailing]
+            else:
+                applied.append(card["card"])
+                amounts[key] += card.get("count", 1)
+        by_action: dict = {}
+        for (power, action), n in amounts.items():
+            by_action.setdefault(action, {})[power] = n
+        result = {"applied": applied, "blocked": blocked, "prevailing_effects": prevailing, "by_action": by_action}
+        if "place_corruption" in by_action:
+            result["corruption_placed_by_card"] = by_action["place_corruption"]
+        return result

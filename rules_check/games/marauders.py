@@ -1,0 +1,296 @@
+"""Chaos Marauders: the checks, with every number read from the entries named next to it."""
+
+from __future__ import annotations
+
+from ..core import DataFileError, Game, GameData, RulesError, check
+
+
+def _vp_table(data: GameData) -> list[dict]:
+    return [{k: v for k, v in row.items() if k != "item"} for row in data.table("marauders/victory-point-table")]
+
+
+def _attack_discards(data: GameData) -> dict[str, list[str]]:
+    """Die face -> frame colours discarded from the broken line, from params <face>_discards."""
+    return {
+        face: [c.strip() for c in data.param("marauders/attack-roll", f"{face}_discards").split(",") if c.strip()]
+        for face in ("orc_eye", "mark_of_chaos")
+    }
+
+
+# die face -> (result, whose line is broken, who wins and may take the other cards)  from marauders/attack-roll
+OUTCOMES = {"orc_eye": ("success", "defender", "attacker"), "mark_of_chaos": ("failure", "attacker", "defender")}
+
+
+class Rules(Game):
+    def __init__(self, data: GameData):
+        super().__init__(data)
+        self.STANDARDS_RULE = data.ref("marauders/standards-and-musicians")
+        self.END_OF_TURN_RULE = data.ref("marauders/end-of-turn-cards")
+        self.FOURTH_DUPLICATE_RULE = data.ref("marauders/fourth-duplicate")
+        self.LINE_MIN = data.param("marauders/completed-line", "completed_line_min_cards")  # from marauders/completed-line
+        self.LINE_MAX = data.param("marauders/completed-line", "completed_line_max_cards")
+        self.VP_TABLE = _vp_table(data)  # from marauders/victory-point-table
+        self.LENGTH_BONUS = [
+            (r["cards_min"], r["cards_max"], r["vp"]) for r in self.VP_TABLE if r["rule"] == "completed_line_length"
+        ]
+        self.CARD_VP = {r["card"].replace("-", "_"): r["vp"] for r in self.VP_TABLE if r["rule"] == "card"}
+        self.PER_CARD = next(r["vp"] for r in self.VP_TABLE if r["rule"] == "per_card")
+        self.WITH_CREW = next(r["vp"] for r in self.VP_TABLE if r["rule"] == "war_machine_with_crew")
+        self.WITHOUT_CREW = next(r["vp"] for r in self.VP_TABLE if r["rule"] == "war_machine_without_crew")
+        self.FIRST_THREE = next(r["vp"] for r in self.VP_TABLE if r["rule"] == "first_to_complete_three_lines")
+        self.SHORT_LINE = data.ref("marauders/clarify-four-card-line")
+        self.RATING_MIN = data.param("marauders/attack-rating", "attack_rating_min")  # from marauders/attack-rating
+        self.RATING_MAX = data.param("marauders/attack-rating", "attack_rating_max")
+        self.ATTACKS_PER_LINE = data.param(
+            "marauders/attack-conditions", "attacks_per_completed_line"
+        )  # from marauders/attack-conditions
+        self.STRICTLY_STRONGER = data.param("marauders/attack-conditions", "attacker_must_be_strictly_stronger")
+        self.LINES_TO_END = data.param("marauders/end-of-game", "completed_lines_to_end")  # from marauders/end-of-game
+        self.DISCARDS = _attack_discards(data)
+        if set(self.DISCARDS) != set(OUTCOMES):
+            raise DataFileError(
+                "the die faces of the data and of the rule logic differ"
+            )  # from marauders/attack-roll: die face -> frames discarded from the broken line
+        self.ATTACK_CONDITIONS = data.ref("marauders/attack-conditions")
+        self.AFTER_THE_ATTACK = data.ref("marauders/after-the-attack")
+        self.END_OF_GAME = data.ref("marauders/end-of-game")
+        self.CLARIFY_DISCARDS = data.ref("marauders/clarify-attack-discard-asymmetry")
+        self.CLARIFY_GREY = data.ref("marauders/clarify-grey-cards")
+        self.LINES = data.param("marauders/completed-line", "lines_per_player")  # from marauders/completed-line
+        self.PER_LINE = {
+            "standard": data.param("marauders/standards-and-musicians", "standards_per_line"),
+            "musician": data.param("marauders/standards-and-musicians", "musicians_per_line"),
+        }  # from marauders/standards-and-musicians
+        self.SAME_SYMBOL_PER_LINE = data.param(
+            "marauders/end-of-turn-cards", "same_symbol_per_line"
+        )  # from marauders/end-of-turn-cards
+        self.MAX_SAME_SYMBOL = data.param(
+            "marauders/fourth-duplicate", "max_same_symbol_per_tribe"
+        )  # from marauders/fourth-duplicate
+        self.EXEMPT_SYMBOLS = [
+            s.strip() for s in data.param("marauders/fourth-duplicate", "exempt_symbols").split(",") if s.strip()
+        ]
+
+    @check("line")
+    def line(self, spaces: list) -> dict:
+        """`spaces` lists the line's spaces left to right: a card name, "standard", "musician", or null for a gap."""
+        problems = []
+        if len(spaces) > self.LINE_MAX:
+            problems.append(f"a line has at most {self.LINE_MAX} spaces")
+        cards = [s for s in spaces if s is not None]
+        duplicates = sorted({c for c in cards if c not in ("standard", "musician") and cards.count(c) > 1})
+        if duplicates:
+            problems.append("duplicate card(s): " + ", ".join(duplicates))
+        if cards.count("standard") > 1 or cards.count("musician") > 1:
+            problems.append("one Standard and one Musician per line")
+        filled = [i for i, s in enumerate(spaces) if s is not None]
+        first, last = (filled[0], filled[-1]) if filled else (0, -1)
+        gaps = [i for i in range(first, last + 1) if spaces[i] is None]
+        completed = (
+            not problems
+            and bool(filled)
+            and spaces[first] == "standard"
+            and spaces[last] == "musician"
+            and not gaps
+            and len(cards) >= self.LINE_MIN
+        )
+        return {"valid": not problems, "problems": problems, "completed": completed, "cards": len(cards), "gaps": gaps}
+
+    def _line_points(self, entry: dict) -> dict:
+        points = {}
+        if entry["completed"]:
+            bonus = [vp for low, high, vp in self.LENGTH_BONUS if low <= entry["cards"] <= high]
+            if not (self.LINE_MIN <= entry["cards"] <= self.LINE_MAX):
+                raise RulesError(f"a completed line has {self.LINE_MIN}-{self.LINE_MAX} cards, not {entry['cards']}")
+            if bonus:
+                points["line_length"] = bonus[0]
+        for card in entry.get("scoring_cards", []):
+            if card not in self.CARD_VP:
+                raise RulesError(f"'{card}' is not in the victory-point table; cards there: {', '.join(sorted(self.CARD_VP))}")
+            points[card] = self.CARD_VP[card]
+        for machine in entry.get("war_machines_with_crew", []):
+            points[f"{machine}_with_crew"] = self.WITH_CREW
+        for machine in entry.get("war_machines_without_crew", []):
+            points[f"{machine}_without_crew"] = self.WITHOUT_CREW
+        points["total"] = sum(points.values())
+        return points
+
+    @check("score")
+    def score(self, lines: list[dict], completed_three_lines_first: bool = False) -> dict:
+        """A completed line of 4 cards scores no length bonus: the table starts at 5 (see the clarification named in
+        the result)."""
+        result: dict = {}
+        for number, entry in enumerate(lines, 1):
+            result[f"line_{entry.get('position', number)}"] = self._line_points(entry)
+        cards = sum(entry["cards"] for entry in lines)
+        result["per_card_points"] = cards * self.PER_CARD
+        result["first_to_three_lines_bonus"] = self.FIRST_THREE if completed_three_lines_first else 0
+        result["total"] = (
+            sum(v["total"] for k, v in result.items() if k.startswith("line_"))
+            + result["per_card_points"]
+            + result["first_to_three_lines_bonus"]
+        )
+        if any(entry["completed"] and entry["cards"] < min(low for low, _, _ in self.LENGTH_BONUS) for entry in lines):
+            result["clarification"] = self.SHORT_LINE
+        return result
+
+    def _strength(self, side: str, line: dict) -> int:
+        """Attack strength: the sum of the cards' attack ratings (cards without a rating add nothing)."""
+        cards, given = line.get("cards"), line.get("attack_strength")
+        if cards is None:
+            if given is None:
+                raise RulesError(f"{side}: give the line's cards or its attack_strength")
+            return given
+        total = 0
+        for position, card in enumerate(cards, 1):
+            rating = card.get("attack_rating")
+            if rating is None:
+                continue
+            if not self.RATING_MIN <= rating <= self.RATING_MAX:
+                raise RulesError(
+                    f"{side}: {self._name(card, position)} has attack rating {rating}; ratings run from {self.RATING_MIN} "
+                    f"to {self.RATING_MAX} (leave it out for a card without a rating)"
+                )
+            total += rating
+        if given is not None and given != total:
+            raise RulesError(f"{side}: attack_strength {given} is not the sum of its cards' ratings ({total})")
+        return total
+
+    def _name(self, card: dict, position: int) -> str:
+        return card.get("card") or f"#{position}"
+
+    def _outcome(self, face: str, lines: dict) -> dict:
+        result, broken, winner = OUTCOMES[face]
+        outcome = {
+            "face": face,
+            "result": result,
+            "broken_line": broken,
+            "winner": winner,
+            "discard_frames": self.DISCARDS[face],
+            "not_placed_go_to": "discard_pile",
+            "turn_ends": True,
+            "attacking_line_may_attack_again": False,
+            "trophy_completed_line_may_attack": False,
+        }
+        cards = lines[broken].get("cards")
+        clarifications = [self.CLARIFY_DISCARDS]
+        if cards is not None:
+            outcome["discarded"] = [self._name(c, i) for i, c in enumerate(cards, 1) if c["frame"] in self.DISCARDS[face]]
+            outcome["winner_may_take"] = [
+                self._name(c, i) for i, c in enumerate(cards, 1) if c["frame"] not in self.DISCARDS[face]
+            ]
+        if "grey" in self.DISCARDS[face] or any(c["frame"] == "grey" for c in cards or []):
+            clarifications.append(self.CLARIFY_GREY)
+        outcome["clarifications"] = clarifications
+        return outcome
+
+    @check("attack")
+    def attack(self, attacker: dict, defender: dict, roll: str | None = None) -> dict:
+        """`attacker` and `defender` are lines: `completed`, and `cards` (each with `frame` and, if it has one,
+        `attack_rating`) or just `attack_strength`. The attacker may also say `attacks_made` since this completion,
+        `just_completed` (false: completed earlier and did not attack then), `completed_by_trophy`,
+        `completed_with_end_of_turn_card`, and `completed_lines` (the tribe's completed lines, this one included).
+        `roll` is the face of the Cube of Devastation; without it both faces are described. A line that does not attack
+        when completed may not attack later, until it is broken up by a card and completed again (`without_attack`).
+        Grey cards are grey-framed cards and the discards follow the text as printed (purple only on the Orc Eye,
+        grey and purple on the Mark of Chaos): the clarifications named in each outcome.
+        """
+        lines = {"attacker": attacker, "defender": defender}
+        strength = {side: self._strength(side, line) for side, line in lines.items()}
+        completed_lines = attacker.get("completed_lines", 1)
+        if attacker["completed"] and not 1 <= completed_lines <= self.LINES_TO_END:
+            raise RulesError(f"a tribe has 1 to {self.LINES_TO_END} completed lines, not {completed_lines}")
+        reasons = []
+
+        def refuse(code: str, rule: str, message: str):
+            reasons.append({"code": code, "rule": rule, "message": message})
+
+        if not attacker["completed"]:
+            refuse("attacker_not_completed", self.ATTACK_CONDITIONS, "only a completed line may attack")
+        if defender["completed"]:
+            refuse("defender_completed", self.ATTACK_CONDITIONS, "only an uncompleted line may be attacked")
+        if attacker.get("tribe") is not None and attacker.get("tribe") == defender.get("tribe"):
+            refuse("same_tribe", self.ATTACK_CONDITIONS, "a line may attack only a line of another tribe")
+        stronger = (
+            strength["attacker"] > strength["defender"]
+            if self.STRICTLY_STRONGER
+            else strength["attacker"] >= strength["defender"]
+        )
+        if not stronger:
+            refuse(
+                "not_stronger",
+                self.ATTACK_CONDITIONS,
+                f"attack strength {strength['attacker']} is not "
+                f"{'greater than' if self.STRICTLY_STRONGER else 'at least'} the target's {strength['defender']}",
+            )
+        if attacker.get("attacks_made", 0) >= self.ATTACKS_PER_LINE:
+            refuse("already_attacked", self.ATTACK_CONDITIONS, f"a completed line may attack {self.ATTACKS_PER_LINE} time(s)")
+        if attacker["completed"] and not attacker.get("just_completed", True):
+            refuse(
+                "not_just_completed",
+                self.AFTER_THE_ATTACK,
+                "a completed line that did not attack when it was completed cannot attack later",
+            )
+        if attacker.get("completed_by_trophy", False):
+            refuse("completed_by_trophy", self.AFTER_THE_ATTACK, "a line completed by a card taken in an attack may not attack")
+        if attacker["completed"] and completed_lines == self.LINES_TO_END:
+            refuse(
+                "game_over",
+                self.END_OF_GAME,
+                f"the tribe has completed {self.LINES_TO_END} lines: the game is over and the line completed last may not attack",
+            )
+        end_of_turn_card = attacker.get("completed_with_end_of_turn_card", False)
+        result = {
+            "allowed": not reasons,
+            "reasons": reasons,
+            "attack_strength": strength,
+            "game_over": attacker["completed"] and completed_lines == self.LINES_TO_END,
+            "without_attack": {"turn_ends": end_of_turn_card, "line_may_attack_later": False},
+        }
+        if reasons:
+            return result
+        if roll is None:
+            result["outcomes"] = {face: self._outcome(face, lines) for face in OUTCOMES}
+        else:
+            result.update(self._outcome(roll, lines))
+        return result
+
+    @check("draw")
+    def draw(self, drawn: str, lines: list, green: bool = False, will_place: bool = True) -> dict:
+        """`drawn`: the drawn card's symbol, "standard" or "musician" for those cards (as in `line`). `lines`: the tribe's
+        lines, each its spaces left to right as in `line` (a card, or null for a gap). `green`: the card has a green
+        frame. `will_place`: false when the player cannot or will not place a card that some line could take.
+        Free spaces on the sheet are not modelled: a line "may take" the card when the rules about symbols allow it.
+        The exempt symbols (the Blightskabb Plague Lords) are not limited by the fourth-duplicate rule; their own
+        cards, not in the corpus, may say more.
+        """
+        if len(lines) != self.LINES:
+            raise RulesError(f"a tribe has {self.LINES} lines, not {len(lines)}")
+        cards = [[c for c in spaces if c is not None] for spaces in lines]
+        for number, line_cards in enumerate(cards, 1):
+            for kind, limit in self.PER_LINE.items():
+                if line_cards.count(kind) > limit:
+                    raise RulesError(f"line {number} holds {line_cards.count(kind)} {kind} cards; a line holds at most {limit}")
+        tribe = [c for line_cards in cards for c in line_cards if c not in self.PER_LINE and c not in self.EXEMPT_SYMBOLS]
+        over = sorted({c for c in tribe if tribe.count(c) > self.MAX_SAME_SYMBOL})
+        if over:
+            raise RulesError(
+                f"a tribe may not hold more than {self.MAX_SAME_SYMBOL} cards with the same symbol: {', '.join(over)}"
+            )
+        if drawn in self.PER_LINE:
+            may, rule = [n for n, c in enumerate(cards, 1) if c.count(drawn) < self.PER_LINE[drawn]], self.STANDARDS_RULE
+        elif drawn in self.EXEMPT_SYMBOLS:
+            may, rule = list(range(1, self.LINES + 1)), self.FOURTH_DUPLICATE_RULE
+        else:
+            may = [n for n, c in enumerate(cards, 1) if c.count(drawn) < self.SAME_SYMBOL_PER_LINE]
+            rule = self.FOURTH_DUPLICATE_RULE if not may else self.END_OF_TURN_RULE
+        result = {"may_place_in": may, "exempt_from_fourth_duplicate": drawn in self.EXEMPT_SYMBOLS}
+        if not may:
+            result.update(discarded=True, turn_ends=True, reason="no_line_can_take_it", rule=rule)
+        elif not will_place:
+            result.update(discarded=True, turn_ends=True, reason="not_placed", rule=self.END_OF_TURN_RULE)
+        elif green:
+            result.update(discarded=False, turn_ends=True, reason="green_card", rule=self.END_OF_TURN_RULE)
+        else:
+            result.update(discarded=False, turn_ends=False, reason=None, rule=rule)
+        return result
