@@ -89,7 +89,7 @@ def _render_and_publish(resolved, out: Path, stage, aids_alongside: bool, report
         with stage("search index"):
             write_files(site, SearchIndex(resolved).all_files())
         with stage("cards" if aids is None else "cards (waiting)"):
-            (aids or start_aids(resolved, cache=out / "build" / "cards-cache")).write_into(site / "cards")
+            write_files(site / "cards", (aids or start_aids(resolved, cache=out / "build" / "cards-cache")).files())
         release.publish()
     except BaseException:
         if aids:

@@ -40,7 +40,7 @@ from .errors import KbError
 from .resolve import Resolved, TableText, slug_of
 from .safe_markdown import Linker, render, without_tables
 from .site import environment
-from .write import die_with_parent, write_files
+from .children import die_with_parent
 
 MM = 72 / 25.4
 CARD_W, CARD_H = 63 * MM, 88 * MM
@@ -446,7 +446,7 @@ def start_worker() -> None:
 
 def start_aids(resolved: Resolved, cache: Path | None = None) -> PendingAids:
     """Start laying out every game × language aid in worker processes and return at once, so that
-    the caller can do other work meanwhile; `.write_into(folder)` waits for the aids and writes them. An aid whose HTML has
+    the caller can do other work meanwhile; `.files()` waits for the aids and hands over their files. An aid whose HTML has
     not changed since a previous build is taken from `cache` instead."""
     return PendingAids([aid_job(resolved, game, lang) for game, lang in aid_languages(resolved)], cache)
 
@@ -488,9 +488,9 @@ class PendingAids:
         if self.pool is not None:
             self.pool.shutdown()
 
-    def write_into(self, folder: Path) -> None:
-        """Write every aid's files into `folder` as each aid is ready (see `each`)."""
-        write_files(folder, (item for aid in self.each() for item in aid.files.items()))
+    def files(self):
+        """(name under cards/, content) of every aid's files, as each aid is ready (see `each`)."""
+        return (item for aid in self.each() for item in aid.files.items())
 
     def cancel(self) -> None:
         """Drop the aids not started yet; workers finish the one they are on, then exit."""

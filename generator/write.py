@@ -16,7 +16,6 @@ the aid workers) are asked to die with the build.
 """
 from __future__ import annotations
 
-import ctypes
 import fcntl
 import json
 import os
@@ -30,6 +29,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from .children import die_with_parent
 from .errors import KbError, OutputError
 
 RELEASE_PARTS = {"site": "site", "docs": "docs/generated", "rules_check_data": "rules_check/data"}  # in a release -> published name
@@ -53,14 +53,6 @@ def write_files(root: Path, files: dict[str, str | bytes] | Iterable[tuple[str, 
         else:
             path.write_text(content, encoding="utf-8")
     return count
-
-
-def die_with_parent() -> None:
-    """In a child process: be killed when the process that started it dies (Linux prctl)."""
-    try:
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    except OSError:
-        pass  # not Linux: a killed build may leave its children running, as before
 
 
 def run_mkdocs(repo: Path, docs_dir: Path, site_dir: Path, site_meta: str, work: Path) -> None:

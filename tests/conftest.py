@@ -59,3 +59,18 @@ def driver():
     chrome = make_driver()
     yield chrome
     chrome.quit()
+
+
+LANES = ("unit", "integration", "browser")
+
+
+def pytest_collection_modifyitems(config, items):
+    """Every test runs in one lane: `browser` if it drives Chromium, else the lane its module or
+    function names, else `integration` (it may build or run the CLI). `pytest -m unit` is the fast
+    lane, in-process and build-free."""
+    for item in items:
+        if any(item.get_closest_marker(lane) for lane in LANES):
+            if "driver" in item.fixturenames and not item.get_closest_marker("browser"):
+                item.add_marker(pytest.mark.browser)
+            continue
+        item.add_marker(pytest.mark.browser if "driver" in item.fixturenames else pytest.mark.integration)

@@ -4,6 +4,8 @@ replay of kb-search.js finding the entries a player looks for, within the downlo
 from __future__ import annotations
 
 import pytest
+
+pytestmark = pytest.mark.unit
 from conftest import REPO
 
 from generator.resolve import resolve
