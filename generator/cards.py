@@ -22,8 +22,9 @@ import signal
 import subprocess
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, partial
 from pathlib import Path
+from typing import Any
 
 import pypdfium2
 import weasyprint
@@ -36,11 +37,11 @@ from weasyprint.formatting_structure.boxes import LineBox, MarginBox, ReplacedBo
 from weasyprint.text.fonts import FontConfiguration
 from weasyprint.urls import URLFetcher
 
+from .children import die_with_parent
 from .errors import KbError
 from .resolve import Resolved, TableText, slug_of
 from .safe_markdown import Linker, render, without_tables
 from .site import environment
-from .children import die_with_parent
 
 MM = 72 / 25.4
 CARD_W, CARD_H = 63 * MM, 88 * MM
@@ -116,7 +117,7 @@ def aid_sections(resolved: Resolved, game: str, lang: str) -> list[dict]:
         for entry_id in section["entries"]:
             entry = kb.entries[entry_id]
             shown = resolved.display_language(entry, lang)
-            linker = Linker(reference_href=lambda ref: None, reference_label=lambda ref, shown=shown: resolved_title(resolved, ref, shown))
+            linker = Linker(reference_href=no_link, reference_label=partial(resolved_title, resolved, lang=shown))
             html = render(aid_text(resolved, entry, shown), linker)
             if "<img" in html:
                 raise AidFetchError(f"entry '{entry_id}' has an image; aids fetch nothing (aid {game}-{lang})")
@@ -130,6 +131,11 @@ def aid_sections(resolved: Resolved, game: str, lang: str) -> list[dict]:
     return sections
 
 
+def no_link(ref: str) -> None:
+    """Aids print references as their titles, not links."""
+    return None
+
+
 def aid_text(resolved: Resolved, entry: dict, lang: str) -> str:
     """What an aid prints of an entry: the whole text, except that a clarification shows its ruling."""
     text = entry["text"][lang]
@@ -140,7 +146,7 @@ def aid_text(resolved: Resolved, entry: dict, lang: str) -> str:
     return text
 
 
-def resolved_title(resolved: Resolved, ref: str, lang: str) -> str:
+def resolved_title(resolved: Resolved, ref: str, *, lang: str) -> str:
     item = resolved.kb.entries.get(ref) or resolved.kb.chapters[ref].data
     return item["title"][resolved.display_language(item, lang)]
 
@@ -205,12 +211,11 @@ def font_coverage() -> frozenset[int]:
 
     Checked before layout because Pango silently drops a glyph no font has: afterwards the PDF
     shows no trace of it, neither a .notdef nor the character."""
-    covered = None
+    faces = []
     for pattern in (FONT_FAMILY, f"{FONT_FAMILY}:bold"):
         path = subprocess.run(["fc-match", pattern, "--format=%{file}"], capture_output=True, text=True, check=True).stdout
-        cmap = set(TTFont(path).getBestCmap())
-        covered = cmap if covered is None else covered & cmap
-    return frozenset(covered)
+        faces.append(set(TTFont(path).getBestCmap()))
+    return frozenset(set.intersection(*faces))
 
 
 def uncovered_characters(html: str) -> list[str]:
@@ -273,14 +278,14 @@ def impose(card_pdf: bytes, paper: str) -> bytes:
         page[NameObject("/Resources")] = DictionaryObject({NameObject("/XObject"): xobjects})
         content = StreamObject()
         content.set_data("\n".join(operators).encode("ascii"))
-        page.replace_contents(content)
+        page.replace_contents(content)  # type: ignore[arg-type]  # a plain stream is what pypdf writes
     return _pdf_bytes(writer)
 
 
 def card_form(page: PageObject, writer: PdfWriter):
     """A reference, in `writer`, to a form XObject that draws `page` (one WeasyPrint page: one
     content stream). Cloning maps each source object once per writer, hence the shared fonts."""
-    form = page["/Contents"].get_object().clone(writer)
+    form: Any = page["/Contents"].get_object().clone(writer)  # type: ignore[union-attr]  # one content stream
     form.update({NameObject("/Type"): NameObject("/XObject"), NameObject("/Subtype"): NameObject("/Form"),
                  NameObject("/BBox"): ArrayObject(FloatObject(v) for v in page.mediabox),
                  NameObject("/Resources"): page["/Resources"].clone(writer)})

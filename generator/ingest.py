@@ -24,7 +24,8 @@ from .linerange import format_lines
 
 DEFAULT_DATA = Path(__file__).resolve().parent.parent / "data"
 
-WEB = re.compile(r"(https?://|www\.|кибер\w*|cyberpedia|\.(ru|su|com|pl)\b|©|Поделиться|Заказать работу|\[email\s*protected\]|оценок|\d+\.\d+ с\.$)", re.I)
+WEB = re.compile(r"(https?://|www\.|кибер\w*|cyberpedia|\.(ru|su|com|pl)\b|©|Поделиться|Заказать работу|"
+                 r"\[email\s*protected\]|оценок|\d+\.\d+ с\.$)", re.I)
 EMAIL = re.compile(r"[\w.+-]+@[\w-]+\.[\w.]+")
 LEGAL = re.compile(r"(all rights reserved|wszelkie prawa|все права|trademark|™|®|copyright)", re.I)
 CREDITS_HEADING = re.compile(r"^(#+\s*)?(авторы|twórcy gry|credits|локализация|от games workshop|games workshop)\b", re.I)
@@ -134,7 +135,8 @@ def join_split_paragraphs(blocks: list[Block]) -> list[Block]:
 def drafts(lines: list[str], source_id: str, language: str, game: str) -> tuple[dict, dict]:
     blocks = join_split_paragraphs(split_blocks(lines))
     label_noise(blocks)
-    entries, noise = [], []
+    entries: list[dict] = []
+    noise: list[dict] = []
     heading = None
     for block in sorted(blocks, key=lambda b: b.first):
         spec = format_lines(list(range(block.first, block.last + 1)) + block.extra_lines) \

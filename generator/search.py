@@ -24,7 +24,8 @@ from __future__ import annotations
 import json
 import re
 from collections import defaultdict
-from typing import Callable, Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from .resolve import Resolved, slug_of
 from .textmatch import strip_links
@@ -179,7 +180,7 @@ def encode_head(by_weight: dict[int, list[int]]) -> str:
     for weight in sorted(by_weight, reverse=True):
         docs = by_weight[weight][:left]
         left -= len(docs)
-        numbers += [weight, len(docs)] + [doc - before for doc, before in zip(docs, [0] + docs)]
+        numbers += [weight, len(docs)] + [doc - before for doc, before in zip(docs, [0] + docs[:-1], strict=True)]
         if not left:
             break
     return encode_numbers(numbers)
@@ -229,7 +230,8 @@ def pack_shards(entries: list[tuple[str, str]]) -> list[list[tuple[str, str]]]:
     """Sorted (word, head) pairs cut into runs whose shard file stays within MAX_SHARD_BYTES.
     (A single word bigger than that would get a shard of its own; heads are capped, so none is.)"""
     room = MAX_SHARD_BYTES - len(_js("s", "999999", {}).encode("utf-8"))
-    shards, size = [], room
+    shards: list[list[tuple[str, str]]] = []
+    size = room
     for word, head in entries:
         cost = len(json.dumps(word, ensure_ascii=False).encode("utf-8")) + len(head) + 4  # "word":"head",
         if size + cost > room:
@@ -302,7 +304,7 @@ def rank(words: list[str], candidates: list[Iterable[tuple[str, str]]]) -> list[
     summed over query words, times the square of the share of query words it matched."""
     scores: dict[int, float] = {}
     matched: dict[int, int] = {}
-    for query, entries in zip(words, candidates):
+    for query, entries in zip(words, candidates, strict=True):
         best: dict[int, float] = {}
         for word, head in entries:
             q = quality(query, word)
@@ -319,7 +321,7 @@ def rank(words: list[str], candidates: list[Iterable[tuple[str, str]]]) -> list[
     return sorted(ranked, key=lambda r: (-r[1], r[0]))[:RESULTS]
 
 
-def replay(text: str, fetch: Callable[[str], object], folding: dict[str, str]) -> list[dict]:
+def replay(text: str, fetch: Callable[[str], Any], folding: dict[str, str]) -> list[dict]:
     """What kb-search.js does for a query: `fetch(name)` gives the payload of one index file of the
     language (meta.js, s-<n>.js, d-<n>.js), in the order the browser loads them; `folding` is the
     languages' (assets/kb-languages.js, see `script_config`). Returns the results."""

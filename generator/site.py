@@ -149,11 +149,12 @@ class SiteRenderer:
         if shown != reader:
             fallback = labels["fallback"].format(shown=self.langs.name_in(shown, reader))
         others = []
+        sections = self.kb.games[game]["languages"]
         for lang in self.langs.codes:
             if lang != shown and lang in entry["text"]:
                 others.append({
                     "lang": lang, "name": self.langs.name_in(lang, reader),
-                    "href": self.href(entry["id"], game, reader=lang, from_lang=reader) if lang in self.kb.games[game]["languages"] and lang != reader else None,
+                    "href": self.href(entry["id"], game, reader=lang, from_lang=reader) if lang in sections and lang != reader else None,
                     "title": entry["title"][lang],
                     "text": self.text_html(entry["text"][lang], game, lang, set()),
                 })

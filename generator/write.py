@@ -25,7 +25,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -40,11 +40,11 @@ class SiteEngineError(KbError):
     hint = "This is a bug in the generator or the theme, not in the data: report it with the message above."
 
 
-def write_files(root: Path, files: dict[str, str | bytes] | Iterable[tuple[str, str | bytes]]) -> int:
+def write_files(root: Path, files: Mapping[str, str | bytes] | Iterable[tuple[str, str | bytes]]) -> int:
     """Write a {relative path: content} dict, or (path, content) pairs as they are generated.
     Returns how many files were written."""
     count = 0
-    for relative, content in (files.items() if isinstance(files, dict) else files):
+    for relative, content in (files.items() if isinstance(files, Mapping) else files):
         count += 1
         path = root / relative
         path.parent.mkdir(parents=True, exist_ok=True)
