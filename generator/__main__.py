@@ -7,7 +7,7 @@ import os
 import sys
 from pathlib import Path
 
-from .errors import EXIT_INTERRUPTED, EXIT_PROBLEMS, EXIT_USAGE, KbError
+from .errors import EXIT_INTERRUPTED, EXIT_PROBLEMS, KbError
 from .problems import DataError
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -78,12 +78,6 @@ def cmd_bench(args) -> int:
     return bench.main([int(s) for s in args.sizes.split(",")], args.json)
 
 
-class PortError(KbError):
-    code = "U002"
-    exit_status = EXIT_USAGE
-    hint = "Choose another port with --port N (1024-65535), or stop the program that uses this one."
-
-
 def port_number(text: str) -> int:
     """--port: a whole number from 1 to 65535 (argparse prints the message and exits 2 otherwise)."""
     if not text.isdigit() or not 1 <= int(text) <= 65535:
@@ -92,34 +86,9 @@ def port_number(text: str) -> int:
 
 
 def cmd_serve(args) -> int:
-    """Serve the built site/ folder on 127.0.0.1 (run build first)."""
-    import functools
-    import http.server
-
-    class SiteFiles(http.server.SimpleHTTPRequestHandler):
-        def list_directory(self, path):
-            """No folder listings: a folder without index.html is simply not found."""
-            self.send_error(404, "Not found")
-            return None
-
-        def log_message(self, format, *args):
-            pass
-    site = args.out / "site"
-    if not (site / "index.html").exists():
-        print("site/ is not built: run `python -m generator build` first", file=sys.stderr)
-        return 1
-    handler = functools.partial(SiteFiles, directory=str(site))
-    try:
-        server = http.server.ThreadingHTTPServer(("127.0.0.1", args.port), handler)
-    except OSError as err:
-        raise PortError(f"cannot serve on port {args.port}: {err.strerror}") from None
-    with server:
-        print(f"serving site/ on http://127.0.0.1:{args.port}/ (Ctrl-C stops)")
-        try:
-            server.serve_forever()
-        except KeyboardInterrupt:
-            pass
-    return 0
+    """Serve the site; with watching (the default), rebuild on every change and reload open pages."""
+    from .serve import serve
+    return serve(args.data, args.out, args.port, watch=not args.no_watch)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -156,8 +125,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", type=Path, default=None, help=argparse.SUPPRESS)
     p.set_defaults(func=cmd_bench)
 
-    p = sub.add_parser("serve", help="serve the built site locally")
+    p = sub.add_parser("serve", help="serve the site on 127.0.0.1; rebuild and reload pages when data/ or the templates change")
     p.add_argument("--port", type=port_number, default=8000)
+    p.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    p.add_argument("--no-watch", action="store_true", help="only serve the built site")
     p.add_argument("--out", type=Path, default=ROOT, help="folder holding the built site/ (default: the repository)")
     p.set_defaults(func=cmd_serve)
 

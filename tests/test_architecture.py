@@ -23,7 +23,7 @@ STAGE_OF = {
     "resolve": "resolve",
     "site": "render", "search": "render", "cards": "render", "rules_data": "render", "mkdocs_hooks": "render",
     "write": "write",
-    "build": "pipeline", "bench": "pipeline", "ingest": "pipeline", "__main__": "pipeline", "__init__": "pipeline",
+    "build": "pipeline", "bench": "pipeline", "serve": "pipeline", "ingest": "pipeline", "__main__": "pipeline", "__init__": "pipeline",
 }
 
 
