@@ -62,6 +62,10 @@ class LoadedData:
     unloaded: list[Unloaded] = field(default_factory=list)
     source_texts: dict[str, bytes] = field(default_factory=dict)  # file name -> its bytes
 
+    def shown(self, *parts: str) -> str:
+        """A path inside the data folder as messages show it: shown("sources", "manifest.yaml")."""
+        return _shown(self.root.joinpath(*parts), self.root)
+
 
 def _shown(path: Path, root: Path) -> str:
     try:

@@ -129,7 +129,7 @@ class KnowledgeBaseBuilder:
                 self.unchecked(unloaded.ids or set(), unloaded.path)
 
     def add_sources(self) -> None:
-        manifest_path = f"{self.loaded.root.name}/sources/manifest.yaml"
+        manifest_path = self.loaded.shown("sources", "manifest.yaml")
         manifests = [d for d in self.loaded.documents if d.kind == "manifest"]
         if not manifests and not any(u.kind == "manifest" for u in self.loaded.unloaded) and self.loaded.documents:
             self.problems.add(manifest_path, (1, 1), "E008", "the source manifest is missing")
@@ -147,7 +147,7 @@ class KnowledgeBaseBuilder:
                 elif isinstance(item, dict) and isinstance(item.get("id"), str):
                     self.kb.unchecked_sources.setdefault(item["id"], doc.path)
         for name in unlisted:
-            self.problems.add(f"{self.loaded.root.name}/sources/{name}", (1, 1), "E006",
+            self.problems.add(self.loaded.shown("sources", name), (1, 1), "E006",
                               "source text not listed in manifest.yaml")
 
     def add_source(self, item: dict, where: Where, unlisted: list[str]) -> None:
@@ -190,7 +190,7 @@ class KnowledgeBaseBuilder:
 
     def skip_without_game(self, doc: Document, missing_game: dict[str, str]) -> None:
         """A file of a game that is not set up: said once per game folder; its ids are not checked."""
-        game_file = f"{Path(doc.path).parent.parent if doc.kind in ('chapter', 'noise') else Path(doc.path).parent}/game.yaml"
+        game_file = self.loaded.shown("games", str(doc.game), "game.yaml")
         broken = any(u.path == game_file for u in self.loaded.unloaded) or any(
             d.path == game_file for d in self.loaded.documents if d.kind == "game")
         blame = game_file if broken else missing_game.setdefault(str(doc.game), doc.path)

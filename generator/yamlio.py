@@ -239,10 +239,11 @@ def _parser_problem(err: MarkedYAMLError, text: str) -> tuple[tuple[int, int], s
             return position, "E001", "a colon and a space inside an unquoted value start a new mapping: put the value in quotes"
         return position, "E007", ("this key stands deeper than the key above it, which already has a value: "
                                   "align it with its siblings")
-    if "did not find expected key" in problem and "block mapping" in (err.context or ""):
+    block = "mapping" if "block mapping" in (err.context or "") else "list" if "block collection" in (err.context or "") else None
+    if block and problem.startswith("did not find expected"):
         start = err.context_mark
-        where = f" (the mapping started at line {start.line + 1}, column {start.column + 1})" if start else ""
-        return position, "E007", f"this line is not aligned with the keys of the mapping it seems to belong to{where}"
+        where = f" (the {block} started at line {start.line + 1}, column {start.column + 1})" if start else ""
+        return position, "E007", f"this line is not aligned with the {block} it seems to belong to{where}"
     return position, "E001", message
 
 

@@ -31,15 +31,17 @@ def expected_lines(case: str) -> list[str]:
     return (INVALID / case / "expected.txt").read_text(encoding="utf-8").splitlines()
 
 
-def unreadable_file(data: Path, monkeypatch) -> None:
-    """The chapter file cannot be opened (as when its permissions forbid it; tests may run as root)."""
-    real_open = pathlib.Path.open
+def refuse_to_open(name: str):
+    """A setup: the file `name` cannot be opened (as when its permissions forbid it; tests may run as root)."""
+    def setup(data: Path, monkeypatch) -> None:
+        real_open = pathlib.Path.open
 
-    def refusing_open(self, *args, **kwargs):
-        if self.name == "10-rules.yaml":
-            raise PermissionError(13, "Permission denied", str(self))
-        return real_open(self, *args, **kwargs)
-    monkeypatch.setattr(pathlib.Path, "open", refusing_open)
+        def refusing_open(self, *args, **kwargs):
+            if self.name == name:
+                raise PermissionError(13, "Permission denied", str(self))
+            return real_open(self, *args, **kwargs)
+        monkeypatch.setattr(pathlib.Path, "open", refusing_open)
+    return setup
 
 
 def unreadable_folder(data: Path, monkeypatch) -> None:
@@ -64,8 +66,9 @@ def empty_data_folder(data: Path, monkeypatch) -> None:
 
 
 SETUP = {
-    "E008-unreadable-file": unreadable_file,
+    "E008-unreadable-file": refuse_to_open("10-rules.yaml"),
     "E008-unreadable-folder": unreadable_folder,
+    "E008-unreadable-source": refuse_to_open("mini_ru.txt"),
     "E008-no-data-folder": lambda data, monkeypatch: shutil.rmtree(data),
     "E008-no-manifest": lambda data, monkeypatch: (data / "sources/manifest.yaml").unlink(),
     "E010": huge_chapter,
