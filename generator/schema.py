@@ -159,6 +159,8 @@ def describe(document, path) -> str:
             if isinstance(item_id, str) and name in ("entry", "term", "source"):
                 subject, fields = f"{name} {item_id}", []
             else:
+                if name != "item" and fields and fields[-1] == str(parent_key):
+                    fields.pop()  # "statement 2" says which list it is in
                 fields.append(f"{name} {step + 1}")
         elif isinstance(node, dict) and step in node:
             node = node[step]

@@ -20,7 +20,7 @@ from .linerange import parse_ranges, range_lines
 from .load import Document, LoadedData, load
 from .model import Chapter, KnowledgeBase, Noise, Source, Where
 from .problems import DataError, Problems
-from .schema import check_shape, is_inside_failed
+from .schema import check_shape, describe, is_inside_failed
 from .yamlio import load_yaml
 
 # How much of an entry's words must be found in its cited lines, and how much of the
@@ -42,8 +42,10 @@ def known_checks(problems: Problems) -> set[str]:
 
 
 def _at(problems: Problems, where: Where, sub_path: list, code: str, message: str) -> None:
+    """Report a problem at a place inside an item, named in words: "entry citow/x: see, item 2: …"."""
     path = where.path + sub_path
-    problems.add(where.document.path, where.document.positions.of(path), code, message)
+    place = describe(where.document.data, path).removeprefix("the file: ")
+    problems.add(where.document.path, where.document.positions.of(path), code, f"{place}: {message}")
 
 
 def ids_within(node) -> set[str]:
@@ -207,12 +209,12 @@ class KnowledgeBaseBuilder:
     def claim_id(self, item_id: str, game: str, where: Where) -> bool:
         """Register an item's id; False (with the problem reported) if it is another game's or taken."""
         if item_id.split("/", 1)[0] != game:
-            _at(self.problems, where, ["id"], "E034", f"id '{item_id}' does not start with '{game}/'")
+            _at(self.problems, where, ["id"], "E034", f"'{item_id}' does not start with '{game}/'")
             return False
         if item_id in self.kb.where:
             first = self.kb.where[item_id]
             line, _ = first.document.positions.of(first.path)
-            _at(self.problems, where, ["id"], "E020", f"id '{item_id}' is already used at {first.document.path}:{line}")
+            _at(self.problems, where, ["id"], "E020", f"'{item_id}' is already used at {first.document.path}:{line}")
             return False
         self.kb.where[item_id] = where
         return True
@@ -293,13 +295,13 @@ class MeaningChecks:
             self.check_entry(entry_id, entry)
         for term_id, term in self.kb.terms.items():
             where = self.kb.where[term_id]
-            self.require_languages(term["names"], self.kb.game_of(term_id), where, ["names"], "name")
+            self.require_languages(term["names"], self.kb.game_of(term_id), where, ["names"])
             if "definition" in term:
                 self.check_reference(term["definition"], where, ["definition"])
         for game_id, aid in self.kb.aids.items():
             where = self.kb.where[f"{game_id}:aid"]
             for i, section in enumerate(aid["sections"]):
-                self.require_languages(section["title"], game_id, where, ["sections", i, "title"], "section title")
+                self.require_languages(section["title"], game_id, where, ["sections", i, "title"])
                 for j, ref in enumerate(section["entries"]):
                     self.check_reference(ref, where, ["sections", i, "entries", j])
         for path, count in sorted(self.not_checked.items()):
@@ -358,27 +360,26 @@ class MeaningChecks:
         required = set(self.kb.games.get(game, {}).get("required_languages", []))
         lacking = {field: sorted(required - langs) for field, langs in have.items() if required - langs}
         if lacking:
-            first = next(iter(lacking))
             if len({tuple(langs) for langs in lacking.values()}) == 1:
-                detail = f"{', '.join(lacking[first])} (in {_and(list(lacking))})"
+                detail = f"{', '.join(next(iter(lacking.values())))} (in {_and(list(lacking))})"
             else:
                 detail = "; ".join(f"{', '.join(langs)} in {field}" for field, langs in lacking.items())
-            _at(self.problems, where, [first], "E024", f"lacks required language(s): {detail}")
+            _at(self.problems, where, [], "E024", f"lacks required language(s): {detail}")
         every = set().union(*have.values()) - required
         gaps = []
         for lang in sorted(every):
             with_it = [field for field, langs in have.items() if lang in langs]
             without = [field for field, langs in have.items() if lang not in langs]
             if without:
-                gaps.append((without[0], f"{lang} is in {_and(with_it)} but not in {_and(without)}"))
+                gaps.append(f"{lang} is in {_and(with_it)} but not in {_and(without)}")
         if gaps:
-            _at(self.problems, where, [gaps[0][0]], "E025", "; ".join(message for _, message in gaps))
+            _at(self.problems, where, [], "E025", "; ".join(gaps))
 
-    def require_languages(self, mapping: dict, game: str, where: Where, path: list, what: str) -> None:
+    def require_languages(self, mapping: dict, game: str, where: Where, path: list) -> None:
         required = self.kb.games.get(game, {}).get("required_languages", [])
         missing = [lang for lang in required if lang not in mapping]
         if missing:
-            _at(self.problems, where, path, "E024", f"{what} lacks required language(s): {', '.join(missing)}")
+            _at(self.problems, where, path, "E024", f"lacks required language(s): {', '.join(missing)}")
 
     def check_origin(self, item: dict, game: str, where: Where, text_check: bool) -> None:
         origin = item.get("origin", {})

@@ -213,7 +213,7 @@ def test_all_problems_are_collected(mini_data: Path):
     (mini_data / "games/mini/stray.yaml").write_text("x: 1\n", encoding="utf-8")
     result = run_generator("validate", "--data", str(mini_data))
     assert result.returncode == 1
-    assert " E021 unknown reference 'mini/nowhere'" in result.stdout
+    assert ": E021 entry mini/retreat: see, item 1: unknown reference 'mini/nowhere'" in result.stdout
     assert "stray.yaml:1:1: E006" in result.stdout
 
 
