@@ -105,7 +105,7 @@ def mutated(text: str, changes) -> str:
     return "\n".join(lines)
 
 
-@pytest.mark.unit
+@pytest.mark.integration  # in-process, but about 20 s: kept out of the minute-by-minute unit lane
 @settings(max_examples=EXAMPLES, deadline=timedelta(seconds=10), suppress_health_check=[HealthCheck.function_scoped_fixture,
                                                                                      HealthCheck.too_slow])
 @given(data=st.data())
