@@ -26,9 +26,9 @@ def coverage(kb: KnowledgeBase) -> dict[str, dict]:
         non_blank = {n for n, line in enumerate(source.lines, 1) if line.strip()}
         noise_class: dict[int, str] = {}
         for item in kb.noise:
-            if item["source"] == source.id:
-                for n in range_lines(item["lines"]):
-                    noise_class.setdefault(n, item["class"])
+            if item.source == source.id:
+                for n in range_lines(item.lines):
+                    noise_class.setdefault(n, item.kind)
         carried = non_blank & traced[source.id]
         noise = {n for n in non_blank - carried if n in noise_class}
         report[source.file] = {

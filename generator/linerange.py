@@ -18,17 +18,10 @@ def range_lines(spec: str) -> list[int]:
 
 def format_lines(numbers) -> str:
     """Compress line numbers into a range spec: [1,2,3,7] -> "1-3, 7"."""
-    numbers = sorted(set(numbers))
-    parts: list[str] = []
-    start = prev = None
-    for n in numbers:
-        if start is None:
-            start = prev = n
-        elif n == prev + 1:
-            prev = n
+    runs: list[list[int]] = []   # [first, last] of each run of consecutive numbers
+    for n in sorted(set(numbers)):
+        if runs and n == runs[-1][1] + 1:
+            runs[-1][1] = n
         else:
-            parts.append(f"{start}-{prev}" if prev != start else f"{start}")
-            start = prev = n
-    if start is not None:
-        parts.append(f"{start}-{prev}" if prev != start else f"{start}")
-    return ", ".join(parts)
+            runs.append([n, n])
+    return ", ".join(f"{first}-{last}" if last != first else f"{first}" for first, last in runs)

@@ -11,27 +11,36 @@ Known places (see docs/data-format.md):
   data/games/<game>/checks.yaml         its rules-check catalogue (rules_check, see generator/validate_checks.py)
   data/games/<game>/noise/<name>.yaml   source lines deliberately not carried into entries
   data/games/<game>/chapters/NN-*.yaml  a chapter with its entries
+
+Every file and folder is either read or reported: unreadable ones (E008), links that lead out of
+the data folder (E009, never followed), files too large (E010). A file that does not parse is
+reported once; the ids it seems to define are kept (`Unloaded`) so that references to them are
+not reported as dangling elsewhere.
 """
 from __future__ import annotations
 
+import os
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from .problems import Problems
-from .yamlio import Positions, load_yaml
+from .yamlio import Positions, parse_yaml, read_bytes
 
 GAME_FILES = {"game.yaml": "game", "glossary.yaml": "glossary", "cards.yaml": "cards", "checks.yaml": "checks"}
 NAMED_FILE = re.compile(r"^[a-z0-9][a-z0-9-]*\.yaml$")
 CHAPTER_FILE = re.compile(r"^(\d\d)-[a-z0-9-]+\.yaml$")
+# An `id:` line, as an editor writes it; used only to guess the ids of a file that does not parse.
+ID_LINE = re.compile(r"""^[ \t-]*id:[ \t]*["']?([a-z0-9][a-z0-9/-]*)""", re.MULTILINE)
 
 
 @dataclass
 class Document:
     """One loaded YAML file: plain `data`, and `positions` to find where a problem stands."""
     path: str          # as shown in messages (relative to the data folder's parent)
-    kind: str          # manifest | game | glossary | noise | chapter
+    kind: str          # manifest | game | glossary | noise | chapter | cards
     data: Any
     positions: Positions
     game: str | None = None
@@ -39,10 +48,26 @@ class Document:
 
 
 @dataclass
+class Unloaded:
+    """A file in a known place, or a folder, that could not be loaded (its problem is reported),
+    and the ids its text seems to define: None when it could not be read at all (then anything of
+    its game, or any source if it is a source text or the sources folder, may be in it)."""
+    path: str
+    kind: str          # as Document.kind, or "source" (a source text), or "folder"
+    game: str | None
+    ids: set[str] | None
+
+
+@dataclass
 class LoadedData:
     root: Path
     documents: list[Document] = field(default_factory=list)
-    source_files: dict[str, Path] = field(default_factory=dict)  # file name -> path
+    unloaded: list[Unloaded] = field(default_factory=list)
+    source_texts: dict[str, bytes] = field(default_factory=dict)  # file name -> its bytes
+
+    def shown(self, *parts: str) -> str:
+        """A path inside the data folder as messages show it: shown("sources", "manifest.yaml")."""
+        return _shown(self.root.joinpath(*parts), self.root)
 
 
 LANGUAGE_FILES = {"language.yaml": "language", "ui.yaml": "ui"}  # data/languages/<code>/
@@ -72,17 +97,55 @@ def _place_of(relative: tuple[str, ...]) -> tuple[str, str | None, int | None] |
     return None
 
 
+def _files(folder: Path, root: Path, real_root: str, problems: Problems, seen: set[str],
+           unreadable: list[Path]) -> Iterator[Path]:
+    """Every regular file under `folder`, in name order; what cannot be read is reported (and
+    added to `unreadable`).
+
+    Links are followed only when they stay inside the data folder (each real folder once, so a
+    loop ends); a link out of it is refused without being opened."""
+    try:
+        names = sorted(os.listdir(folder))
+    except OSError as err:
+        problems.add(_shown(folder, root), (1, 1), "E008", f"the folder cannot be read ({err.strerror or type(err).__name__})")
+        unreadable.append(folder)
+        return
+    for name in names:
+        path = folder / name
+        real = os.path.realpath(path)
+        if path.is_symlink() and os.path.commonpath([real, real_root]) != real_root:
+            problems.add(_shown(path, root), (1, 1), "E009", "a link to a place outside the data folder; it was not followed")
+        elif path.is_dir():
+            if real not in seen:
+                seen.add(real)
+                yield from _files(path, root, real_root, problems, seen, unreadable)
+        elif path.is_file():
+            yield path
+        elif path.is_symlink():
+            problems.add(_shown(path, root), (1, 1), "E008", "a link to nothing (its target does not exist)")
+        else:
+            problems.add(_shown(path, root), (1, 1), "E008", "neither a plain file nor a folder")
+
+
 def load(root: Path, problems: Problems) -> LoadedData:
-    """Read all files; every file is either loaded or reported (E006), never skipped."""
+    """Read all files; every file is either loaded or reported, never skipped."""
     loaded = LoadedData(root=root)
     if not root.is_dir():
-        problems.add(str(root), (1, 1), "E006", "the data folder does not exist")
+        problems.add(str(root), (1, 1), "E008", "the data folder does not exist or is not a folder")
         return loaded
-    for path in sorted(p for p in root.rglob("*") if p.is_file()):
+    real_root = os.path.realpath(root)
+    games_seen = False
+    unreadable: list[Path] = []
+    for path in _files(root, root, real_root, problems, {real_root}, unreadable):
         relative = path.relative_to(root).parts
         shown = _shown(path, root)
+        games_seen = games_seen or relative[0] == "games"
         if relative[0] == "sources" and len(relative) == 2 and path.suffix == ".txt":
-            loaded.source_files[path.name] = path
+            raw = read_bytes(path, shown, problems)
+            if raw is None:
+                loaded.unloaded.append(Unloaded(shown, "source", None, None))
+            else:
+                loaded.source_texts[path.name] = raw
             continue
         if path.suffix not in (".yaml", ".yml"):
             if path.name in ("README.md",) or path.name.startswith("."):
@@ -93,9 +156,20 @@ def load(root: Path, problems: Problems) -> LoadedData:
         if place is None:
             problems.add(shown, (1, 1), "E006", "the loader does not know this place for a YAML file")
             continue
-        data = load_yaml(path, shown, problems)
-        if data is None:
-            continue
         kind, game, order = place
+        raw = read_bytes(path, shown, problems)
+        data = None if raw is None else parse_yaml(raw, shown, problems)
+        if data is None:
+            ids = set(ID_LINE.findall(raw.decode("utf-8", errors="replace"))) if raw is not None else None
+            loaded.unloaded.append(Unloaded(shown, kind, game, ids))
+            continue
         loaded.documents.append(Document(shown, kind, data, Positions(path), game, order))
+    for folder in unreadable:
+        relative = folder.relative_to(root).parts
+        games_seen = games_seen or relative in ((), ("games",))
+        game = relative[1] if len(relative) >= 2 and relative[0] == "games" else None
+        kind = "manifest" if relative == ("sources",) else "folder"  # the manifest is inside the sources folder
+        loaded.unloaded.append(Unloaded(_shown(folder, root), kind, game, None))
+    if not games_seen:
+        problems.add(_shown(root / "games", root), (1, 1), "E037", "the data folder holds no game")
     return loaded

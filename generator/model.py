@@ -2,16 +2,27 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from .languages import Languages
 from .load import Document
 
 
-@dataclass
+@dataclass(frozen=True)
 class Where:
     document: Document
     path: list  # JSON path inside the document
+
+
+@dataclass(frozen=True)
+class Noise:
+    """Source lines deliberately not carried into entries (one item of noise/*.yaml)."""
+    game: str
+    source: str
+    lines: str
+    kind: str                 # its `class`: web, duplicate, caption, ...
+    note: str
+    duplicate_of: str | None
+    where: Where
 
 
 @dataclass
@@ -44,11 +55,16 @@ class KnowledgeBase:
     entries: dict[str, dict] = field(default_factory=dict)   # id -> entry (in reading order)
     entry_chapter: dict[str, str] = field(default_factory=dict)
     terms: dict[str, dict] = field(default_factory=dict)
-    noise: list[dict] = field(default_factory=list)          # each with 'game'
+    noise: list[Noise] = field(default_factory=list)
     aids: dict[str, dict] = field(default_factory=dict)      # game -> player-aid selection (cards.yaml)
     checks: dict[str, dict] = field(default_factory=dict)    # game -> check name -> catalogue item (checks.yaml)
     where: dict[str, Where] = field(default_factory=dict)     # id -> where it is written
-    broken_ids: set[str] = field(default_factory=set)         # ids of items skipped for a reported problem
+    # Ids and source ids of items skipped for a reported problem -> the file of that problem:
+    # references to them are not checked (and counted in a note on that problem).
+    unchecked_ids: dict[str, str] = field(default_factory=dict)
+    unchecked_sources: dict[str, str] = field(default_factory=dict)
+    all_sources_unchecked: str | None = None  # the manifest's path when it gave no list of sources
+    unchecked_games: dict[str, str] = field(default_factory=dict)  # game -> a file or folder of it that could not be read
     languages: Languages = field(default_factory=lambda: Languages([]))  # data/languages/
     _groups: dict = field(default_factory=dict, repr=False, compare=False)  # see _by_game
 
@@ -78,30 +94,3 @@ class KnowledgeBase:
             cached = self._groups[name] = (len(items), groups)
         return cached[1]
 
-
-def plain(value: Any) -> Any:
-    """Loaded YAML as JSON-like data: mapping keys as strings, plain Python types.
-
-    Containers the loader already made plain are kept (filled in place), not copied: the
-    knowledge base shares them with the loaded documents, which halves memory at scale."""
-    if isinstance(value, dict):
-        if type(value) is not dict or not all(type(key) is str for key in value):
-            return {str(k): plain(v) for k, v in value.items()}
-        for key, item in value.items():
-            value[key] = plain(item)
-        return value
-    if isinstance(value, list):
-        if type(value) is not list:
-            return [plain(v) for v in value]
-        for index, item in enumerate(value):
-            value[index] = plain(item)
-        return value
-    if isinstance(value, bool):
-        return bool(value)
-    if isinstance(value, int):
-        return int(value)
-    if isinstance(value, float):
-        return float(value)
-    if isinstance(value, str):
-        return str(value)
-    return value

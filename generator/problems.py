@@ -4,6 +4,7 @@ Every check reports through `Problems.add`; commands print all of them and exit 
 The table of codes below is the single list: docs/error-codes.md is generated from it
 and tests/fixtures/invalid/ holds one failing fixture per code.
 """
+# ruff: noqa: E501  (the table of codes keeps one code per line, however long its hint)
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -16,10 +17,16 @@ CODES: dict[str, tuple[str, str]] = {
     "E004": ("empty file", "Delete the file or give it content; an empty YAML file holds nothing to load."),
     "E005": ("YAML anchors and aliases are not allowed", "Write the value out in full; aliases can expand exponentially (\"billion laughs\")."),
     "E006": ("file out of place", "Move the file to a place the loader knows (see docs/data-format.md) or delete it."),
+    "E007": ("wrong indentation", "Keys of one mapping stand exactly one under the other; what belongs to a key is indented further than the key (spaces, two per level)."),
+    "E008": ("file or folder cannot be read", "Check that it exists, is a plain file or folder, and that you may read it; the loader reads everything under data/."),
+    "E009": ("link out of the data folder", "Copy the file into the data folder instead of linking to it; links may only point inside data/."),
+    "E010": ("file too large", "Split the file (a chapter into several chapters); a data file may be at most 5 MB."),
     "E011": ("required field missing", "Add the field; the schema in schemas/ lists what each object needs."),
     "E012": ("wrong type", "Give a value of the type the schema asks for (e.g. a list, not a string)."),
     "E013": ("unknown field", "Remove the field or fix its spelling; the schema lists the allowed fields."),
     "E014": ("value not allowed", "Use one of the allowed values or the pattern the schema gives."),
+    "E015": ("nested too deep", "Flatten the structure: data files need at most a few levels of nesting (the limit is 40)."),
+    "E016": ("number too large", "Numbers are limited to 15 digits, and source line numbers to 6; check for a slip of the keyboard."),
     "E020": ("duplicate id", "Ids are unique across entries, chapters and glossary terms; rename one (ids are stable once published)."),
     "E021": ("unknown reference", "Point the reference at an existing id, or add the entry it names."),
     "E022": ("unknown source", "Use a source id from data/sources/manifest.yaml."),
@@ -59,10 +66,12 @@ class Problem:
     col: int
     code: str
     message: str = field(compare=False)
+    note: str = field(default="", compare=False)  # what was left unchecked because of this problem
 
     def format(self) -> str:
         hint = CODES[self.code][1]
-        return f"{self.path}:{self.line}:{self.col}: {self.code} {self.message}\n    hint: {hint}"
+        note = f"\n    note: {self.note}" if self.note else ""
+        return f"{self.path}:{self.line}:{self.col}: {self.code} {self.message}\n    hint: {hint}{note}"
 
 
 class Problems:
@@ -75,6 +84,12 @@ class Problems:
         if code not in CODES:
             raise KeyError(f"unknown problem code {code}")
         self.items.append(Problem(path, position[0], position[1], code, message))
+
+    def add_note(self, path: str, note: str) -> None:
+        """Attach a note to the first problem reported in `path` (the root problem of that file)."""
+        in_file = sorted(p for p in self.items if p.path == path)
+        if in_file:
+            in_file[0].note = note
 
     def __bool__(self) -> bool:
         return bool(self.items)

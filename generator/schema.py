@@ -1,8 +1,10 @@
 """Shape checks: every document against its JSON Schema (draft 2020-12) in schemas/."""
 from __future__ import annotations
 
+import difflib
 import json
-from functools import lru_cache
+import re
+from functools import cache
 from pathlib import Path
 
 import fastjsonschema
@@ -36,7 +38,7 @@ CODE_OF_VALIDATOR = {
 }
 
 
-@lru_cache(maxsize=None)
+@cache
 def registry() -> Registry:
     resources = []
     for path in sorted(SCHEMA_DIR.glob("*.schema.json")):
@@ -45,13 +47,13 @@ def registry() -> Registry:
     return Registry().with_resources(resources)
 
 
-@lru_cache(maxsize=None)
+@cache
 def inlined_schema(schema_file: str) -> dict:
     resolver = registry().resolver(BASE + schema_file)
     return _inlined(resolver.lookup(BASE + schema_file).contents, resolver, depth=0)
 
 
-@lru_cache(maxsize=None)
+@cache
 def validator_for(schema_file: str) -> Draft202012Validator:
     """jsonschema's validator: exact draft 2020-12, and the errors it explains are what we report."""
     return Draft202012Validator(inlined_schema(schema_file), registry=registry())
@@ -86,7 +88,7 @@ def _same_in_draft7(schema) -> bool:
     return True
 
 
-@lru_cache(maxsize=None)
+@cache
 def quick_check_for(schema_file: str):
     """A compiled yes/no check (fastjsonschema) for documents that are valid, which is nearly all of
     them; jsonschema then explains only the documents that fail. None if the schema uses a
@@ -120,18 +122,120 @@ def _inlined(schema, resolver, depth: int):
 
 
 def _most_specific(error: ValidationError) -> ValidationError:
-    """oneOf/anyOf errors say little; descend to the branch that came closest."""
+    """oneOf/anyOf errors say little; descend to the branch that came closest.
+
+    The branch meant is the one whose own fields the item has (only something inside it fails:
+    `{source: x, lines: "1-9999999"}` is a source origin with a bad line range, not a translation
+    missing `translated_from`); failing that, jsonschema's best match."""
     while error.context:
-        error = best_match(error.context)
+        branches: dict = {}
+        for branch_error in error.context:
+            branches.setdefault(branch_error.relative_schema_path[0], []).append(branch_error)
+        fitting = [errors for errors in branches.values() if all(e.relative_path for e in errors)]
+        error = best_match(fitting[0] if len(fitting) == 1 else error.context)
     return error
+
+
+UNKNOWN_FIELD_VALIDATORS = ("additionalProperties", "unevaluatedProperties")
+# What an item of each list is called in a message ("entry citow/battle-dice: ...").
+ITEM_NAMES = {"entries": "entry", "terms": "term", "sources": "source", "noise": "noise item", "sections": "section",
+              "statements": "statement", "rows": "row", "columns": "column", "corrections": "correction",
+              "refs_external": "external reference"}
+TOP_ITEMS = {"chapter": "chapter", "game": "game", "aid": "player aid"}
+# A number too long to be a line number (in a line range written as text).
+LONG_NUMBER = re.compile(r"[0-9]{7,}")
+
+
+def describe(document, path) -> str:
+    """An item and field in words: ("entries", 3, "origin", "pl") -> "entry citow/x: origin, pl".
+
+    The innermost item with an id names the place (entry, term, source, chapter, game); list
+    items without one are counted from 1, as an editor counts them."""
+    subject = "the file"
+    fields: list[str] = []
+    node, parent_key = document, None
+    for step in path:
+        if isinstance(node, list) and isinstance(step, int) and 0 <= step < len(node):
+            node = node[step]
+            name = ITEM_NAMES.get(str(parent_key), "item")
+            item_id = node.get("id") if isinstance(node, dict) else None
+            if isinstance(item_id, str) and name in ("entry", "term", "source"):
+                subject, fields = f"{name} {item_id}", []
+            else:
+                if name != "item" and fields and fields[-1] == str(parent_key):
+                    fields.pop()  # "statement 2" says which list it is in
+                fields.append(f"{name} {step + 1}")
+        elif isinstance(node, dict) and step in node:
+            node = node[step]
+            if not fields and subject == "the file" and step in TOP_ITEMS:
+                item_id = node.get("id") if isinstance(node, dict) else None
+                subject = TOP_ITEMS[step] + (f" {item_id}" if isinstance(item_id, str) else "")
+            else:
+                fields.append(str(step))
+        else:
+            fields.append(str(step))
+        parent_key = step
+    return subject + (f": {', '.join(fields)}" if fields else "")
+
+
+def _short(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "…"
+
+
+def _explained(error: ValidationError) -> tuple[str, str]:
+    """(code, message) of one schema error, in words an editor reads."""
+    code = CODE_OF_VALIDATOR.get(str(error.validator), "E014")
+    instance = error.instance
+    if error.validator == "required":
+        missing = [name for name in error.validator_value if isinstance(instance, dict) and name not in instance]
+        return code, f"field '{missing[0] if missing else error.validator_value[0]}' is missing"
+    if error.validator == "pattern" and isinstance(instance, str) and LONG_NUMBER.search(instance):
+        digits = max(len(n) for n in LONG_NUMBER.findall(instance))
+        return "E016", f"a line number with {digits} digits (at most 6)"
+    if error.validator == "type":
+        return code, f"{_short(instance)} is not of type {error.validator_value!r}"
+    if error.validator == "enum":
+        return code, f"{_short(instance)} is not one of {error.validator_value}"
+    if error.validator == "maxLength":
+        return code, f"{len(instance)} characters, more than {error.validator_value}"
+    message = error.message if len(error.message) < 300 else error.message[:300] + "…"
+    return code, message
+
+
+def _misspelt_field(error: ValidationError) -> bool:
+    """Whether a missing field is written under a misspelt name (`gamex:` for `game:`)."""
+    instance = error.instance
+    if not isinstance(instance, dict):
+        return False
+    missing = [name for name in error.validator_value if name not in instance]
+    unknown = [str(key) for key in instance if key not in error.schema.get("properties", {})]
+    return any(difflib.get_close_matches(name, unknown, n=1) for name in missing)
+
+
+def _empty_key_slip(error: ValidationError) -> str | None:
+    """For an unknown-field error: the key left empty just before the unknown keys, if there is one.
+
+    `origin:` with nothing after it, followed by `pl: ...` at its own level, is one indentation
+    mistake, not a wrong type plus an unknown field."""
+    instance = error.instance
+    if not isinstance(instance, dict):
+        return None
+    allowed = set(error.schema.get("properties", {}))
+    empty = None
+    for key, value in instance.items():
+        if key not in allowed:
+            return empty
+        empty = key if value is None else None
+    return None
 
 
 def check_shape(kind: str, document, shown_path: str, positions: Positions, problems: Problems) -> set[tuple]:
     """Report schema problems; return the JSON paths of the items that failed.
 
     Returns the paths so that later checks skip exactly the broken items (reported here)
-    and still check everything else in the file.
-    """
+    and still check everything else in the file. An unknown field fails nothing: it is reported,
+    and the item around it is still checked (later stages read only the fields they know)."""
     failed: set[tuple] = set()
     quick_check = quick_check_for(SCHEMA_OF_KIND[kind])
     if quick_check is not None:
@@ -140,24 +244,42 @@ def check_shape(kind: str, document, shown_path: str, positions: Positions, prob
             return failed
         except fastjsonschema.JsonSchemaException:
             pass  # jsonschema says what is wrong, below
-    for error in validator_for(SCHEMA_OF_KIND[kind]).iter_errors(document):
-        error = _most_specific(error)
-        path = list(error.absolute_path)
-        failed.add(tuple(path))
-        code = CODE_OF_VALIDATOR.get(error.validator, "E014")
-        where = "/".join(str(p) for p in path) or "(top level)"
-        if code == "E013" and isinstance(error.instance, dict):
+    errors = [_most_specific(error) for error in validator_for(SCHEMA_OF_KIND[kind]).iter_errors(document)]
+    empty_key_of = {tuple(e.absolute_path): key for e in errors if e.validator in UNKNOWN_FIELD_VALIDATORS
+                    and (key := _empty_key_slip(e)) is not None}   # mapping path -> its key left empty
+    slips = {path + (key,) for path, key in empty_key_of.items()}
+    reported: set[tuple] = set()
+    for error in errors:
+        path = tuple(error.absolute_path)
+        if any(path[:len(slip)] == slip for slip in slips):
+            continue  # the empty key's own type error: part of the indentation slip
+        where = describe(document, path)
+        if error.validator in UNKNOWN_FIELD_VALIDATORS and isinstance(error.instance, dict):
             allowed = set(error.schema.get("properties", {}))
-            for key in error.instance:
-                if key not in allowed:
-                    problems.add(shown_path, positions.of_key(path, key), "E013",
-                                 f"unknown field '{key}' in {where}")
+            unknown = [key for key in error.instance if key not in allowed]
+            empty = empty_key_of.get(path)
+            if empty is not None:
+                failed.add(path + (empty,))
+                line = positions.of_key(path, empty)[0]
+                problems.add(shown_path, positions.of_key(path, unknown[0]), "E007",
+                             f"{where}: '{unknown[0]}' stands at the level of '{empty}:' (line {line}), which has no value: "
+                             f"indent the lines after '{empty}:' under it")
+                continue
+            for key in unknown:
+                guess = difflib.get_close_matches(str(key), sorted(allowed - set(error.instance)), n=1)
+                problems.add(shown_path, positions.of_key(path, key), "E013",
+                             f"{where}: unknown field '{key}'" + (f" (did you mean '{guess[0]}'?)" if guess else ""))
             continue
-        message = error.message if len(error.message) < 300 else error.message[:300] + "…"
-        problems.add(shown_path, positions.of(path), code, f"{where}: {message}")
+        failed.add(path)
+        if error.validator == "required" and _misspelt_field(error):
+            continue  # said by the unknown field's problem, with its "did you mean"
+        code, message = _explained(error)
+        if (path, code, message) not in reported:
+            reported.add((path, code, message))
+            problems.add(shown_path, positions.of(path), code, f"{where}: {message}")
     return failed
 
 
 def is_inside_failed(path: tuple, failed: set[tuple]) -> bool:
-    """True if `path` or anything below it failed the schema."""
-    return any(f[: len(path)] == path for f in failed)
+    """True if `path`, anything below it or anything above it failed the schema."""
+    return any(f[: len(path)] == path or path[: len(f)] == f for f in failed)

@@ -1,7 +1,12 @@
 """Stage 2, validate: shape (JSON Schema) and meaning (named checks), all problems collected.
 
-`build_knowledge_base` turns loaded documents into a KnowledgeBase, skipping only items
-that already have a reported problem. `check_meaning` then runs the semantic checks.
+`build_knowledge_base` turns loaded documents into a KnowledgeBase, skipping only items that
+already have a reported problem. `MeaningChecks` then runs the semantic checks.
+
+One mistake, one error: an item skipped for a problem (a file that does not parse, an entry of
+the wrong shape, the files of a game whose game.yaml is broken) leaves its ids in
+`kb.unchecked_ids`; references to them are not reported as dangling, and the root problem says in
+a note how many references were left unchecked.
 """
 from __future__ import annotations
 
@@ -12,10 +17,10 @@ from pathlib import Path
 
 from . import textmatch, validate_languages, validate_markup, validate_text
 from .linerange import parse_ranges, range_lines
-from .load import LoadedData, load
-from .model import Chapter, KnowledgeBase, Source, Where, plain
+from .load import Document, LoadedData, load
+from .model import Chapter, KnowledgeBase, Noise, Source, Where
 from .problems import DataError, Problems
-from .schema import check_shape, is_inside_failed
+from .schema import check_shape, describe, is_inside_failed
 from .validate_checks import check_catalogues, known_checks  # rules-check catalogues (checks.yaml)
 
 # How much of an entry's words must be found in its cited lines, and how much of the
@@ -26,123 +31,231 @@ MIN_SOURCE_IN_TEXT = 0.6
 
 
 def _at(problems: Problems, where: Where, sub_path: list, code: str, message: str) -> None:
+    """Report a problem at a place inside an item, named in words: "entry citow/x: see, item 2: …"."""
     path = where.path + sub_path
-    problems.add(where.document.path, where.document.positions.of(path), code, message)
+    place = describe(where.document.data, path).removeprefix("the file: ")
+    problems.add(where.document.path, where.document.positions.of(path), code, f"{place}: {message}")
+
+
+def ids_within(node) -> set[str]:
+    """Every `id` of the mappings in a loaded document (or part of one)."""
+    found: set[str] = set()
+    stack = [node]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            if isinstance(node.get("id"), str):
+                found.add(node["id"])
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return found
+
+
+ITEM_LISTS = ("entries", "terms", "sources", "noise")  # lists whose items are skipped one by one
+
+
+class KnowledgeBaseBuilder:
+    """Fills a KnowledgeBase from loaded documents whose shape was checked, file kind by file kind."""
+
+    def __init__(self, loaded: LoadedData, problems: Problems):
+        self.loaded, self.problems = loaded, problems
+        self.kb = KnowledgeBase()
+        self.failed = {doc.path: check_shape(doc.kind, doc.data, doc.path, doc.positions, problems)
+                       for doc in loaded.documents}
+
+    def ok(self, doc: Document, path: list) -> bool:
+        """Whether the item at `path` passed the shape check: nothing at, above or below it failed."""
+        return not is_inside_failed(tuple(path), self.failed[doc.path])
+
+    def list_ok(self, doc: Document, path: list) -> bool:
+        """Whether the list at `path` itself passed (its items are checked one by one)."""
+        return not any(tuple(path)[:len(failed)] == failed for failed in self.failed[doc.path])
+
+    def unchecked(self, ids: set[str], blame: str) -> None:
+        for item_id in ids:
+            self.kb.unchecked_ids.setdefault(item_id, blame)
+
+    def build(self) -> KnowledgeBase:
+        self.add_unloaded()
+        self.add_sources()
+        self.add_games()
+        seen_orders: dict[tuple, str] = {}
+        missing_game: dict[str, str] = {}   # game folder without game.yaml -> its first file
+        for doc in self.loaded.documents:
+            if doc.kind in ("manifest", "game", "language", "ui", "checks"):
+                continue  # sources and games first (above); languages and check catalogues after (below, and check())
+            if doc.game not in self.kb.games:
+                self.skip_without_game(doc, missing_game)
+            elif doc.kind == "chapter":
+                self.check_order(doc, seen_orders)
+                self.add_chapter(doc)
+            elif doc.kind == "glossary":
+                self.add_items(doc, "terms", self.kb.terms)
+            elif doc.kind == "cards" and self.ok(doc, ["aid"]):
+                self.kb.aids[doc.game] = doc.data["aid"]
+                self.kb.where[f"{doc.game}:aid"] = Where(doc, ["aid"])
+            elif doc.kind == "noise":
+                self.add_noise(doc)
+        for doc in self.loaded.documents:  # items skipped for a shape problem: a list's item, or the whole file
+            for path in self.failed[doc.path]:
+                skipped = path[:2] if len(path) >= 2 and path[0] in ITEM_LISTS else ()
+                ids = ids_within(_part(doc.data, skipped))
+                self.unchecked(ids, doc.path)
+                if not ids and not skipped and doc.game:  # a file of no recognisable shape: anything of its game
+                    self.kb.unchecked_games.setdefault(doc.game, doc.path)
+        sound = {id(doc) for doc in self.loaded.documents if doc.kind in ("language", "ui") and self.ok(doc, [doc.kind])}
+        validate_languages.check(self.loaded, self.kb, self.problems, sound)  # E062-E063: data/languages/
+        return self.kb
+
+    def add_unloaded(self) -> None:
+        for unloaded in self.loaded.unloaded:
+            if unloaded.kind == "source":
+                continue  # see add_source
+            if unloaded.kind == "manifest" and unloaded.ids is None:
+                self.kb.all_sources_unchecked = self.kb.all_sources_unchecked or unloaded.path
+            elif unloaded.kind == "manifest":
+                self.kb.unchecked_sources.update(dict.fromkeys(unloaded.ids or (), unloaded.path))
+            elif unloaded.ids is None and unloaded.game:
+                self.kb.unchecked_games.setdefault(unloaded.game, unloaded.path)
+            else:
+                self.unchecked(unloaded.ids or set(), unloaded.path)
+
+    def add_sources(self) -> None:
+        manifest_path = self.loaded.shown("sources", "manifest.yaml")
+        manifests = [d for d in self.loaded.documents if d.kind == "manifest"]
+        if not manifests and not any(u.kind == "manifest" for u in self.loaded.unloaded) and self.loaded.documents:
+            self.problems.add(manifest_path, (1, 1), "E008", "the source manifest is missing")
+        if not any(self.list_ok(doc, ["sources"]) for doc in manifests):
+            self.kb.all_sources_unchecked = manifest_path  # no list of sources to check against
+            return
+        listed = {item["file"] for doc in manifests if self.list_ok(doc, ["sources"]) for item in doc.data["sources"]
+                  if isinstance(item, dict) and isinstance(item.get("file"), str)}
+        unlisted = sorted(set(self.loaded.source_texts) - listed)
+        for doc in manifests:
+            for i, item in enumerate(doc.data["sources"] if self.list_ok(doc, ["sources"]) else []):
+                where = Where(doc, ["sources", i])
+                if self.ok(doc, where.path):
+                    self.add_source(item, where, unlisted)
+                elif isinstance(item, dict) and isinstance(item.get("id"), str):
+                    self.kb.unchecked_sources.setdefault(item["id"], doc.path)
+        for name in unlisted:
+            self.problems.add(self.loaded.shown("sources", name), (1, 1), "E006",
+                              "source text not listed in manifest.yaml")
+
+    def add_source(self, item: dict, where: Where, unlisted: list[str]) -> None:
+        raw = self.loaded.source_texts.get(item["file"])
+        unreadable = [u.path for u in self.loaded.unloaded if u.kind == "source" and Path(u.path).name == item["file"]]
+        if unreadable:
+            self.kb.unchecked_sources.setdefault(item["id"], unreadable[0])
+            return
+        if raw is None:
+            guess = difflib.get_close_matches(item["file"], unlisted, n=1)
+            if guess:
+                unlisted.remove(guess[0])  # the same slip: not reported again as an unlisted file
+            _at(self.problems, where, ["file"], "E036", f"source file data/sources/{item['file']} is missing"
+                + (f" (did you mean {guess[0]}?)" if guess else ""))
+            self.kb.unchecked_sources.setdefault(item["id"], where.document.path)
+            return
+        if hashlib.sha256(raw).hexdigest() != item["sha256"]:
+            _at(self.problems, where, ["sha256"], "E035", f"{item['file']} does not match its sha256")
+        if item["id"] in self.kb.sources:
+            _at(self.problems, where, ["id"], "E020", f"source id '{item['id']}' is listed twice")
+            return
+        text = raw.decode("utf-8", errors="replace")
+        lines = text.split("\n")
+        if text.endswith("\n"):
+            lines.pop()
+        self.kb.sources[item["id"]] = Source(
+            item["id"], item["file"], item["game"], item["language"], item["kind"], str(item["title"]),
+            item["precedence"], str(item["precedence_reason"]), lines)
+
+    def add_games(self) -> None:
+        for doc in (d for d in self.loaded.documents if d.kind == "game"):
+            if not self.ok(doc, ["game"]):
+                continue
+            game = doc.data["game"]
+            if game["id"] != doc.game:
+                _at(self.problems, Where(doc, ["game"]), ["id"], "E034", f"game id '{game['id']}' is in folder '{doc.game}'")
+                continue
+            self.kb.games[game["id"]] = game
+            self.kb.where[game["id"]] = Where(doc, ["game"])
+
+    def skip_without_game(self, doc: Document, missing_game: dict[str, str]) -> None:
+        """A file of a game that is not set up: said once per game folder; its ids are not checked."""
+        game_file = self.loaded.shown("games", str(doc.game), "game.yaml")
+        broken = any(u.path == game_file for u in self.loaded.unloaded) or any(
+            d.path == game_file for d in self.loaded.documents if d.kind == "game")
+        blame = game_file if broken else missing_game.setdefault(str(doc.game), doc.path)
+        if not broken and blame == doc.path:
+            self.problems.add(doc.path, (1, 1), "E037", f"no game.yaml for game folder '{doc.game}'")
+        self.unchecked(ids_within(doc.data), blame)
+
+    def check_order(self, doc: Document, seen_orders: dict[tuple, str]) -> None:
+        if (doc.game, doc.order) in seen_orders:
+            self.problems.add(doc.path, (1, 1), "E038",
+                              f"order {doc.order:02d} is also used by {seen_orders[(doc.game, doc.order)]}")
+        seen_orders[(doc.game, doc.order)] = doc.path
+
+    def claim_id(self, item_id: str, game: str, where: Where) -> bool:
+        """Register an item's id; False (with the problem reported) if it is another game's or taken."""
+        if item_id.split("/", 1)[0] != game:
+            _at(self.problems, where, ["id"], "E034", f"'{item_id}' does not start with '{game}/'")
+            return False
+        if item_id in self.kb.where:
+            first = self.kb.where[item_id]
+            line, _ = first.document.positions.of(first.path)
+            _at(self.problems, where, ["id"], "E020", f"'{item_id}' is already used at {first.document.path}:{line}")
+            return False
+        self.kb.where[item_id] = where
+        return True
+
+    def add_chapter(self, doc: Document) -> None:
+        if not self.ok(doc, ["chapter"]) or not self.list_ok(doc, ["entries"]):
+            return  # reported; its ids are marked unchecked in build()
+        game = str(doc.game)
+        where = Where(doc, ["chapter"])
+        chapter_data = doc.data["chapter"]
+        if not self.claim_id(chapter_data["id"], game, where):
+            self.unchecked(ids_within(doc.data["entries"]), doc.path)
+            return
+        chapter = Chapter(chapter_data["id"], game, doc.order or 0, chapter_data)
+        self.kb.chapters[chapter.id] = chapter
+        for entry_id in self.add_items(doc, "entries", self.kb.entries):
+            self.kb.entry_chapter[entry_id] = chapter.id
+            chapter.entry_ids.append(entry_id)
+
+    def add_items(self, doc: Document, key: str, into: dict) -> list[str]:
+        """The items of a list with ids (entries, terms) that passed the shape check; their ids."""
+        added = []
+        for i, item in enumerate(doc.data[key] or [] if self.list_ok(doc, [key]) else []):
+            where = Where(doc, [key, i])
+            if self.ok(doc, where.path) and self.claim_id(item["id"], str(doc.game), where):
+                into[item["id"]] = item
+                added.append(item["id"])
+        return added
+
+    def add_noise(self, doc: Document) -> None:
+        for i, item in enumerate(doc.data["noise"] or [] if self.list_ok(doc, ["noise"]) else []):
+            where = Where(doc, ["noise", i])
+            if self.ok(doc, where.path):
+                self.kb.noise.append(Noise(str(doc.game), item["source"], item["lines"], item["class"], item["note"],
+                                           item.get("duplicate_of"), where))
+
+
+def _part(document, path: tuple):
+    """The part of a document at `path`, or None if it is not there."""
+    node = document
+    for step in path:
+        try:
+            node = node[step]
+        except (KeyError, IndexError, TypeError):
+            return None
+    return node
 
 
 def build_knowledge_base(loaded: LoadedData, problems: Problems) -> KnowledgeBase:
-    kb = KnowledgeBase()
-    failed_by_doc = {id(doc): check_shape(doc.kind, doc.data, doc.path, doc.positions, problems) for doc in loaded.documents}
-
-    def ok(doc, path) -> bool:
-        return not is_inside_failed(tuple(path), failed_by_doc[id(doc)])
-
-    manifests = [d for d in loaded.documents if d.kind == "manifest"]
-    listed_files = set()
-    for doc in manifests:
-        for i, item in enumerate(doc.data.get("sources", []) if ok(doc, []) else []):
-            where = Where(doc, ["sources", i])
-            if not ok(doc, where.path):
-                continue
-            listed_files.add(item["file"])
-            path = loaded.source_files.get(item["file"])
-            if path is None:
-                _at(problems, where, ["file"], "E036", f"source file data/sources/{item['file']} is missing")
-                continue
-            raw = path.read_bytes()
-            if hashlib.sha256(raw).hexdigest() != item["sha256"]:
-                _at(problems, where, ["sha256"], "E035", f"{item['file']} does not match its sha256")
-            text = raw.decode("utf-8", errors="replace")
-            lines = text.split("\n")
-            if text.endswith("\n"):
-                lines.pop()
-            if item["id"] in kb.sources:
-                _at(problems, where, ["id"], "E020", f"source id '{item['id']}' is listed twice")
-                continue
-            kb.sources[item["id"]] = Source(
-                item["id"], item["file"], item["game"], item["language"], item["kind"], str(item["title"]),
-                item["precedence"], str(item["precedence_reason"]), lines)
-    for name in sorted(set(loaded.source_files) - listed_files):
-        problems.add(f"{loaded.root.name}/sources/{name}", (1, 1), "E006", "source text not listed in manifest.yaml")
-
-    def claim_id(item_id: str, where: Where) -> bool:
-        if item_id in kb.where:
-            first = kb.where[item_id]
-            line, _ = first.document.positions.of(first.path)
-            _at(problems, where, ["id"], "E020", f"id '{item_id}' is already used at {first.document.path}:{line}")
-            return False
-        kb.where[item_id] = where
-        return True
-
-    for doc in (d for d in loaded.documents if d.kind == "game"):
-        if not ok(doc, ["game"]):
-            continue
-        game = plain(doc.data["game"])
-        if game["id"] != doc.game:
-            _at(problems, Where(doc, ["game"]), ["id"], "E034", f"game id '{game['id']}' is in folder '{doc.game}'")
-            continue
-        kb.games[game["id"]] = game
-        kb.where[game["id"]] = Where(doc, ["game"])
-
-    seen_orders: dict[tuple, str] = {}
-    for doc in loaded.documents:
-        if doc.kind in ("manifest", "game", "language", "ui"):
-            continue
-        if doc.game not in kb.games:
-            problems.add(doc.path, (1, 1), "E037", f"no game.yaml for game folder '{doc.game}'")
-            continue
-        if doc.kind == "chapter":
-            if (doc.game, doc.order) in seen_orders:
-                problems.add(doc.path, (1, 1), "E038", f"order {doc.order:02d} is also used by {seen_orders[(doc.game, doc.order)]}")
-            seen_orders[(doc.game, doc.order)] = doc.path
-            if not ok(doc, ["chapter"]) or "entries" not in doc.data:
-                continue
-            chapter_data = plain(doc.data["chapter"])
-            where = Where(doc, ["chapter"])
-            if not _own_game(chapter_data["id"], doc.game, where, problems) or not claim_id(chapter_data["id"], where):
-                continue
-            chapter = Chapter(chapter_data["id"], doc.game, doc.order, chapter_data)
-            kb.chapters[chapter.id] = chapter
-            for i, raw_entry in enumerate(doc.data["entries"] or []):
-                where = Where(doc, ["entries", i])
-                if not ok(doc, where.path):
-                    if isinstance(raw_entry, dict) and isinstance(raw_entry.get("id"), str):
-                        kb.broken_ids.add(raw_entry["id"])  # reported already; don't report references to it
-                    continue
-                entry = plain(raw_entry)
-                if _own_game(entry["id"], doc.game, where, problems) and claim_id(entry["id"], where):
-                    kb.entries[entry["id"]] = entry
-                    kb.entry_chapter[entry["id"]] = chapter.id
-                    chapter.entry_ids.append(entry["id"])
-        elif doc.kind == "glossary":
-            for i, raw_term in enumerate(doc.data.get("terms", []) if ok(doc, []) else []):
-                where = Where(doc, ["terms", i])
-                if ok(doc, where.path):
-                    term = plain(raw_term)
-                    if _own_game(term["id"], doc.game, where, problems) and claim_id(term["id"], where):
-                        kb.terms[term["id"]] = term
-        elif doc.kind == "cards":
-            if ok(doc, ["aid"]):
-                kb.aids[doc.game] = plain(doc.data["aid"])
-                kb.where[f"{doc.game}:aid"] = Where(doc, ["aid"])
-        elif doc.kind == "noise":
-            for i, raw_item in enumerate(doc.data.get("noise", []) if ok(doc, []) else []):
-                where = Where(doc, ["noise", i])
-                if ok(doc, where.path):
-                    item = plain(raw_item)
-                    item["game"] = doc.game
-                    item["_where"] = where
-                    kb.noise.append(item)
-    sound = {id(doc) for doc in loaded.documents if doc.kind in ("language", "ui") and ok(doc, [doc.kind])}
-    validate_languages.check(loaded, kb, problems, sound)  # E062-E063: data/languages/
-    return kb
-
-
-def _own_game(item_id: str, game: str, where: Where, problems: Problems) -> bool:
-    if item_id.split("/", 1)[0] != game:
-        _at(problems, where, ["id"], "E034", f"id '{item_id}' does not start with '{game}/'")
-        return False
-    return True
+    return KnowledgeBaseBuilder(loaded, problems).build()
 
 
 class MeaningChecks:
@@ -151,13 +264,15 @@ class MeaningChecks:
     def __init__(self, kb: KnowledgeBase, problems: Problems):
         self.kb = kb
         self.problems = problems
-        self.known_ids = set(kb.entries) | set(kb.chapters) | set(kb.terms) | kb.broken_ids
+        self.known_ids = set(kb.entries) | set(kb.chapters) | set(kb.terms)
         self.known_checks = known_checks(kb)
-        self.noise_lines: dict[str, set[int]] = {}
-        for item in kb.noise:
-            self.noise_lines.setdefault(item["source"], set()).update(range_lines(item["lines"]))
+        self.mismatched: set[tuple[str, str]] = set()  # (entry id, language) reported by E033
+        self.noise_lines: dict[str, set[int]] = {}   # filled by check_noise, used by check_text_matches
+        self.not_checked: Counter[str] = Counter()   # file of a root problem -> references not checked for it
 
     def run(self) -> None:
+        for item in self.kb.noise:
+            self.check_noise(item)
         for game_id, game in self.kb.games.items():
             where = self.kb.where[game_id]
             for i, source_id in enumerate(game["sources"]):
@@ -166,25 +281,31 @@ class MeaningChecks:
                 self.check_reference(ref, where, ["at_a_glance", i])
         for chapter in self.kb.chapters.values():
             where = self.kb.where[chapter.id]
-            self.check_origin(chapter.data, chapter.game, where, text_check=False)
             self.check_languages(chapter.data, chapter.game, where, fields=("title",))
+            self.check_origin(chapter.data, chapter.game, where, text_check=False)
         for entry_id, entry in self.kb.entries.items():
             self.check_entry(entry_id, entry)
         for term_id, term in self.kb.terms.items():
             where = self.kb.where[term_id]
-            self.require_languages(term["names"], self.kb.game_of(term_id), where, ["names"], "name")
+            self.require_languages(term["names"], self.kb.game_of(term_id), where, ["names"])
             if "definition" in term:
                 self.check_reference(term["definition"], where, ["definition"])
         for game_id, aid in self.kb.aids.items():
             where = self.kb.where[f"{game_id}:aid"]
             for i, section in enumerate(aid["sections"]):
-                self.require_languages(section["title"], game_id, where, ["sections", i, "title"], "section title")
+                self.require_languages(section["title"], game_id, where, ["sections", i, "title"])
                 for j, ref in enumerate(section["entries"]):
                     self.check_reference(ref, where, ["sections", i, "entries", j])
-        for item in self.kb.noise:
-            self.check_source_ref(item["source"], item["game"], None, item["_where"], ["source"], lines=item["lines"])
-            if "duplicate_of" in item and item["source"] in self.kb.sources:
-                self.check_lines(self.kb.sources[item["source"]], item["duplicate_of"], item["_where"], ["duplicate_of"])
+        for path, count in sorted(self.not_checked.items()):
+            self.problems.add_note(path, f"{count} reference(s) to what it defines were not checked")
+
+    def check_noise(self, item: Noise) -> None:
+        source = self.check_source_ref(item.source, item.game, None, item.where, ["source"], lines=item.lines)
+        if source is None:
+            return
+        self.noise_lines.setdefault(source.id, set()).update(range_lines(item.lines))
+        if item.duplicate_of is not None:
+            self.check_lines(source, item.duplicate_of, item.where, ["duplicate_of"])
 
     # -- entries -------------------------------------------------------------------------
     def check_entry(self, entry_id: str, entry: dict) -> None:
@@ -206,42 +327,51 @@ class MeaningChecks:
             _at(self.problems, where, ["example", "check"], "E039",
                 f"unknown rules-check '{check_name}'" + (f" (did you mean '{hint[0]}'?)" if hint else ""))
         self.check_corrections(entry, where)
-        clarification = entry.get("clarification")
-        if clarification:
-            for i, statement in enumerate(clarification["statements"]):
-                path = ["clarification", "statements", i]
-                source = self.check_source_ref(statement["source"], game, None, where, path + ["source"],
-                                               lines=statement["lines"])
-                if source and self.check_lines(source, statement["lines"], where, path + ["lines"]):
-                    cited = textmatch.normalise(self.cited_text(source, statement["lines"]))
-                    if textmatch.normalise(statement["quote"]) not in cited:
-                        _at(self.problems, where, path + ["quote"], "E031",
-                            f"quote not found in {source.id} lines {statement['lines']}")
-            for i, ref in enumerate(clarification.get("affects", [])):
-                self.check_reference(ref, where, ["clarification", "affects", i])
+        if "clarification" in entry:
+            self.check_clarification(entry["clarification"], game, where)
         differ = entry.get("numbers_differ", {})
         if "clarification" in differ:
             self.check_reference(differ["clarification"], where, ["numbers_differ", "clarification"])
 
-    def check_languages(self, item: dict, game: str, where: Where, fields: tuple) -> None:
-        languages = {field: set(item[field]) for field in fields}
-        if "origin" in item:
-            languages["origin"] = set(item["origin"])
-        first = fields[0]
-        for field, langs in languages.items():
-            if langs != languages[first]:
-                missing = sorted(languages[first] - langs)
-                extra = sorted(langs - languages[first])
-                detail = (f"lacks {', '.join(missing)}" if missing else "") + (" and " if missing and extra else "") + \
-                         (f"has {', '.join(extra)} that {first} lacks" if extra else "")
-                _at(self.problems, where, [field], "E025", f"{field} {detail}")
-        self.require_languages(item[first], game, where, [first], first)
+    def check_clarification(self, clarification: dict, game: str, where: Where) -> None:
+        for i, statement in enumerate(clarification["statements"]):
+            path = ["clarification", "statements", i]
+            source = self.check_source_ref(statement["source"], game, None, where, path + ["source"], lines=statement["lines"])
+            if source:
+                cited = textmatch.normalise(self.cited_text(source, statement["lines"]))
+                if textmatch.normalise(statement["quote"]) not in cited:
+                    _at(self.problems, where, path + ["quote"], "E031",
+                        f"quote not found in {source.id} lines {statement['lines']}")
+        for i, ref in enumerate(clarification.get("affects", [])):
+            self.check_reference(ref, where, ["clarification", "affects", i])
 
-    def require_languages(self, mapping: dict, game: str, where: Where, path: list, what: str) -> None:
+    def check_languages(self, item: dict, game: str, where: Where, fields: tuple) -> None:
+        """One E024 for the required languages an item lacks anywhere, one E025 for languages some
+        of its fields have and others lack: an item's missing languages are reported together."""
+        have = {field: set(item[field]) for field in (*fields, "origin") if field in item}
+        required = set(self.kb.games.get(game, {}).get("required_languages", []))
+        lacking = {field: sorted(required - langs) for field, langs in have.items() if required - langs}
+        if lacking:
+            if len({tuple(langs) for langs in lacking.values()}) == 1:
+                detail = f"{', '.join(next(iter(lacking.values())))} (in {_and(list(lacking))})"
+            else:
+                detail = "; ".join(f"{', '.join(langs)} in {field}" for field, langs in lacking.items())
+            _at(self.problems, where, [], "E024", f"lacks required language(s): {detail}")
+        every = set().union(*have.values()) - required
+        gaps = []
+        for lang in sorted(every):
+            with_it = [field for field, langs in have.items() if lang in langs]
+            without = [field for field, langs in have.items() if lang not in langs]
+            if without:
+                gaps.append(f"{lang} is in {_and(with_it)} but not in {_and(without)}")
+        if gaps:
+            _at(self.problems, where, [], "E025", "; ".join(gaps))
+
+    def require_languages(self, mapping: dict, game: str, where: Where, path: list) -> None:
         required = self.kb.games.get(game, {}).get("required_languages", [])
         missing = [lang for lang in required if lang not in mapping]
         if missing:
-            _at(self.problems, where, path, "E024", f"{what} lacks required language(s): {', '.join(missing)}")
+            _at(self.problems, where, path, "E024", f"lacks required language(s): {', '.join(missing)}")
 
     def check_origin(self, item: dict, game: str, where: Where, text_check: bool) -> None:
         origin = item.get("origin", {})
@@ -256,11 +386,17 @@ class MeaningChecks:
                         f"{lang} is translated from '{source_lang}', which this item does not have")
             elif "source" in one:
                 source = self.check_source_ref(one["source"], game, lang, where, path + ["source"], lines=one["lines"])
-                if source and self.check_lines(source, one["lines"], where, path + ["lines"]) and text_check:
+                if source and text_check and lang in item.get("text", {}):
                     self.check_text_matches(item, lang, source, one["lines"], where, path + ["lines"])
 
     def check_source_ref(self, source_id, game, lang, where, path, lines=None) -> Source | None:
+        """The source, if it exists, belongs to the game, is in `lang` and holds `lines`; else None
+        with the problem reported (or, for a source whose manifest entry is broken, counted)."""
         source = self.kb.sources.get(source_id)
+        blame = self.kb.unchecked_sources.get(source_id, self.kb.all_sources_unchecked)
+        if source is None and blame:
+            self.not_checked[blame] += 1
+            return None
         if source is None:
             hint = difflib.get_close_matches(source_id, list(self.kb.sources), n=1)
             _at(self.problems, where, path, "E022",
@@ -272,18 +408,15 @@ class MeaningChecks:
         if lang and source.language != lang:
             _at(self.problems, where, path, "E027", f"the {lang} version cites '{source_id}', which is in {source.language}")
             return None
-        if lines is not None:
-            self.check_lines(source, lines, where, path[:-1] + ["lines"])
+        if lines is not None and not self.check_lines(source, lines, where, path[:-1] + ["lines"]):
+            return None
         return source
 
     def check_lines(self, source: Source, spec: str, where: Where, path: list) -> bool:
-        for first, last in parse_ranges(spec):
-            if first < 1 or last < first or last > len(source.lines):
-                _at(self.problems, where, path, "E023",
-                    f"lines {first}-{last} are outside {source.file} (1-{len(source.lines)})" if last >= first
-                    else f"range {first}-{last} runs backwards")
-                return False
-        return True
+        problem = _lines_problem(source, spec)
+        if problem:
+            _at(self.problems, where, path, "E023", problem)
+        return problem is None
 
     def cited_text(self, source: Source, spec: str, skip_noise: bool = False) -> str:
         noise = self.noise_lines.get(source.id, set()) if skip_noise else set()
@@ -292,22 +425,30 @@ class MeaningChecks:
     def check_text_matches(self, item: dict, lang: str, source: Source, spec: str, where: Where, path: list) -> None:
         cited_words = textmatch.words(self.cited_text(source, spec, skip_noise=True))
         corrections = " ".join(c["from"] for c in item.get("corrections", []) if c["lang"] == lang)
-        carried = f"{item['title'][lang]} {item['text'][lang]} {corrections}"
-        carried_words = textmatch.words(carried)
-        text_in_source = textmatch.share_found(textmatch.words(item["text"][lang]), set(cited_words) | set(textmatch.words(corrections)))
+        text = item["text"][lang]
+        carried_words = textmatch.words(f"{item['title'].get(lang, '')} {text} {corrections}")
+        text_in_source = textmatch.share_found(textmatch.words(text), set(cited_words) | set(textmatch.words(corrections)))
         source_in_text = textmatch.share_found(cited_words, set(carried_words))
+        shortfalls = []
         if text_in_source < MIN_TEXT_IN_SOURCE:
-            _at(self.problems, where, path, "E033",
-                f"only {text_in_source:.0%} of the {lang} text's words are in {source.id} lines {spec}")
+            shortfalls.append(f"only {text_in_source:.0%} of the {lang} text's words are in {source.id} lines {spec}")
         if source_in_text < MIN_SOURCE_IN_TEXT:
-            _at(self.problems, where, path, "E033",
+            shortfalls.append(
                 f"only {source_in_text:.0%} of the words of {source.id} lines {spec} are in the {lang} title and text")
+        if shortfalls:
+            self.mismatched.add((item["id"], lang))
+            _at(self.problems, where, path, "E033", "; ".join(shortfalls))
 
     def check_reference(self, ref: str, where: Where, path: list) -> None:
-        if ref not in self.known_ids:
-            hint = difflib.get_close_matches(ref, sorted(self.known_ids), n=1)
-            _at(self.problems, where, path, "E021",
-                f"unknown reference '{ref}'" + (f" (did you mean '{hint[0]}'?)" if hint else ""))
+        if ref in self.known_ids:
+            return
+        blame = self.kb.unchecked_ids.get(ref) or self.kb.unchecked_games.get(self.kb.game_of(ref))
+        if blame:
+            self.not_checked[blame] += 1
+            return
+        hint = difflib.get_close_matches(ref, sorted(self.known_ids), n=1)
+        _at(self.problems, where, path, "E021",
+            f"unknown reference '{ref}'" + (f" (did you mean '{hint[0]}'?)" if hint else ""))
 
     def check_numbers(self, entry: dict, where: Where) -> None:
         """A translation states the numbers of its original; two sources' versions agree."""
@@ -322,19 +463,34 @@ class MeaningChecks:
                 a, b = Counter(by_lang[first]), Counter(by_lang[other])
                 only_a = sorted((a - b).elements())
                 only_b = sorted((b - a).elements())
-                _at(self.problems, where, ["text", other], "E030",
-                    f"numbers differ: {first} has {only_a or 'none'} that {other} lacks; {other} has {only_b or 'none'} that {first} lacks")
+                _at(self.problems, where, ["text", other], "E030", f"numbers differ: {first} has {only_a or 'none'} that "
+                    f"{other} lacks; {other} has {only_b or 'none'} that {first} lacks")
 
     def check_corrections(self, entry: dict, where: Where) -> None:
         for i, correction in enumerate(entry.get("corrections", [])):
             origin = entry["origin"].get(correction["lang"], {})
             source = self.kb.sources.get(origin.get("source", ""))
-            if source is None or not self.check_lines(source, origin["lines"], where, ["origin", correction["lang"], "lines"]):
-                continue
+            if source is None or _lines_problem(source, origin["lines"]):
+                continue  # the origin's own problem is reported by check_origin
             cited = self.cited_text(source, origin["lines"])
             if correction["from"] not in cited and textmatch.normalise(correction["from"]) not in textmatch.normalise(cited):
                 _at(self.problems, where, ["corrections", i, "from"], "E032",
                     f"'{correction['from']}' is not in {source.id} lines {origin['lines']}")
+
+
+def _lines_problem(source: Source, spec: str) -> str | None:
+    """What is wrong with a line range of `source`, or None if every line is in it."""
+    for first, last in parse_ranges(spec):
+        if last < first:
+            return f"range {first}-{last} runs backwards"
+        if first < 1 or last > len(source.lines):
+            return f"lines {first}-{last} are outside {source.file} (1-{len(source.lines)})"
+    return None
+
+
+def _and(words: list[str]) -> str:
+    """["title", "text", "origin"] -> "title, text and origin"."""
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} and {words[-1]}"
 
 
 def validate(data_dir: Path) -> tuple[KnowledgeBase, Problems]:
@@ -347,8 +503,9 @@ def check(loaded: LoadedData, problems: Problems) -> KnowledgeBase:
     """The knowledge base of loaded files, every problem in its shape and meaning recorded."""
     kb = build_knowledge_base(loaded, problems)
     check_catalogues(loaded, kb, problems)  # before MeaningChecks: examples' `check:` are looked up in kb.checks
-    MeaningChecks(kb, problems).run()
-    validate_text.check(kb, problems)  # E050-E052: text against its sources, corrections, working notes
+    meaning = MeaningChecks(kb, problems)
+    meaning.run()
+    validate_text.check(kb, problems, meaning.mismatched)  # E050-E052: text against its sources, corrections, working notes
     validate_markup.check(kb, problems)  # E060-E061: links and images the renderer would refuse
     return kb
 

@@ -36,7 +36,7 @@ def check(loaded: LoadedData, kb: KnowledgeBase, problems: Problems, sound: set[
                 doc = folders[language.code]["language"]
                 problems.add(doc.path, doc.positions.of(["language", "fallback"]), "E062",
                              f"language '{language.code}' falls back to '{fallback}', which has no definition")
-    if not len(kb.languages) and not any(d.kind in ("language", "ui") for d in loaded.documents):
+    if kb.games and not len(kb.languages) and not any(d.kind in ("language", "ui") for d in loaded.documents):
         problems.add(str(loaded.root / "languages"), (1, 1), "E062", "no language is defined (data/languages/<code>/)")
     for game_id, game in kb.games.items():
         where = kb.where[game_id]

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Collection
 
 from .linerange import range_lines
 from .model import KnowledgeBase, Where
@@ -52,12 +53,13 @@ def keys(text: str) -> list[str]:
 
 
 class TextChecks:
-    def __init__(self, kb: KnowledgeBase, problems: Problems):
+    def __init__(self, kb: KnowledgeBase, problems: Problems, mismatched: set[tuple[str, str]]):
         self.kb = kb
         self.problems = problems
+        self.mismatched = mismatched  # (entry id, language) whose text E033 found far from its lines
         self.noise: dict[str, set[int]] = {}
         for item in kb.noise:
-            self.noise.setdefault(item["source"], set()).update(range_lines(item["lines"]))
+            self.noise.setdefault(item.source, set()).update(range_lines(item.lines))
         # (source, line) -> entry ids whose origin cites it: a line shared by two entries
         self.citing: dict[tuple[str, int], list[str]] = {}
         for entry_id, entry in kb.entries.items():
@@ -74,7 +76,8 @@ class TextChecks:
             if entry["kind"] == "clarification":
                 continue
             for lang, origin in entry.get("origin", {}).items():
-                if "source" in origin and lang not in unapplied and lang in entry.get("text", {}):
+                if ("source" in origin and lang not in unapplied and lang in entry.get("text", {})
+                        and (entry_id, lang) not in self.mismatched):  # one mistake, one problem: E033 said it
                     self.check_against_source(entry_id, entry, lang, origin, where)
         for term_id, term in self.kb.terms.items():
             self.check_working_notes(term, self.kb.where[term_id], fields=("names", "variants", "note"))
@@ -222,5 +225,6 @@ def _strings(value, path: list):
             yield from _strings(item, path + [i])
 
 
-def check(kb: KnowledgeBase, problems: Problems) -> None:
-    TextChecks(kb, problems).run()
+def check(kb: KnowledgeBase, problems: Problems, mismatched: Collection[tuple[str, str]] = ()) -> None:
+    """`mismatched`: (entry id, language) pairs E033 already reported: their word-for-word check is skipped."""
+    TextChecks(kb, problems, set(mismatched)).run()

@@ -4,10 +4,16 @@ Loading builds plain dicts, lists and scalars straight from the event stream of 
 C parser (libyaml): about ten times faster and far smaller in memory than round-trip documents,
 which matters at a hundred games. Anchors and aliases are refused as soon as the parser reports
 one, so an alias bomb is never expanded. Plain scalars resolve as in YAML 1.2's core schema
-(null, true/false, integers, floats); everything else, dates included, stays a string.
+(null, true/false, integers, floats); everything else, dates included, stays a string. Mapping
+keys are always strings (a key written `1:` is the string "1").
 
-Positions (file:line:col) are needed only for a problem. `Positions` reparses that one file
-with the round-trip loader the first time a problem in it asks where something is.
+Limits keep hostile or mistaken files from exhausting the machine: a file may be at most
+MAX_FILE_BYTES (E010), nest at most MAX_DEPTH containers (E015), and an integer may have at most
+MAX_DIGITS digits (E016).
+
+Positions (file:line:col) are needed only for a problem. `Positions` parses that one file again
+with the same C parser the first time a problem in it asks where something is, and keeps the
+line and column of every key and value.
 """
 from __future__ import annotations
 
@@ -18,9 +24,21 @@ from typing import Any
 
 from ruamel.yaml import YAML
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
-from ruamel.yaml.events import AliasEvent, DocumentStartEvent, MappingEndEvent, MappingStartEvent, ScalarEvent, SequenceEndEvent, SequenceStartEvent
+from ruamel.yaml.events import (
+    AliasEvent,
+    DocumentStartEvent,
+    MappingEndEvent,
+    MappingStartEvent,
+    ScalarEvent,
+    SequenceEndEvent,
+    SequenceStartEvent,
+)
 
 from .problems import Problems
+
+MAX_FILE_BYTES = 5_000_000
+MAX_DEPTH = 40
+MAX_DIGITS = 15
 
 NULL = re.compile(r"^(?:~|null|Null|NULL|)$")
 BOOL = {"true": True, "True": True, "TRUE": True, "false": False, "False": False, "FALSE": False}
@@ -28,7 +46,6 @@ INT = re.compile(r"^[-+]?[0-9]+$")
 FLOAT = re.compile(r"^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?$")
 SPECIAL_FLOAT = {".inf": math.inf, "+.inf": math.inf, "-.inf": -math.inf, ".nan": math.nan}
 TAG = "tag:yaml.org,2002:"
-
 
 class _Refused(Exception):
     """A problem found while building, with its code and 0-based mark."""
@@ -57,74 +74,131 @@ def _scalar(event: ScalarEvent):
     if name in (None, "bool") and text in BOOL:
         return BOOL[text]
     if name in (None, "int") and INT.match(text):
+        digits = len(text.lstrip("+-"))
+        if digits > MAX_DIGITS:
+            raise _Refused("E016", event.start_mark, f"a number with {digits} digits (at most {MAX_DIGITS})")
         return int(text)
     if name in (None, "float") and lowered in SPECIAL_FLOAT:
         return SPECIAL_FLOAT[lowered]
     if name in (None, "float") and FLOAT.match(text):
         return float(text)
     if name is not None:
-        raise _Refused("E001", event.start_mark, f"'{text}' is not a valid {name}")
+        raise _Refused("E001", event.start_mark, f"'{text[:40]}' is not a valid {name}")
     return text
 
 
-def _build(events) -> Any:
-    """The one document of an event stream as plain Python data."""
-    stack: list = []          # containers being filled: a list, or a _MappingFrame
-    root = None
-    documents = 0
-
-    def add(value, mark):
-        nonlocal root
-        if not stack:
-            root = value
-            return
-        top = stack[-1]
-        if isinstance(top, list):
-            top.append(value)
-        elif top.key is _NO_KEY:
-            if isinstance(value, (dict, list)):
-                raise _Refused("E001", mark, "a mapping or list used as a key")
-            if value in top.key_lines:
-                raise _Refused("E002", mark, f'duplicate key "{value}" (first at line {top.key_lines[value]})')
-            top.key = value
-            top.key_lines[value] = mark.line + 1
-        else:
-            top.mapping[top.key] = value
-            top.key = _NO_KEY
-
-    for event in events:
-        if isinstance(event, (ScalarEvent, MappingStartEvent, SequenceStartEvent)) and event.anchor:
-            raise _Refused("E005", event.start_mark, f"anchor '{event.anchor}' used")
-        if isinstance(event, ScalarEvent):
-            add(_scalar(event), event.start_mark)
-        elif isinstance(event, MappingStartEvent):
-            mapping: dict = {}
-            add(mapping, event.start_mark)
-            stack.append(_MappingFrame(mapping))
-        elif isinstance(event, SequenceStartEvent):
-            sequence: list = []
-            add(sequence, event.start_mark)
-            stack.append(sequence)
-        elif isinstance(event, (MappingEndEvent, SequenceEndEvent)):
-            stack.pop()
-        elif isinstance(event, AliasEvent):
-            raise _Refused("E005", event.start_mark, f"alias '{event.anchor}' used")
-        elif isinstance(event, DocumentStartEvent):
-            documents += 1
-            if documents > 1:
-                raise _Refused("E001", event.start_mark, "a second YAML document in one file; keep one document per file")
-    return root
+def _is_empty(event) -> bool:
+    """A plain scalar with nothing in it: `key:` with its value left out."""
+    return isinstance(event, ScalarEvent) and event.value == "" and event.implicit[0] and event.tag is None
 
 
 _NO_KEY = object()
 
 
-class _MappingFrame:
-    """A mapping being built, the key waiting for its value, and the line of each key so far."""
-    __slots__ = ("mapping", "key", "key_lines")
+class _Frame:
+    """A list or mapping being filled. For a mapping: the key waiting for its value, where each key
+    stands, and the keys whose value was left empty (a sign of an indentation mistake)."""
+    __slots__ = ("container", "path", "key", "key_marks", "empty_keys")
 
-    def __init__(self, mapping: dict):
-        self.mapping, self.key, self.key_lines = mapping, _NO_KEY, {}
+    def __init__(self, container, path: tuple):
+        self.container, self.path = container, path
+        self.key: Any = _NO_KEY
+        self.key_marks: dict[str, Any] = {}
+        self.empty_keys: list[tuple[str, Any]] = []
+
+
+def _indentation_slip(frame: _Frame, key: str, mark) -> str | None:
+    """If a key repeats after a key left empty, the lines after that empty key were meant to be
+    indented under it (or it was meant to stand less deep): say so."""
+    first = frame.key_marks[key]
+    for empty_key, empty_mark in frame.empty_keys:
+        if first.line < empty_mark.line < mark.line:
+            return (f"'{key}' stands at the same level as '{empty_key}:' (line {empty_mark.line + 1}), which has no value, "
+                    f"and repeats '{key}' of line {first.line + 1}: indent the lines after '{empty_key}:' under it, "
+                    f"or move '{empty_key}:' back to the level where it belongs")
+    return None
+
+
+class _Builder:
+    """The one document of an event stream as plain Python data.
+
+    With `positions` (a dict), records where every value and key stands: path -> (line, col),
+    and (path, "key") -> (line, col) for a mapping key. A container's position is its key's."""
+
+    def __init__(self, positions: dict | None = None):
+        self.stack: list[_Frame] = []
+        self.root: Any = None
+        self.positions = positions
+
+    def _record(self, path: tuple, mark, key_mark=None) -> None:
+        if self.positions is not None:
+            self.positions[path] = (mark.line + 1, mark.column + 1)
+            if key_mark is not None:
+                self.positions[(path, "key")] = (key_mark.line + 1, key_mark.column + 1)
+
+    def add(self, value, event) -> tuple:
+        """Place a value; returns its path."""
+        mark = event.start_mark
+        if not self.stack:
+            self.root = value
+            return ()
+        top = self.stack[-1]
+        if isinstance(top.container, list):
+            path = top.path + (len(top.container),)
+            top.container.append(value)
+            self._record(path, mark)
+            return path
+        if top.key is _NO_KEY:
+            self._set_key(top, value, event)
+            return top.path
+        path = top.path + (top.key,)
+        key_mark = top.key_marks[top.key]
+        top.container[top.key] = value
+        if _is_empty(event):
+            top.empty_keys.append((top.key, key_mark))
+        self._record(path, key_mark if isinstance(value, (dict, list)) else mark, key_mark)
+        top.key = _NO_KEY
+        return path
+
+    def _set_key(self, top: _Frame, value, event) -> None:
+        mark = event.start_mark
+        if isinstance(value, (dict, list)):
+            raise _Refused("E001", mark, "a mapping or list used as a key")
+        key = value if isinstance(value, str) else event.value
+        if key in top.key_marks:
+            slip = _indentation_slip(top, key, mark)
+            if slip:
+                raise _Refused("E007", mark, slip)
+            raise _Refused("E002", mark, f'duplicate key "{key}" (first at line {top.key_marks[key].line + 1})')
+        top.key = key
+        top.key_marks[key] = mark
+
+    def open(self, container, event) -> None:
+        if len(self.stack) >= MAX_DEPTH:
+            raise _Refused("E015", event.start_mark, f"lists and mappings nested more than {MAX_DEPTH} deep")
+        path = self.add(container, event)
+        self.stack.append(_Frame(container, path))
+
+    def feed(self, events) -> Any:
+        documents = 0
+        for event in events:
+            if isinstance(event, (ScalarEvent, MappingStartEvent, SequenceStartEvent)) and event.anchor:
+                raise _Refused("E005", event.start_mark, f"anchor '{event.anchor}' used")
+            if isinstance(event, ScalarEvent):
+                self.add(_scalar(event), event)
+            elif isinstance(event, MappingStartEvent):
+                self.open({}, event)
+            elif isinstance(event, SequenceStartEvent):
+                self.open([], event)
+            elif isinstance(event, (MappingEndEvent, SequenceEndEvent)):
+                self.stack.pop()
+            elif isinstance(event, AliasEvent):
+                raise _Refused("E005", event.start_mark, f"alias '{event.anchor}' used")
+            elif isinstance(event, DocumentStartEvent):
+                documents += 1
+                if documents > 1:
+                    raise _Refused("E001", event.start_mark, "a second YAML document in one file; keep one document per file")
+        return self.root
 
 
 def _utf8_error_position(raw: bytes, offset: int) -> tuple[int, int]:
@@ -134,9 +208,47 @@ def _utf8_error_position(raw: bytes, offset: int) -> tuple[int, int]:
     return line, col
 
 
-def load_yaml(path: Path, shown_path: str, problems: Problems) -> Any | None:
-    """Load one YAML file as plain data; on any problem record it and return None."""
-    raw = path.read_bytes()
+def read_bytes(path: Path, shown_path: str, problems: Problems) -> bytes | None:
+    """A data file's bytes, or None with the problem recorded (too large, unreadable)."""
+    try:
+        size = path.stat().st_size
+        if size > MAX_FILE_BYTES:
+            problems.add(shown_path, (1, 1), "E010", f"the file has {size:,} bytes (at most {MAX_FILE_BYTES:,})")
+            return None
+        with path.open("rb") as handle:
+            raw = handle.read(MAX_FILE_BYTES + 1)
+    except OSError as err:
+        problems.add(shown_path, (1, 1), "E008", f"the file cannot be read ({err.strerror or type(err).__name__})")
+        return None
+    if len(raw) > MAX_FILE_BYTES:  # grew since stat, or a special file that reports no size
+        problems.add(shown_path, (1, 1), "E010", f"the file has more than {MAX_FILE_BYTES:,} bytes")
+        return None
+    return raw
+
+
+def _parser_problem(err: MarkedYAMLError, text: str) -> tuple[tuple[int, int], str, str]:
+    """(position, code, message) for a syntax error, naming the usual slips in words."""
+    mark = err.problem_mark or err.context_mark
+    position = (mark.line + 1, mark.column + 1) if mark else (1, 1)
+    message = " ".join(f"{err.context or ''} {err.problem or ''}".split()) or "invalid YAML"
+    problem = err.problem or ""
+    if mark is not None and "mapping values are not allowed" in problem:
+        lines = text.split("\n")
+        before = lines[mark.line][:mark.column] if mark.line < len(lines) else ""
+        if re.search(r":(\s|$)", before):
+            return position, "E001", "a colon and a space inside an unquoted value start a new mapping: put the value in quotes"
+        return position, "E007", ("this key stands deeper than the key above it, which already has a value: "
+                                  "align it with its siblings")
+    block = "mapping" if "block mapping" in (err.context or "") else "list" if "block collection" in (err.context or "") else None
+    if block and problem.startswith("did not find expected"):
+        start = err.context_mark
+        where = f" (the {block} started at line {start.line + 1}, column {start.column + 1})" if start else ""
+        return position, "E007", f"this line is not aligned with the {block} it seems to belong to{where}"
+    return position, "E001", message
+
+
+def parse_yaml(raw: bytes, shown_path: str, problems: Problems) -> Any | None:
+    """Plain data of one YAML document's bytes; on any problem record it and return None."""
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as err:
@@ -147,63 +259,54 @@ def load_yaml(path: Path, shown_path: str, problems: Problems) -> Any | None:
         problems.add(shown_path, (1, 1), "E004", "the file holds no YAML document")
         return None
     try:
-        return _build(_event_parser().parse(text))
+        return _Builder().feed(_event_parser().parse(text))
     except _Refused as err:
         problems.add(shown_path, (err.mark.line + 1, err.mark.column + 1), err.code, err.message)
     except MarkedYAMLError as err:
-        mark = err.problem_mark or err.context_mark
-        message = " ".join(f"{err.context or ''} {err.problem or ''}".split())
-        problems.add(shown_path, (mark.line + 1, mark.column + 1) if mark else (1, 1), "E001", message or "invalid YAML")
+        position, code, message = _parser_problem(err, text)
+        problems.add(shown_path, position, code, message)
     except YAMLError as err:  # unmarked errors are rare; still report them, never a traceback
-        problems.add(shown_path, (1, 1), "E001", " ".join(str(err).split()))
+        problems.add(shown_path, (1, 1), "E001", " ".join(str(err).split())[:300])
     return None
+
+
+def load_yaml(path: Path, shown_path: str, problems: Problems) -> Any | None:
+    """Load one YAML file as plain data; on any problem record it and return None."""
+    raw = read_bytes(path, shown_path, problems)
+    return None if raw is None else parse_yaml(raw, shown_path, problems)
 
 
 class Positions:
     """Where things stand in one YAML file, read only when a problem needs a position.
 
-    The file already loaded cleanly, so the round-trip reparse cannot fail; it is done once
-    per file and keeps ruamel's line/column of every key and item."""
+    The file already loaded cleanly; it is parsed once more, by the same parser, the first time a
+    position is asked for. Should it have changed or vanished since, positions fall back to 1:1."""
 
     def __init__(self, path: Path):
         self.path = path
-        self._document = None
+        self._positions: dict | None = None
 
-    def _commented(self):
-        if self._document is None:
-            self._document = YAML(typ="rt").load(self.path.read_text(encoding="utf-8"))
-        return self._document
-
-    def of(self, path: list) -> tuple[int, int]:
-        """1-based (line, col) of the value at `path` (keys and indices), or of its nearest parent."""
-        node = self._commented()
-        position = (1, 1)
-        for step in path:
-            lc = getattr(node, "lc", None)
+    def _table(self) -> dict:
+        if self._positions is None:
+            self._positions = {}
             try:
-                if isinstance(step, int) and isinstance(node, list):
-                    if lc is not None:
-                        line, col = lc.item(step)
-                        position = (line + 1, col + 1)
-                    node = node[step]
-                elif isinstance(node, dict) and step in node:
-                    if lc is not None:
-                        line, col = lc.value(step) if not isinstance(node[step], (dict, list)) else lc.key(step)
-                        position = (line + 1, col + 1)
-                    node = node[step]
-                else:
-                    break
-            except (KeyError, IndexError, TypeError):
-                break
-        return position
+                text = self.path.read_bytes()[:MAX_FILE_BYTES].decode("utf-8")
+                _Builder(self._positions).feed(_event_parser().parse(text))
+            except (OSError, UnicodeDecodeError, YAMLError, _Refused):
+                pass  # keep what was recorded before the file stopped making sense
+        return self._positions
 
-    def of_key(self, path: list, key: str) -> tuple[int, int]:
+    def of(self, path) -> tuple[int, int]:
+        """1-based (line, col) of the value at `path` (keys and indices), or of its nearest parent.
+        A list or mapping stands where its key does."""
+        table = self._table()
+        steps = tuple(path)
+        for length in range(len(steps), 0, -1):
+            position = table.get(steps[:length])
+            if position is not None:
+                return position
+        return (1, 1)
+
+    def of_key(self, path, key: str) -> tuple[int, int]:
         """Position of a mapping key (for "unknown field" problems)."""
-        node = self._commented()
-        try:
-            for step in path:
-                node = node[step]
-            line, col = node.lc.key(key)
-            return line + 1, col + 1
-        except (AttributeError, KeyError, IndexError, TypeError):
-            return self.of(path)
+        return self._table().get((tuple(path) + (key,), "key")) or self.of(path)

@@ -10,6 +10,8 @@ from generator.problems import Problems
 from generator.resolve import _term_matcher
 from generator.yamlio import Positions, load_yaml
 
+pytestmark = pytest.mark.unit
+
 
 def loaded(tmp_path: Path, text: str):
     path = tmp_path / "doc.yaml"
@@ -42,11 +44,37 @@ def test_nesting_and_block_scalars(tmp_path: Path):
     ("a: !!int x\n", "E001", 1, 4),
     ("? [1, 2]\n: 3\n", "E001", 1, 3),
     ("a: [1\nb: 2\n", "E001", 2, 2),
+    ("a: b: c\n", "E001", 1, 5),                        # an unquoted colon in a value
+    ("a:\n  b: 1\n  c:\n  b: 2\n", "E007", 4, 3),        # 'c:' left empty, what belongs under it not indented
+    ("a:\n  b: 1\n    c: 2\n", "E007", 3, 6),           # a key deeper than its sibling
+    ("a:\n  b: 1\n c: 2\n", "E007", 3, 2),              # a key aligned with nothing
+    ("a: 1234567890123456\n", "E016", 1, 4),
+    ("a: " + "[" * 40 + "]" * 40 + "\n", "E015", 1, 43),
 ])
 def test_problems_carry_code_and_position(tmp_path: Path, text: str, code: str, line: int, col: int):
     data, problems, _ = loaded(tmp_path, text)
     assert data is None
     assert problems == [(code, line, col)]
+
+
+def test_keys_are_strings_as_written(tmp_path: Path):
+    data, problems, _ = loaded(tmp_path, "1: x\ntrue: y\n~: z\n")
+    assert problems == [] and data == {"1": "x", "true": "y", "~": "z"}
+
+
+def test_positions_survive_a_tab_after_a_flow_mapping(tmp_path: Path):
+    """The round-trip parser used for positions once disagreed with the C parser here (a traceback)."""
+    data, problems, path = loaded(tmp_path, "a: {b: 1}\t\nc:\n  - d: 2\n")
+    assert problems == [] and data == {"a": {"b": 1}, "c": [{"d": 2}]}
+    assert Positions(path).of(["c", 0, "d"]) == (3, 8)
+    assert Positions(path).of_key(["c", 0], "d") == (3, 5)
+
+
+def test_a_file_over_the_size_limit_is_not_read(tmp_path: Path, monkeypatch):
+    import generator.yamlio as yamlio
+    monkeypatch.setattr(yamlio, "MAX_FILE_BYTES", 100)
+    data, problems, _ = loaded(tmp_path, "a: " + "x" * 200 + "\n")
+    assert data is None and problems == [("E010", 1, 1)]
 
 
 def test_a_duplicate_key_names_the_first_one():
