@@ -21,6 +21,7 @@ from pathlib import Path
 
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
+from watchdog.observers.api import BaseObserver
 
 from .errors import EXIT_USAGE, KbError
 
@@ -89,7 +90,7 @@ class LiveSite:
                 self.error = (result.stdout + result.stderr).strip() or f"the build failed (exit {result.returncode})"
                 print(f"the build failed ({seconds:.1f} s); the last good site stays served:\n{self.error}", flush=True)
 
-    def watch(self, folders: list[Path], settle: float = 0.3) -> Observer:
+    def watch(self, folders: list[Path], settle: float = 0.3) -> BaseObserver:
         """Rebuild once the watched folders have been quiet for `settle` seconds after a change."""
         site = self
 

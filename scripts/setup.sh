@@ -5,17 +5,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-if [ ! -x .venv/bin/python ]; then
-  python3 -m venv .venv
-fi
-stamp=.venv/.requirements.sha256
-want=$(cat requirements.txt constraints.txt | sha256sum | cut -d' ' -f1)
-if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
-  .venv/bin/pip install --quiet --disable-pip-version-check -r requirements.txt -c constraints.txt
-  echo "$want" > "$stamp"
-fi
-
 need_apt=()
+# Stock Debian's python3 has no venv/ensurepip until python3-venv is installed.
+if [ ! -x .venv/bin/python ] && ! python3 -c "import ensurepip, venv" 2>/dev/null; then
+  need_apt+=("python3-venv")
+fi
 if [ "${1:-}" = "test" ]; then
   command -v chromium >/dev/null || need_apt+=(chromium)
   command -v chromedriver >/dev/null || need_apt+=(chromium-driver)
@@ -29,4 +23,14 @@ if [ ${#need_apt[@]} -gt 0 ]; then
   SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need_apt[@]}" >/dev/null
+fi
+
+if [ ! -x .venv/bin/python ]; then
+  python3 -m venv .venv
+fi
+stamp=.venv/.requirements.sha256
+want=$(cat requirements.txt constraints.txt | sha256sum | cut -d' ' -f1)
+if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+  .venv/bin/pip install --quiet --disable-pip-version-check -r requirements.txt -c constraints.txt
+  echo "$want" > "$stamp"
 fi

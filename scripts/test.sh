@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
-# Run the whole test suite (sets up the environment and the browser first).
+# Run the whole test suite (sets up the environment and the browser first): lint and types on the
+# generator and the rules_check package (settings in pyproject.toml), then pytest. Extra arguments go
+# to pytest, e.g. `bash scripts/test.sh -m unit` (the fast lane) or `-k cards`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh test
+.venv/bin/ruff check generator rules_check
+.venv/bin/mypy
 .venv/bin/python -m pytest "$@"

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pypdfium2
 import pytest
+from conftest import MINI, run_generator
 from pypdf import PdfReader
 from weasyprint import HTML
 
-from conftest import MINI, run_generator
 from generator.cards import SHEETS, AidError, _resources_and_streams, check_and_write, fonts, overflowing_boxes, uncovered_characters
 
 LANGS = ("en", "pl", "ru")
@@ -190,9 +190,10 @@ def test_an_aid_that_does_not_fit_fails_the_build_and_keeps_the_old_site(tmp_pat
 
 def test_bundled_aids_exist_fit_and_carry_their_titles(bundled_build: Path):
     """Every game × language × format from the bundled data, with every selected entry's title."""
+    from conftest import REPO
+
     from generator.resolve import resolve
     from generator.validate import load_valid
-    from conftest import REPO
     resolved = resolve(load_valid(REPO / "data"))
     kb = resolved.kb
     cards_dir = bundled_build / "site" / "cards"

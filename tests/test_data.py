@@ -6,8 +6,8 @@ import json
 import re
 
 import pytest
-
 from conftest import REPO, run_generator
+
 from generator.linerange import range_lines
 from generator.validate import load_valid
 

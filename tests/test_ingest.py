@@ -1,9 +1,9 @@
 """ingest: raw text in, draft entries and labelled noise out, each with its line range."""
 from __future__ import annotations
 
+from conftest import REPO, run_generator
 from ruamel.yaml import YAML
 
-from conftest import REPO, run_generator
 from generator.linerange import range_lines
 
 

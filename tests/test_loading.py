@@ -4,8 +4,6 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.unit
-
 from generator.problems import Problems
 from generator.resolve import _term_matcher
 from generator.yamlio import Positions, load_yaml

@@ -6,7 +6,6 @@ import json
 import time
 
 import pytest
-
 from rules_helpers import cli
 
 pytest_plugins = ["rules_fixtures"]  # the fixtures rules_data and rc

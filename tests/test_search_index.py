@@ -4,8 +4,6 @@ replay of kb-search.js finding the entries a player looks for, within the downlo
 from __future__ import annotations
 
 import pytest
-
-pytestmark = pytest.mark.unit
 from conftest import REPO
 
 from generator.resolve import resolve
@@ -26,6 +24,8 @@ from generator.search import (
     word_weights,
 )
 from generator.validate import load_valid
+
+pytestmark = pytest.mark.unit
 
 
 @pytest.fixture(scope="module")

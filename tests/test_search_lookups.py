@@ -5,10 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from ruamel.yaml import YAML
-
 from browser import make_driver, search, serve
 from conftest import REPO
+from ruamel.yaml import YAML
+
 from generator.search import payload_of, replay, script_config
 
 LOOKUPS = YAML(typ="safe").load((REPO / "tests" / "lookups.yaml").read_text(encoding="utf-8"))["lookups"]
