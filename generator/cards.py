@@ -12,6 +12,7 @@ an aid longer than its page limit, a box running off its page, or a glyph no fon
 """
 from __future__ import annotations
 
+import atexit
 import gc
 import hashlib
 import html as html_module
@@ -367,6 +368,9 @@ def font_config() -> FontConfiguration:
 
 
 os.register_at_fork(after_in_child=font_config.cache_clear)  # a worker makes its own, not its parent's
+# Release Pango's objects while the libraries are still loaded: left to interpreter teardown, the
+# cached configuration is unreferenced after GLib is gone, and the process ends in a segfault.
+atexit.register(font_config.cache_clear)
 
 
 def css_string(text: str) -> Markup:

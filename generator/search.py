@@ -47,6 +47,12 @@ DIGITS = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz-_"
 DIGIT_VALUE = {c: v for v, c in enumerate(DIGITS)}
 
 
+def title_weight(kind: str) -> int:
+    """A clarification's or worked example's title is a question about a rule ("Is there a cap on
+    the death range?"): it weighs like a keyword, so that a look-up leads with the rule itself."""
+    return WEIGHT_KEYWORD if kind in ("clarification", "example") else WEIGHT_TITLE
+
+
 def fold(text: str, folding: dict[str, str]) -> str:
     """Lower case, and letters matched as others (the languages' `folding`, data/languages/)."""
     text = text.lower()
@@ -114,7 +120,7 @@ class SearchIndex:
                         "id": entry_id, "title": entry["title"][shown], "context": f"{game_title} · {chapter_title}",
                         "kind": entry["kind"],
                         "fields": {
-                            WEIGHT_TITLE: " ".join(entry["title"].values()),
+                            title_weight(entry["kind"]): " ".join(entry["title"].values()),
                             WEIGHT_DEFINES: self.aliases(defines),
                             WEIGHT_KEYWORD: " ".join(w for words in entry.get("keywords", {}).values() for w in words),
                             WEIGHT_MENTIONS: self.aliases(mentions),

@@ -24,9 +24,10 @@ GAME = "marauders"
 
 
 def corpus(target: Path) -> Path:
-    """data/ holding only GAME, its sources and a manifest of them."""
+    """data/ holding only GAME, its sources and a manifest of them, and the languages."""
     data = target / "data"
     shutil.copytree(REPO / "data" / "games" / GAME, data / "games" / GAME)
+    shutil.copytree(REPO / "data" / "languages", data / "languages")
     manifest = load_yaml(REPO / "data/sources/manifest.yaml", "manifest.yaml", Problems())
     sources = [source for source in manifest["sources"] if source["game"] == GAME]
     (data / "sources").mkdir()
