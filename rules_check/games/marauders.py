@@ -25,6 +25,8 @@ class Rules(Game):
     def __init__(self, data: GameData):
         super().__init__(data)
         self.STANDARDS_RULE = data.ref("marauders/standards-and-musicians")
+        self.PLACEMENT_RULE = data.ref("marauders/card-placement")
+        self.DUPLICATE_ENDS_TURN = data.ref("marauders/clarify-placed-duplicate-ends-turn")
         self.END_OF_TURN_RULE = data.ref("marauders/end-of-turn-cards")
         self.FOURTH_DUPLICATE_RULE = data.ref("marauders/fourth-duplicate")
         self.LINE_MIN = data.param("marauders/completed-line", "completed_line_min_cards")  # from marauders/completed-line
@@ -81,10 +83,16 @@ class Rules(Game):
         duplicates = sorted({c for c in cards if c not in ("standard", "musician") and cards.count(c) > 1})
         if duplicates:
             problems.append("duplicate card(s): " + ", ".join(duplicates))
-        if cards.count("standard") > 1 or cards.count("musician") > 1:
-            problems.append("one Standard and one Musician per line")
+        if any(cards.count(kind) > limit for kind, limit in self.PER_LINE.items()):
+            problems.append(
+                f"{self.PER_LINE['standard']} Standard and {self.PER_LINE['musician']} Musician per line ({self.STANDARDS_RULE})"
+            )
         filled = [i for i, s in enumerate(spaces) if s is not None]
         first, last = (filled[0], filled[-1]) if filled else (0, -1)
+        if "standard" in spaces and any(i < spaces.index("standard") for i in filled):
+            problems.append(f"a card stands left of the Standard ({self.PLACEMENT_RULE})")
+        if "musician" in spaces and any(i > spaces.index("musician") for i in filled):
+            problems.append(f"a card stands right of the Musician ({self.PLACEMENT_RULE})")
         gaps = [i for i in range(first, last + 1) if spaces[i] is None]
         completed = (
             not problems
@@ -285,12 +293,15 @@ class Rules(Game):
             may = [n for n, c in enumerate(cards, 1) if c.count(drawn) < self.SAME_SYMBOL_PER_LINE]
             rule = self.FOURTH_DUPLICATE_RULE if not may else self.END_OF_TURN_RULE
         result = {"may_place_in": may, "exempt_from_fourth_duplicate": drawn in self.EXEMPT_SYMBOLS}
+        duplicate = drawn not in self.PER_LINE and any(drawn in line_cards for line_cards in cards)
         if not may:
             result.update(discarded=True, turn_ends=True, reason="no_line_can_take_it", rule=rule)
         elif not will_place:
             result.update(discarded=True, turn_ends=True, reason="not_placed", rule=self.END_OF_TURN_RULE)
         elif green:
             result.update(discarded=False, turn_ends=True, reason="green_card", rule=self.END_OF_TURN_RULE)
+        elif duplicate:  # placed, then the turn ends (after the attack it allows if it completes a line)
+            result.update(discarded=False, turn_ends=True, reason="duplicate_placed", rule=self.DUPLICATE_ENDS_TURN)
         else:
             result.update(discarded=False, turn_ends=False, reason=None, rule=rule)
         return result

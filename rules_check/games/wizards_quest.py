@@ -8,7 +8,9 @@ DEATH_RANGE_PARAMS = (
     "per_man_or_orc",
     "men_orcs_max",
     "hero_bonus",
+    "hero_alone",
     "sorcerer_bonus",
+    "sorcerer_alone",
     "dragon",
     "wizard",
     "defender_castle_bonus",
@@ -23,6 +25,12 @@ class Rules(Game):
         super().__init__(data)
         self.DR = data.pick("wizards-quest/death-range", DEATH_RANGE_PARAMS)  # from wizards-quest/death-range
         self.BATTLE_RULE = data.ref("wizards-quest/clarify-battle-resolution")
+        self.BOTH_FAIL_RULE = data.ref("wizards-quest/orc-rampage-aftermath")
+        self.BOTH_FAIL_LOSS = data.param(
+            "wizards-quest/orc-rampage-aftermath", "attacker_loss_if_both_fail"
+        )  # from wizards-quest/orc-rampage-aftermath, adopted for every Battle by the clarification
+        self.OCCUPANCY_RULE = data.ref("wizards-quest/occupancy-rules")
+        self.MAX_ORCS = data.param("wizards-quest/occupancy-rules", "max_orcs_per_space")  # from wizards-quest/occupancy-rules
         self.MEN_PER_KINGDOM_LOCATION = data.param(
             "wizards-quest/reinforcement", "men_per_kingdom_location"
         )  # from wizards-quest/reinforcement
@@ -52,17 +60,26 @@ class Rules(Game):
     ) -> dict:
         """The death_range check: see describe()."""
         if men and orcs:
-            raise RulesError("a force is men or orcs, not both")
+            raise RulesError(
+                f"a force is men or orcs, not both: orcs and players' pieces never share a space ({self.OCCUPANCY_RULE})"
+            )
+        if hero and sorcerer:
+            raise RulesError(f"a Hero and a Sorcerer may not occupy the same space ({self.OCCUPANCY_RULE})")
+        if orcs > self.MAX_ORCS:
+            raise RulesError(f"only {self.MAX_ORCS} orcs may occupy one space, not {orcs} ({self.OCCUPANCY_RULE})")
+        if orcs and (hero or sorcerer):
+            raise RulesError(f"a Hero or Sorcerer is a player's piece: it never shares a space with orcs ({self.OCCUPANCY_RULE})")
         if dragon or wizard:
             return {"death_range": self.DR["dragon"] if dragon else self.DR["wizard"]}
         parts = {}
         pieces = men or orcs
         if pieces:
             parts["orcs_part" if orcs else "men_part"] = min(pieces * self.DR["per_man_or_orc"], self.DR["men_orcs_max"])
+        alone = not pieces  # "when alone in a location" a Hero or Sorcerer has a death range of his own
         if hero:
-            parts["hero_part"] = self.DR["hero_bonus"]
+            parts["hero_part"] = self.DR["hero_alone" if alone else "hero_bonus"]
         if sorcerer:
-            parts["sorcerer_part"] = self.DR["sorcerer_bonus"]
+            parts["sorcerer_part"] = self.DR["sorcerer_alone" if alone else "sorcerer_bonus"]
         if not parts:
             raise RulesError("an empty force has no death range")
         if side == "defender":
@@ -74,14 +91,29 @@ class Rules(Game):
                 parts["terrain_part"] = self.TERRAIN[terrain]
         return {"death_range": sum(parts.values()), **parts}
 
+    def _inflicted(self, roll: dict) -> int:
+        return roll["roll"] if roll["roll"] <= roll["death_range"] else 0
+
     @check("battle")
-    def battle(self, side: str, battles: list[dict]) -> dict:
+    def battle(self, battles: list[dict], side: str | None = None) -> dict:
         """The rule is inferred from the tables (the text never states it): a roll at or under the roller's
         own death range kills as many of the opponent's pieces as the roll shows; a higher roll kills none.
+        With both sides' rolls (no `side`), a Battle where both fail costs the attacker 1 (orc-rampage-aftermath,
+        adopted for every Battle by the clarification). With one side's rolls (the sample tables) only what those
+        rolls inflict is known.
         """
-        losses = [b["roll"] if b["roll"] <= b["death_range"] else 0 for b in battles]
-        key = "defender_losses" if side == "attacker" else "attacker_losses"
-        return {key: losses, "clarification": self.BATTLE_RULE}
+        if side is not None:
+            key = "defender_losses" if side == "attacker" else "attacker_losses"
+            return {key: [self._inflicted(b) for b in battles], "clarification": self.BATTLE_RULE}
+        result: dict = {"attacker_losses": [], "defender_losses": [], "both_failed": []}
+        for b in battles:
+            by_attacker, by_defender = self._inflicted(b["attacker"]), self._inflicted(b["defender"])
+            both_failed = by_attacker == 0 and by_defender == 0
+            result["defender_losses"].append(by_attacker)
+            result["attacker_losses"].append(self.BOTH_FAIL_LOSS if both_failed else by_defender)
+            result["both_failed"].append(both_failed)
+        result.update(clarification=self.BATTLE_RULE, both_fail_rule=self.BOTH_FAIL_RULE)
+        return result
 
     @check("reinforcements")
     def reinforcements(self, kingdom_locations: int, heroes: int = 0, sorcerers: int = 0) -> dict:
