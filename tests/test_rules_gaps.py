@@ -89,3 +89,9 @@ def test_wizards_quest_four_orcs_and_lone_pieces(rc):
     lone = rc.run("wizards-quest", "death_range", {"side": "attacker", "sorcerer": True})
     assert lone == {"death_range": 2, "sorcerer_part": 2}
     assert rc.run("wizards-quest", "death_range", {"side": "attacker", "hero": True}) == {"death_range": 1, "hero_part": 1}
+
+
+def test_battlelore_spending_none_of_a_face_not_rolled(rc):
+    """Found by the fuzz test: `spent: {"strike": 0}` with no strike rolled ended in a KeyError traceback."""
+    result = rc.run("battlelore", "damage_and_retreat", {"target": {}, "spent": {"strike": 0}})
+    assert result["damage_dealt"] == 0 and result["retreats_required"] == 0
