@@ -95,3 +95,10 @@ def test_battlelore_spending_none_of_a_face_not_rolled(rc):
     """Found by the fuzz test: `spent: {"strike": 0}` with no strike rolled ended in a KeyError traceback."""
     result = rc.run("battlelore", "damage_and_retreat", {"target": {}, "spent": {"strike": 0}})
     assert result["damage_dealt"] == 0 and result["retreats_required"] == 0
+
+
+def test_citow_game_end_without_powers_is_refused(rc):
+    """Found by the fuzz test: no victory points and five ruined regions ended in `max() arg is an empty sequence`."""
+    with pytest.raises(rc.InputError) as refused:
+        rc.run("citow", "game_end", {"victory_points": {}, "ruined_regions": 5})
+    assert refused.value.field == "victory_points"
