@@ -66,3 +66,40 @@ def test_wq_attack_refused_before_any_battle(rc):
         _wq_attack(rc, {"men": 5, "hero": True, "sorcerer": True}, {"men": 1}, [])
     with pytest.raises(rc.RulesError, match="only 4 orcs"):
         _wq_attack(rc, {"men": 5}, {"orcs": 9}, [])
+
+
+# -- Chaos Marauders: a whole turn, and the final standings ------------------------------------
+
+def test_marauders_turn_may_attack_with_the_line_just_completed(rc):
+    result = rc.run("marauders", "turn", {"lines": [["standard", "a", None, "musician"], [], []],
+                                          "draws": [{"card": "b", "line": 1, "space": 3}]})
+    assert result["turn_ended"] is False and result["may_attack_with"] == [1]
+
+
+def test_marauders_turn_refusals(rc):
+    with pytest.raises(rc.RulesError, match="draw 2: the turn ended at draw 1"):
+        rc.run("marauders", "turn", {"lines": [[], [], []], "draws": [{"card": "a", "green": True, "line": 1, "space": 1},
+                                                                       {"card": "b", "line": 1, "space": 2}]})
+    with pytest.raises(rc.RulesError, match="right of the Musician"):
+        rc.run("marauders", "turn", {"lines": [["musician"], [], []], "draws": [{"card": "a", "line": 1, "space": 2}]})
+    with pytest.raises(rc.RulesError, match=r"may go only in line\(s\) \[2, 3\]"):
+        rc.run("marauders", "turn", {"lines": [["a"], [], []], "draws": [{"card": "a", "line": 1, "space": 2}]})
+    discarded = rc.run("marauders", "turn", {"lines": [[], [], []], "draws": [{"card": "a"}]})
+    assert discarded["steps"][0]["reason"] == "not_placed" and discarded["turn_ended"] is True
+
+
+def test_marauders_third_line_ends_the_game_without_attack(rc):
+    done = ["standard", "a", "b", "c", "musician"]
+    result = rc.run("marauders", "turn", {"lines": [done, done, ["standard", "x", "y", None, "musician"]],
+                                          "draws": [{"card": "z", "line": 3, "space": 4}]})
+    assert result["game_over"] is True and result["may_attack_with"] == []
+
+
+def test_marauders_standings(rc):
+    one = {"lines": [{"completed": False, "cards": 3}]}
+    result = rc.run("marauders", "standings", {"tribes": {"a": one, "b": {"lines": [{"completed": False, "cards": 2}]}}})
+    assert result["winner"] == "a" and result["tie_break"] is None
+    assert [r["place"] for r in result["ranking"]] == [1, 2]
+    with pytest.raises(rc.RulesError, match="only one tribe completes three lines first"):
+        rc.run("marauders", "standings", {"tribes": {"a": {**one, "completed_three_lines_first": True},
+                                                     "b": {**one, "completed_three_lines_first": True}}})

@@ -305,3 +305,95 @@ class Rules(Game):
         else:
             result.update(discarded=False, turn_ends=False, reason=None, rule=rule)
         return result
+
+    # -- whole situations: a whole turn, and the final standings -----------------------------------------------------
+
+    @check("turn")
+    def turn(self, lines: list, draws: list[dict]) -> dict:
+        """A whole turn: each drawn card in order (`card`, `green`, and where it goes: `line` 1-3 and `space` 1-12, or
+        no `line` for a card not placed), checked with `draw` (what the rules let it do, whether the turn ends) and
+        `line` (placement, ends, duplicates); lines completed by it may attack, after which the turn ends.
+        `lines`: the tribe's lines before the turn, each its spaces left to right (null for a free space)."""
+        if len(lines) != self.LINES:
+            raise RulesError(f"a tribe has {self.LINES} lines, not {len(lines)}")
+        sheet = [list(spaces) + [None] * (self.LINE_MAX - len(spaces)) for spaces in lines]
+        completed_before = [self.line(spaces=spaces)["completed"] for spaces in sheet]
+        steps: list[dict] = []
+        for number, drawn in enumerate(draws, 1):
+            if steps and steps[-1]["turn_ends"]:
+                raise RulesError(f"draw {number}: the turn ended at draw {number - 1} ({steps[-1]['rule']})")
+            target = drawn.get("line")
+            answer = self.draw(drawn=drawn["card"], lines=sheet, green=drawn.get("green", False), will_place=target is not None)
+            step = {
+                "card": drawn["card"],
+                "placed_in": None,
+                "discarded": answer["discarded"],
+                "turn_ends": answer["turn_ends"],
+                "reason": answer["reason"],
+                "rule": answer["rule"],
+                "completed_line": None,
+            }
+            if target is not None and not answer["discarded"]:
+                if target not in answer["may_place_in"]:
+                    raise RulesError(
+                        f"draw {number}: {drawn['card']} may go only in line(s) {answer['may_place_in']} ({answer['rule']})"
+                    )
+                space = drawn.get("space")
+                if space is None or sheet[target - 1][space - 1] is not None:
+                    raise RulesError(
+                        f"draw {number}: give a free space (1-{self.LINE_MAX}) of line {target} ({self.PLACEMENT_RULE})"
+                    )
+                placed = list(sheet[target - 1])
+                placed[space - 1] = drawn["card"]
+                checked = self.line(spaces=placed)
+                if not checked["valid"]:
+                    raise RulesError(f"draw {number}: " + "; ".join(checked["problems"]))
+                sheet[target - 1] = placed
+                step["placed_in"] = {"line": target, "space": space}
+                if checked["completed"] and not completed_before[target - 1]:
+                    completed_before[target - 1] = True
+                    step["completed_line"] = target
+            steps.append(step)
+        completed_now = [s["completed_line"] for s in steps if s["completed_line"]]
+        completed = sum(completed_before)
+        return {
+            "steps": steps,
+            "lines": sheet,
+            "turn_ended": bool(steps) and steps[-1]["turn_ends"],
+            "lines_completed_this_turn": completed_now,
+            "completed_lines": completed,
+            "game_over": completed >= self.LINES_TO_END,
+            # only the line completed by the last card: one that did not attack when completed never may (after-the-attack)
+            "may_attack_with": [steps[-1]["completed_line"]]
+            if steps and steps[-1]["completed_line"] and completed < self.LINES_TO_END
+            else [],
+            "rules": [
+                self.ATTACK_CONDITIONS,
+                self.AFTER_THE_ATTACK,
+                self.data.ref("marauders/attack-before-end-of-turn"),
+                self.END_OF_GAME,
+            ],
+        }
+
+    @check("standings")
+    def standings(self, tribes: dict) -> dict:
+        """The final standings: each tribe's victory points (as `score`), the 150 for the first to complete three lines
+        (at most one tribe), the ranking, and a tie for first settled by the loudest Waaagh! (not computable)."""
+        first = [name for name, tribe in tribes.items() if tribe.get("completed_three_lines_first")]
+        if len(first) > 1:
+            raise RulesError(f"only one tribe completes three lines first, not {', '.join(sorted(first))} ({self.END_OF_GAME})")
+        totals = {name: self.score(**tribe)["total"] for name, tribe in tribes.items()}
+        ranking = sorted(totals, key=lambda name: (-totals[name], name))
+        top = totals[ranking[0]]
+        leaders = [name for name in ranking if totals[name] == top]
+        return {
+            "totals": totals,
+            "ranking": [
+                {"tribe": name, "vp": totals[name], "place": 1 + sum(v > totals[name] for v in totals.values())}
+                for name in ranking
+            ],
+            "winner": leaders[0] if len(leaders) == 1 else None,
+            "tied_for_first": leaders if len(leaders) > 1 else [],
+            "tie_break": self.data.ref("marauders/tie") if len(leaders) > 1 else None,
+            "rules": [self.data.ref("marauders/clarify-win-condition"), self.END_OF_GAME],
+        }
