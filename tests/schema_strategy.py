@@ -28,7 +28,7 @@ def _strings(schema: dict) -> st.SearchStrategy:
 
 def _keys(schema: dict, defs: dict) -> st.SearchStrategy:
     names = schema.get("propertyNames")
-    return valid(names, defs) if names else st.one_of(NAMES, _strings({}))
+    return valid({"type": "string", **names}, defs) if names else st.one_of(NAMES, _strings({}))
 
 
 def valid(schema: dict | bool, defs: dict) -> st.SearchStrategy:
@@ -70,7 +70,8 @@ def _of_type(kind: str, schema: dict, defs: dict) -> st.SearchStrategy:
     optional = {name: valid(sub, defs) for name, sub in properties.items() if name not in required}
     document = st.fixed_dictionaries(fixed, optional=optional)
     if isinstance(extra, dict):
-        more = st.dictionaries(_keys(schema, defs), valid(extra, defs), max_size=min(schema.get("maxProperties", 4), 4))
+        more = st.dictionaries(_keys(schema, defs), valid(extra, defs), min_size=schema.get("minProperties", 0),
+                               max_size=min(schema.get("maxProperties", 4), 4))
         document = st.tuples(more, document).map(lambda pair: {**pair[0], **pair[1]})
     return document
 
