@@ -61,3 +61,10 @@ def test_bounds_from_the_components_equal_the_data():
     for where, node in named:
         entry_id, param = node["x-bound"].split("#")
         assert KB.entries[entry_id]["params"][param] == node["maximum"], where
+
+
+def test_readme_lists_every_check_by_game():
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    listed = {tuple(cell.strip().strip("`") for cell in line.split("|")[1:3]) for line in readme.splitlines()
+              if line.startswith("| ") and line.count("`") == 2}
+    assert {(game, name) for game, checks in KB.checks.items() for name in checks} <= listed
