@@ -749,7 +749,9 @@ def test_marauders_draw_placements_and_end_of_turn(rc):
     refused = draw(drawn="goblins", lines=empty, will_place=False)
     assert (refused["discarded"], refused["turn_ends"], refused["reason"]) == (True, True, "not_placed")
     plague = draw(drawn="blightskabb_plague_lords", lines=[["blightskabb_plague_lords"]] * 3)
-    assert plague["exempt_from_fourth_duplicate"] is True and plague["discarded"] is False and plague["rule"] == "marauders/fourth-duplicate"
+    assert plague["exempt_from_fourth_duplicate"] is True and plague["discarded"] is False
+    # placed, but a duplicate all the same: the turn ends (marauders/clarify-placed-duplicate-ends-turn)
+    assert plague["turn_ends"] is True and plague["rule"] == "marauders/clarify-placed-duplicate-ends-turn"
     musician = draw(drawn="musician", lines=[["musician"], ["standard", "musician"], ["musician"]])
     assert musician["discarded"] is True and musician["rule"] == "marauders/standards-and-musicians"
     for result in (plain, green, refused, plague, musician):

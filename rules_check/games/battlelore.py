@@ -242,7 +242,8 @@ class Rules(Game):
         for face, n in spent.items():
             if n > results.get(face, 0):
                 raise RulesError(f"cannot spend {n} {face} result(s): the roll has {results.get(face, 0)}")
-            results[face] -= n
+            if n:
+                results[face] -= n
         unknown = [f for f in results if f not in self.DICE_TABLE]
         if unknown:
             raise RulesError(f"unknown face(s) {', '.join(unknown)}; faces are {', '.join(self.DICE_TABLE)}")

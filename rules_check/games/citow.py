@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from fractions import Fraction
 
-from ..core import Game, GameData, RulesError, check
+from ..core import DataFileError, Game, GameData, RulesError, check
 
 
 def _region_key(english_name: str) -> str:
@@ -356,18 +356,21 @@ class Rules(Game):
     @check("hit_probability")
     def hit_probability(self, dice: int, hits: int) -> dict:
         """One die's hits H: P(H=0) = P(miss); P(H=h) = P(explode)^(h-1) * (P(hit) + P(explode) * P(miss)).
-        The chance of fewer than k hits is a finite sum, so the answer is exact.
+        The chance of fewer than k hits is a finite sum, so the answer is exact. P(H=h) has the denominator
+        sides^(h+1), so P(n dice give t hits) * sides^(t+n) is an integer: the sums are taken over those integers.
         """
+        sides = self.DICE_SIDES
         miss, stop, explode = self._hits_of_one_die()
         one_die = [miss] + [explode ** (h - 1) * (stop + explode * miss) for h in range(1, max(hits, 1))]
-        below: list[Fraction] = (
-            [Fraction(1)] + [Fraction(0)] * (hits - 1) if hits > 0 else []
-        )  # P(total = t) for t < hits, 0 dice
+        scaled = [p * sides ** (h + 1) for h, p in enumerate(one_die)]
+        if any(value.denominator != 1 for value in scaled):
+            raise DataFileError("the battle-dice params do not give whole counts of die faces")
+        counts = [int(value) for value in scaled]
+        below = [1] + [0] * (hits - 1) if hits > 0 else []  # P(total = t) * sides^t, for t < hits, 0 dice
         for _ in range(dice):
-            below = [
-                sum((below[t - h] * one_die[h] for h in range(0, t + 1) if h < len(one_die)), Fraction(0)) for t in range(hits)
-            ]
-        probability = 1 - sum(below) if hits > 0 else Fraction(1)
+            below = [sum(below[t - h] * counts[h] for h in range(t + 1)) for t in range(hits)]
+        missed = sum(Fraction(count, sides ** (t + dice)) for t, count in enumerate(below))
+        probability = 1 - missed if hits > 0 else Fraction(1)
         return {"probability": float(probability), "exact": f"{probability.numerator}/{probability.denominator}"}
 
     @check("dominance")

@@ -25,6 +25,8 @@ class Rules(Game):
     def __init__(self, data: GameData):
         super().__init__(data)
         self.STANDARDS_RULE = data.ref("marauders/standards-and-musicians")
+        self.PLACEMENT_RULE = data.ref("marauders/card-placement")
+        self.DUPLICATE_ENDS_TURN = data.ref("marauders/clarify-placed-duplicate-ends-turn")
         self.END_OF_TURN_RULE = data.ref("marauders/end-of-turn-cards")
         self.FOURTH_DUPLICATE_RULE = data.ref("marauders/fourth-duplicate")
         self.LINE_MIN = data.param("marauders/completed-line", "completed_line_min_cards")  # from marauders/completed-line
@@ -81,10 +83,16 @@ class Rules(Game):
         duplicates = sorted({c for c in cards if c not in ("standard", "musician") and cards.count(c) > 1})
         if duplicates:
             problems.append("duplicate card(s): " + ", ".join(duplicates))
-        if cards.count("standard") > 1 or cards.count("musician") > 1:
-            problems.append("one Standard and one Musician per line")
+        if any(cards.count(kind) > limit for kind, limit in self.PER_LINE.items()):
+            problems.append(
+                f"{self.PER_LINE['standard']} Standard and {self.PER_LINE['musician']} Musician per line ({self.STANDARDS_RULE})"
+            )
         filled = [i for i, s in enumerate(spaces) if s is not None]
         first, last = (filled[0], filled[-1]) if filled else (0, -1)
+        if "standard" in spaces and any(i < spaces.index("standard") for i in filled):
+            problems.append(f"a card stands left of the Standard ({self.PLACEMENT_RULE})")
+        if "musician" in spaces and any(i > spaces.index("musician") for i in filled):
+            problems.append(f"a card stands right of the Musician ({self.PLACEMENT_RULE})")
         gaps = [i for i in range(first, last + 1) if spaces[i] is None]
         completed = (
             not problems
@@ -285,12 +293,107 @@ class Rules(Game):
             may = [n for n, c in enumerate(cards, 1) if c.count(drawn) < self.SAME_SYMBOL_PER_LINE]
             rule = self.FOURTH_DUPLICATE_RULE if not may else self.END_OF_TURN_RULE
         result = {"may_place_in": may, "exempt_from_fourth_duplicate": drawn in self.EXEMPT_SYMBOLS}
+        duplicate = drawn not in self.PER_LINE and any(drawn in line_cards for line_cards in cards)
         if not may:
             result.update(discarded=True, turn_ends=True, reason="no_line_can_take_it", rule=rule)
         elif not will_place:
             result.update(discarded=True, turn_ends=True, reason="not_placed", rule=self.END_OF_TURN_RULE)
         elif green:
             result.update(discarded=False, turn_ends=True, reason="green_card", rule=self.END_OF_TURN_RULE)
+        elif duplicate:  # placed, then the turn ends (after the attack it allows if it completes a line)
+            result.update(discarded=False, turn_ends=True, reason="duplicate_placed", rule=self.DUPLICATE_ENDS_TURN)
         else:
             result.update(discarded=False, turn_ends=False, reason=None, rule=rule)
         return result
+
+    # -- whole situations: a whole turn, and the final standings -----------------------------------------------------
+
+    @check("turn")
+    def turn(self, lines: list, draws: list[dict]) -> dict:
+        """A whole turn: each drawn card in order (`card`, `green`, and where it goes: `line` 1-3 and `space` 1-12, or
+        no `line` for a card not placed), checked with `draw` (what the rules let it do, whether the turn ends) and
+        `line` (placement, ends, duplicates); lines completed by it may attack, after which the turn ends.
+        `lines`: the tribe's lines before the turn, each its spaces left to right (null for a free space)."""
+        if len(lines) != self.LINES:
+            raise RulesError(f"a tribe has {self.LINES} lines, not {len(lines)}")
+        sheet = [list(spaces) + [None] * (self.LINE_MAX - len(spaces)) for spaces in lines]
+        completed_before = [self.line(spaces=spaces)["completed"] for spaces in sheet]
+        steps: list[dict] = []
+        for number, drawn in enumerate(draws, 1):
+            if steps and steps[-1]["turn_ends"]:
+                raise RulesError(f"draw {number}: the turn ended at draw {number - 1} ({steps[-1]['rule']})")
+            target = drawn.get("line")
+            answer = self.draw(drawn=drawn["card"], lines=sheet, green=drawn.get("green", False), will_place=target is not None)
+            step = {
+                "card": drawn["card"],
+                "placed_in": None,
+                "discarded": answer["discarded"],
+                "turn_ends": answer["turn_ends"],
+                "reason": answer["reason"],
+                "rule": answer["rule"],
+                "completed_line": None,
+            }
+            if target is not None and not answer["discarded"]:
+                if target not in answer["may_place_in"]:
+                    raise RulesError(
+                        f"draw {number}: {drawn['card']} may go only in line(s) {answer['may_place_in']} ({answer['rule']})"
+                    )
+                space = drawn.get("space")
+                if space is None or sheet[target - 1][space - 1] is not None:
+                    raise RulesError(
+                        f"draw {number}: give a free space (1-{self.LINE_MAX}) of line {target} ({self.PLACEMENT_RULE})"
+                    )
+                placed = list(sheet[target - 1])
+                placed[space - 1] = drawn["card"]
+                checked = self.line(spaces=placed)
+                if not checked["valid"]:
+                    raise RulesError(f"draw {number}: " + "; ".join(checked["problems"]))
+                sheet[target - 1] = placed
+                step["placed_in"] = {"line": target, "space": space}
+                if checked["completed"] and not completed_before[target - 1]:
+                    completed_before[target - 1] = True
+                    step["completed_line"] = target
+            steps.append(step)
+        completed_now = [s["completed_line"] for s in steps if s["completed_line"]]
+        completed = sum(completed_before)
+        return {
+            "steps": steps,
+            "lines": sheet,
+            "turn_ended": bool(steps) and steps[-1]["turn_ends"],
+            "lines_completed_this_turn": completed_now,
+            "completed_lines": completed,
+            "game_over": completed >= self.LINES_TO_END,
+            # only the line completed by the last card: one that did not attack when completed never may (after-the-attack)
+            "may_attack_with": [steps[-1]["completed_line"]]
+            if steps and steps[-1]["completed_line"] and completed < self.LINES_TO_END
+            else [],
+            "rules": [
+                self.ATTACK_CONDITIONS,
+                self.AFTER_THE_ATTACK,
+                self.data.ref("marauders/attack-before-end-of-turn"),
+                self.END_OF_GAME,
+            ],
+        }
+
+    @check("standings")
+    def standings(self, tribes: dict) -> dict:
+        """The final standings: each tribe's victory points (as `score`), the 150 for the first to complete three lines
+        (at most one tribe), the ranking, and a tie for first settled by the loudest Waaagh! (not computable)."""
+        first = [name for name, tribe in tribes.items() if tribe.get("completed_three_lines_first")]
+        if len(first) > 1:
+            raise RulesError(f"only one tribe completes three lines first, not {', '.join(sorted(first))} ({self.END_OF_GAME})")
+        totals = {name: self.score(**tribe)["total"] for name, tribe in tribes.items()}
+        ranking = sorted(totals, key=lambda name: (-totals[name], name))
+        top = totals[ranking[0]]
+        leaders = [name for name in ranking if totals[name] == top]
+        return {
+            "totals": totals,
+            "ranking": [
+                {"tribe": name, "vp": totals[name], "place": 1 + sum(v > totals[name] for v in totals.values())}
+                for name in ranking
+            ],
+            "winner": leaders[0] if len(leaders) == 1 else None,
+            "tied_for_first": leaders if len(leaders) > 1 else [],
+            "tie_break": self.data.ref("marauders/tie") if len(leaders) > 1 else None,
+            "rules": [self.data.ref("marauders/clarify-win-condition"), self.END_OF_GAME],
+        }

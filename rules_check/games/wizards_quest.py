@@ -8,7 +8,9 @@ DEATH_RANGE_PARAMS = (
     "per_man_or_orc",
     "men_orcs_max",
     "hero_bonus",
+    "hero_alone",
     "sorcerer_bonus",
+    "sorcerer_alone",
     "dragon",
     "wizard",
     "defender_castle_bonus",
@@ -23,6 +25,12 @@ class Rules(Game):
         super().__init__(data)
         self.DR = data.pick("wizards-quest/death-range", DEATH_RANGE_PARAMS)  # from wizards-quest/death-range
         self.BATTLE_RULE = data.ref("wizards-quest/clarify-battle-resolution")
+        self.BOTH_FAIL_RULE = data.ref("wizards-quest/orc-rampage-aftermath")
+        self.BOTH_FAIL_LOSS = data.param(
+            "wizards-quest/orc-rampage-aftermath", "attacker_loss_if_both_fail"
+        )  # from wizards-quest/orc-rampage-aftermath, adopted for every Battle by the clarification
+        self.OCCUPANCY_RULE = data.ref("wizards-quest/occupancy-rules")
+        self.MAX_ORCS = data.param("wizards-quest/occupancy-rules", "max_orcs_per_space")  # from wizards-quest/occupancy-rules
         self.MEN_PER_KINGDOM_LOCATION = data.param(
             "wizards-quest/reinforcement", "men_per_kingdom_location"
         )  # from wizards-quest/reinforcement
@@ -52,17 +60,26 @@ class Rules(Game):
     ) -> dict:
         """The death_range check: see describe()."""
         if men and orcs:
-            raise RulesError("a force is men or orcs, not both")
+            raise RulesError(
+                f"a force is men or orcs, not both: orcs and players' pieces never share a space ({self.OCCUPANCY_RULE})"
+            )
+        if hero and sorcerer:
+            raise RulesError(f"a Hero and a Sorcerer may not occupy the same space ({self.OCCUPANCY_RULE})")
+        if orcs > self.MAX_ORCS:
+            raise RulesError(f"only {self.MAX_ORCS} orcs may occupy one space, not {orcs} ({self.OCCUPANCY_RULE})")
+        if orcs and (hero or sorcerer):
+            raise RulesError(f"a Hero or Sorcerer is a player's piece: it never shares a space with orcs ({self.OCCUPANCY_RULE})")
         if dragon or wizard:
             return {"death_range": self.DR["dragon"] if dragon else self.DR["wizard"]}
         parts = {}
         pieces = men or orcs
         if pieces:
             parts["orcs_part" if orcs else "men_part"] = min(pieces * self.DR["per_man_or_orc"], self.DR["men_orcs_max"])
+        alone = not pieces  # "when alone in a location" a Hero or Sorcerer has a death range of his own
         if hero:
-            parts["hero_part"] = self.DR["hero_bonus"]
+            parts["hero_part"] = self.DR["hero_alone" if alone else "hero_bonus"]
         if sorcerer:
-            parts["sorcerer_part"] = self.DR["sorcerer_bonus"]
+            parts["sorcerer_part"] = self.DR["sorcerer_alone" if alone else "sorcerer_bonus"]
         if not parts:
             raise RulesError("an empty force has no death range")
         if side == "defender":
@@ -74,14 +91,29 @@ class Rules(Game):
                 parts["terrain_part"] = self.TERRAIN[terrain]
         return {"death_range": sum(parts.values()), **parts}
 
+    def _inflicted(self, roll: dict) -> int:
+        return roll["roll"] if roll["roll"] <= roll["death_range"] else 0
+
     @check("battle")
-    def battle(self, side: str, battles: list[dict]) -> dict:
+    def battle(self, battles: list[dict], side: str | None = None) -> dict:
         """The rule is inferred from the tables (the text never states it): a roll at or under the roller's
         own death range kills as many of the opponent's pieces as the roll shows; a higher roll kills none.
+        With both sides' rolls (no `side`), a Battle where both fail costs the attacker 1 (orc-rampage-aftermath,
+        adopted for every Battle by the clarification). With one side's rolls (the sample tables) only what those
+        rolls inflict is known.
         """
-        losses = [b["roll"] if b["roll"] <= b["death_range"] else 0 for b in battles]
-        key = "defender_losses" if side == "attacker" else "attacker_losses"
-        return {key: losses, "clarification": self.BATTLE_RULE}
+        if side is not None:
+            key = "defender_losses" if side == "attacker" else "attacker_losses"
+            return {key: [self._inflicted(b) for b in battles], "clarification": self.BATTLE_RULE}
+        result: dict = {"attacker_losses": [], "defender_losses": [], "both_failed": []}
+        for b in battles:
+            by_attacker, by_defender = self._inflicted(b["attacker"]), self._inflicted(b["defender"])
+            both_failed = by_attacker == 0 and by_defender == 0
+            result["defender_losses"].append(by_attacker)
+            result["attacker_losses"].append(self.BOTH_FAIL_LOSS if both_failed else by_defender)
+            result["both_failed"].append(both_failed)
+        result.update(clarification=self.BATTLE_RULE, both_fail_rule=self.BOTH_FAIL_RULE)
+        return result
 
     @check("reinforcements")
     def reinforcements(self, kingdom_locations: int, heroes: int = 0, sorcerers: int = 0) -> dict:
@@ -108,3 +140,180 @@ class Rules(Game):
             "total_men": totals,
             "extra_men_defending_treasure": self.TWO_PLAYER["extra_men_defending_treasure"],
         }
+
+    # -- whole situations: who may attack whom, and a whole Attack -------------------------------------------------
+
+    def _refs(self, *ids: str) -> list[str]:
+        return [self.data.ref(i) for i in ids]
+
+    @check("may_attack")
+    def may_attack(self, attacker: dict, target: dict) -> dict:
+        """Whether the forces in one location may attack a target: another player's forces, orcs, the Dragon or the
+        Wizard. `attacker` holds `hero`/`sorcerer` (and `men`); `target` its `kind`, `hero`/`sorcerer`, whether it is a
+        territory in the Wizard's region (`in_wizards_region`), `adjacent` (default true) and `own` (the attacker's
+        own location)."""
+        reasons = []
+
+        def refuse(code: str, rule: str, message: str) -> None:
+            reasons.append({"code": code, "rule": self.data.ref(rule), "message": message})
+
+        hero, sorcerer = attacker.get("hero", False), attacker.get("sorcerer", False)
+        if hero and sorcerer:
+            raise RulesError(f"a Hero and a Sorcerer may not occupy the same space ({self.OCCUPANCY_RULE})")
+        if not (attacker.get("men", 0) or hero or sorcerer):
+            raise RulesError("an unoccupied location has no forces to attack with (wizards-quest/occupied-space)")
+        kind = target["kind"]
+        if kind == "wizard":
+            if hero:
+                refuse(
+                    "hero_against_wizard", "wizards-quest/hero-summary", "forces that include a Hero may not attack the Wizard"
+                )
+            if not sorcerer:
+                refuse(
+                    "wizard_needs_sorcerer",
+                    "wizards-quest/who-may-attack-dragon-or-wizard",
+                    "the Wizard may be attacked only by forces that include a Sorcerer",
+                )
+        elif kind == "dragon":
+            if not (hero or sorcerer):
+                refuse(
+                    "dragon_needs_hero_or_sorcerer",
+                    "wizards-quest/who-may-attack-dragon-or-wizard",
+                    "the Dragon may be attacked only by forces that include a Hero or a Sorcerer",
+                )
+        else:
+            if target.get("own", False):
+                refuse("own_location", "wizards-quest/attack", "an attack goes into a location not occupied by the attacker")
+            if target.get("hero", False) and not hero:
+                refuse(
+                    "hero_needs_hero",
+                    "wizards-quest/hero-attack-restriction",
+                    "forces that include a Hero may be attacked only by forces that include a Hero",
+                )
+            if target.get("in_wizards_region", False):
+                refuse(
+                    "wizards_region",
+                    "wizards-quest/clarify-attacks-in-wizard-region",
+                    "territories in the Wizard's region may not be attacked",
+                )
+        if not target.get("adjacent", True):
+            refuse(
+                "not_adjacent",
+                "wizards-quest/attack",
+                "an attack goes into an adjacent location (a bridge or the Great "
+                "Tunnel counts; across water only with the Boat Privilege card)",
+            )
+        return {"allowed": not reasons, "reasons": reasons}
+
+    def _force_range(self, side: str, force: dict, terrain: str | None, across: str | None) -> int:
+        pieces = {k: force[k] for k in ("men", "orcs", "hero", "sorcerer") if force.get(k)}
+        if not pieces:
+            return 0
+        return self.death_range(side=side, terrain=terrain, attacked_across=across, **pieces)["death_range"]
+
+    def _lose(self, force: dict, losses: int) -> tuple[int, list[str]]:
+        """Remove `losses` pieces, men (or orcs) first, the Hero or Sorcerer last (one piece each): the pieces removed,
+        capped at those present, and the Hero/Sorcerer lost."""
+        kind = "orcs" if force.get("orcs") else "men"
+        taken = min(losses, force.get(kind, 0))
+        force[kind] = force.get(kind, 0) - taken
+        lost = []
+        for leader in ("hero", "sorcerer"):
+            if taken < losses and force.get(leader):
+                force[leader] = False
+                taken += 1
+                lost.append(leader)
+        return taken, lost
+
+    @staticmethod
+    def _occupied(force: dict) -> bool:
+        return bool(force.get("men") or force.get("orcs") or force.get("hero") or force.get("sorcerer"))
+
+    @check("attack")
+    def attack(
+        self,
+        attacker: dict,
+        defender: dict,
+        battles: list[dict],
+        terrain: str | None = None,
+        attacked_across: str | None = None,
+        stop: bool = False,
+    ) -> dict:
+        """A whole Attack: Battle after Battle (each with both sides' rolls, and men assisting before it), death ranges
+        recomputed from the pieces left, losses capped at the pieces present (men or orcs first, the Hero or Sorcerer
+        last: wizards-quest/clarify-hero-sorcerer-losses), the both-fail rule, until a location is unoccupied; then
+        capture (wizards-quest/clarify-capture-with-last-man) and what is scattered rather than destroyed when a
+        Sorcerer is present. `stop`: the attacker stopped after the last Battle given."""
+        attacking, defending = dict(attacker), dict(defender)
+        permission = self.may_attack(
+            attacker={k: attacking[k] for k in ("men", "hero", "sorcerer") if k in attacking},
+            target={
+                "kind": "orcs" if defending.get("orcs") else "player",
+                "hero": defending.get("hero", False),
+                "in_wizards_region": defending.get("in_wizards_region", False),
+            },
+        )
+        if defending.get("men") and defending.get("orcs"):
+            raise RulesError(f"orcs and players' pieces never share a space ({self.OCCUPANCY_RULE})")
+        for force, side in ((attacking, "attacker"), (defending, "defender")):
+            if self._occupied(force):
+                self._force_range(side, force, terrain, attacked_across)  # refuses an impossible space
+        result: dict = {"allowed": permission["allowed"], "reasons": permission["reasons"], "battles": []}
+        if not permission["allowed"]:
+            return result
+        scatter_defender = bool(attacking.get("sorcerer"))
+        scatter_attacker = bool(attacking.get("sorcerer") and defending.get("sorcerer"))
+        removed = {"attacker": {"destroyed": 0, "scattered": 0}, "defender": {"destroyed": 0, "scattered": 0}}
+        ended = None
+        for number, battle in enumerate(battles, 1):
+            if ended:
+                raise RulesError(f"Battle {number}: the attack is over ({ended}; wizards-quest/attack-duration)")
+            attacking["men"] = attacking.get("men", 0) + battle.get("assist_men", 0)
+            ranges = {
+                "attacker": self._force_range("attacker", attacking, None, None),
+                "defender": self._force_range("defender", defending, terrain, attacked_across),
+            }
+            rolls = {"attacker": battle["attacker_roll"], "defender": battle["defender_roll"]}
+            inflicted = {side: rolls[side] if rolls[side] <= ranges[side] else 0 for side in rolls}
+            both_failed = not inflicted["attacker"] and not inflicted["defender"]
+            defender_lost, defender_leaders = self._lose(defending, inflicted["attacker"])
+            attacker_lost, attacker_leaders = self._lose(attacking, self.BOTH_FAIL_LOSS if both_failed else inflicted["defender"])
+            removed["defender"]["scattered" if scatter_defender else "destroyed"] += defender_lost
+            removed["attacker"]["scattered" if scatter_attacker else "destroyed"] += attacker_lost
+            result["battles"].append(
+                {
+                    "death_range": ranges,
+                    "rolls": rolls,
+                    "both_failed": both_failed,
+                    "attacker_losses": attacker_lost,
+                    "defender_losses": defender_lost,
+                    "leaders_lost": {"attacker": attacker_leaders, "defender": defender_leaders},
+                    "attacker_after": {k: attacking.get(k, 0 if k == "men" else False) for k in ("men", "hero", "sorcerer")},
+                    "defender_after": {k: defending[k] for k in ("men", "orcs", "hero", "sorcerer") if k in defending},
+                }
+            )
+            if not self._occupied(defending):
+                ended = "the attacked location is unoccupied"
+            elif not self._occupied(attacking):
+                ended = "the attacking location is unoccupied"
+        if not ended:
+            ended = "the attacker stopped" if stop else None
+        result["ended"] = ended
+        result["removed"] = removed
+        captured = not self._occupied(defending) and self._occupied(attacking)
+        men = attacking.get("men", 0)
+        may_move = men - (0 if attacking.get("hero") or attacking.get("sorcerer") else 1)
+        result["capture"] = {
+            "attacked_location_unoccupied": not self._occupied(defending),
+            "must_capture": captured and may_move >= 1,
+            "men_that_may_move_in": max(may_move, 0) if captured else 0,
+            "rules": self._refs("wizards-quest/capture", "wizards-quest/clarify-capture-with-last-man"),
+        }
+        result["rules"] = self._refs(
+            "wizards-quest/clarify-battle-resolution",
+            "wizards-quest/orc-rampage-aftermath",
+            "wizards-quest/clarify-hero-sorcerer-losses",
+            "wizards-quest/scatter",
+            "wizards-quest/attack-duration",
+        )
+        return result

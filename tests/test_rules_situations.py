@@ -1,0 +1,105 @@
+"""rules_check: whole situations (issue 13), each check citing its entries; the worked examples run through the API
+and the CLI in test_rules_check.py / test_rules_cli.py. Every answer is validated against its output schema."""
+from __future__ import annotations
+
+import pytest
+
+pytest_plugins = ["rules_fixtures"]  # the fixtures rules_data and rc
+
+pytestmark = pytest.mark.unit
+
+
+# -- Wizard's Quest: a whole Attack, and who may attack whom -----------------------------------
+
+def _wq_attack(rc, attacker, defender, battles, **more):
+    return rc.run("wizards-quest", "attack", {"attacker": attacker, "defender": defender, "battles": battles, **more})
+
+
+def test_wq_attack_losses_are_capped_and_leaders_go_last(rc):
+    result = _wq_attack(rc, {"men": 4}, {"men": 1, "hero": False}, [{"attacker_roll": 4, "defender_roll": 6}])
+    assert result["battles"][0]["defender_losses"] == 1  # rolled 4, only 1 piece there
+    sorcerer = _wq_attack(rc, {"men": 4, "hero": True}, {"men": 1, "hero": True},
+                          [{"attacker_roll": 1, "defender_roll": 6}, {"attacker_roll": 5, "defender_roll": 6}])
+    first, second = sorcerer["battles"]
+    assert first["defender_after"] == {"men": 0, "hero": True} and first["leaders_lost"]["defender"] == []
+    assert second["death_range"]["defender"] == 1  # a Hero alone
+    assert second["defender_losses"] == 1 and second["leaders_lost"]["defender"] == ["hero"]
+
+
+def test_wq_attack_ends_when_a_location_is_unoccupied(rc):
+    battles = [{"attacker_roll": 1, "defender_roll": 2}, {"attacker_roll": 1, "defender_roll": 1}]
+    with pytest.raises(rc.RulesError, match="Battle 2: the attack is over"):
+        _wq_attack(rc, {"men": 2}, {"men": 1}, battles)
+    last_man = _wq_attack(rc, {"men": 1}, {"men": 1}, [{"attacker_roll": 1, "defender_roll": 6}])
+    assert last_man["capture"]["must_capture"] is False  # wizards-quest/clarify-capture-with-last-man
+    assisted = _wq_attack(rc, {"men": 1}, {"men": 1}, [{"attacker_roll": 1, "defender_roll": 6, "assist_men": 2}])
+    assert assisted["capture"] == {**assisted["capture"], "must_capture": True, "men_that_may_move_in": 2}
+    going_on = _wq_attack(rc, {"men": 3}, {"men": 3}, [{"attacker_roll": 5, "defender_roll": 5}], stop=True)
+    assert going_on["ended"] == "the attacker stopped" and going_on["removed"]["attacker"]["destroyed"] == 1
+
+
+def test_wq_both_sorcerers_scatter_both_sides(rc):
+    result = _wq_attack(rc, {"men": 3, "sorcerer": True}, {"men": 3, "sorcerer": True},
+                        [{"attacker_roll": 2, "defender_roll": 1}], stop=True)
+    assert result["removed"] == {"attacker": {"destroyed": 0, "scattered": 1}, "defender": {"destroyed": 0, "scattered": 2}}
+
+
+@pytest.mark.parametrize("attacker,target,codes", [
+    ({"men": 3}, {"kind": "player", "hero": True}, ["hero_needs_hero"]),
+    ({"men": 3, "hero": True}, {"kind": "player", "hero": True}, []),
+    ({"men": 3}, {"kind": "dragon"}, ["dragon_needs_hero_or_sorcerer"]),
+    ({"hero": True}, {"kind": "dragon"}, []),
+    ({"men": 1, "sorcerer": True}, {"kind": "wizard"}, []),
+    ({"men": 3}, {"kind": "orcs", "in_wizards_region": True}, ["wizards_region"]),
+    ({"men": 3}, {"kind": "orcs", "adjacent": False}, ["not_adjacent"]),
+    ({"men": 3}, {"kind": "player", "own": True}, ["own_location"]),
+])
+def test_wq_who_may_attack_whom(rc, attacker, target, codes):
+    result = rc.run("wizards-quest", "may_attack", {"attacker": attacker, "target": target})
+    assert [r["code"] for r in result["reasons"]] == codes and result["allowed"] is (not codes)
+
+
+def test_wq_attack_refused_before_any_battle(rc):
+    result = _wq_attack(rc, {"men": 5}, {"men": 1, "hero": True}, [{"attacker_roll": 1, "defender_roll": 1}])
+    assert result["allowed"] is False and result["battles"] == []
+    with pytest.raises(rc.RulesError, match="Hero and a Sorcerer"):
+        _wq_attack(rc, {"men": 5, "hero": True, "sorcerer": True}, {"men": 1}, [])
+    with pytest.raises(rc.RulesError, match="only 4 orcs"):
+        _wq_attack(rc, {"men": 5}, {"orcs": 9}, [])
+
+
+# -- Chaos Marauders: a whole turn, and the final standings ------------------------------------
+
+def test_marauders_turn_may_attack_with_the_line_just_completed(rc):
+    result = rc.run("marauders", "turn", {"lines": [["standard", "a", None, "musician"], [], []],
+                                          "draws": [{"card": "b", "line": 1, "space": 3}]})
+    assert result["turn_ended"] is False and result["may_attack_with"] == [1]
+
+
+def test_marauders_turn_refusals(rc):
+    with pytest.raises(rc.RulesError, match="draw 2: the turn ended at draw 1"):
+        rc.run("marauders", "turn", {"lines": [[], [], []], "draws": [{"card": "a", "green": True, "line": 1, "space": 1},
+                                                                       {"card": "b", "line": 1, "space": 2}]})
+    with pytest.raises(rc.RulesError, match="right of the Musician"):
+        rc.run("marauders", "turn", {"lines": [["musician"], [], []], "draws": [{"card": "a", "line": 1, "space": 2}]})
+    with pytest.raises(rc.RulesError, match=r"may go only in line\(s\) \[2, 3\]"):
+        rc.run("marauders", "turn", {"lines": [["a"], [], []], "draws": [{"card": "a", "line": 1, "space": 2}]})
+    discarded = rc.run("marauders", "turn", {"lines": [[], [], []], "draws": [{"card": "a"}]})
+    assert discarded["steps"][0]["reason"] == "not_placed" and discarded["turn_ended"] is True
+
+
+def test_marauders_third_line_ends_the_game_without_attack(rc):
+    done = ["standard", "a", "b", "c", "musician"]
+    result = rc.run("marauders", "turn", {"lines": [done, done, ["standard", "x", "y", None, "musician"]],
+                                          "draws": [{"card": "z", "line": 3, "space": 4}]})
+    assert result["game_over"] is True and result["may_attack_with"] == []
+
+
+def test_marauders_standings(rc):
+    one = {"lines": [{"completed": False, "cards": 3}]}
+    result = rc.run("marauders", "standings", {"tribes": {"a": one, "b": {"lines": [{"completed": False, "cards": 2}]}}})
+    assert result["winner"] == "a" and result["tie_break"] is None
+    assert [r["place"] for r in result["ranking"]] == [1, 2]
+    with pytest.raises(rc.RulesError, match="only one tribe completes three lines first"):
+        rc.run("marauders", "standings", {"tribes": {"a": {**one, "completed_three_lines_first": True},
+                                                     "b": {**one, "completed_three_lines_first": True}}})
