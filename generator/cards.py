@@ -336,12 +336,21 @@ def aid_job(resolved: Resolved, game: str, lang: str) -> AidJob:
     aid = kb.aids[game]
     title = resolved.text_in(aid.get("title") or game_data["title"], lang)
     subtitle = f"{labels['cards']} · {resolved.languages[lang].name}"
-    footer = f"{resolved.text_in(game_data['title'], lang)} · {labels['data_version']} {resolved.data_version}"
     env = environment("cards")
     env.filters["css_string"] = css_string
-    common = {"lang": lang, "title": title, "subtitle": subtitle, "footer": footer, "sections": aid_sections(resolved, game, lang)}
+    common = {"lang": lang, "title": title, "subtitle": subtitle, "sections": aid_sections(resolved, game, lang)}
     template = env.get_template("aid.html.j2")
-    return AidJob(game, lang, template.render(**SHEET_LAYOUT, **common), template.render(**CARD_LAYOUT, **common))
+    # The printed version is a digest of what this aid shows, not of the whole data: an edit in
+    # one game changes neither the version nor the cache key of another game's aids.
+    unversioned = {layout["card"]: template.render(**layout, **common, footer="\0") for layout in (SHEET_LAYOUT, CARD_LAYOUT)}
+    version = content_version(unversioned[False] + unversioned[True])
+    footer = f"{resolved.text_in(game_data['title'], lang)} · {labels['data_version']} {version}"
+    return AidJob(game, lang, template.render(**SHEET_LAYOUT, **common, footer=footer), template.render(**CARD_LAYOUT, **common, footer=footer))
+
+
+def content_version(html: str) -> str:
+    """The version an aid prints: a digest of its own HTML (rendered without the version)."""
+    return hashlib.sha256(html.encode("utf-8")).hexdigest()[:12]
 
 
 def produce(job: AidJob) -> AidFiles:
@@ -421,8 +430,13 @@ def layout_code_version() -> str:
     return hashlib.sha256(Path(__file__).read_bytes()).hexdigest() + weasyprint.__version__
 
 
+def cache_folder(job: AidJob, cache: Path) -> Path:
+    """Where an aid's laid-out files are kept: named by game and language for people, by content for the build."""
+    return cache / f"{job.game}-{job.lang}-{job_key(job)}"
+
+
 def cached(job: AidJob, cache: Path | None) -> AidFiles | None:
-    folder = cache / job_key(job) if cache else None
+    folder = cache_folder(job, cache) if cache else None
     if folder is None or not folder.is_dir():
         return None
     return AidFiles(job.game, job.lang, {p.name: p.read_bytes() for p in sorted(folder.iterdir())})
@@ -431,7 +445,7 @@ def cached(job: AidJob, cache: Path | None) -> AidFiles | None:
 def store(aid: AidFiles, job: AidJob, cache: Path | None) -> None:
     if cache is None:
         return
-    folder = cache / job_key(job)
+    folder = cache_folder(job, cache)
     partial = folder.with_suffix(".partial")
     partial.mkdir(parents=True, exist_ok=True)
     for name, content in aid.files.items():
