@@ -42,7 +42,7 @@ from .children import die_with_parent
 from .errors import KbError
 from .resolve import Resolved, TableText, slug_of
 from .safe_markdown import Linker, render, without_tables
-from .site import environment
+from .site import as_html, environment
 
 MM = 72 / 25.4
 CARD_W, CARD_H = 63 * MM, 88 * MM
@@ -107,29 +107,92 @@ class AidFiles:
     files: dict[str, bytes]  # name under cards/ -> content
 
 
+DEFAULT_COLOUR = "#4a3d5c"
+COLOUR = re.compile(r"#[0-9a-fA-F]{6}")
+
+
 def aid_sections(resolved: Resolved, game: str, lang: str) -> list[dict]:
-    """The aid's sections with each entry's title (text) and body (safe HTML), in the reader's language."""
+    """The aid's sections, each with its colour and icon and its items in the reader's language: an
+    item is one entry (title, body as safe HTML) or one faction (name, colour, icon, table rows, the
+    bodies of its entries). One item is one card."""
     kb = resolved.kb
-    env = environment("cards")
-    labels = resolved.languages.ui(lang)
     sections = []
     for section in kb.aids[game]["sections"]:
-        items = []
-        for entry_id in section["entries"]:
-            entry = kb.entries[entry_id]
-            shown = resolved.display_language(entry, lang)
-            linker = Linker(reference_href=no_link, reference_label=partial(resolved_title, resolved, lang=shown))
-            html = render(aid_text(resolved, entry, shown), linker)
-            if "<img" in html:
-                raise AidFetchError(f"entry '{entry_id}' has an image; aids fetch nothing (aid {game}-{lang})")
-            if "table" in entry and entry["table"].get("shown", True):
-                html += table_html(env, resolved.table(entry["table"], lang))
-            items.append({
-                "id": entry_id, "anchor": slug_of(entry_id), "title": entry["title"][shown], "html": html,
-                "fallback": None if shown == lang else labels["fallback"].format(shown=resolved.languages.name_in(shown, lang)),
-            })
-        sections.append({"title": resolved.text_in(section["title"], lang), "items": items})
+        items = [entry_item(resolved, game, lang, entry_id) for entry_id in section.get("entries", [])]
+        items += [faction_item(resolved, game, lang, faction) for faction in section.get("factions", [])]
+        sections.append({"title": resolved.text_in(section["title"], lang), "colour": section.get("colour", DEFAULT_COLOUR),
+                         "icon": section.get("icon"), "items": items})
     return sections
+
+
+def entry_item(resolved: Resolved, game: str, lang: str, entry_id: str) -> dict:
+    entry = resolved.kb.entries[entry_id]
+    labels = resolved.languages.ui(lang)
+    html, shown = entry_body(resolved, game, lang, entry_id)
+    summary_title = entry.get("summary", {}).get("title", {})
+    title_lang = lang if lang in summary_title or lang in entry["title"] else resolved.display_language(entry, lang)
+    title = summary_title.get(lang) or entry["title"][title_lang]
+    other = shown if shown != lang else title_lang
+    return {"id": entry_id, "anchor": slug_of(entry_id), "title": title, "html": html,
+            "fallback": None if other == lang else labels["fallback"].format(shown=resolved.languages.name_in(other, lang)),
+            "checks": needs_check(resolved, entry_id, lang), "ref": site_path(resolved, entry_id, lang),
+            "colour": None, "icon": None, "faction": False}
+
+
+def entry_body(resolved: Resolved, game: str, lang: str, entry_id: str) -> tuple[Markup, str]:
+    """An entry's body on an aid, as safe HTML, and the language it is in: its summary in the
+    reader's language if it has one, else its text (with its table) in the language shown."""
+    entry = resolved.kb.entries[entry_id]
+    summary = entry.get("summary", {}).get("text", {})
+    shown = lang if lang in summary else resolved.display_language(entry, lang)
+    linker = Linker(reference_href=no_link, reference_label=partial(resolved_title, resolved, lang=shown))
+    html = render(summary[lang] if lang in summary else aid_text(resolved, entry, shown), linker)
+    if "<img" in html:
+        raise AidFetchError(f"entry '{entry_id}' has an image; aids fetch nothing (aid {game}-{lang})")
+    if "table" in entry and entry["table"].get("shown", True):
+        hidden = resolved.kb.aids[game].get("hide_columns", {}).get(entry_id, [])
+        table = {**entry["table"], "columns": [c for c in entry["table"]["columns"] if c["key"] not in hidden]}
+        html += table_html(resolved.table(table, lang), entry_id, bool(needs_check(resolved, entry_id, lang)))
+    return Markup(html), shown
+
+
+def faction_item(resolved: Resolved, game: str, lang: str, faction: dict) -> dict:
+    """A faction's card: its rows of a table (the column that names the faction left out), then the
+    bodies of its entries, without their titles."""
+    parts, checks, refs = [], [], []
+    if "rows" in faction:
+        table_id, where = faction["rows"]["table"], faction["rows"]["where"]
+        table = resolved.kb.entries[table_id]["table"]
+        columns = [c for c in table["columns"] if c["key"] not in where]
+        rows = [row for row in table["rows"] if all(resolved.text_in(row.get(k), "en") == v for k, v in where.items())]
+        text = resolved.table({**table, "columns": columns, "rows": rows}, lang)
+        parts.append(table_html(text, None, False))
+    for entry_id in faction.get("entries", []):
+        parts.append(entry_body(resolved, game, lang, entry_id)[0])
+        checks += [c for c in needs_check(resolved, entry_id, lang) if c not in checks]
+        refs.append(site_path(resolved, entry_id, lang))
+    name = resolved.text_in(faction["name"], lang)
+    return {"id": name, "anchor": slug_of(f"{game}/{faction['icon']}"), "title": name, "html": Markup("".join(parts)),
+            "fallback": None, "checks": checks, "ref": " · ".join(refs), "colour": faction["colour"], "icon": faction["icon"],
+            "faction": True}
+
+
+def needs_check(resolved: Resolved, entry_id: str, lang: str) -> list[str]:
+    """Footnotes for an entry whose values the data marks as needing a check: the titles of the
+    clarifications about it whose status is needs-check, in the reader's language."""
+    notes = []
+    for clarification_id in resolved.clarifications_of.get(entry_id, []):
+        clarification = resolved.kb.entries[clarification_id]
+        if clarification["clarification"].get("status") == "needs-check":
+            label = resolved.languages.ui(lang)["aid_needs_check"]
+            # the clarification's title says what to check; in another language it would be an unmarked fallback
+            notes.append(f"{label}: {clarification['title'][lang]}" if lang in clarification["title"] else f"{label}.")
+    return notes
+
+
+def site_path(resolved: Resolved, entry_id: str, lang: str) -> str:
+    """Where the entry stands on the site, from the site's root (the aid cannot know the host)."""
+    return f"{lang}/{resolved.kb.game_of(entry_id)}/{as_html(resolved.page_of[entry_id])}#{slug_of(entry_id)}"
 
 
 def no_link(ref: str) -> None:
@@ -152,9 +215,20 @@ def resolved_title(resolved: Resolved, ref: str, *, lang: str) -> str:
     return item["title"][resolved.display_language(item, lang)]
 
 
-def table_html(env, table: TableText) -> Markup:
-    """A data table for an aid, every cell plain text (escaped by the template)."""
-    return Markup(env.get_template("table.html.j2").render(head=table.head, rows=table.rows, note=None))
+def table_html(table: TableText, entry_id: str | None, to_check: bool) -> Markup:
+    """A data table for an aid, every cell plain text (escaped by the template); the table's note is
+    an editors' note and stays off the aid. `to_check`: the values print with a mark."""
+    return Markup(aid_environment().get_template("aid-table.html.j2").render(head=table.head, rows=table.rows, entry_id=entry_id,
+                                                                             to_check=to_check))
+
+
+@cache
+def aid_environment():
+    """The aids' templates (autoescaping), with their CSS filters; made once per process."""
+    env = environment("cards")
+    env.filters["css_string"] = css_string
+    env.filters["css_colour"] = css_colour
+    return env
 
 
 def paints(box) -> bool:
@@ -333,16 +407,26 @@ class AidJob:
 def aid_job(resolved: Resolved, game: str, lang: str) -> AidJob:
     kb = resolved.kb
     labels = resolved.languages.ui(lang)
-    game_data = kb.games[game]
-    aid = kb.aids[game]
-    title = resolved.text_in(aid.get("title") or game_data["title"], lang)
-    subtitle = f"{labels['cards']} · {resolved.languages[lang].name}"
-    footer = f"{resolved.text_in(game_data['title'], lang)} · {labels['data_version']} {resolved.data_version}"
-    env = environment("cards")
-    env.filters["css_string"] = css_string
-    common = {"lang": lang, "title": title, "subtitle": subtitle, "footer": footer, "sections": aid_sections(resolved, game, lang)}
+    game_title = resolved.text_in(kb.aids[game].get("title") or kb.games[game]["title"], lang)
+    env = aid_environment()
+    sections = aid_sections(resolved, game, lang)
     template = env.get_template("aid.html.j2")
-    return AidJob(game, lang, template.render(**SHEET_LAYOUT, **common), template.render(**CARD_LAYOUT, **common))
+    layouts = {"sheet": (SHEET_LAYOUT, labels["aid_sheet"]), "cards": (CARD_LAYOUT, labels["aid_cards"])}
+
+    def html(kind: str, version: str) -> str:
+        layout, kind_label = layouts[kind]
+        return template.render(**layout, lang=lang, game_title=game_title, kind=kind_label, title=f"{game_title} · {kind_label}",
+                               sections=sections, footer=f"{game_title} · {labels['full_rules']}: {lang}/{game}/ · {version}",
+                               footer_version=version)
+    # The printed version is a digest of what this aid shows, not of the whole data: an edit in
+    # one game changes neither the version nor the cache key of another game's aids.
+    version = f"{labels['data_version']} {content_version(html('sheet', '') + html('cards', ''))}"
+    return AidJob(game, lang, html("sheet", version), html("cards", version))
+
+
+def content_version(html: str) -> str:
+    """The version an aid prints: a digest of its own HTML (rendered without the version)."""
+    return hashlib.sha256(html.encode("utf-8")).hexdigest()[:12]
 
 
 def produce(job: AidJob) -> AidFiles:
@@ -371,6 +455,13 @@ os.register_at_fork(after_in_child=font_config.cache_clear)  # a worker makes it
 # Release Pango's objects while the libraries are still loaded: left to interpreter teardown, the
 # cached configuration is unreferenced after GLib is gone, and the process ends in a segfault.
 atexit.register(font_config.cache_clear)
+
+
+def css_colour(value: str) -> Markup:
+    """A colour from the data for a CSS declaration: only #rrggbb passes (the schema says so too)."""
+    if not COLOUR.fullmatch(str(value)):
+        raise AidError(f"colour {value!r} is not #rrggbb")
+    return Markup(value)
 
 
 def css_string(text: str) -> Markup:
@@ -425,8 +516,13 @@ def layout_code_version() -> str:
     return hashlib.sha256(Path(__file__).read_bytes()).hexdigest() + weasyprint.__version__
 
 
+def cache_folder(job: AidJob, cache: Path) -> Path:
+    """Where an aid's laid-out files are kept: named by game and language for people, by content for the build."""
+    return cache / f"{job.game}-{job.lang}-{job_key(job)}"
+
+
 def cached(job: AidJob, cache: Path | None) -> AidFiles | None:
-    folder = cache / job_key(job) if cache else None
+    folder = cache_folder(job, cache) if cache else None
     if folder is None or not folder.is_dir():
         return None
     return AidFiles(job.game, job.lang, {p.name: p.read_bytes() for p in sorted(folder.iterdir())})
@@ -435,7 +531,7 @@ def cached(job: AidJob, cache: Path | None) -> AidFiles | None:
 def store(aid: AidFiles, job: AidJob, cache: Path | None) -> None:
     if cache is None:
         return
-    folder = cache / job_key(job)
+    folder = cache_folder(job, cache)
     partial = folder.with_suffix(".partial")
     partial.mkdir(parents=True, exist_ok=True)
     for name, content in aid.files.items():

@@ -1,0 +1,73 @@
+"""The bundled aids as laid out: tables whole and once, values to check marked (issue 16)."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from weasyprint import HTML
+
+from conftest import REPO
+from generator.cards import overflowing_boxes
+
+
+@pytest.fixture(scope="module")
+def resolved():
+    from generator.resolve import resolve
+    from generator.validate import load_valid
+    return resolve(load_valid(REPO / "data"))
+
+
+def aid_tables(resolved, game: str) -> list[str]:
+    """The tables an aid is meant to print: entries named in its cards.yaml that carry a shown table."""
+    return [e for s in resolved.kb.aids[game]["sections"] for e in s["entries"]
+            if "table" in resolved.kb.entries[e] and resolved.kb.entries[e]["table"].get("shown", True)]
+
+
+def tables_by_page(document) -> dict[str, set[int]]:
+    """Table entry id -> the pages (cards) where a box of that table stands."""
+    found: dict[str, set[int]] = {}
+    for number, page in enumerate(document.pages, 1):
+        stack = [page._page_box]
+        while stack:
+            box = stack.pop()
+            element = getattr(box, "element", None)
+            if element is not None and getattr(box, "element_tag", "") == "table" and element.get("data-table"):
+                found.setdefault(element.get("data-table"), set()).add(number)
+            stack.extend(getattr(box, "children", []))
+    return found
+
+
+@pytest.mark.parametrize("game", ["citow", "marauders", "battlelore", "wizards-quest"])
+def test_every_table_once_and_never_split_across_cards(bundled_build: Path, resolved, game: str):
+    lang = resolved.kb.games[game]["languages"][0]
+    cards = bundled_build / "site/cards"
+    wanted = aid_tables(resolved, game)
+    sheet = (cards / f"{game}-{lang}-sheet.html").read_text(encoding="utf-8")
+    for table in wanted:
+        assert sheet.count(f'data-table="{table}"') == 1, table
+    document = HTML(filename=str(cards / f"{game}-{lang}-cards.html")).render()
+    assert overflowing_boxes(document) == []
+    pages = tables_by_page(document)
+    assert set(pages) == set(wanted)
+    for table, on in pages.items():
+        assert len(on) == 1, f"{table} is split over cards {sorted(on)}"
+
+
+@pytest.mark.parametrize("lang", ["en", "pl", "ru"])
+def test_values_to_check_are_marked_with_a_footnote(bundled_build: Path, lang: str):
+    for kind in ("sheet", "cards"):
+        html = (bundled_build / f"site/cards/citow-{lang}-{kind}.html").read_text(encoding="utf-8")
+        table = re.search(r'<table data-table="citow/ruination-card-1-table" class="to-check">.*?</table>(.*?)</div>', html, re.S)
+        assert table, kind
+        assert table.group(0).count('class="mark-cell"') == 18  # 9 regions × 2 values
+        assert 'class="footnote"' in table.group(1)
+
+
+def test_no_ids_or_editors_notes_on_the_sheet(bundled_build: Path, resolved):
+    html = (bundled_build / "site/cards/citow-en-sheet.html").read_text(encoding="utf-8")
+    body = re.sub(r'<p class="ref">.*?</p>|<[^>]+>', " ", html.split("<body>", 1)[1])
+    assert "citow/" not in body
+    assert "The source names the Power only" not in body  # a table's editors' note
+    assert "Player aid" in html.split("<body>", 1)[1][:400] and "Quick-reference" not in html
+    assert 'name="viewport"' in html and "max-width: 40em" in html
