@@ -4,8 +4,8 @@
   mkdocs.yml (written by the site renderer), already HTML-escaped: Material prints `nav_item.title`
   and `page.meta.title` as they are, so data text must not reach them any other way. Keeping them
   out of YAML also means a title of any length or character cannot break the configuration file.
-- Each language section gets its own <html lang>: Material writes the theme's one language
-  into every page.
+- Each language section gets Material's chrome in its language and its own <html lang>: the theme
+  language is set per page from the language definitions (data/languages/<code>/language.yaml).
 - Memory stays flat as the site grows: mkdocs keeps every page's Markdown and HTML until the
   end of the build; a page's Markdown is dropped once it is HTML, and its HTML once the page
   is written (nothing later reads them: anchors are validated from ids kept separately).
@@ -19,15 +19,17 @@ from mkdocs.structure.toc import get_toc
 
 SITE_META = "kb-site.json"
 _pages: dict[str, dict] = {}
-_languages: set[str] = set()  # the language sections (data/languages/), from the site meta
+_sections: dict[str, dict] = {}  # language section -> {theme: Material's language, site_name} (data/languages/)
+_defaults: dict[str, str] = {}   # the root pages' theme language and site name (mkdocs.yml)
 
 
 def on_config(config):
     meta = json.loads((Path(config.config_file_path).parent / SITE_META).read_text(encoding="utf-8"))
     _pages.clear()
     _pages.update(meta["pages"])
-    _languages.clear()
-    _languages.update(meta["languages"])
+    _sections.clear()
+    _sections.update(meta["sections"])
+    _defaults.update(theme=config.theme["language"], site_name=config.site_name)
     config.nav = meta["nav"]
     return config
 
@@ -39,6 +41,15 @@ def on_page_markdown(markdown, page, config, files):
     return markdown
 
 
+def on_page_context(context, page, config, nav):
+    """Material's chrome in the section's language ("Skip to content", "Back to top", aria-labels and
+    <html lang>): its templates read config.theme.language when each page is rendered."""
+    section = _sections.get(page.file.src_uri.split("/", 1)[0], _defaults)
+    config.theme["language"] = section["theme"]
+    config.site_name = section["site_name"]
+    return context
+
+
 def on_page_content(html, page, config, files):
     meta = _pages.get(page.file.src_uri)
     if meta is not None:
@@ -48,8 +59,5 @@ def on_page_content(html, page, config, files):
 
 
 def on_post_page(output, page, config):
-    section = page.file.src_uri.split("/", 1)[0]
-    if section in _languages:
-        output = output.replace(f'<html lang="{config.theme["language"]}"', f'<html lang="{section}"', 1)
     page.content = None
     return output

@@ -303,7 +303,8 @@ class SiteRenderer:
     def site_meta(self) -> str:
         """JSON for mkdocs' hooks (mkdocs_hooks.py): the navigation and every page's title and table of
         contents, escaped. Written beside the generated mkdocs.yml after `pages()` has run."""
-        return json.dumps({"languages": self.langs.codes, "nav": self.nav(), "pages": {path: {"title": meta.title, "toc": meta.toc}
+        sections = {lang.code: {"theme": lang.theme, "site_name": str(escape(lang.ui["home"]))} for lang in self.langs}
+        return json.dumps({"sections": sections, "nav": self.nav(), "pages": {path: {"title": meta.title, "toc": meta.toc}
                                                          for path, meta in self.page_meta.items()}}, ensure_ascii=False)
 
     def nav(self) -> list:

@@ -60,7 +60,7 @@ def test_a_fourth_language_is_data_only(tmp_path: Path):
     assert result.returncode == 0, result.stdout + result.stderr
     site = tmp_path / "site"
     chapter = (site / "de" / "mini" / "10-rules.html").read_text(encoding="utf-8")
-    assert '<html lang="de"' in chapter
+    assert '<html lang="de"' in chapter and "Zum Inhalt" in chapter            # Material's chrome in German
     assert "Rückzug" in chapter and "zurückziehen" in chapter                 # the translated entry
     assert "Nicht auf Deutsch vorhanden: angezeigt auf" in chapter          # its own chrome: the fallback note
     assert "Deutsch" in (site / "index.html").read_text(encoding="utf-8")   # the root page offers it

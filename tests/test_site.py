@@ -1,6 +1,7 @@
 """The site built from the mini data set: strict build, links, escaping, and the browser behaviours."""
 from __future__ import annotations
 
+import re
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -159,3 +160,18 @@ def test_many_games_are_grouped_in_the_nav_like_guide_words():
     assert len(groups) == 4 and len(set(names)) == len(names)   # 18 games: sections of ceil(sqrt(18)) = 5
     assert [list(item)[0] for g in groups for item in next(iter(g.values()))] == titles
     assert names[0] == "Ca" and names[-1].endswith("–Du")
+
+
+@pytest.mark.parametrize("section, strings, title_end", [
+    ("pl", ["Przejdź do treści", "Powrót do góry", 'aria-label="Nagłówek"'], "Zasady gier"),
+    ("ru", ["Перейти к содержанию", "К началу", 'aria-label="Верхний колонтитул"'], "Справочник правил"),
+])
+def test_material_chrome_speaks_the_sections_language(site: Path, section: str, strings: list[str], title_end: str):
+    """Material's own texts come in the section's language (its theme language from data/languages/)."""
+    page = (site / section / "mini" / "10-rules.html").read_text(encoding="utf-8")
+    assert f'<html lang="{section}"' in page
+    for text in strings:
+        assert text in page, text
+    for english in ("Skip to content", "Back to top", 'aria-label="Header"'):
+        assert english not in page, english
+    assert re.search(rf"<title>[^<]* - {title_end}</title>", page)
