@@ -50,8 +50,8 @@ def cmd_codes(args) -> int:
     from .problems import CODES
     print("# Problem codes of `python -m generator validate`\n")
     print("Each problem is printed as `path:line:col: CODE message` followed by a hint; all problems are")
-    print("collected before the command exits with status 1. `tests/fixtures/invalid/<CODE>/` holds a")
-    print("failing example of each.\n")
+    print("collected before the command exits with status 1. `tests/fixtures/invalid/<CODE>[-<case>]/` holds")
+    print("failing examples of each, with `expected.txt`: the exact lines `validate` prints.\n")
     print("| code | meaning | how to fix |")
     print("|---|---|---|")
     for code, (meaning, hint) in CODES.items():
