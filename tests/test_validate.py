@@ -147,13 +147,14 @@ def test_one_colon_in_a_bundled_title_is_one_problem(tmp_path: Path, monkeypatch
     chapter = tmp_path / "data/games/citow/chapters/20-battle-phase.yaml"
     text = chapter.read_text(encoding="utf-8")
     assert text.count("      en: How the Battle Phase runs\n") == 1
+    line_number = text[:text.index("      en: How the Battle Phase runs\n")].count("\n") + 1
     chapter.write_text(text.replace("      en: How the Battle Phase runs\n", "      en: Battle Phase: how it runs\n"),
                        encoding="utf-8")
     monkeypatch.chdir(tmp_path)
     _, problems = validate(Path("data"))
     [line, note] = printed_lines(problems)
-    assert line == ("data/games/citow/chapters/20-battle-phase.yaml:18:23: E001 a colon and a space inside an unquoted "
-                    "value start a new mapping: put the value in quotes")
+    assert line == (f"data/games/citow/chapters/20-battle-phase.yaml:{line_number}:23: E001 a colon and a space inside an "
+                    "unquoted value start a new mapping: put the value in quotes")
     count = int(note.removeprefix("    note: ").split()[0])
     assert note == f"    note: {count} reference(s) to what it defines were not checked" and count >= 20
 
