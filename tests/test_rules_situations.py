@@ -103,3 +103,43 @@ def test_marauders_standings(rc):
     with pytest.raises(rc.RulesError, match="only one tribe completes three lines first"):
         rc.run("marauders", "standings", {"tribes": {"a": {**one, "completed_three_lines_first": True},
                                                      "b": {**one, "completed_three_lines_first": True}}})
+
+
+# -- Chaos in the Old World: a whole Corruption Phase -----------------------------------------
+
+def test_citow_corruption_phase_goes_in_region_order_and_reuses_the_region_checks(rc):
+    regions = [
+        {"region": "badlands", "figures": {"nurgle": {"cultist": 1}, "tzeentch": {"cultist": 1}},
+         "corruption_before": {"nurgle": 10}},  # tied domination: no resistance needed
+        {"region": "norsca", "figures": {"khorne": {"cultist": 1}, "slaanesh": {"cultist": 1}},
+         "corruption_before": {"khorne": 10}},
+        {"region": "kislev", "figures": {"tzeentch": {"cultist": 4}}, "noble_tokens": 1},
+    ]
+    result = rc.run("citow", "corruption_phase", {"regions": regions, "ruined_regions": ["empire", "tilea", "estalia"]})
+    order = [r["region"] for r in result["regions"]]
+    assert order == list(rc.citow.REGION_ORDER)  # every region, in the data's order
+    assert result["ruined_this_phase"] == ["norsca", "badlands"]  # ruined in region order: cards 4 and 5
+    assert [result["regions"][order.index(r)]["corruption"]["ruination_card"] for r in ("norsca", "badlands")] == [4, 5]
+    assert result["skipped_ruined"] == ["empire", "estalia", "tilea"]
+    assert result["regions"][order.index("empire")] == {"region": "empire", "ruined_before": True,
+                                                       "dominance": None, "corruption": None}
+    kislev = result["regions"][order.index("kislev")]
+    assert kislev["dominance"] == rc.run("citow", "dominance", {"region": "kislev", "noble_tokens": 1,
+                                                               "figures": {"tzeentch": {"cultist": 4}}})
+    assert result["vp_gained"]["tzeentch"] == kislev["dominance"]["conquer_value"] == 4  # Kislev 3 + a Noble token 1
+    assert result["vp_unknown_from"] == ["norsca", "badlands"]  # cards 4 and 5: award not in the sources
+    given = rc.run("citow", "corruption_phase", {"regions": regions, "ruined_regions": ["empire", "tilea", "estalia"],
+                                                 "participants_vp": {"4": 2, "5": 1}})
+    assert given["vp_gained"] == {"khorne": 2, "nurgle": 1, "tzeentch": 5, "slaanesh": 2} and given["vp_unknown_from"] == []
+
+
+def test_citow_corruption_phase_refuses_what_the_rules_do_not_allow(rc):
+    with pytest.raises(rc.RulesError, match="given twice"):
+        rc.run("citow", "corruption_phase", {"regions": [{"region": "kislev"}, {"region": "kislev"}]})
+    with pytest.raises(rc.RulesError, match="not 3"):
+        rc.run("citow", "corruption_phase", {"regions": [], "ruined_regions": ["kislev"], "ruination_cards_left": 3})
+    with pytest.raises(rc.RulesError, match="resistance"):  # a unique leader outside Kislev needs the printed values
+        rc.run("citow", "corruption_phase", {"regions": [{"region": "tilea", "figures": {"khorne": {"cultist": 1}}}]})
+    tilea = rc.run("citow", "corruption_phase", {"regions": [
+        {"region": "tilea", "figures": {"khorne": {"cultist": 3}}, "resistance": 3, "conquer_value": 2}]})
+    assert tilea["vp_gained"]["khorne"] == 0  # equal to the resistance is not enough (citow/dominance-scoring)
