@@ -143,3 +143,40 @@ def test_citow_corruption_phase_refuses_what_the_rules_do_not_allow(rc):
     tilea = rc.run("citow", "corruption_phase", {"regions": [
         {"region": "tilea", "figures": {"khorne": {"cultist": 3}}, "resistance": 3, "conquer_value": 2}]})
     assert tilea["vp_gained"]["khorne"] == 0  # equal to the resistance is not enough (citow/dominance-scoring)
+
+
+# -- BattleLore: line of sight on a hex map (axial coordinates) -------------------------------
+
+def _los(rc, attacker, target, terrain=(), units=(), **more):
+    return rc.run("battlelore", "line_of_sight", {"attacker": list(attacker), "target": list(target),
+                                                  "terrain": [{"hex": list(h), "terrain": t} for h, t in terrain],
+                                                  "units": [list(u) for u in units], **more})
+
+
+def test_battlelore_line_of_sight_along_edges(rc):
+    one_side = _los(rc, (0, 0), (2, -1), terrain=[((1, 0), "forest")])
+    assert one_side["line_of_sight"] is True and one_side["runs_along_edge"] is True
+    assert sorted(s["hexes"][0] for s in one_side["sides"]) == [[1, -1], [1, 0]]
+    both = _los(rc, (0, 0), (2, -1), terrain=[((1, 0), "forest")], units=[(1, -1)])
+    assert both["line_of_sight"] is False  # the diagram's second case: blocked whichever way it is shifted
+    # two edges: shifted once as a whole (battlelore/clarify-line-of-sight-along-two-edges) - a blocker on each side
+    # at different edges blocks, though each edge alone has a clear side
+    zigzag = _los(rc, (0, 0), (4, -2), terrain=[((1, 0), "building"), ((3, -2), "hill")])
+    assert zigzag["line_of_sight"] is False
+    assert "battlelore/clarify-line-of-sight-along-two-edges" in zigzag["clarifications"]
+    assert _los(rc, (0, 0), (4, -2), terrain=[((1, 0), "building"), ((3, -1), "hill")])["line_of_sight"] is True
+
+
+def test_battlelore_line_of_sight_ends_terrain_and_hills(rc):
+    adjacent = _los(rc, (0, 0), (1, 0), terrain=[((0, 0), "forest"), ((1, 0), "forest")])
+    assert adjacent["line_of_sight"] is True and adjacent["range"] == 1  # neither end hex blocks
+    assert _los(rc, (0, 0), (3, 0), terrain=[((1, 0), "water"), ((2, 0), "ford")])["line_of_sight"] is True
+    assert _los(rc, (0, 0), (3, 0), terrain=[((2, 0), "command_tent")])["line_of_sight"] is False
+    assert _los(rc, (0, 0), (3, 0), units=[(2, 0)])["line_of_sight"] is False
+    on_hill = dict(terrain=[((0, 0), "hill")], units=[(2, 0)])
+    assert _los(rc, (0, 0), (3, 0), **on_hill)["line_of_sight"] is True
+    assert _los(rc, (0, 0), (3, 0), **on_hill, attacker_ranged=False)["line_of_sight"] is False  # the Ranged trait
+    assert _los(rc, (3, 0), (0, 0), **on_hill)["line_of_sight"] is False  # the target's hill does not help
+    assert _los(rc, (-3, 5), (2, -4))["range"] == 9
+    with pytest.raises(rc.RulesError, match="same hex"):
+        _los(rc, (1, 1), (1, 1))
