@@ -119,6 +119,6 @@ def test_battlelore_line_of_sight_is_symmetric(rc, a, step, terrain, units, rang
         ranged = False  # a ranged unit on a hill ignores units: the one asymmetry the rules make (battlelore/hill)
     there, back = _sight(rc, a, b, terrain, units, ranged), _sight(rc, b, a, terrain, units, ranged)
     assert there["line_of_sight"] == back["line_of_sight"] and there["range"] == back["range"]
-    assert there["runs_along_edge"] == back["runs_along_edge"]
+    assert (there["runs_along_edge"], there["through_corner"]) == (back["runs_along_edge"], back["through_corner"])
     crossed = sorted(sorted(map(tuple, s["hexes"])) for s in there["sides"])
     assert crossed == sorted(sorted(map(tuple, s["hexes"])) for s in back["sides"])  # the same hexes, walked back

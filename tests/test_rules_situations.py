@@ -167,6 +167,15 @@ def test_battlelore_line_of_sight_along_edges(rc):
     assert _los(rc, (0, 0), (4, -2), terrain=[((1, 0), "building"), ((3, -1), "hill")])["line_of_sight"] is True
 
 
+def test_battlelore_line_of_sight_through_a_corner(rc):
+    # (0, 0) to (5, -4) crosses two corners where three hexes meet: (2, -1) and (3, -3) are each touched in a point
+    corner = _los(rc, (0, 0), (5, -4), terrain=[((2, -1), "forest")])
+    assert corner["through_corner"] is True and corner["runs_along_edge"] is False and corner["line_of_sight"] is True
+    assert corner["clarifications"] == ["battlelore/clarify-line-of-sight-through-corner"]
+    assert _los(rc, (0, 0), (5, -4), terrain=[((2, -1), "forest"), ((3, -3), "forest")])["line_of_sight"] is False
+    assert _los(rc, (0, 0), (5, -4), units=[(3, -2)])["line_of_sight"] is False  # crossed on both sides
+
+
 def test_battlelore_line_of_sight_ends_terrain_and_hills(rc):
     adjacent = _los(rc, (0, 0), (1, 0), terrain=[((0, 0), "forest"), ((1, 0), "forest")])
     assert adjacent["line_of_sight"] is True and adjacent["range"] == 1  # neither end hex blocks

@@ -146,6 +146,7 @@ class Rules(Game):
         self.END_HEXES_BLOCK = sight["end_hexes_block"]
         self.HILL_NOTE = data.ref("battlelore/clarify-hill-line-of-sight")
         self.EDGE_NOTE = data.ref("battlelore/clarify-line-of-sight-along-two-edges")
+        self.CORNER_NOTE = data.ref("battlelore/clarify-line-of-sight-through-corner")
 
     def _terrain(self, name: str) -> str:
         if name not in self.TERRAIN and name != "off_board":
@@ -610,7 +611,8 @@ class Rules(Game):
         """Hexes are axial (q, r): the six neighbours of (q, r) are (q+1, r), (q-1, r), (q, r+1), (q, r-1),
         (q+1, r-1), (q-1, r+1). The line joins the two hex centres; the hexes it crosses are found exactly. Where it
         runs along a hex edge (or through a corner) the two sides differ: it is shifted once, as a whole, to one side
-        (battlelore/clarify-line-of-sight-along-two-edges), and line of sight is clear if either side is clear.
+        (battlelore/clarify-line-of-sight-along-two-edges, battlelore/clarify-line-of-sight-through-corner), and line
+        of sight is clear if either side is clear.
         """
         a, b = (attacker[0], attacker[1]), (target[0], target[1])
         if a == b:
@@ -643,13 +645,17 @@ class Rules(Game):
             hexes = _crossed(a, b, side)
             sides.append({"hexes": [list(h) for h in hexes], "blocked_by": blockers(hexes)})
         shifted = sides[0]["hexes"] != sides[1]["hexes"]
+        d = [v - u for u, v in zip(_cube(a), _cube(b), strict=True)]
+        along_edge = shifted and len(set(d)) < len(d)  # a line along edges: two equal cube components, as (2, -1, -1)
         clear = any(not s["blocked_by"] for s in sides)
-        notes = ([self.HILL_NOTE] if on_hill and attacker_ranged else []) + ([self.EDGE_NOTE] if shifted else [])
+        notes = [self.HILL_NOTE] if on_hill and attacker_ranged else []
+        notes += [self.EDGE_NOTE] if along_edge else [self.CORNER_NOTE] if shifted else []
         return {
             "range": hex_distance(a, b),
             "line_of_sight": clear,
-            "runs_along_edge": shifted,
-            "sides": sides if shifted else sides[:1],
+            "runs_along_edge": along_edge,
+            "through_corner": shifted and not along_edge,
+            "sides": sides if shifted else sides[:1],  # both sides where they differ
             "units_ignored": ignore_units,
             "clarifications": notes,
         }
