@@ -103,3 +103,89 @@ def test_marauders_standings(rc):
     with pytest.raises(rc.RulesError, match="only one tribe completes three lines first"):
         rc.run("marauders", "standings", {"tribes": {"a": {**one, "completed_three_lines_first": True},
                                                      "b": {**one, "completed_three_lines_first": True}}})
+
+
+# -- Chaos in the Old World: a whole Corruption Phase -----------------------------------------
+
+def test_citow_corruption_phase_goes_in_region_order_and_reuses_the_region_checks(rc):
+    regions = [
+        {"region": "badlands", "figures": {"nurgle": {"cultist": 1}, "tzeentch": {"cultist": 1}},
+         "corruption_before": {"nurgle": 10}},  # tied domination: no resistance needed
+        {"region": "norsca", "figures": {"khorne": {"cultist": 1}, "slaanesh": {"cultist": 1}},
+         "corruption_before": {"khorne": 10}},
+        {"region": "kislev", "figures": {"tzeentch": {"cultist": 4}}, "noble_tokens": 1},
+    ]
+    result = rc.run("citow", "corruption_phase", {"regions": regions, "ruined_regions": ["empire", "tilea", "estalia"]})
+    order = [r["region"] for r in result["regions"]]
+    assert order == list(rc.citow.REGION_ORDER)  # every region, in the data's order
+    assert result["ruined_this_phase"] == ["norsca", "badlands"]  # ruined in region order: cards 4 and 5
+    assert [result["regions"][order.index(r)]["corruption"]["ruination_card"] for r in ("norsca", "badlands")] == [4, 5]
+    assert result["skipped_ruined"] == ["empire", "estalia", "tilea"]
+    assert result["regions"][order.index("empire")] == {"region": "empire", "ruined_before": True,
+                                                       "dominance": None, "corruption": None}
+    kislev = result["regions"][order.index("kislev")]
+    assert kislev["dominance"] == rc.run("citow", "dominance", {"region": "kislev", "noble_tokens": 1,
+                                                               "figures": {"tzeentch": {"cultist": 4}}})
+    assert result["vp_gained"]["tzeentch"] == kislev["dominance"]["conquer_value"] == 4  # Kislev 3 + a Noble token 1
+    assert result["vp_unknown_from"] == ["norsca", "badlands"]  # cards 4 and 5: award not in the sources
+    given = rc.run("citow", "corruption_phase", {"regions": regions, "ruined_regions": ["empire", "tilea", "estalia"],
+                                                 "participants_vp": {"4": 2, "5": 1}})
+    assert given["vp_gained"] == {"khorne": 2, "nurgle": 1, "tzeentch": 5, "slaanesh": 2} and given["vp_unknown_from"] == []
+
+
+def test_citow_corruption_phase_refuses_what_the_rules_do_not_allow(rc):
+    with pytest.raises(rc.RulesError, match="given twice"):
+        rc.run("citow", "corruption_phase", {"regions": [{"region": "kislev"}, {"region": "kislev"}]})
+    with pytest.raises(rc.RulesError, match="not 3"):
+        rc.run("citow", "corruption_phase", {"regions": [], "ruined_regions": ["kislev"], "ruination_cards_left": 3})
+    with pytest.raises(rc.RulesError, match="resistance"):  # a unique leader outside Kislev needs the printed values
+        rc.run("citow", "corruption_phase", {"regions": [{"region": "tilea", "figures": {"khorne": {"cultist": 1}}}]})
+    tilea = rc.run("citow", "corruption_phase", {"regions": [
+        {"region": "tilea", "figures": {"khorne": {"cultist": 3}}, "resistance": 3, "conquer_value": 2}]})
+    assert tilea["vp_gained"]["khorne"] == 0  # equal to the resistance is not enough (citow/dominance-scoring)
+
+
+# -- BattleLore: line of sight on a hex map (axial coordinates) -------------------------------
+
+def _los(rc, attacker, target, terrain=(), units=(), **more):
+    return rc.run("battlelore", "line_of_sight", {"attacker": list(attacker), "target": list(target),
+                                                  "terrain": [{"hex": list(h), "terrain": t} for h, t in terrain],
+                                                  "units": [list(u) for u in units], **more})
+
+
+def test_battlelore_line_of_sight_along_edges(rc):
+    one_side = _los(rc, (0, 0), (2, -1), terrain=[((1, 0), "forest")])
+    assert one_side["line_of_sight"] is True and one_side["runs_along_edge"] is True
+    assert sorted(s["hexes"][0] for s in one_side["sides"]) == [[1, -1], [1, 0]]
+    both = _los(rc, (0, 0), (2, -1), terrain=[((1, 0), "forest")], units=[(1, -1)])
+    assert both["line_of_sight"] is False  # the diagram's second case: blocked whichever way it is shifted
+    # two edges: shifted once as a whole (battlelore/clarify-line-of-sight-along-two-edges) - a blocker on each side
+    # at different edges blocks, though each edge alone has a clear side
+    zigzag = _los(rc, (0, 0), (4, -2), terrain=[((1, 0), "building"), ((3, -2), "hill")])
+    assert zigzag["line_of_sight"] is False
+    assert "battlelore/clarify-line-of-sight-along-two-edges" in zigzag["clarifications"]
+    assert _los(rc, (0, 0), (4, -2), terrain=[((1, 0), "building"), ((3, -1), "hill")])["line_of_sight"] is True
+
+
+def test_battlelore_line_of_sight_through_a_corner(rc):
+    # (0, 0) to (5, -4) crosses two corners where three hexes meet: (2, -1) and (3, -3) are each touched in a point
+    corner = _los(rc, (0, 0), (5, -4), terrain=[((2, -1), "forest")])
+    assert corner["through_corner"] is True and corner["runs_along_edge"] is False and corner["line_of_sight"] is True
+    assert corner["clarifications"] == ["battlelore/clarify-line-of-sight-through-corner"]
+    assert _los(rc, (0, 0), (5, -4), terrain=[((2, -1), "forest"), ((3, -3), "forest")])["line_of_sight"] is False
+    assert _los(rc, (0, 0), (5, -4), units=[(3, -2)])["line_of_sight"] is False  # crossed on both sides
+
+
+def test_battlelore_line_of_sight_ends_terrain_and_hills(rc):
+    adjacent = _los(rc, (0, 0), (1, 0), terrain=[((0, 0), "forest"), ((1, 0), "forest")])
+    assert adjacent["line_of_sight"] is True and adjacent["range"] == 1  # neither end hex blocks
+    assert _los(rc, (0, 0), (3, 0), terrain=[((1, 0), "water"), ((2, 0), "ford")])["line_of_sight"] is True
+    assert _los(rc, (0, 0), (3, 0), terrain=[((2, 0), "command_tent")])["line_of_sight"] is False
+    assert _los(rc, (0, 0), (3, 0), units=[(2, 0)])["line_of_sight"] is False
+    on_hill = dict(terrain=[((0, 0), "hill")], units=[(2, 0)])
+    assert _los(rc, (0, 0), (3, 0), **on_hill)["line_of_sight"] is True
+    assert _los(rc, (0, 0), (3, 0), **on_hill, attacker_ranged=False)["line_of_sight"] is False  # the Ranged trait
+    assert _los(rc, (3, 0), (0, 0), **on_hill)["line_of_sight"] is False  # the target's hill does not help
+    assert _los(rc, (-3, 5), (2, -4))["range"] == 9
+    with pytest.raises(rc.RulesError, match="same hex"):
+        _los(rc, (1, 1), (1, 1))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 from ..core import Game, GameData, RulesError, check
 
 # terrain -> the entry holding its params
@@ -15,6 +17,66 @@ TERRAIN_ENTRIES = {
     "bridge": "battlelore/bridge",
     "command_tent": "battlelore/command-tent",
 }
+
+
+Hex = tuple[int, int]
+
+
+def _cube(hex_: Hex) -> tuple[int, int, int]:
+    """Axial (q, r) -> cube (x, y, z) with x + y + z = 0."""
+    q, r = hex_
+    return q, -q - r, r
+
+
+def hex_distance(a: Hex, b: Hex) -> int:
+    """Hexes from a to b: a's hex not counted, b's counted (battlelore/range)."""
+    return max(abs(u - v) for u, v in zip(_cube(a), _cube(b), strict=True))
+
+
+def _crossed(a: Hex, b: Hex, side: int) -> list[Hex]:
+    """The hexes (a and b left out) whose inside the segment between the centres of a and b crosses, once the segment
+    is shifted by an infinitesimal amount to one side (side = +1 or -1), in order from a. Exact: in cube coordinates a
+    hex with centre c is the set |dx - dy| <= 1, |dy - dz| <= 1, |dz - dx| <= 1 (d = p - c), an affine image of the
+    regular hexagon, and the shift is carried as a second, infinitesimal component of every number (compared
+    lexicographically).
+    """
+    ca, cb = _cube(a), _cube(b)
+    n = hex_distance(a, b)
+    if n <= 1:
+        return []
+    direction = tuple(v - u for u, v in zip(ca, cb, strict=True))
+    normal = (1, -1, 0) if direction[2] != 0 or direction[0] == direction[1] else (0, 1, -1)  # not parallel to the line
+    candidates: set[Hex] = set()
+    for i in range(n + 1):  # every hex the segment meets is within 2 of a hex the lerped points round to
+        point = [Fraction(u) + Fraction(i, n) * d for u, d in zip(ca, direction, strict=True)]
+        q, r = round(point[0]), round(point[2])
+        for dq in range(-2, 3):
+            for dr in range(-2, 3):
+                if abs(dq + dr) <= 2:
+                    candidates.add((q + dq, r + dr))
+    candidates -= {a, b}
+    pairs = ((0, 1), (1, 2), (2, 0))
+    out = []
+    for hex_ in candidates:
+        cc = _cube(hex_)
+        low: tuple = (Fraction(0), Fraction(0))
+        high: tuple = (Fraction(1), Fraction(0))
+        for i, j in pairs:
+            # f(t) = (a_i - a_j - c_i + c_j) + t (d_i - d_j) + side*eps (n_i - n_j), kept strictly inside (-1, 1)
+            const = Fraction(ca[i] - ca[j] - cc[i] + cc[j])
+            slope = Fraction(direction[i] - direction[j])
+            eps = Fraction(side * (normal[i] - normal[j]))
+            if slope == 0:
+                if not (Fraction(-1), Fraction(0)) < (const, eps) < (Fraction(1), Fraction(0)):
+                    break
+                continue
+            ends = sorted(((bound - const) / slope, -eps / slope) for bound in (-1, 1))
+            low, high = max(low, ends[0]), min(high, ends[1])
+            if low >= high:
+                break
+        else:
+            out.append((low, hex_))
+    return [hex_ for _, hex_ in sorted(out)]
 
 
 def _dice_table(data: GameData) -> dict[str, dict]:
@@ -75,6 +137,16 @@ class Rules(Game):
             "battlelore/quickref-often-forgotten-rules", "lore_per_unspent_army_point"
         )  # from battlelore/quickref-often-forgotten-rules
         self.MAX_MUSTER_LORE = data.param("battlelore/quickref-often-forgotten-rules", "max_lore_for_unspent_army_points")
+        self.BLOCKING = {name for name, p in self.TERRAIN.items() if p.get("blocking")}  # from the terrain entries
+        self.RANGED_ON_HILL_IGNORES_UNITS = data.param(
+            "battlelore/hill", "ranged_on_hill_ignores_units"
+        )  # from battlelore/hill, read as battlelore/clarify-hill-line-of-sight
+        sight = data.pick("battlelore/line-of-sight", ("units_block", "end_hexes_block"))
+        self.UNITS_BLOCK = sight["units_block"]  # from battlelore/line-of-sight
+        self.END_HEXES_BLOCK = sight["end_hexes_block"]
+        self.HILL_NOTE = data.ref("battlelore/clarify-hill-line-of-sight")
+        self.EDGE_NOTE = data.ref("battlelore/clarify-line-of-sight-along-two-edges")
+        self.CORNER_NOTE = data.ref("battlelore/clarify-line-of-sight-through-corner")
 
     def _terrain(self, name: str) -> str:
         if name not in self.TERRAIN and name != "off_board":
@@ -525,4 +597,65 @@ class Rules(Game):
             "lore_gained": {p: n * self.LORE_PER_UNSPENT_POINT for p, n in used.items()},
             "unspent_points_without_lore": {p: n - used[p] for p, n in unspent_army_points.items()},
             "cap": self.MAX_MUSTER_LORE,
+        }
+
+    @check("line_of_sight")
+    def line_of_sight(
+        self,
+        attacker: list,
+        target: list,
+        terrain: list | None = None,
+        units: list | None = None,
+        attacker_ranged: bool = True,
+    ) -> dict:
+        """Hexes are axial (q, r): the six neighbours of (q, r) are (q+1, r), (q-1, r), (q, r+1), (q, r-1),
+        (q+1, r-1), (q-1, r+1). The line joins the two hex centres; the hexes it crosses are found exactly. Where it
+        runs along a hex edge (or through a corner) the two sides differ: it is shifted once, as a whole, to one side
+        (battlelore/clarify-line-of-sight-along-two-edges, battlelore/clarify-line-of-sight-through-corner), and line
+        of sight is clear if either side is clear.
+        """
+        a, b = (attacker[0], attacker[1]), (target[0], target[1])
+        if a == b:
+            raise RulesError("the attacking unit and its target are in the same hex")
+        ground: dict[Hex, str] = {}
+        for spot in terrain or []:
+            name = self._terrain(spot["terrain"])
+            where = (spot["hex"][0], spot["hex"][1])
+            if ground.get(where, name) != name:
+                raise RulesError(f"hex {list(where)} is given two terrains")
+            ground[where] = name
+        occupied = {(u[0], u[1]) for u in units or []}
+        on_hill = ground.get(a) == "hill"
+        ignore_units = bool(attacker_ranged and on_hill and self.RANGED_ON_HILL_IGNORES_UNITS)
+        ends = set() if self.END_HEXES_BLOCK else {a, b}
+
+        def blockers(hexes: list[Hex]) -> list[dict]:
+            found = []
+            for h in hexes:
+                if h in ends:
+                    continue
+                if ground.get(h) in self.BLOCKING:
+                    found.append({"hex": list(h), "by": ground[h]})
+                elif h in occupied and self.UNITS_BLOCK and not ignore_units:
+                    found.append({"hex": list(h), "by": "unit"})
+            return found
+
+        sides = []
+        for side in (1, -1):
+            hexes = _crossed(a, b, side)
+            sides.append({"hexes": [list(h) for h in hexes], "blocked_by": blockers(hexes)})
+        shifted = sides[0]["hexes"] != sides[1]["hexes"]
+        d = [v - u for u, v in zip(_cube(a), _cube(b), strict=True)]
+        along_edge = shifted and len(set(d)) < len(d)  # a line along edges: two equal cube components, as (2, -1, -1)
+        clear = any(not s["blocked_by"] for s in sides)
+        notes = [self.HILL_NOTE] if on_hill and attacker_ranged else []
+        notes += [self.EDGE_NOTE] if along_edge else [self.CORNER_NOTE] if shifted else []
+        return {
+            "range": hex_distance(a, b),
+            "line_of_sight": clear,
+            "runs_along_edge": along_edge,
+            "through_corner": shifted and not along_edge,
+            "sides": sides if shifted else sides[:1],  # both sides where they differ
+            "units_ignored": ignore_units,
+            "clarifications": notes,
         }

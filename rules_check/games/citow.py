@@ -322,6 +322,9 @@ class Rules(Game):
         self.FORBIDDING_BEATS_PERMITTING = data.param(
             "citow/forbidding-effects-prevail", "forbidding_beats_permitting"
         )  # from citow/forbidding-effects-prevail
+        ruined_rules = data.pick("citow/ruined-region-rules", ("dominance_resolved", "corruption_placed"))
+        self.RUINED_DOMINANCE_RESOLVED = ruined_rules["dominance_resolved"]  # from citow/ruined-region-rules
+        self.RUINED_CORRUPTION_PLACED = ruined_rules["corruption_placed"]
 
     def _dice_hits(self, results: list[int]) -> tuple[int, int]:
         return sum(1 for r in results if r >= self.HIT_MIN), sum(1 for r in results if r == self.EXPLODE_ON)
@@ -1051,3 +1054,96 @@ class Rules(Game):
         if "place_corruption" in by_action:
             result["corruption_placed_by_card"] = by_action["place_corruption"]
         return result
+
+    @check("corruption_phase")
+    def corruption_phase(
+        self,
+        regions: list,
+        ruined_regions: list | None = None,
+        ruination_cards_left: int | None = None,
+        participants_vp: dict | None = None,
+    ) -> dict:
+        """A whole Corruption Phase (citow/corruption-phase-steps): first the Domination step over every region in the
+        standard region order, then the Corruption step in that order, each region through the `dominance` and
+        `corruption` checks. A region reaching the threshold is ruined while ruination cards remain; regions already
+        ruined are skipped in both steps (citow/ruined-region-rules). `regions` may come in any order; a region not
+        given holds nothing. `participants_vp` {card number: award} gives the awards of cards 2-5, which the sources
+        do not print; without it a Power's phase total from such a card is unknown (listed in `vp_unknown_from`).
+        """
+        given: dict[str, dict] = {}
+        for spec in regions:
+            name = self._region(spec["region"])
+            if name in given:
+                raise RulesError(f"region {name} is given twice")
+            given[name] = spec
+        ruined = {self._region(r) for r in ruined_regions or []}
+        if len(ruined) > self.RUINATION_CARDS:
+            raise RulesError(f"only {self.RUINATION_CARDS} ruination cards exist: {len(ruined)} regions cannot be ruined")
+        cards_left = self.RUINATION_CARDS - len(ruined)
+        if ruination_cards_left is not None and ruination_cards_left != cards_left:
+            raise RulesError(
+                f"{len(ruined)} ruined region(s) leave {cards_left} of the {self.RUINATION_CARDS} ruination cards, "
+                f"not {ruination_cards_left}"
+            )
+        awards = {int(card): vp for card, vp in (participants_vp or {}).items()}
+        vp = {p: 0 for p in POWERS}
+        unknown: list[str] = []
+        report: dict[str, dict] = {}
+        skipped = [r for r in self.REGION_ORDER if r in ruined]
+        for name in self.REGION_ORDER:  # the Domination step
+            spec = given.get(name, {})
+            entry = report.setdefault(name, {"region": name, "ruined_before": name in ruined})
+            if name in ruined and not self.RUINED_DOMINANCE_RESOLVED:
+                entry["dominance"] = None
+                continue
+            result = self.dominance(
+                figures=spec.get("figures", {}),
+                chaos_cards=spec.get("chaos_cards"),
+                region=name,
+                resistance=spec.get("resistance"),
+                conquer_value=spec.get("conquer_value"),
+                noble_tokens=spec.get("noble_tokens", 0),
+                skaven_tokens=spec.get("skaven_tokens", 0),
+            )
+            entry["dominance"] = result
+            for power, gained in result["vp_gained"].items():
+                vp[power] += gained
+        newly_ruined: list[str] = []
+        not_ruined: list[str] = []
+        for name in self.REGION_ORDER:  # the Corruption step
+            spec = given.get(name, {})
+            entry = report[name]
+            if name in ruined and not self.RUINED_CORRUPTION_PLACED:
+                entry["corruption"] = None
+                continue
+            figures = spec.get("figures", {})
+            cultists = spec.get("cultists", {p: kinds.get("cultist", 0) for p, kinds in figures.items()})
+            card = len(ruined) + len(newly_ruined) + 1
+            result = self.corruption(
+                corruption_before=spec.get("corruption_before", {}),
+                cultists=cultists,
+                region=name,
+                warpstone_tokens=spec.get("warpstone_tokens", 0),
+                regions_already_ruined=len(ruined) + len(newly_ruined),
+                participants_vp=awards.get(card),
+            )
+            entry["corruption"] = result
+            if result["ruined"]:
+                newly_ruined.append(name)
+                if result["vp_gained"] is None:
+                    unknown.append(name)
+                else:
+                    for power, gained in result["vp_gained"].items():
+                        vp[power] += gained
+            elif result["total_corruption"] >= self.RUIN_THRESHOLD:
+                not_ruined.append(name)
+        return {
+            "regions": [report[name] for name in self.REGION_ORDER],
+            "ruined_this_phase": newly_ruined,
+            "reached_threshold_not_ruined": not_ruined,
+            "skipped_ruined": skipped,
+            "ruination_cards_left": self.RUINATION_CARDS - len(ruined) - len(newly_ruined),
+            "vp_gained": dict(vp),
+            "vp_unknown_from": unknown,
+            "end_phase_scoring": newly_ruined,
+        }

@@ -1,0 +1,124 @@
+"""rules_check properties (issue 13), drawn by hypothesis over the inputs: what must hold of every answer, not of one
+worked example. Each check runs in-process on the data made from the bundled YAML (rules_fixtures), every answer
+validated against its output schema."""
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+
+import pytest
+from conftest import REPO
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from schema_strategy import valid
+
+pytest_plugins = ["rules_fixtures"]  # the fixtures rules_data and rc
+
+pytestmark = pytest.mark.unit
+SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+POWERS = ("khorne", "nurgle", "tzeentch", "slaanesh")
+
+
+# -- Chaos in the Old World ----------------------------------------------------------------------
+
+def _chance(rc, dice: int, hits: int) -> Fraction:
+    result = rc.run("citow", "hit_probability", {"dice": dice, "hits": hits})
+    exact = Fraction(result["exact"])
+    assert 0 <= exact <= 1 and result["probability"] == pytest.approx(float(exact))
+    return exact
+
+
+@SETTINGS
+@given(dice=st.integers(0, 7), hits=st.integers(0, 7))
+def test_citow_hit_probability_is_a_chance_and_monotone(rc, dice, hits):
+    here = _chance(rc, dice, hits)
+    assert _chance(rc, dice + 1, hits) >= here  # one more die never lowers the chance of at least `hits` hits
+    assert _chance(rc, dice, hits + 1) <= here  # one more required hit never raises it
+    if hits == 0:
+        assert here == 1
+
+
+_counts = st.integers(0, 4)
+_figures = st.dictionaries(st.sampled_from(POWERS), st.fixed_dictionaries({"cultist": _counts, "warrior": _counts}),
+                           max_size=4)
+_cards = st.dictionaries(st.sampled_from(POWERS), st.lists(st.fixed_dictionaries({"cost": st.integers(0, 3)}),
+                                                           max_size=2), max_size=4)
+
+
+@SETTINGS
+@given(figures=_figures, cards=_cards, resistance=st.integers(0, 10), conquer=st.integers(0, 10),
+       nobles=st.integers(0, 2), skaven=st.integers(0, 2))
+def test_citow_dominance_only_for_the_unique_highest_above_resistance(rc, figures, cards, resistance, conquer,
+                                                                      nobles, skaven):
+    result = rc.run("citow", "dominance", {"figures": figures, "chaos_cards": cards, "resistance": resistance,
+                                           "conquer_value": conquer, "noble_tokens": nobles, "skaven_tokens": skaven})
+    values = result["dominance_values"]
+    for power in values:  # figures counted one each, whatever their kind, plus the printed card costs
+        assert values[power] == sum(figures.get(power, {}).values()) + sum(c["cost"] for c in cards.get(power, []))
+    best = max(values.values(), default=None)
+    unique = best is not None and list(values.values()).count(best) == 1
+    dominant = result["dominant"]
+    if unique and best > result["resistance"]:
+        assert dominant is not None and values[dominant] == best
+    else:
+        assert dominant is None
+    assert result["vp_gained"] == {p: (result["conquer_value"] if p == dominant else 0) for p in values}
+
+
+# -- Marauders -----------------------------------------------------------------------------------
+
+MARAUDERS = json.loads((REPO / "rules_check" / "schemas" / "marauders.schema.json").read_text(encoding="utf-8"))
+
+
+@settings(SETTINGS, max_examples=150)
+@given(tribes=st.dictionaries(st.sampled_from(["green", "red", "blue", "black"]),
+                              valid({"$ref": "#/$defs/score_input"}, MARAUDERS["$defs"]), min_size=1, max_size=4))
+def test_marauders_standings_conserve_the_points(rc, tribes):
+    if sum(bool(t.get("completed_three_lines_first")) for t in tribes.values()) > 1:
+        tribes = {name: {**t, "completed_three_lines_first": False} for name, t in tribes.items()}
+    scores = {}
+    for name, tribe in tribes.items():
+        try:
+            scores[name] = rc.run("marauders", "score", tribe)["total"]
+        except rc.RulesError:  # a drawn sheet the rules refuse: standings must refuse it too
+            with pytest.raises(rc.RulesError):
+                rc.run("marauders", "standings", {"tribes": tribes})
+    tribes = {name: tribe for name, tribe in tribes.items() if name in scores}  # the sheets the rules accept
+    if not tribes:
+        return
+    result = rc.run("marauders", "standings", {"tribes": tribes})
+    assert result["totals"] == scores
+    assert sum(row["vp"] for row in result["ranking"]) == sum(scores.values())  # no point made or lost
+    assert sorted(row["tribe"] for row in result["ranking"]) == sorted(tribes)
+
+
+# -- BattleLore ----------------------------------------------------------------------------------
+
+_hex = st.tuples(st.integers(-5, 5), st.integers(-5, 5))
+_terrain = st.dictionaries(_hex, st.sampled_from(["forest", "hill", "building", "command_tent", "water", "ford"]),
+                           max_size=12)
+
+
+def _sight(rc, a, b, terrain, units, ranged):
+    return rc.run("battlelore", "line_of_sight", {
+        "attacker": list(a), "target": list(b), "units": [list(u) for u in units], "attacker_ranged": ranged,
+        "terrain": [{"hex": list(h), "terrain": t} for h, t in terrain.items()]})
+
+
+_DIAGONALS = [(2, -1), (1, 1), (-1, 2), (-2, 1), (-1, -1), (1, -2)]  # lines along hex edges
+_step = st.one_of(_hex, st.builds(lambda d, k: (d[0] * k, d[1] * k), st.sampled_from(_DIAGONALS), st.integers(1, 3)))
+
+
+@settings(SETTINGS, max_examples=120)
+@given(a=_hex, step=_step, terrain=_terrain, units=st.lists(_hex, max_size=8, unique=True), ranged=st.booleans())
+def test_battlelore_line_of_sight_is_symmetric(rc, a, step, terrain, units, ranged):
+    b = (a[0] + step[0], a[1] + step[1])
+    if a == b:
+        return
+    if ranged and "hill" in (terrain.get(a), terrain.get(b)):
+        ranged = False  # a ranged unit on a hill ignores units: the one asymmetry the rules make (battlelore/hill)
+    there, back = _sight(rc, a, b, terrain, units, ranged), _sight(rc, b, a, terrain, units, ranged)
+    assert there["line_of_sight"] == back["line_of_sight"] and there["range"] == back["range"]
+    assert (there["runs_along_edge"], there["through_corner"]) == (back["runs_along_edge"], back["through_corner"])
+    crossed = sorted(sorted(map(tuple, s["hexes"])) for s in there["sides"])
+    assert crossed == sorted(sorted(map(tuple, s["hexes"])) for s in back["sides"])  # the same hexes, walked back
