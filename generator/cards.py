@@ -42,7 +42,7 @@ from .children import die_with_parent
 from .errors import KbError
 from .resolve import Resolved, TableText, slug_of
 from .safe_markdown import Linker, render, without_tables
-from .site import as_html, environment
+from .site import environment
 
 MM = 72 / 25.4
 CARD_W, CARD_H = 63 * MM, 88 * MM
@@ -135,7 +135,7 @@ def entry_item(resolved: Resolved, game: str, lang: str, entry_id: str) -> dict:
     other = shown if shown != lang else title_lang
     return {"id": entry_id, "anchor": slug_of(entry_id), "title": title, "html": html,
             "fallback": None if other == lang else labels["fallback"].format(shown=resolved.languages.name_in(other, lang)),
-            "checks": needs_check(resolved, entry_id, lang), "ref": site_path(resolved, entry_id, lang),
+            "checks": needs_check(resolved, entry_id, lang), "ref": resolved.url_of(entry_id, lang),
             "colour": None, "icon": None, "faction": False}
 
 
@@ -170,7 +170,7 @@ def faction_item(resolved: Resolved, game: str, lang: str, faction: dict) -> dic
     for entry_id in faction.get("entries", []):
         parts.append(entry_body(resolved, game, lang, entry_id)[0])
         checks += [c for c in needs_check(resolved, entry_id, lang) if c not in checks]
-        refs.append(site_path(resolved, entry_id, lang))
+        refs.append(resolved.url_of(entry_id, lang))
     name = resolved.text_in(faction["name"], lang)
     return {"id": name, "anchor": slug_of(f"{game}/{faction['icon']}"), "title": name, "html": Markup("".join(parts)),
             "fallback": None, "checks": checks, "ref": " · ".join(refs), "colour": faction["colour"], "icon": faction["icon"],
@@ -188,11 +188,6 @@ def needs_check(resolved: Resolved, entry_id: str, lang: str) -> list[str]:
             # the clarification's title says what to check; in another language it would be an unmarked fallback
             notes.append(f"{label}: {clarification['title'][lang]}" if lang in clarification["title"] else f"{label}.")
     return notes
-
-
-def site_path(resolved: Resolved, entry_id: str, lang: str) -> str:
-    """Where the entry stands on the site, from the site's root (the aid cannot know the host)."""
-    return f"{lang}/{resolved.kb.game_of(entry_id)}/{as_html(resolved.page_of[entry_id])}#{slug_of(entry_id)}"
 
 
 def no_link(ref: str) -> None:

@@ -96,6 +96,24 @@ class Resolved:
         """The language a reader is shown of an entry or chapter (see Languages.pick)."""
         return self.languages.pick(item["text"] if "text" in item else item["title"], reader, self.original_languages(item))
 
+    def path_in_section(self, item_id: str) -> str:
+        """Where an entry, chapter or glossary term is shown, within a language section:
+        `<game>/<NN-chapter>.html#<slug>`, `<game>/<NN-chapter>.html`, `<game>/glossary.html#term-<name>`.
+        The one place URLs and anchors are made; the site, search and aids all ask here."""
+        game = self.kb.game_of(item_id)
+        if item_id in self.kb.terms:
+            return f"{game}/glossary.html#{self.anchor_of(item_id)}"
+        page = f"{game}/{self.page_of[item_id][:-3]}.html"
+        return page if item_id in self.kb.chapters else f"{page}#{self.anchor_of(item_id)}"
+
+    def url_of(self, item_id: str, lang: str) -> str:
+        """An item's URL from the site root in a language's section."""
+        return f"{lang}/{self.path_in_section(item_id)}"
+
+    def anchor_of(self, item_id: str) -> str:
+        """The anchor of an entry (its slug) or a glossary term (term-<name>) on its page."""
+        return f"term-{item_id.rsplit('/', 1)[1]}" if item_id in self.kb.terms else slug_of(item_id)
+
     def text_in(self, values, reader: str):
         """A per-language value (game title, summary, table cell, term name) for a reader."""
         return self.languages.text(values, reader)

@@ -27,7 +27,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from .resolve import Resolved, slug_of
+from .resolve import Resolved
 from .textmatch import strip_links
 
 TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
@@ -116,7 +116,7 @@ class SearchIndex:
                     defines = self.defined_terms(entry)
                     mentions = self.r.terms_in.get(entry_id, set()) - defines
                     yield {
-                        "url": f"{reader}/{game['id']}/{self.r.page_of[entry_id][:-3]}.html#{slug_of(entry_id)}",
+                        "url": self.r.url_of(entry_id, reader),
                         "id": entry_id, "title": entry["title"][shown], "context": f"{game_title} · {chapter_title}",
                         "kind": entry["kind"],
                         "fields": {
@@ -130,7 +130,7 @@ class SearchIndex:
             for term in self.kb.terms_of(game["id"]):
                 name = self.r.text_in(term["names"], reader)
                 yield {
-                    "url": f"{reader}/{game['id']}/glossary.html#term-{term['id'].rsplit('/', 1)[1]}",
+                    "url": self.r.url_of(term["id"], reader),
                     "id": term["id"], "title": name, "context": f"{game_title} · {self.r.languages.ui(reader)['glossary']}", "kind": "glossary",
                     "fields": {WEIGHT_GLOSSARY: self.aliases({term["id"]}), WEIGHT_TEXT: ""},
                 }

@@ -17,7 +17,7 @@ from pathlib import Path
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup, escape
 
-from .resolve import Resolved, slug_of
+from .resolve import Resolved
 from .safe_markdown import Linker, render, without_tables
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
@@ -54,16 +54,13 @@ class SiteRenderer:
 
     # -- links -----------------------------------------------------------------------------
     def href(self, target_id: str, from_game: str, reader: str | None = None, from_lang: str | None = None) -> str:
-        """Relative URL from a page <from_lang>/<from_game>/x.html to an entry, chapter or term."""
-        game = self.kb.game_of(target_id)
-        prefix = "" if game == from_game else f"../{game}/"
+        """Relative URL from a page <from_lang>/<from_game>/x.html to an entry, chapter or term
+        (in the `reader`'s section when that differs from `from_lang`)."""
         if reader and from_lang and reader != from_lang:
-            prefix = f"../../{reader}/{game}/"
-        if target_id in self.kb.terms:
-            return f"{prefix}glossary.html#term-{target_id.rsplit('/', 1)[1]}"
-        if target_id in self.kb.chapters:
-            return prefix + as_html(self.r.page_of[target_id])
-        return f"{prefix}{as_html(self.r.page_of[target_id])}#{slug_of(target_id)}"
+            return "../../" + self.r.url_of(target_id, reader)
+        path = self.r.path_in_section(target_id)
+        own = f"{from_game}/"
+        return path[len(own):] if path.startswith(own) else "../" + path
 
     def title_of(self, item_id: str, lang: str) -> str:
         item = self.kb.entries.get(item_id) or (self.kb.chapters[item_id].data if item_id in self.kb.chapters else None)
@@ -164,7 +161,7 @@ class SiteRenderer:
         } for c in self.r.clarifications_of.get(entry["id"], [])]
         corrections = entry.get("corrections", [])
         view = {
-            "id": entry["id"], "anchor": slug_of(entry["id"]), "kind": entry["kind"],
+            "id": entry["id"], "anchor": self.r.anchor_of(entry["id"]), "kind": entry["kind"],
             "title": entry["title"][shown],
             "fallback_note": fallback,
             "text": self.text_html(without_tables(entry["text"][shown]) if "table" in entry else entry["text"][shown],
@@ -199,7 +196,7 @@ class SiteRenderer:
         for chapter in chapters:
             entries = [self.kb.entries[e] for e in chapter.entry_ids]
             yield self.page(f"{folder}/{self.r.page_of[chapter.id]}", "chapter.html.j2", self.title_of(chapter.id, reader),
-                            toc=[(slug_of(e["id"]), self.title_of(e["id"], reader)) for e in entries],
+                            toc=[(self.r.anchor_of(e["id"]), self.title_of(e["id"], reader)) for e in entries],
                             entries=[self.entry_html(e, reader) for e in entries],
                             switch=self.language_switch(game, self.r.page_of[chapter.id], reader))
         entries = self.kb.entries_of(game_id)
@@ -219,7 +216,7 @@ class SiteRenderer:
             f"{folder}/index.md", "game.html.j2", game_title, toc=toc,
             summary=self.r.text_in(game["summary"], reader),
             glance=glance, labels=labels,
-            chapters=[{"title": self.title_of(c.id, reader), "href": as_html(self.r.page_of[c.id])} for c in chapters],
+            chapters=[{"title": self.title_of(c.id, reader), "href": self.href(c.id, game_id)} for c in chapters],
             n_terms=len(self.kb.terms_of(game_id)), n_clarifications=len(clarifications), n_examples=len(examples),
             cards=[{"label": label, "href": f"../../{path}"} for label, path in aids.downloads] if aids else [],
             card_preview=f"../../{aids.preview}" if aids else None,
@@ -278,7 +275,7 @@ class SiteRenderer:
             clarifications = [e for e in self.kb.entries_of(game["id"]) if e["kind"] == "clarification"]
             items = [self.clarification_item(e, "", reader) for e in clarifications]
             for item, entry in zip(items, clarifications, strict=True):
-                item["href"] = f"{game['id']}/{as_html(self.r.page_of[entry['id']])}#{slug_of(entry['id'])}"
+                item["href"] = self.r.path_in_section(entry["id"])
             groups.append({"title": self.game_name(game, reader), "anchor": f"game-{game['id']}", "items": items})
         yield self.list_page(f"{reader}/clarifications.md", labels["all_clarifications"], groups)
 
