@@ -80,9 +80,10 @@ class Languages:
             folded.update(lang.folding)
         return folded
 
-    def script_config(self) -> str:
-        """The languages as the search script needs them (assets/kb-languages.js)."""
-        config = {"languages": self.codes, "fold": self.folding(),
+    def script_config(self, games: dict[str, list[str]]) -> str:
+        """The languages as the site's script needs them (assets/kb-languages.js): codes, search folding
+        and labels, and which games each section holds (so the language switch can stay on the page)."""
+        config = {"languages": self.codes, "fold": self.folding(), "games": games,
                   "labels": {lang.code: {key: lang.ui[key] for key in ("search", "search_placeholder", "no_results")}
                              for lang in self}}
         return f"window.kbLanguages = {json.dumps(config, ensure_ascii=False, sort_keys=True)};\n"

@@ -29,8 +29,12 @@ def on_config(config):
     _pages.update(meta["pages"])
     _sections.clear()
     _sections.update(meta["sections"])
-    _defaults.update(theme=config.theme["language"], site_name=config.site_name)
+    _defaults.update(theme=config.theme["language"], site_name=config.site_name,
+                     toggles=[palette["toggle"]["name"] for palette in config.theme["palette"]])
     config.nav = meta["nav"]
+    # Material's header language selector (and <link rel="alternate" hreflang> in every head);
+    # kb-search.js makes a choice land on the same page and entry of the other section.
+    config.extra["alternate"] = meta["alternate"]
     return config
 
 
@@ -47,6 +51,8 @@ def on_page_context(context, page, config, nav):
     section = _sections.get(page.file.src_uri.split("/", 1)[0], _defaults)
     config.theme["language"] = section["theme"]
     config.site_name = section["site_name"]
+    for palette, name in zip(config.theme["palette"], section["toggles"], strict=True):
+        palette["toggle"]["name"] = name  # printed unescaped by Material: escaped by the generator
     return context
 
 

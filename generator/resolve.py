@@ -128,12 +128,14 @@ class Resolved:
                          cell(table["note"]) if "note" in table else None)
 
     def ruling(self, entry: dict, lang: str) -> str | None:
-        """A clarification's ruling in its `lang` text: the paragraphs from the one that opens with the
-        language's bold resolution label ("**Resolution:**") on; None if the text has no such paragraph."""
-        mark = f"**{self.languages[lang].resolution_label}" if lang in self.languages else None
-        paragraphs = entry["text"][lang].split("\n\n")
-        start = next((i for i, p in enumerate(paragraphs) if mark and p.lstrip().startswith(mark)), None)
-        return "\n\n".join(paragraphs[start:]) if start is not None else None
+        """A clarification's ruling in its `lang` text: from the language's bold resolution label
+        ("**Resolution:**") to the end — a whole paragraph on, or from inside the paragraph that holds
+        it; None if the text has no such label."""
+        if lang not in self.languages:
+            return None
+        text = entry["text"][lang]
+        start = text.find(f"**{self.languages[lang].resolution_label}")
+        return text[start:] if start >= 0 else None
 
     @staticmethod
     def original_languages(item: dict) -> list[str]:

@@ -141,7 +141,8 @@ class SearchIndex:
 
     def all_files(self) -> dict[str, str]:
         files = {f"search/{lang}/{name}": content for lang in self.r.languages.codes for name, content in self.build(lang).items()}
-        files["assets/kb-languages.js"] = self.r.languages.script_config()
+        games = {lang: [g["id"] for g in self.r.games() if lang in g["languages"]] for lang in self.r.languages.codes}
+        files["assets/kb-languages.js"] = self.r.languages.script_config(games)
         return files
 
 

@@ -22,6 +22,7 @@ from .safe_markdown import Linker, render, without_tables
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 RENDERING = "en"  # a clarification statement's field holding the editors' English rendering of its quote
+EDITORIAL_TOPICS = ("extraction-damage", "reference")  # clarifications that are editors' notes, not rulings
 
 
 def environment(sub: str, autoescape: bool = True) -> Environment:
@@ -137,6 +138,21 @@ class SiteRenderer:
             labels=labels, statements=statements, status=labels[f"status_{data['status']}"], basis=data["basis"],
             affects=[self.link(a, game, lang) for a in data.get("affects", [])])
 
+    def clarification_callout(self, clarification: dict, game: str, reader: str) -> dict:
+        """What an entry shows of a clarification about it: the ruling in the reader's language (else
+        the shown language's, marked by the language name), its status and a link to the whole of it.
+        Repairs of damaged text and references are editors' notes, not rulings."""
+        labels = self.langs.ui(reader)
+        shown = self.r.display_language(clarification, reader)
+        ruling = self.r.ruling(clarification, shown)
+        return {
+            "title": self.title_of(clarification["id"], reader), "href": self.href(clarification["id"], game),
+            "status": labels[f"status_{clarification['clarification']['status']}"],
+            "ruling": self.text_html(ruling, game, shown, set()) if ruling else None,
+            "language": None if shown == reader else self.langs.name_in(shown, reader),
+            "editorial": clarification["clarification"].get("topic") in EDITORIAL_TOPICS,
+        }
+
     def entry_html(self, entry: dict, reader: str) -> Markup:
         game = self.kb.game_of(entry["id"])
         labels = self.langs.ui(reader)
@@ -155,10 +171,7 @@ class SiteRenderer:
                     "title": entry["title"][lang],
                     "text": self.text_html(entry["text"][lang], game, lang, set()),
                 })
-        clarified_by = [{
-            "title": self.title_of(c, reader), "href": self.href(c, game),
-            "status": labels[f"status_{self.kb.entries[c]['clarification']['status']}"],
-        } for c in self.r.clarifications_of.get(entry["id"], [])]
+        clarified_by = [self.clarification_callout(self.kb.entries[c], game, reader) for c in self.r.clarifications_of.get(entry["id"], [])]
         corrections = entry.get("corrections", [])
         view = {
             "id": entry["id"], "anchor": self.r.anchor_of(entry["id"]), "kind": entry["kind"],
@@ -169,7 +182,8 @@ class SiteRenderer:
             "table": self.table_html(entry["table"], reader) if "table" in entry and entry["table"].get("shown", True) else None,
             "example": self.example_html(entry["example"], reader) if "example" in entry else None,
             "clarification": self.clarification_html(entry, game, reader) if "clarification" in entry else None,
-            "clarified_by": clarified_by,
+            "rulings": [c for c in clarified_by if not c["editorial"]],
+            "editors_notes": [c for c in clarified_by if c["editorial"]],
             "check": ", ".join(self.r.checks_of.get(entry["id"], [])) or None,
             "see": [self.link(s, game, reader) for s in entry.get("see", [])],
             "external": [f"{x['what']} («{x['quote']}»)" for x in entry.get("refs_external", [])],
@@ -300,8 +314,11 @@ class SiteRenderer:
     def site_meta(self) -> str:
         """JSON for mkdocs' hooks (mkdocs_hooks.py): the navigation and every page's title and table of
         contents, escaped. Written beside the generated mkdocs.yml after `pages()` has run."""
-        sections = {lang.code: {"theme": lang.theme, "site_name": str(escape(lang.ui["home"]))} for lang in self.langs}
-        return json.dumps({"sections": sections, "nav": self.nav(), "pages": {path: {"title": meta.title, "toc": meta.toc}
+        sections = {lang.code: {"theme": lang.theme, "site_name": str(escape(lang.ui["home"])),
+                                "toggles": [str(escape(lang.ui["to_dark"])), str(escape(lang.ui["to_light"]))]}
+                    for lang in self.langs}
+        alternate = [{"name": str(escape(lang.name)), "link": f"{lang.code}/index.html", "lang": lang.code} for lang in self.langs]
+        return json.dumps({"sections": sections, "alternate": alternate, "nav": self.nav(), "pages": {path: {"title": meta.title, "toc": meta.toc}
                                                          for path, meta in self.page_meta.items()}}, ensure_ascii=False)
 
     def nav(self) -> list:

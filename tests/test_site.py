@@ -8,6 +8,7 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 from browser import search, serve
+from selenium.webdriver.support.ui import WebDriverWait
 
 
 @pytest.fixture(scope="module")
@@ -110,14 +111,22 @@ def test_search_across_languages(driver, server):
 
 
 def test_switching_language_keeps_the_entry(driver, server):
+    """The header's language selector (on every page) and the links in an entry's details both land
+    on the same entry in the other section."""
     driver.get(f"{server}/pl/mini/10-rules.html#support")
-    entry_cite = driver.find_element("css selector", "#support p.kb-cite")
-    link = entry_cite.find_element("css selector", "a.kb-lang[hreflang='en']")
-    driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", link)
-    link.click()
-    assert urlsplit(driver.current_url).path.endswith("/en/mini/10-rules.html")
+    choices = driver.execute_script(
+        "return [...document.querySelectorAll('a.md-select__link[hreflang]')].map(a => a.getAttribute('hreflang'))")
+    assert choices == ["en", "pl", "ru"]
+    driver.execute_script("document.querySelector(\"a.md-select__link[hreflang='en']\").click()")
+    WebDriverWait(driver, 10).until(lambda d: urlsplit(d.current_url).path.endswith("/en/mini/10-rules.html"))
     assert urlsplit(driver.current_url).fragment == "support"
     assert driver.find_element("id", "support").text.startswith("Support")
+    driver.get(f"{server}/ru/mini/10-rules.html#retreat")
+    details = driver.find_element("css selector", "#retreat details.kb-details")
+    driver.execute_script("arguments[0].open = true; arguments[0].scrollIntoView({block: 'center'})", details)
+    details.find_element("css selector", "a.kb-lang[hreflang='pl']").click()
+    WebDriverWait(driver, 10).until(lambda d: urlsplit(d.current_url).path.endswith("/pl/mini/10-rules.html"))
+    assert urlsplit(driver.current_url).fragment == "retreat"
 
 
 def test_fallback_note_when_the_language_is_missing(driver, server):
@@ -175,3 +184,26 @@ def test_material_chrome_speaks_the_sections_language(site: Path, section: str, 
     for english in ("Skip to content", "Back to top", 'aria-label="Header"'):
         assert english not in page, english
     assert re.search(rf"<title>[^<]* - {title_end}</title>", page)
+
+
+def test_dark_mode_follows_the_system_with_a_toggle_in_the_readers_language(driver, server):
+    try:
+        driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": "dark"}]})
+        driver.get(f"{server}/ru/mini/10-rules.html")
+        assert driver.execute_script("return document.body.getAttribute('data-md-color-scheme')") == "slate"
+        titles = driver.execute_script("return [...document.querySelectorAll('label[for^=__palette]')].map(l => l.title)")
+        assert "Включить светлую тему" in titles
+        driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": "light"}]})
+        driver.execute_script("localStorage.clear()")  # Material remembers a reader's choice; a new reader follows the system
+        driver.get(f"{server}/ru/mini/10-rules.html")
+        assert driver.execute_script("return document.body.getAttribute('data-md-color-scheme')") == "default"
+    finally:
+        driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": []})
+
+
+def test_a_clarification_callout_gives_the_ruling(site: Path):
+    """On the rule it concerns, a clarification shows its ruling (not only its title) and its status."""
+    page = (site / "en" / "mini" / "10-rules.html").read_text(encoding="utf-8")
+    callout = page[page.index('class="admonition warning kb-ruling"'):]
+    callout = callout[:callout.index("</div></div>") if "</div></div>" in callout else 2000]
+    assert "Resolution:" in callout and "as written" in callout and "resolved" in callout

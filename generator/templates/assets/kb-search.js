@@ -218,11 +218,20 @@
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", setUp); else setUp();
 })();
 
-/* Language switch: keep the reader on the same entry (the #anchor) when changing language. */
+/* Language switch (the header's selector and the links under an entry): land on the same page and
+ * entry (#anchor) of the other section when it holds that game, else on that section's home. */
 document.addEventListener("click", function (event) {
-  var link = event.target.closest && event.target.closest("a.kb-lang");
-  if (link && window.location.hash) {
-    event.preventDefault();
-    window.location.href = link.href.split("#")[0] + window.location.hash;
-  }
-});
+  var link = event.target.closest && event.target.closest("a.kb-lang, a.md-select__link[hreflang]");
+  if (!link) return;
+  var config = window.kbLanguages || {languages: [], games: {}};
+  var target = link.getAttribute("hreflang");
+  var base = document.getElementById("__config");
+  var root = new URL(base ? JSON.parse(base.textContent).base + "/" : "./", window.location.href);
+  var rest = window.location.href.slice(root.href.length).split("#")[0].split("/");
+  if (config.languages.indexOf(rest[0]) < 0 || config.languages.indexOf(target) < 0) return;
+  event.preventDefault();
+  var game = rest.length > 2 ? rest[1] : null;
+  var same = game === null || (config.games[target] || []).indexOf(game) >= 0;
+  window.location.href = same ? root.href + [target].concat(rest.slice(1)).join("/") + window.location.hash
+                              : root.href + target + "/index.html";
+}, true);
