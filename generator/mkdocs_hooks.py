@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from mkdocs.structure.toc import get_toc
 
 SITE_META = "kb-site.json"
 _pages: dict[str, dict] = {}
 _sections: dict[str, dict] = {}  # language section -> {theme: Material's language, site_name} (data/languages/)
-_defaults: dict[str, str] = {}   # the root pages' theme language and site name (mkdocs.yml)
+_defaults: dict[str, Any] = {}   # the root pages' theme language and site name (mkdocs.yml)
 
 
 def on_config(config):

@@ -188,6 +188,8 @@ def test_material_chrome_speaks_the_sections_language(site: Path, section: str, 
 
 def test_dark_mode_follows_the_system_with_a_toggle_in_the_readers_language(driver, server):
     try:
+        driver.get(f"{server}/ru/mini/10-rules.html")
+        driver.execute_script("localStorage.clear()")  # a new reader: no remembered choice
         driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": "dark"}]})
         driver.get(f"{server}/ru/mini/10-rules.html")
         assert driver.execute_script("return document.body.getAttribute('data-md-color-scheme')") == "slate"
