@@ -19,7 +19,7 @@ from hostile import PAYLOADS, SEARCH_WORDS, place_payloads
 pytestmark = pytest.mark.browser
 
 # Inline scripts Material writes into every page (its scope, its config); nothing else may be inline.
-MATERIAL_INLINE = ("__md_scope", "__tabbed_")
+MATERIAL_INLINE = ("__md_scope", "__tabbed_", "__palette")
 
 
 @pytest.fixture(scope="module")

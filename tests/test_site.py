@@ -187,18 +187,19 @@ def test_material_chrome_speaks_the_sections_language(site: Path, section: str, 
 
 
 def test_dark_mode_follows_the_system_with_a_toggle_in_the_readers_language(driver, server):
+    def first_visit(scheme: str) -> str:
+        """A new reader (no remembered choice) whose device is set to `scheme`. The setting changes on a
+        page of the site without Material, whose listener would otherwise remember the change."""
+        driver.get(f"{server}/assets/kb.css")
+        driver.execute_script("localStorage.clear()")
+        driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": scheme}]})
+        driver.get(f"{server}/ru/mini/10-rules.html")
+        return driver.execute_script("return document.body.getAttribute('data-md-color-scheme')")
     try:
-        driver.get(f"{server}/ru/mini/10-rules.html")
-        driver.execute_script("localStorage.clear()")  # a new reader: no remembered choice
-        driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": "dark"}]})
-        driver.get(f"{server}/ru/mini/10-rules.html")
-        assert driver.execute_script("return document.body.getAttribute('data-md-color-scheme')") == "slate"
+        assert first_visit("dark") == "slate"
         titles = driver.execute_script("return [...document.querySelectorAll('label[for^=__palette]')].map(l => l.title)")
         assert "Включить светлую тему" in titles
-        driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": "light"}]})
-        driver.execute_script("localStorage.clear()")  # Material remembers a reader's choice; a new reader follows the system
-        driver.get(f"{server}/ru/mini/10-rules.html")
-        assert driver.execute_script("return document.body.getAttribute('data-md-color-scheme')") == "default"
+        assert first_visit("light") == "default"
     finally:
         driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": []})
 
