@@ -4,7 +4,8 @@ is adding its two files and translated data — no code.
 
 One fallback policy for everything a reader sees (`pick`): the reader's language, then the
 languages its definition names as fallbacks, then the item's original languages, then any
-language, in the order the languages are defined (English first).
+language, in the order of the language codes. Which language a section falls back to (English for
+Polish and Russian) is each definition's `fallback`.
 """
 from __future__ import annotations
 
@@ -27,10 +28,10 @@ class Language:
 
 
 class Languages:
-    """The defined languages in their order (the order of `ORDER`, then by code)."""
+    """The defined languages, in the order of their codes (for the root page and the last fallback)."""
 
     def __init__(self, languages: Iterable[Language]):
-        self._by_code = {lang.code: lang for lang in sorted(languages, key=order_key)}
+        self._by_code = {lang.code: lang for lang in sorted(languages, key=lambda lang: lang.code)}
 
     def __iter__(self) -> Iterator[Language]:
         return iter(self._by_code.values())
@@ -87,13 +88,6 @@ class Languages:
                   "labels": {lang.code: {key: lang.ui[key] for key in ("search", "search_placeholder", "no_results")}
                              for lang in self}}
         return f"window.kbLanguages = {json.dumps(config, ensure_ascii=False, sort_keys=True)};\n"
-
-
-ORDER = ("en",)  # English first: the editors' common language and the last fallback of every other
-
-
-def order_key(language: Language) -> tuple[int, str]:
-    return (ORDER.index(language.code) if language.code in ORDER else len(ORDER), language.code)
 
 
 LANGUAGES_FOLDER = "languages"
