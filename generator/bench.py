@@ -139,6 +139,8 @@ def edit_loop(data: Path, out: Path) -> dict:
     edit of one entry's text to `serve` serving the page that shows it (polled every 50 ms)."""
     import socket
     import urllib.request
+
+    from .serve import wait_until_serving
     if not (out / "site").exists():
         full_build(data, out)
     start = time.perf_counter()
@@ -151,12 +153,7 @@ def edit_loop(data: Path, out: Path) -> dict:
                               cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         base = f"http://127.0.0.1:{port}"
-        for _ in range(200):
-            try:
-                urllib.request.urlopen(f"{base}/__kb/status", timeout=1)
-                break
-            except OSError:
-                time.sleep(0.05)
+        wait_until_serving(f"{base}/__kb/status")
         chapter = sorted(data.glob("games/*/chapters/*.yaml"))[0]
         text = chapter.read_text(encoding="utf-8")
         marker = "benchmarkedit"

@@ -151,6 +151,19 @@ def handler_for(site: LiveSite):
     return SiteFiles
 
 
+def wait_until_serving(url: str, seconds: float = 10) -> bool:
+    """For callers that start `serve` in another process (the bench, tests): wait until `url` answers."""
+    import urllib.request
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            urllib.request.urlopen(url, timeout=1)
+            return True
+        except OSError:
+            time.sleep(0.05)
+    return False
+
+
 def serve(data_dir: Path, out: Path, port: int, watch: bool = True) -> int:
     site = LiveSite(data_dir, out)
     if not (out / "site" / "index.html").exists():

@@ -21,6 +21,8 @@ from pathlib import Path
 import pytest
 from conftest import REPO, run_generator
 
+from generator.serve import wait_until_serving
+
 pytestmark = pytest.mark.integration
 
 FAULT_POINTS = ["before-link", "before-published-links", "before-switch", "after-switch"]
@@ -174,12 +176,7 @@ def test_serve_lists_no_folders(two_versions):
     port = free_port()
     process = generator_process("serve", "--out", str(out), "--port", str(port))
     try:
-        for _ in range(50):
-            try:
-                urllib.request.urlopen(f"http://127.0.0.1:{port}/index.html", timeout=1)
-                break
-            except OSError:
-                time.sleep(0.1)
+        assert wait_until_serving(f"http://127.0.0.1:{port}/index.html")
         for folder in ("search/en/", "assets/", "cards/", "search/"):
             with pytest.raises(urllib.error.HTTPError) as refused:
                 urllib.request.urlopen(f"http://127.0.0.1:{port}/{folder}", timeout=2)

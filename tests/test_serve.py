@@ -6,13 +6,13 @@ import shutil
 import socket
 import subprocess
 import sys
-import time
-import urllib.request
 from pathlib import Path
 
 import pytest
 from conftest import MINI, REPO, run_generator
 from selenium.webdriver.support.ui import WebDriverWait
+
+from generator.serve import wait_until_serving
 
 pytestmark = pytest.mark.browser
 
@@ -32,12 +32,7 @@ def served(tmp_path: Path):
     process = subprocess.Popen([sys.executable, "-m", "generator", "serve", "--data", str(data), "--out", str(out), "--port", str(port)],
                                cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     url = f"http://127.0.0.1:{port}"
-    for _ in range(100):
-        try:
-            urllib.request.urlopen(f"{url}/__kb/status", timeout=1)
-            break
-        except OSError:
-            time.sleep(0.1)
+    assert wait_until_serving(f"{url}/__kb/status")
     yield data, url
     process.terminate()
     process.communicate(timeout=10)
