@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -54,8 +55,8 @@ def title_weight(kind: str) -> int:
 
 
 def fold(text: str, folding: dict[str, str]) -> str:
-    """Lower case, and letters matched as others (the languages' `folding`, data/languages/)."""
-    text = text.lower()
+    """NFC, lower case, and letters matched as others (the languages' `folding`, data/languages/)."""
+    text = unicodedata.normalize("NFC", text).lower()
     for letter, plain in folding.items():  # a few str.replace calls: 10× faster than str.translate on Cyrillic
         text = text.replace(letter, plain)
     return text

@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import re
+import time
+import unicodedata
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -210,3 +212,18 @@ def test_a_clarification_callout_gives_the_ruling(site: Path):
     callout = page[page.index('class="admonition warning kb-ruling"'):]
     callout = callout[:callout.index("</div></div>") if "</div></div>" in callout else 2000]
     assert "Resolution:" in callout and "as written" in callout and "resolved" in callout
+
+
+def test_search_reads_decomposed_unicode_and_says_nothing_before_a_word(driver, server):
+    """A pasted "ą" written as "a" + a combining ogonek finds the word; one letter typed shows no
+    "Nothing found." (the reader has not typed a word yet)."""
+    driver.get(f"{server}/pl/mini/index.html")
+    decomposed = unicodedata.normalize("NFD", "sąsiadujący")
+    assert decomposed != "sąsiadujący"
+    assert search(driver, decomposed)[0]["entry"] == "mini/support"
+    box = driver.find_element("css selector", ".kb-search input")
+    box.clear()
+    box.send_keys("o")
+    time.sleep(0.5)  # longer than the input's 120 ms pause before a search
+    assert driver.find_elements("css selector", ".kb-search-none") == []
+    assert not driver.execute_script("return document.querySelector('.kb-search').classList.contains('kb-open')")

@@ -18,7 +18,7 @@
   var loaded = {};    // "kind:key" -> payload (null while loading)
 
   function fold(text) {
-    text = text.toLowerCase();
+    text = text.normalize("NFC").toLowerCase();  /* a pasted "z" + combining dot is the letter "ż" */
     return Object.keys(FOLD).length ? text.replace(FOLDED, function (c) { return FOLD[c]; }) : text;
   }
   function tokens(text) { return fold(text).match(/[\p{L}\p{N}]+/gu) || []; }
@@ -198,7 +198,10 @@
     var timer = null, latest = 0;
     function run() {
       var query = input.value, ticket = ++latest;
-      if (!query.trim()) { box.textContent = ""; form.classList.remove("kb-open"); return; }
+      /* nothing to say until a word of two letters is there: no "Nothing found." after the first letter */
+      if (!tokens(query).some(function (w) { return Array.from(w).length >= 2; })) {
+        box.textContent = ""; form.classList.remove("kb-open"); return;
+      }
       search(root, lang, query).then(function (results) {
         if (ticket !== latest) return;
         render(box, results, lang);
