@@ -41,7 +41,8 @@ SEARCH_WORDS = ["script", "onerror", "javascript", "svg", "iframe", "ontoggle"]
 
 def place_payloads(kb) -> int:
     """Place every payload in every kind of text field of the loaded knowledge base, in every
-    language: game, chapter, entry and glossary titles, summaries, entry texts, keywords, table
+    language: game, chapter, entry and glossary titles, summaries (the game's and the aids' entry
+    summaries), entry texts, keywords, table
     titles, cells and notes, example inputs, clarification quotes and renderings, external
     references, source titles and aid titles. The payloads of a kind are shared out over the fields
     of that kind, so each field carries a few. Entries get a table and an example if they have none,
@@ -67,6 +68,11 @@ def place_payloads(kb) -> int:
     for entry in kb.entries.values():
         per_language("entry title", entry["title"])
         per_language("entry text", entry["text"])
+        summary = entry.setdefault("summary", {"text": {lang: "summary" for lang in entry["text"]},
+                                               "origin": {lang: {"authored": True} for lang in entry["text"]}})
+        summary.setdefault("title", {lang: "summary title" for lang in summary["text"]})
+        per_language("aid summary", summary["text"])
+        per_language("aid summary title", summary["title"])
         keywords = entry.setdefault("keywords", {})
         for lang in entry["text"]:
             keywords.setdefault(lang, []).append("keyword")
