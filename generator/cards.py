@@ -40,6 +40,7 @@ from weasyprint.urls import URLFetcher
 
 from .children import die_with_parent
 from .errors import KbError
+from .model import Entry
 from .resolve import Resolved, TableText, slug_of
 from .safe_markdown import Linker, render, without_tables
 from .site import environment
@@ -195,7 +196,7 @@ def no_link(ref: str) -> None:
     return None
 
 
-def aid_text(resolved: Resolved, entry: dict, lang: str) -> str:
+def aid_text(resolved: Resolved, entry: Entry, lang: str) -> str:
     """What an aid prints of an entry: the whole text, except that a clarification shows its ruling."""
     text = entry["text"][lang]
     if "table" in entry:

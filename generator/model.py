@@ -2,9 +2,86 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any, TypedDict
 
 from .languages import Languages
 from .load import Document
+
+PerLanguage = dict[str, str]  # language code -> text
+
+
+class Origin(TypedDict, total=False):
+    """Where one language's version came from: a source and its lines, a translation, or the editors."""
+    source: str
+    lines: str
+    translated_from: str
+    authored: bool
+
+
+class _EntryFields(TypedDict):
+    id: str
+    kind: str
+    title: PerLanguage
+    text: PerLanguage
+    origin: dict[str, Origin]
+
+
+class Entry(_EntryFields, total=False):
+    """One entry of a chapter file as loaded and validated (schemas/entry.schema.json)."""
+    see: list[str]
+    terms: list[str]
+    keywords: dict[str, list[str]]
+    quickref: bool
+    summary: dict[str, Any]
+    refs_external: list[dict[str, str]]
+    corrections: list[dict[str, str]]
+    numbers_differ: Any
+    params: dict[str, Any]
+    table: dict[str, Any]
+    example: dict[str, Any]
+    clarification: dict[str, Any]
+
+
+class _GameFields(TypedDict):
+    id: str
+    title: PerLanguage
+    summary: PerLanguage
+    languages: list[str]
+    required_languages: list[str]
+    sources: list[str]
+
+
+class Game(_GameFields, total=False):
+    """A game.yaml as loaded and validated (schemas/game.schema.json)."""
+    publisher: str
+    year: int
+    at_a_glance: list[str]
+
+
+class _TermFields(TypedDict):
+    id: str
+    names: PerLanguage
+    english: str
+
+
+class Term(_TermFields, total=False):
+    """A glossary term (schemas/glossary.schema.json)."""
+    variants: dict[str, list[str]]
+    forms: dict[str, list[str]]
+    english_source: list[str]
+    category: str
+    definition: str
+    note: str
+
+
+class _AidFields(TypedDict):
+    sections: list[dict[str, Any]]
+
+
+class Aid(_AidFields, total=False):
+    """A cards.yaml: what a game's player aid carries (schemas/cards.schema.json)."""
+    title: PerLanguage
+    hide_columns: dict[str, list[str]]
 
 
 @dataclass(frozen=True)
@@ -50,13 +127,13 @@ class Chapter:
 @dataclass
 class KnowledgeBase:
     sources: dict[str, Source] = field(default_factory=dict)
-    games: dict[str, dict] = field(default_factory=dict)
+    games: dict[str, Game] = field(default_factory=dict)
     chapters: dict[str, Chapter] = field(default_factory=dict)
-    entries: dict[str, dict] = field(default_factory=dict)   # id -> entry (in reading order)
+    entries: dict[str, Entry] = field(default_factory=dict)  # id -> entry (in reading order)
     entry_chapter: dict[str, str] = field(default_factory=dict)
-    terms: dict[str, dict] = field(default_factory=dict)
+    terms: dict[str, Term] = field(default_factory=dict)
     noise: list[Noise] = field(default_factory=list)
-    aids: dict[str, dict] = field(default_factory=dict)      # game -> player-aid selection (cards.yaml)
+    aids: dict[str, Aid] = field(default_factory=dict)       # game -> player-aid selection (cards.yaml)
     checks: dict[str, dict] = field(default_factory=dict)    # game -> check name -> catalogue item (checks.yaml)
     where: dict[str, Where] = field(default_factory=dict)     # id -> where it is written
     # Ids and source ids of items skipped for a reported problem -> the file of that problem:
@@ -74,10 +151,10 @@ class KnowledgeBase:
     def chapters_of(self, game: str) -> list[Chapter]:
         return list(self._by_game("chapters", self.chapters, lambda c: c.game).get(game, []))
 
-    def entries_of(self, game: str) -> list[dict]:
+    def entries_of(self, game: str) -> list[Entry]:
         return [self.entries[e] for c in self.chapters_of(game) for e in c.entry_ids]
 
-    def terms_of(self, game: str) -> list[dict]:
+    def terms_of(self, game: str) -> list[Term]:
         return list(self._by_game("terms", self.terms, lambda t: self.game_of(t["id"])).get(game, []))
 
     def _by_game(self, name: str, items: dict, game_of) -> dict[str, list]:

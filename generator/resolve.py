@@ -9,10 +9,12 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from .languages import Languages
-from .model import Chapter, KnowledgeBase
+from .model import Chapter, Entry, Game, KnowledgeBase, Term
 from .validate_checks import checks_by_entry
 
 WORD = re.compile(r"[^\W_]+")
@@ -85,14 +87,14 @@ class Resolved:
     terms_in: dict[str, set[str]] = field(default_factory=dict)     # entry id -> term ids found or declared
     checks_of: dict[str, list[str]] = field(default_factory=dict)   # entry id -> rules_check function names
 
-    def games(self) -> list[dict]:
+    def games(self) -> list[Game]:
         return [self.kb.games[g] for g in sorted(self.kb.games)]
 
     @property
     def languages(self) -> Languages:
         return self.kb.languages
 
-    def display_language(self, item: dict, reader: str) -> str:
+    def display_language(self, item: Mapping[str, Any], reader: str) -> str:
         """The language a reader is shown of an entry or chapter (see Languages.pick)."""
         return self.languages.pick(item["text"] if "text" in item else item["title"], reader, self.original_languages(item))
 
@@ -127,7 +129,7 @@ class Resolved:
         return TableText([cell(c["title"]) for c in columns], [[cell(row.get(c["key"])) for c in columns] for row in table["rows"]],
                          cell(table["note"]) if "note" in table else None)
 
-    def ruling(self, entry: dict, lang: str) -> str | None:
+    def ruling(self, entry: Entry, lang: str) -> str | None:
         """A clarification's ruling in its `lang` text: from the language's bold resolution label
         ("**Resolution:**") to the end — a whole paragraph on, or from inside the paragraph that holds
         it; None if the text has no such label."""
@@ -138,7 +140,7 @@ class Resolved:
         return text[start:] if start >= 0 else None
 
     @staticmethod
-    def original_languages(item: dict) -> list[str]:
+    def original_languages(item: Mapping[str, Any]) -> list[str]:
         return [lang for lang, o in item.get("origin", {}).items() if "translated_from" not in o]
 
     def chapter_of(self, entry_id: str) -> Chapter:
@@ -160,7 +162,7 @@ def data_version(kb: KnowledgeBase) -> str:
     return digest.hexdigest()[:12]
 
 
-def _term_matcher(terms: list[dict], lang: str) -> TermMatcher:
+def _term_matcher(terms: list[Term], lang: str) -> TermMatcher:
     term_of_form: dict[str, str] = {}
     for term in terms:
         forms = [term["names"].get(lang)] + term.get("variants", {}).get(lang, []) + term.get("forms", {}).get(lang, [])

@@ -7,7 +7,10 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
+from typing import Any
 
+from .model import Entry
 from .resolve import Resolved
 from .textmatch import strip_links
 
@@ -16,8 +19,8 @@ def _english(texts: dict) -> str:
     return texts.get("en") or next(iter(texts.values()))
 
 
-def _entry_data(entry: dict) -> dict:
-    data = {"title": _english(entry["title"]), "text": re.sub(r"[*_]", "", strip_links(_english(entry["text"])))}
+def _entry_data(entry: Entry) -> dict[str, Any]:
+    data: dict[str, Any] = {"title": _english(entry["title"]), "text": re.sub(r"[*_]", "", strip_links(_english(entry["text"])))}
     if "params" in entry:
         data["params"] = entry["params"]
     if "table" in entry:
@@ -25,7 +28,7 @@ def _entry_data(entry: dict) -> dict:
     return data
 
 
-def named_entries(item: dict) -> list[str]:
+def named_entries(item: Mapping[str, Any]) -> list[str]:
     """Every entry a catalogue item names: implemented, params, tables, cited."""
     return [*item["implements"], *item.get("params", {}), *item.get("tables", []), *item.get("cites", [])]
 

@@ -28,6 +28,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from .model import Entry
 from .resolve import Resolved
 from .textmatch import strip_links
 
@@ -95,7 +96,7 @@ class SearchIndex:
                 words += term.get("variants", {}).get(lang, []) + term.get("forms", {}).get(lang, [])
         return " ".join(words)
 
-    def defined_terms(self, entry: dict) -> set[str]:
+    def defined_terms(self, entry: Entry) -> set[str]:
         """Terms this entry defines: named as its definition, or named like its title."""
         game = self.kb.game_of(entry["id"])
         found = set(self.defined_by.get(entry["id"], ()))

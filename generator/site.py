@@ -11,12 +11,15 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup, escape
 
+from .model import Entry, Game
 from .resolve import Resolved
 from .safe_markdown import Linker, render, without_tables
 
@@ -74,7 +77,7 @@ class SiteRenderer:
         """A piece of a page (an entry, a table…): HTML from an autoescaping template, safe to nest."""
         return Markup(self.env.get_template(template).render(**context))
 
-    def game_name(self, game: dict, reader: str) -> str:
+    def game_name(self, game: Game, reader: str) -> str:
         return self.r.text_in(game["title"], reader)
 
     def link(self, target_id: str, game: str, lang: str) -> dict:
@@ -100,7 +103,7 @@ class SiteRenderer:
         return html
 
     # -- pieces ----------------------------------------------------------------------------
-    def citation(self, item: dict, reader: str) -> list[str]:
+    def citation(self, item: Mapping[str, Any], reader: str) -> list[str]:
         labels = self.langs.ui(reader)
         parts = []
         for lang, origin in item["origin"].items():
@@ -125,7 +128,7 @@ class SiteRenderer:
             labels=labels, inputs=json.dumps(example["inputs"], ensure_ascii=False, indent=1),
             expected=json.dumps(example["expected"], ensure_ascii=False, indent=1))
 
-    def clarification_html(self, entry: dict, game: str, lang: str) -> Markup:
+    def clarification_html(self, entry: Entry, game: str, lang: str) -> Markup:
         labels = self.langs.ui(lang)
         data = entry["clarification"]
         statements = []
@@ -138,7 +141,7 @@ class SiteRenderer:
             labels=labels, statements=statements, status=labels[f"status_{data['status']}"], basis=data["basis"],
             affects=[self.link(a, game, lang) for a in data.get("affects", [])])
 
-    def clarification_callout(self, clarification: dict, game: str, reader: str) -> dict:
+    def clarification_callout(self, clarification: Entry, game: str, reader: str) -> dict:
         """What an entry shows of a clarification about it: the ruling in the reader's language (else
         the shown language's, marked by the language name), its status and a link to the whole of it.
         Repairs of damaged text and references are editors' notes, not rulings."""
@@ -153,7 +156,7 @@ class SiteRenderer:
             "editorial": clarification["clarification"].get("topic") in EDITORIAL_TOPICS,
         }
 
-    def entry_html(self, entry: dict, reader: str) -> Markup:
+    def entry_html(self, entry: Entry, reader: str) -> Markup:
         game = self.kb.game_of(entry["id"])
         labels = self.langs.ui(reader)
         shown = self.r.display_language(entry, reader)
@@ -244,13 +247,13 @@ class SiteRenderer:
         yield self.list_page(f"{folder}/examples.md", labels["examples"] + f" — {game_title}", [
             {"title": None, "anchor": None, "items": [{**self.link(e["id"], game_id, reader), "note": None} for e in examples]}])
 
-    def language_switch(self, game: dict, page: str, reader: str) -> list[dict]:
+    def language_switch(self, game: Game, page: str, reader: str) -> list[dict]:
         """The same page in the game's other languages (the reader's own without a link); kb-search.js keeps the #anchor."""
         return [{"lang": lang, "name": self.langs[lang].name,
                  "href": None if lang == reader else f"../../{lang}/{game['id']}/{as_html(page)}"}
                 for lang in self.langs.codes if lang in game["languages"]]
 
-    def clarification_item(self, entry: dict, from_game: str, reader: str) -> dict:
+    def clarification_item(self, entry: Entry, from_game: str, reader: str) -> dict:
         labels = self.langs.ui(reader)
         return {**self.link(entry["id"], from_game, reader), "note": labels[f"status_{entry['clarification']['status']}"]}
 
@@ -259,7 +262,7 @@ class SiteRenderer:
 
     def glossary_page(self, path: str, game_id: str, reader: str) -> tuple[str, str]:
         labels = self.langs.ui(reader)
-        terms = []
+        terms: list[dict[str, Any]] = []
         for term in self.kb.terms_of(game_id):
             name_lang = self.langs.pick(term["names"], reader)
             others = [{"language": self.langs.name_in(lang, reader), "name": term["names"][lang]}

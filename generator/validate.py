@@ -13,12 +13,14 @@ from __future__ import annotations
 import difflib
 import hashlib
 from collections import Counter
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from . import textmatch, validate_languages, validate_markup, validate_text
 from .linerange import parse_ranges, range_lines
 from .load import Document, LoadedData, load
-from .model import Chapter, KnowledgeBase, Noise, Source, Where
+from .model import Chapter, Entry, KnowledgeBase, Noise, Source, Where
 from .problems import DataError, Problems
 from .schema import check_shape, describe, is_inside_failed
 from .validate_checks import check_catalogues, known_checks  # rules-check catalogues (checks.yaml)
@@ -143,7 +145,7 @@ class KnowledgeBaseBuilder:
             self.problems.add(self.loaded.shown("sources", name), (1, 1), "E006",
                               "source text not listed in manifest.yaml")
 
-    def add_source(self, item: dict, where: Where, unlisted: list[str]) -> None:
+    def add_source(self, item: Mapping[str, Any], where: Where, unlisted: list[str]) -> None:
         raw = self.loaded.source_texts.get(item["file"])
         unreadable = [u.path for u in self.loaded.unloaded if u.kind == "source" and Path(u.path).name == item["file"]]
         if unreadable:
@@ -308,7 +310,7 @@ class MeaningChecks:
             self.check_lines(source, item.duplicate_of, item.where, ["duplicate_of"])
 
     # -- entries -------------------------------------------------------------------------
-    def check_entry(self, entry_id: str, entry: dict) -> None:
+    def check_entry(self, entry_id: str, entry: Entry) -> None:
         where = self.kb.where[entry_id]
         game = self.kb.game_of(entry_id)
         self.check_languages(entry, game, where, fields=("title", "text"))
@@ -329,11 +331,11 @@ class MeaningChecks:
         self.check_corrections(entry, where)
         if "clarification" in entry:
             self.check_clarification(entry["clarification"], game, where)
-        differ = entry.get("numbers_differ", {})
+        differ: dict[str, Any] = entry.get("numbers_differ", {})
         if "clarification" in differ:
             self.check_reference(differ["clarification"], where, ["numbers_differ", "clarification"])
 
-    def check_clarification(self, clarification: dict, game: str, where: Where) -> None:
+    def check_clarification(self, clarification: dict[str, Any], game: str, where: Where) -> None:
         for i, statement in enumerate(clarification["statements"]):
             path = ["clarification", "statements", i]
             source = self.check_source_ref(statement["source"], game, None, where, path + ["source"], lines=statement["lines"])
@@ -345,11 +347,11 @@ class MeaningChecks:
         for i, ref in enumerate(clarification.get("affects", [])):
             self.check_reference(ref, where, ["clarification", "affects", i])
 
-    def check_languages(self, item: dict, game: str, where: Where, fields: tuple) -> None:
+    def check_languages(self, item: Mapping[str, Any], game: str, where: Where, fields: tuple) -> None:
         """One E024 for the required languages an item lacks anywhere, one E025 for languages some
         of its fields have and others lack: an item's missing languages are reported together."""
         have = {field: set(item[field]) for field in (*fields, "origin") if field in item}
-        required = set(self.kb.games.get(game, {}).get("required_languages", []))
+        required = set(self.kb.games[game]["required_languages"] if game in self.kb.games else [])
         lacking = {field: sorted(required - langs) for field, langs in have.items() if required - langs}
         if lacking:
             if len({tuple(langs) for langs in lacking.values()}) == 1:
@@ -368,12 +370,12 @@ class MeaningChecks:
             _at(self.problems, where, [], "E025", "; ".join(gaps))
 
     def require_languages(self, mapping: dict, game: str, where: Where, path: list) -> None:
-        required = self.kb.games.get(game, {}).get("required_languages", [])
+        required = self.kb.games[game]["required_languages"] if game in self.kb.games else []
         missing = [lang for lang in required if lang not in mapping]
         if missing:
             _at(self.problems, where, path, "E024", f"lacks required language(s): {', '.join(missing)}")
 
-    def check_origin(self, item: dict, game: str, where: Where, text_check: bool) -> None:
+    def check_origin(self, item: Mapping[str, Any], game: str, where: Where, text_check: bool) -> None:
         origin = item.get("origin", {})
         if origin and all("translated_from" in o for o in origin.values()):
             _at(self.problems, where, ["origin"], "E026", "every version is marked as translated: which one is the original?")
@@ -422,7 +424,7 @@ class MeaningChecks:
         noise = self.noise_lines.get(source.id, set()) if skip_noise else set()
         return "\n".join(source.lines[n - 1] for n in range_lines(spec) if n not in noise)
 
-    def check_text_matches(self, item: dict, lang: str, source: Source, spec: str, where: Where, path: list) -> None:
+    def check_text_matches(self, item: Mapping[str, Any], lang: str, source: Source, spec: str, where: Where, path: list) -> None:
         cited_words = textmatch.words(self.cited_text(source, spec, skip_noise=True))
         corrections = " ".join(c["from"] for c in item.get("corrections", []) if c["lang"] == lang)
         text = item["text"][lang]
@@ -450,7 +452,7 @@ class MeaningChecks:
         _at(self.problems, where, path, "E021",
             f"unknown reference '{ref}'" + (f" (did you mean '{hint[0]}'?)" if hint else ""))
 
-    def check_numbers(self, entry: dict, where: Where) -> None:
+    def check_numbers(self, entry: Entry, where: Where) -> None:
         """A translation states the numbers of its original; two sources' versions agree."""
         if "numbers_differ" in entry:
             return
@@ -466,7 +468,7 @@ class MeaningChecks:
                 _at(self.problems, where, ["text", other], "E030", f"numbers differ: {first} has {only_a or 'none'} that "
                     f"{other} lacks; {other} has {only_b or 'none'} that {first} lacks")
 
-    def check_corrections(self, entry: dict, where: Where) -> None:
+    def check_corrections(self, entry: Entry, where: Where) -> None:
         for i, correction in enumerate(entry.get("corrections", [])):
             origin = entry["origin"].get(correction["lang"], {})
             source = self.kb.sources.get(origin.get("source", ""))

@@ -17,10 +17,11 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
+from typing import Any
 
 from .linerange import range_lines
-from .model import KnowledgeBase, Where
+from .model import Entry, KnowledgeBase, Origin, Where
 from .problems import Problems
 from .textmatch import strip_links
 
@@ -85,7 +86,7 @@ class TextChecks:
             self.check_working_notes(chapter.data, self.kb.where[chapter.id], fields=("title",))
 
     # -- E052 --------------------------------------------------------------------------------
-    def check_working_notes(self, item: dict, where: Where,
+    def check_working_notes(self, item: Mapping[str, Any], where: Where,
                             fields=("title", "text", "clarification", "example", "table")) -> None:
         for field in fields:
             if field in item:
@@ -96,7 +97,7 @@ class TextChecks:
                              f"working note «{match.group(0)}» in published text ({'.'.join(map(str, path))})")
 
     # -- E051 --------------------------------------------------------------------------------
-    def check_corrections_applied(self, entry: dict, where: Where) -> set[str]:
+    def check_corrections_applied(self, entry: Entry, where: Where) -> set[str]:
         unapplied = set()
         for i, correction in enumerate(entry.get("corrections", [])):
             lang = correction["lang"]
@@ -111,7 +112,7 @@ class TextChecks:
         return unapplied
 
     # -- E050 --------------------------------------------------------------------------------
-    def check_against_source(self, entry_id: str, entry: dict, lang: str, origin: dict, where: Where) -> None:
+    def check_against_source(self, entry_id: str, entry: Entry, lang: str, origin: Origin, where: Where) -> None:
         source = self.kb.sources.get(origin["source"])
         if source is None or source.language != lang:
             return
