@@ -34,6 +34,7 @@ class KbError(Exception):
 
 
 class UsageError(KbError):
+    """The command was asked for something it cannot do as given (exit 2, like argparse's own errors)."""
     code = "U001"
     exit_status = EXIT_USAGE
 

@@ -181,20 +181,6 @@ def refused_destinations(text: str) -> list[str]:
     return refused
 
 
-def plain_text(text: str) -> str:
-    """Data Markdown as plain text (references as their labels): for search snippets and docstrings."""
-    out: list[str] = []
-    for token in _tokens(text, None, []):
-        for child in token.children or []:
-            if child.type in ("text", "code_inline"):
-                out.append(child.content)
-            elif child.type in ("softbreak", "hardbreak"):
-                out.append(" ")
-        if token.type in ("paragraph_close", "heading_close", "list_item_close", "th_close", "td_close"):
-            out.append(" ")
-    return " ".join("".join(out).split())
-
-
 def without_tables(text: str) -> str:
     """Text minus its Markdown table rows: used where the entry's `table` data is shown instead,
     localised, so the table is not printed twice."""

@@ -23,7 +23,7 @@ from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 from watchdog.observers.api import BaseObserver
 
-from .errors import EXIT_USAGE, KbError
+from .errors import UsageError
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 LIVE_SCRIPT = """(function () {
@@ -52,9 +52,8 @@ LIVE_SCRIPT = """(function () {
 """
 
 
-class PortError(KbError):
+class PortError(UsageError):
     code = "U002"
-    exit_status = EXIT_USAGE
     hint = "Choose another port with --port N (1024-65535), or stop the program that uses this one."
 
 

@@ -5,7 +5,7 @@ import pytest
 from conftest import run_generator
 from hostile import PAYLOADS
 
-from generator.safe_markdown import Linker, plain_text, refusal, refused_destinations, render
+from generator.safe_markdown import Linker, refusal, refused_destinations, render
 
 pytestmark = pytest.mark.unit
 
@@ -57,10 +57,6 @@ def test_refused_destinations_are_listed_with_their_reason():
     text = "[a](javascript:x) [b][r] ![c](file:///etc/passwd) [ok](https://example.org)\n\n[r]: data:text/html,x"
     refused = refused_destinations(text)
     assert len(refused) == 3 and all("not allowed" in r for r in refused)
-
-
-def test_plain_text_drops_markup():
-    assert plain_text("**Bold** [[a/b|label]] and *x*\n\n- item") == "Bold label and x item"
 
 
 @pytest.mark.integration

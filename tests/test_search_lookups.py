@@ -66,7 +66,7 @@ def test_the_python_replay_shows_what_the_browser_shows(shown, bundled_build: Pa
     folding = script_config((bundled_build / "site" / "assets" / "kb-languages.js").read_text(encoding="utf-8"))["fold"]
     for (lang, query), entries in shown.items():
         folder = bundled_build / "site" / "search" / lang
-        replayed = replay(query, lambda name: payload_of((folder / name).read_text(encoding="utf-8")), folding)
+        replayed = replay(query, lambda name, folder=folder: payload_of((folder / name).read_text(encoding="utf-8")), folding)
         assert [r["id"] for r in replayed] == entries, (lang, query)
 
 
