@@ -146,7 +146,7 @@ def entry_body(resolved: Resolved, game: str, lang: str, entry_id: str) -> tuple
     entry = resolved.kb.entries[entry_id]
     summary = entry.get("summary", {}).get("text", {})
     shown = lang if lang in summary else resolved.display_language(entry, lang)
-    linker = Linker(reference_href=no_link, reference_label=partial(resolved_title, resolved, lang=shown))
+    linker = Linker(reference_href=no_link, reference_label=partial(resolved.title_of, reader=shown))
     html = render(summary[lang] if lang in summary else aid_text(resolved, entry, shown), linker)
     if "<img" in html:
         raise AidFetchError(f"entry '{entry_id}' has an image; aids fetch nothing (aid {game}-{lang})")
@@ -204,11 +204,6 @@ def aid_text(resolved: Resolved, entry: Entry, lang: str) -> str:
     if entry["kind"] == "clarification":
         return resolved.ruling(entry, lang) or text
     return text
-
-
-def resolved_title(resolved: Resolved, ref: str, *, lang: str) -> str:
-    item = resolved.kb.entries.get(ref) or resolved.kb.chapters[ref].data
-    return item["title"][resolved.display_language(item, lang)]
 
 
 def table_html(table: TableText, entry_id: str | None, to_check: bool) -> Markup:

@@ -116,6 +116,13 @@ class Resolved:
         """The anchor of an entry (its slug) or a glossary term (term-<name>) on its page."""
         return f"term-{item_id.rsplit('/', 1)[1]}" if item_id in self.kb.terms else slug_of(item_id)
 
+    def title_of(self, item_id: str, reader: str) -> str:
+        """An entry's, chapter's or glossary term's title (a term: its name) as the reader is shown it."""
+        if item_id in self.kb.terms:
+            return self.text_in(self.kb.terms[item_id]["names"], reader)
+        item = self.kb.entries[item_id] if item_id in self.kb.entries else self.kb.chapters[item_id].data
+        return item["title"][self.display_language(item, reader)]
+
     def text_in(self, values, reader: str):
         """A per-language value (game title, summary, table cell, term name) for a reader."""
         return self.languages.text(values, reader)

@@ -66,13 +66,6 @@ class SiteRenderer:
         own = f"{from_game}/"
         return path[len(own):] if path.startswith(own) else "../" + path
 
-    def title_of(self, item_id: str, lang: str) -> str:
-        item = self.kb.entries.get(item_id) or (self.kb.chapters[item_id].data if item_id in self.kb.chapters else None)
-        if item is None:
-            term = self.kb.terms[item_id]
-            return self.r.text_in(term["names"], lang)
-        return item["title"][self.r.display_language(item, lang)]
-
     def fragment(self, template: str, **context) -> Markup:
         """A piece of a page (an entry, a table…): HTML from an autoescaping template, safe to nest."""
         return Markup(self.env.get_template(template).render(**context))
@@ -81,7 +74,7 @@ class SiteRenderer:
         return self.r.text_in(game["title"], reader)
 
     def link(self, target_id: str, game: str, lang: str) -> dict:
-        return {"title": self.title_of(target_id, lang), "href": self.href(target_id, game)}
+        return {"title": self.r.title_of(target_id, lang), "href": self.href(target_id, game)}
 
     def text_html(self, text: str, game: str, lang: str, linked_terms: set[str]) -> Markup:
         """Entry text as safe HTML with links; adds the glossary terms it linked to `linked_terms`.
@@ -95,7 +88,7 @@ class SiteRenderer:
             return html
         fresh = not linked_terms
         matcher = self.r.matchers[(game, lang)]
-        linker = Linker(reference_href=lambda ref: self.href(ref, game), reference_label=lambda ref: self.title_of(ref, lang),
+        linker = Linker(reference_href=lambda ref: self.href(ref, game), reference_label=lambda ref: self.r.title_of(ref, lang),
                         find_terms=matcher.find, term_href=lambda term: self.href(term, game), linked_terms=linked_terms)
         html = render(text, linker)
         if fresh:
@@ -149,7 +142,7 @@ class SiteRenderer:
         shown = self.r.display_language(clarification, reader)
         ruling = self.r.ruling(clarification, shown)
         return {
-            "title": self.title_of(clarification["id"], reader), "href": self.href(clarification["id"], game),
+            "title": self.r.title_of(clarification["id"], reader), "href": self.href(clarification["id"], game),
             "status": labels[f"status_{clarification['clarification']['status']}"],
             "ruling": self.text_html(ruling, game, shown, set()) if ruling else None,
             "language": None if shown == reader else self.langs.name_in(shown, reader),
@@ -212,8 +205,8 @@ class SiteRenderer:
         chapters = self.kb.chapters_of(game_id)
         for chapter in chapters:
             entries = [self.kb.entries[e] for e in chapter.entry_ids]
-            yield self.page(f"{folder}/{self.r.page_of[chapter.id]}", "chapter.html.j2", self.title_of(chapter.id, reader),
-                            toc=[(self.r.anchor_of(e["id"]), self.title_of(e["id"], reader)) for e in entries],
+            yield self.page(f"{folder}/{self.r.page_of[chapter.id]}", "chapter.html.j2", self.r.title_of(chapter.id, reader),
+                            toc=[(self.r.anchor_of(e["id"]), self.r.title_of(e["id"], reader)) for e in entries],
                             entries=[self.entry_html(e, reader) for e in entries],
                             switch=self.language_switch(game, self.r.page_of[chapter.id], reader))
         entries = self.kb.entries_of(game_id)
@@ -233,7 +226,7 @@ class SiteRenderer:
             f"{folder}/index.md", "game.html.j2", game_title, toc=toc,
             summary=self.r.text_in(game["summary"], reader),
             glance=glance, labels=labels,
-            chapters=[{"title": self.title_of(c.id, reader), "href": self.href(c.id, game_id)} for c in chapters],
+            chapters=[{"title": self.r.title_of(c.id, reader), "href": self.href(c.id, game_id)} for c in chapters],
             n_terms=len(self.kb.terms_of(game_id)), n_clarifications=len(clarifications), n_examples=len(examples),
             cards=[{"label": label, "href": f"../../{path}"} for label, path in aids.downloads] if aids else [],
             card_preview=f"../../{aids.preview}" if aids else None,
@@ -340,7 +333,7 @@ class SiteRenderer:
                 g = game["id"]
                 title = self.game_name(game, reader)
                 items: list = [{str(escape(title)): f"{reader}/{g}/index.md"}]
-                items += [{str(escape(self.title_of(c.id, reader))): f"{reader}/{g}/{self.r.page_of[c.id]}"} for c in self.kb.chapters_of(g)]
+                items += [{str(escape(self.r.title_of(c.id, reader))): f"{reader}/{g}/{self.r.page_of[c.id]}"} for c in self.kb.chapters_of(g)]
                 items += [{labels["glossary"]: f"{reader}/{g}/glossary.md"},
                           {labels["clarifications"]: f"{reader}/{g}/clarifications.md"},
                           {labels["examples"]: f"{reader}/{g}/examples.md"}]
