@@ -9,6 +9,7 @@ Known places (see docs/data-format.md):
   data/games/<game>/glossary.yaml       its glossary
   data/games/<game>/cards.yaml          which entries its player aid carries
   data/games/<game>/checks.yaml         its rules-check catalogue (rules_check, see generator/validate_checks.py)
+  data/games/<game>/calculators.yaml    how its calculators speak: labels and answer sentences (validate_calculators.py)
   data/games/<game>/noise/<name>.yaml   source lines deliberately not carried into entries
   data/games/<game>/chapters/NN-*.yaml  a chapter with its entries
 
@@ -29,7 +30,8 @@ from typing import Any
 from .problems import Problems
 from .yamlio import Positions, parse_yaml, read_bytes
 
-GAME_FILES = {"game.yaml": "game", "glossary.yaml": "glossary", "cards.yaml": "cards", "checks.yaml": "checks"}
+GAME_FILES = {"game.yaml": "game", "glossary.yaml": "glossary", "cards.yaml": "cards", "checks.yaml": "checks",
+              "calculators.yaml": "calculators"}
 NAMED_FILE = re.compile(r"^[a-z0-9][a-z0-9-]*\.yaml$")
 CHAPTER_FILE = re.compile(r"^(\d\d)-[a-z0-9-]+\.yaml$")
 # An `id:` line, as an editor writes it; used only to guess the ids of a file that does not parse.
@@ -40,7 +42,7 @@ ID_LINE = re.compile(r"""^[ \t-]*id:[ \t]*["']?([a-z0-9][a-z0-9/-]*)""", re.MULT
 class Document:
     """One loaded YAML file: plain `data`, and `positions` to find where a problem stands."""
     path: str          # as shown in messages (relative to the data folder's parent)
-    kind: str          # manifest | game | glossary | noise | chapter | cards
+    kind: str          # manifest | game | glossary | noise | chapter | cards | checks | calculators
     data: Any
     positions: Positions
     game: str | None = None

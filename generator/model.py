@@ -135,6 +135,7 @@ class KnowledgeBase:
     noise: list[Noise] = field(default_factory=list)
     aids: dict[str, Aid] = field(default_factory=dict)       # game -> player-aid selection (cards.yaml)
     checks: dict[str, dict] = field(default_factory=dict)    # game -> check name -> catalogue item (checks.yaml)
+    calculators: dict[str, dict] = field(default_factory=dict)  # game -> its calculators.yaml (labels, checks' titles and answers)
     where: dict[str, Where] = field(default_factory=dict)     # id -> where it is written
     # Ids and source ids of items skipped for a reported problem -> the file of that problem:
     # references to them are not checked (and counted in a note on that problem).

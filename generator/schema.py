@@ -24,6 +24,7 @@ SCHEMA_OF_KIND = {
     "noise": "noise.schema.json",
     "chapter": "chapter.schema.json",
     "cards": "cards.schema.json",
+    "calculators": "calculators.schema.json",
     "language": "language.schema.json",
     "ui": "ui.schema.json",
     "checks": "checks.schema.json",

@@ -23,6 +23,7 @@ from .load import Document, LoadedData, load
 from .model import Chapter, Entry, KnowledgeBase, Noise, Source, Where
 from .problems import DataError, Problems
 from .schema import check_shape, describe, is_inside_failed
+from .validate_calculators import check_calculators  # the calculators' words (calculators.yaml)
 from .validate_checks import check_catalogues, known_checks  # rules-check catalogues (checks.yaml)
 
 # How much of an entry's words must be found in its cited lines, and how much of the
@@ -85,7 +86,7 @@ class KnowledgeBaseBuilder:
         seen_orders: dict[tuple, str] = {}
         missing_game: dict[str, str] = {}   # game folder without game.yaml -> its first file
         for doc in self.loaded.documents:
-            if doc.kind in ("manifest", "game", "language", "ui", "checks"):
+            if doc.kind in ("manifest", "game", "language", "ui", "checks", "calculators"):
                 continue  # sources and games first (above); languages and check catalogues after (below, and check())
             if doc.game not in self.kb.games:
                 self.skip_without_game(doc, missing_game)
@@ -505,6 +506,7 @@ def check(loaded: LoadedData, problems: Problems) -> KnowledgeBase:
     """The knowledge base of loaded files, every problem in its shape and meaning recorded."""
     kb = build_knowledge_base(loaded, problems)
     check_catalogues(loaded, kb, problems)  # before MeaningChecks: examples' `check:` are looked up in kb.checks
+    check_calculators(loaded, kb, problems)  # E080-E083: calculators.yaml
     meaning = MeaningChecks(kb, problems)
     meaning.run()
     validate_text.check(kb, problems, meaning.mismatched)  # E050-E052: text against its sources, corrections, working notes

@@ -41,8 +41,9 @@ class GameData:
 
     game: str  # the game id, e.g. "wizards-quest"
     data_version: str
-    checks: dict[str, dict]  # check name -> {help, implements: [entry ids]}
+    checks: dict[str, dict]  # check name -> {help, implements: [entry ids], cites?: [entry ids]}
     entries: dict[str, dict]  # entry id -> {title, text (English), params?, table?}
+    say: dict  # how answers read in each language: {labels, words, checks: {name: {answer, labels?}}} (explain.py)
 
     @classmethod
     def read(cls, path: Path) -> GameData:
@@ -50,7 +51,7 @@ class GameData:
             document = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError) as err:
             raise DataFileError(f"cannot read the rules data {path}: {err}; run `python -m generator build`") from None
-        return cls(document["game"], document["data_version"], document["checks"], document["entries"])
+        return cls(document["game"], document["data_version"], document["checks"], document["entries"], document["say"])
 
     def entry(self, entry_id: str) -> dict:
         if entry_id not in self.entries:

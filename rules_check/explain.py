@@ -1,0 +1,91 @@
+"""An answer as a sentence in the reader's language, and the one call the site's calculators make.
+
+The words come from the game's data file (`say` in data/<game>.json, written by the generator from
+data/games/<game>/calculators.yaml): a label for every field name and choice, and per check a
+sentence template with {field} places filled from the check's output. The same code runs on the
+command line and in the browser (Pyodide), so a calculator on the site says what the CLI computes.
+"""
+
+from __future__ import annotations
+
+import json
+import string
+from typing import Any
+
+from . import game, game_id, run
+from .core import DataFileError, InputError, RulesError
+
+
+def _value_at(output: dict, path: str) -> Any:
+    value: Any = output
+    for part in path.split("."):
+        if not isinstance(value, dict) or part not in value:
+            raise DataFileError(f"the answer template names '{path}', which the output lacks")
+        value = value[part]
+    return value
+
+
+class Words:
+    """How one language writes the values of an answer: labels of names and choices, yes/no/none."""
+
+    def __init__(self, say: dict, check: str, language: str):
+        self.language = language
+        labels = {**say["labels"], **say["checks"][check].get("labels", {})}
+        self.labels = {key: texts.get(language) or texts["en"] for key, texts in labels.items()}
+        self.words = say["words"].get(language) or say["words"]["en"]
+
+    def label(self, key: str) -> str:
+        return self.labels.get(key, key)
+
+    def value(self, value: Any, kind: str = "") -> str:
+        if kind == "percent" and isinstance(value, (int, float)) and not isinstance(value, bool):
+            return f"{value * 100:.1f} %".replace(".", self.words["decimal"])
+        if isinstance(value, bool):
+            return self.words["yes" if value else "no"]
+        if value is None:
+            return self.words["none"]
+        if isinstance(value, str):
+            return self.label(value)
+        if isinstance(value, float):
+            return f"{value:.3g}".replace(".", self.words["decimal"])
+        if isinstance(value, list):
+            return ", ".join(self.value(item) for item in value) if value else self.words["none"]
+        if isinstance(value, dict):
+            shown = [f"{self.label(key)} {self.value(item)}" for key, item in value.items()]
+            return ", ".join(shown) if shown else self.words["none"]
+        return str(value)
+
+
+def sentence(template: str, output: dict, words: Words) -> str:
+    """The template with each {path} or {path:percent} replaced by that output value, in words."""
+    parts = []
+    for literal, field, kind, _conversion in string.Formatter().parse(template):
+        parts.append(literal)
+        if field is not None:
+            parts.append(words.value(_value_at(output, field), kind or ""))
+    return "".join(parts)
+
+
+def say(game_name: str, check: str, output: dict, language: str) -> str:
+    """The answer of `check` as a sentence in `language` (English where the data has no translation)."""
+    data = game(game_name).data
+    texts = data.say["checks"][check]["answer"]
+    return sentence(texts.get(language) or texts["en"], output, Words(data.say, check, language))
+
+
+def answer(game_name: str, check: str, inputs_json: str, language: str) -> str:
+    """What a calculator shows, as JSON: the output, its sentence and the entries followed; or the
+    refusal — `input` with the field and the schema's message, or `rules` with the rule's message."""
+    name = game_id(game_name)
+    try:
+        output = run(name, check, json.loads(inputs_json))
+    except InputError as err:
+        return json.dumps({"refused": "input", "field": err.field, "message": str(err).split(": ", 1)[-1]}, ensure_ascii=False)
+    except RulesError as err:
+        return json.dumps({"refused": "rules", "message": str(err)}, ensure_ascii=False)
+    info = game(name).data.checks[check]
+    followed = [*info["implements"], *info.get("cites", []), *output.get("clarifications", [])]
+    return json.dumps(
+        {"output": output, "sentence": say(name, check, output, language), "followed": list(dict.fromkeys(followed))},
+        ensure_ascii=False,
+    )
