@@ -91,6 +91,7 @@ def check_calculators(loaded: LoadedData, kb: KnowledgeBase, problems: Problems)
 def _check_game(kb: KnowledgeBase, doc, game: str, checks: dict, problems: Problems) -> None:
     languages = kb.games[game]["languages"]
     texts = doc.data["checks"]
+    reported: set[tuple] = set()  # a label shared by several checks is reported once
     for name in checks:
         if name not in texts:
             _report(problems, Where(doc, ["checks"]), "E080", f"check {game}.{name} has no calculator text (title and answer)")
@@ -110,12 +111,15 @@ def _check_game(kb: KnowledgeBase, doc, game: str, checks: dict, problems: Probl
         labels = {**doc.data["labels"], **item.get("labels", {})}
         for key in names_to_label(schemas.get(f"{name}_input", {})):
             label = labels.get(key)
+            path = ["checks", name, "labels", key] if key in item.get("labels", {}) else ["labels", key]
+            if tuple(path) in reported:
+                continue
+            reported.add(tuple(path))
             if label is None:
                 _report(problems, Where(doc, ["labels"]), "E081", f"no label for '{key}', a field or choice of {game}.{name}")
             elif "term" not in label:
                 missing = [language for language in languages if language not in label]
                 if missing:
-                    path = ["checks", name, "labels", key] if key in item.get("labels", {}) else ["labels", key]
                     _report(problems, Where(doc, path), "E081", f"label '{key}' has no {', '.join(missing)} text")
     for path, label in _term_labels(doc):
         if label["term"] not in kb.terms and label["term"] not in kb.unchecked_ids:
