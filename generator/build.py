@@ -7,6 +7,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .calculators import runtime_files
 from .cards import aid_links, start_aids
 from .errors import OutputError
 from .load import load
@@ -82,12 +83,15 @@ def _render_and_publish(resolved, out: Path, stage, aids_alongside: bool, report
             report.pages = write_files(docs, renderer.pages())
             shutil.copytree(ASSETS, docs / "assets")
         with stage("rules-check"):
+            rules_data = render_rules_data(resolved)
             release.part("rules_check_data").mkdir()  # published even when no game has checks
-            write_files(release.part("rules_check_data"), render_rules_data(resolved))  # read by the rules_check package
+            write_files(release.part("rules_check_data"), rules_data)  # read by the rules_check package
         with stage("site engine"):
             run_mkdocs(REPO, docs, site, renderer.site_meta(), release.work)
         with stage("search index"):
             write_files(site, SearchIndex(resolved).all_files())
+        with stage("calculators"):
+            write_files(site, runtime_files(rules_data))  # Pyodide, wheels and the package, for the calculators' worker
         with stage("cards" if aids is None else "cards (waiting)"):
             write_files(site / "cards", (aids or start_aids(resolved, cache=out / "build" / "cards-cache")).files())
         release.publish()

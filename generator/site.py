@@ -19,6 +19,7 @@ from typing import Any
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup, escape
 
+from .calculators import CalculatorBlocks
 from .model import Entry, Game
 from .resolve import Resolved
 from .safe_markdown import Linker, render, without_tables
@@ -55,6 +56,7 @@ class SiteRenderer:
         self.aid_links = aid_links  # (game, lang) -> cards.AidLinks (paths relative to the site root)
         self.page_meta: dict[str, PageMeta] = {}  # docs path -> title and toc, filled as pages are made
         self._rendered: dict[tuple[str, str, str], tuple[Markup, frozenset]] = {}  # see text_html
+        self.calculators = CalculatorBlocks(resolved, self.fragment)
 
     # -- links -----------------------------------------------------------------------------
     def href(self, target_id: str, from_game: str, reader: str | None = None, from_lang: str | None = None) -> str:
@@ -177,6 +179,7 @@ class SiteRenderer:
                                    game, shown, linked_terms),
             "table": self.table_html(entry["table"], reader) if "table" in entry and entry["table"].get("shown", True) else None,
             "example": self.example_html(entry["example"], reader) if "example" in entry else None,
+            "calculators": self.calculators.of_entry(entry["id"], reader),
             "clarification": self.clarification_html(entry, game, reader) if "clarification" in entry else None,
             "rulings": [c for c in clarified_by if not c["editorial"]],
             "editors_notes": [c for c in clarified_by if c["editorial"]],
@@ -239,6 +242,10 @@ class SiteRenderer:
             {"title": None, "anchor": None, "items": [self.clarification_item(c, game_id, reader) for c in clarifications]}])
         yield self.list_page(f"{folder}/examples.md", labels["examples"] + f" — {game_title}", [
             {"title": None, "anchor": None, "items": [{**self.link(e["id"], game_id, reader), "note": None} for e in examples]}])
+        if self.calculators.of_game(game_id, reader):
+            yield self.page(f"{folder}/calculators.md", "calculators.html.j2", labels["calculator"]["calculators"] + f" — {game_title}",
+                            blocks=self.calculators.of_game(game_id, reader))
+            yield self.calculators.spec_file(game_id, reader, lambda entry_id: self.href(entry_id, game_id))
 
     def language_switch(self, game: Game, page: str, reader: str) -> list[dict]:
         """The same page in the game's other languages (the reader's own without a link); kb-search.js keeps the #anchor."""
@@ -337,6 +344,8 @@ class SiteRenderer:
                 items += [{labels["glossary"]: f"{reader}/{g}/glossary.md"},
                           {labels["clarifications"]: f"{reader}/{g}/clarifications.md"},
                           {labels["examples"]: f"{reader}/{g}/examples.md"}]
+                if g in self.kb.calculators:
+                    items.append({labels["calculator"]["calculators"]: f"{reader}/{g}/calculators.md"})
                 games.append((title, {str(escape(title)): items}))
             games.sort(key=lambda pair: pair[0].lower())
             section: list = [{labels["home"]: f"{reader}/index.md"}]

@@ -96,34 +96,36 @@ def _check_game(kb: KnowledgeBase, doc, game: str, checks: dict, problems: Probl
         if name not in texts:
             _report(problems, Where(doc, ["checks"]), "E080", f"check {game}.{name} has no calculator text (title and answer)")
     for name, item in texts.items():
-        where = Where(doc, ["checks", name])
         if name not in checks:
-            _report(problems, where, "E080", f"'{name}' is not a check of {game} (checks.yaml lists: {', '.join(checks)})")
+            _report(problems, Where(doc, ["checks", name]), "E080", f"'{name}' is not a check of {game} (checks.yaml lists: {', '.join(checks)})")
             continue
         for field in ("title", "answer"):
             for language in languages:
                 if language not in item[field]:
                     _report(problems, Where(doc, ["checks", name, field]), "E080", f"{game}.{name} {field} has no {language} text")
         schemas = check_schemas(game)
-        if schemas is None:
-            continue  # the check's schema file is the rules_check package's to provide (rules_check tests)
-        _check_answer(doc, name, item["answer"], schemas.get(f"{name}_output", {}), problems)
-        labels = {**doc.data["labels"], **item.get("labels", {})}
-        for key in names_to_label(schemas.get(f"{name}_input", {})):
-            label = labels.get(key)
-            path = ["checks", name, "labels", key] if key in item.get("labels", {}) else ["labels", key]
-            if tuple(path) in reported:
-                continue
-            reported.add(tuple(path))
-            if label is None:
-                _report(problems, Where(doc, ["labels"]), "E081", f"no label for '{key}', a field or choice of {game}.{name}")
-            elif "term" not in label:
-                missing = [language for language in languages if language not in label]
-                if missing:
-                    _report(problems, Where(doc, path), "E081", f"label '{key}' has no {', '.join(missing)} text")
+        if schemas is not None:  # else the check's schema file is the rules_check package's to provide (rules_check tests)
+            _check_answer(doc, name, item["answer"], schemas.get(f"{name}_output", {}), problems)
+            _check_labels(doc, game, name, schemas.get(f"{name}_input", {}), languages, reported, problems)
     for path, label in _term_labels(doc):
         if label["term"] not in kb.terms and label["term"] not in kb.unchecked_ids:
             _report(problems, Where(doc, path), "E083", f"no glossary term '{label['term']}'")
+
+
+def _check_labels(doc, game: str, name: str, input_schema: dict, languages: list[str], reported: set[tuple], problems: Problems) -> None:
+    """Every field name and choice of the check's input has a label in every language of the game."""
+    own = doc.data["checks"][name].get("labels", {})
+    labels = {**doc.data["labels"], **own}
+    for key in names_to_label(input_schema):
+        path = ["checks", name, "labels", key] if key in own else ["labels", key]
+        if tuple(path) in reported:
+            continue
+        reported.add(tuple(path))
+        label = labels.get(key)
+        if label is None:
+            _report(problems, Where(doc, ["labels"]), "E081", f"no label for '{key}', a field or choice of {game}.{name}")
+        elif "term" not in label and (missing := [language for language in languages if language not in label]):
+            _report(problems, Where(doc, path), "E081", f"label '{key}' has no {', '.join(missing)} text")
 
 
 def _check_answer(doc, name: str, answer: dict, output_schema: dict, problems: Problems) -> None:

@@ -51,7 +51,10 @@ class GameData:
             document = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError) as err:
             raise DataFileError(f"cannot read the rules data {path}: {err}; run `python -m generator build`") from None
-        return cls(document["game"], document["data_version"], document["checks"], document["entries"], document["say"])
+        try:
+            return cls(document["game"], document["data_version"], document["checks"], document["entries"], document["say"])
+        except (KeyError, TypeError) as err:
+            raise DataFileError(f"the rules data {path} lacks {err} (written by an older generator?); run `python -m generator build`") from None
 
     def entry(self, entry_id: str) -> dict:
         if entry_id not in self.entries:
@@ -143,5 +146,7 @@ def validate(game: str, name: str, direction: str, document: Any) -> None:
         error = errors[0]
         while error.context:
             error = sorted(error.context, key=lambda e: len(e.absolute_path))[-1]
-        field = "/".join(str(p) for p in error.absolute_path) or "(input)"
-        raise InputError(field, error.message)
+        path = [str(p) for p in error.absolute_path]
+        if error.validator == "required":  # the field that is missing, not the object that lacks it
+            path += [name for name in error.validator_value if isinstance(error.instance, dict) and name not in error.instance][:1]
+        raise InputError("/".join(path) or "(input)", error.message)

@@ -1,0 +1,135 @@
+"""Render, calculators: every rules-check as a form on the site, answered by the same Python code.
+
+For each game and language, `<lang>/<game>/calculators.json` says what a form needs: per check its title,
+its input schema (from the rules_check package, refs inlined), the labels of its fields and choices in the
+reader's language, the worked examples that use it, and the site's entries an answer may name. The page
+side is `assets/kb-calc.js`; it runs the check in a worker (`assets/kb-calc-worker.js`) under Pyodide,
+whose files, the pure-Python wheels rules_check needs and a zip of the package with this build's data are
+vendored into `assets/calc/` (see `runtime_files`). Nothing of that is loaded before a calculator is opened.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import zipfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from markupsafe import Markup
+
+from .resolve import Resolved
+from .rules_data import label_texts
+from .validate_calculators import check_schemas, rules_check_folder
+
+REPO = Path(__file__).resolve().parent.parent
+PYODIDE = REPO / "node_modules" / "pyodide"
+PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json")
+BROWSER_WHEELS = REPO / ".venv" / "browser-wheels"  # scripts/setup.sh, from requirements-browser.txt
+RUNTIME = "assets/calc"  # under the site root
+
+
+class CalculatorsMissing(Exception):
+    """The vendored runtime is not installed (scripts/setup.sh installs it)."""
+
+
+def game_checks(resolved: Resolved, game: str) -> list[str]:
+    """The checks of a game that have a calculator, in catalogue order."""
+    return list(resolved.kb.checks.get(game, {})) if game in resolved.kb.calculators else []
+
+
+def example_check(example: dict) -> tuple[str, str]:
+    """(game id, check) of a worked example's `check:` ("wizards_quest.battle" -> ("wizards-quest", "battle"))."""
+    game, _, check = example.get("check", "").partition(".")
+    return game.replace("_", "-"), check
+
+
+def calculators_spec(resolved: Resolved, game: str, reader: str, href) -> dict[str, Any]:
+    """What the forms of one game need in one language; `href(entry_id)` is an entry's URL from the
+    game's folder. Text in another language than the reader's is listed in `fallback` (kb-calc.js marks it)."""
+    kb = resolved.kb
+    words = kb.calculators[game]
+    schemas = check_schemas(game) or {}
+    checks = {}
+    for name in game_checks(resolved, game):
+        texts = words["checks"][name]
+        labels = {key: label_texts(resolved, label) for key, label in {**words["labels"], **texts.get("labels", {})}.items()}
+        examples = [{"id": entry["id"], "title": resolved.title_of(entry["id"], reader), "inputs": entry["example"]["inputs"]}
+                    for entry in kb.entries_of(game) if "example" in entry and example_check(entry["example"]) == (game, name)]
+        checks[name] = {
+            "title": resolved.text_in(texts["title"], reader),
+            "schema": schemas.get(f"{name}_input", {}),
+            "labels": {key: resolved.text_in(texts_of, reader) for key, texts_of in labels.items()},
+            "implements": kb.checks[game][name]["implements"],
+            "examples": examples,
+        }
+    named = {entry["id"]: {"title": resolved.title_of(entry["id"], reader), "href": href(entry["id"])} for entry in kb.entries_of(game)}
+    return {"game": game, "lang": reader, "data_version": resolved.data_version, "checks": checks, "entries": named}
+
+
+def package_zip(rules_data: list[tuple[str, str]]) -> bytes:
+    """The rules_check package as Pyodide unpacks it: its code and schemas, and this build's data files."""
+    folder = rules_check_folder()
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for path in sorted(folder.rglob("*")):
+            relative = path.relative_to(folder)
+            if path.is_file() and path.suffix in (".py", ".json") and relative.parts[0] != "data" and "__pycache__" not in relative.parts:
+                archive.writestr(zipfile.ZipInfo(f"rules_check/{relative.as_posix()}", (2020, 1, 1, 0, 0, 0)), path.read_bytes())
+        for name, content in rules_data:
+            archive.writestr(zipfile.ZipInfo(f"rules_check/data/{name}", (2020, 1, 1, 0, 0, 0)), content)
+    return buffer.getvalue()
+
+
+def runtime_files(rules_data: list[tuple[str, str]]) -> Iterator[tuple[str, bytes]]:
+    """(path under the site root, bytes) of the calculators' runtime: Pyodide, the wheels, the package, and
+    runtime.json naming them (the package's name carries its digest, so a new build is a new file)."""
+    missing = [name for name in PYODIDE_FILES if not (PYODIDE / name).is_file()]
+    wheels = sorted(BROWSER_WHEELS.glob("*.whl"))
+    if missing or not wheels:
+        raise CalculatorsMissing(f"the calculators' runtime is not installed ({', '.join(missing) or 'no wheels'}); run bash scripts/setup.sh")
+    for name in PYODIDE_FILES:
+        yield f"{RUNTIME}/pyodide/{name}", (PYODIDE / name).read_bytes()
+    for wheel in wheels:
+        yield f"{RUNTIME}/wheels/{wheel.name}", wheel.read_bytes()
+    package = package_zip(rules_data)
+    package_name = f"rules_check-{hashlib.sha256(package).hexdigest()[:12]}.zip"
+    yield f"{RUNTIME}/{package_name}", package
+    manifest = {"pyodide": "pyodide/", "wheels": [f"wheels/{w.name}" for w in wheels], "package": package_name,
+                "pyodide_version": json.loads((PYODIDE / "package.json").read_text(encoding="utf-8"))["version"]}
+    yield f"{RUNTIME}/runtime.json", json.dumps(manifest, indent=1).encode()
+
+
+class CalculatorBlocks:
+    """The site's side of the calculators: a closed block per check on each entry it implements, the
+    blocks of a game's Calculators page, and the spec files the blocks read when opened."""
+
+    def __init__(self, resolved: Resolved, fragment):
+        self.r = resolved
+        self.fragment = fragment  # SiteRenderer.fragment: an autoescaping template -> Markup
+        self.by_entry: dict[str, list[tuple[str, str]]] = {}
+        for game in resolved.kb.calculators:
+            for name in game_checks(resolved, game):
+                for entry_id in resolved.kb.checks[game][name]["implements"]:
+                    self.by_entry.setdefault(entry_id, []).append((game, name))
+
+    def block(self, game: str, name: str, reader: str, assets: str) -> Markup:
+        """One closed calculator; `assets` is the relative URL of the site's assets/ from the page."""
+        texts = self.r.kb.calculators[game]["checks"][name]
+        return self.fragment("calculator.html.j2", check=name, title=self.r.text_in(texts["title"], reader),
+                             ui=self.r.languages.ui(reader)["calculator"], script=f"{assets}kb-calc.js",
+                             spec="calculators.json")
+
+    def of_entry(self, entry_id: str, reader: str) -> list[Markup]:
+        """The calculators shown under an entry (pages at <lang>/<game>/)."""
+        return [self.block(game, name, reader, "../../assets/") for game, name in self.by_entry.get(entry_id, [])]
+
+    def of_game(self, game: str, reader: str) -> list[Markup]:
+        return [self.block(game, name, reader, "../../assets/") for name in game_checks(self.r, game)]
+
+    def spec_file(self, game: str, reader: str, href) -> tuple[str, str]:
+        """(docs path, JSON) of the game's calculators.json in one language."""
+        spec = calculators_spec(self.r, game, reader, href)
+        return f"{reader}/{game}/calculators.json", json.dumps(spec, ensure_ascii=False, separators=(",", ":"))
