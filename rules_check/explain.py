@@ -9,6 +9,7 @@ command line and in the browser (Pyodide), so a calculator on the site says what
 from __future__ import annotations
 
 import json
+import re
 import string
 from typing import Any
 
@@ -48,22 +49,49 @@ class Words:
             return self.label(value)
         if isinstance(value, float):
             return f"{value:.3g}".replace(".", self.words["decimal"])
-        if isinstance(value, list):
-            return ", ".join(self.value(item) for item in value) if value else self.words["none"]
+        if isinstance(value, list):  # items that are records are set apart by semicolons
+            separator = "; " if any(isinstance(item, dict) for item in value) else ", "
+            return separator.join(self.value(item) for item in value) if value else self.words["none"]
         if isinstance(value, dict):
             shown = [f"{self.label(key)} {self.value(item)}" for key, item in value.items()]
             return ", ".join(shown) if shown else self.words["none"]
         return str(value)
 
 
-def sentence(template: str, output: dict, words: Words) -> str:
-    """The template with each {path} or {path:percent} replaced by that output value, in words."""
+OPTIONAL = re.compile(r"\[([^\[\]]*)\]")  # [ … ] : a part said only when the output has every field it names
+
+
+def _fields(template: str) -> list[tuple[str, str]]:
+    return [(field, kind or "") for _, field, kind, _ in string.Formatter().parse(template) if field is not None]
+
+
+def _fill(template: str, output: dict, words: Words) -> str:
     parts = []
     for literal, field, kind, _conversion in string.Formatter().parse(template):
         parts.append(literal)
         if field is not None:
             parts.append(words.value(_value_at(output, field), kind or ""))
     return "".join(parts)
+
+
+def sentence(template: str, output: dict, words: Words) -> str:
+    """The template with each {path} or {path:percent} replaced by that output value, in words; a part in
+    [brackets] is left out when the output lacks a field it names (fields some answers do not have)."""
+
+    def optional(match: re.Match) -> str:
+        part = match.group(1)
+        present = all(_has(output, field) for field, _ in _fields(part))
+        return _fill(part, output, words).replace("{", "{{").replace("}", "}}") if present else ""
+
+    return _fill(OPTIONAL.sub(optional, template), output, words)
+
+
+def _has(output: dict, path: str) -> bool:
+    try:
+        _value_at(output, path)
+    except DataFileError:
+        return False
+    return True
 
 
 def say(game_name: str, check: str, output: dict, language: str) -> str:
