@@ -11,7 +11,7 @@ from .calculators import runtime_files
 from .cards import aid_links, start_aids
 from .errors import OutputError
 from .load import load
-from .offline import offline_files
+from .offline import offline_files, service_workers
 from .problems import DataError, Problems
 from .resolve import resolve
 from .rules_data import render_rules_data
@@ -94,7 +94,8 @@ def _render_and_publish(resolved, out: Path, stage, aids_alongside: bool, report
         with stage("calculators"):
             write_files(site, runtime_files(rules_data))  # Pyodide, wheels and the package, for the calculators' worker
         with stage("offline"):
-            write_files(site, list(offline_files(site, resolved.languages, resolved.data_version)))  # reads the site: listed first
+            write_files(site, list(offline_files(site, resolved.languages)))
+            write_files(site, list(service_workers(site, resolved.languages, resolved.data_version)))  # precaches what is written
         with stage("cards" if aids is None else "cards (waiting)"):
             write_files(site / "cards", (aids or start_aids(resolved, cache=out / "build" / "cards-cache")).files())
         release.publish()

@@ -36,6 +36,7 @@ def on_config(config):
     # Material's header language selector (and <link rel="alternate" hreflang> in every head);
     # kb-search.js makes a choice land on the same page and entry of the other section.
     config.extra["alternate"] = meta["alternate"]
+    config.extra["kb_sections"] = list(meta["sections"])  # main.html links their web app manifests
     return config
 
 

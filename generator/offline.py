@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -41,6 +42,7 @@ importScripts("../{workbox}/workbox-sw.js");
 workbox.setConfig({{modulePathPrefix: "../{workbox}/", debug: false}});
 workbox.core.setCacheNameDetails({{prefix: "kb-{code}", suffix: "{version}"}});
 const CURRENT = workbox.core.cacheNames.precache;
+workbox.core.clientsClaim();  /* the first visit's page is served offline too, not only the next one */
 workbox.precaching.precacheAndRoute({manifest}, {{ignoreURLParametersMatching: [/.*/]}});
 /* Player aids: kept once opened. */
 workbox.routing.registerRoute(({{url}}) => url.pathname.includes("/cards/"), new workbox.strategies.CacheFirst({{cacheName: "kb-aids"}}));
@@ -75,6 +77,7 @@ def section_files(site: Path, code: str) -> list[str]:
             relative = path.relative_to(site).as_posix()
             if (path.is_file() and not relative.endswith((".map", "sw.js")) and not relative.startswith(NOT_PRECACHED)):
                 chosen.append(relative)
+    chosen += [path.relative_to(site).as_posix() for path in site.glob("*/sitemap.xml") if not path.is_relative_to(site / code)]
     return sorted(chosen)
 
 
@@ -85,9 +88,9 @@ def precache_manifest(site: Path, code: str) -> list[dict[str, str]]:
             for path in section_files(site, code)]
 
 
-def offline_files(site: Path, languages: Languages, data_version: str) -> Iterator[tuple[str, bytes]]:
-    """(path under the site, bytes): Workbox's runtime, then each section's manifest and service worker
-    (the manifest first: sw.js precaches it)."""
+def offline_files(site: Path, languages: Languages) -> Iterator[tuple[str, bytes]]:
+    """(path under the site, bytes): Workbox's runtime, the icons, each section's web app manifest and
+    sitemap (Material's language selector reads it) — all precached by `service_workers`, written after."""
     yield from workbox_files()
     for size in ICON_SIZES:
         yield f"assets/images/icon-{size}.png", app_icon(size)
@@ -100,6 +103,20 @@ def offline_files(site: Path, languages: Languages, data_version: str) -> Iterat
                     "icons": [{"src": f"../assets/images/icon-{size}.png", "sizes": f"{size}x{size}", "type": "image/png", "purpose": "any maskable"}
                               for size in ICON_SIZES]}
         yield f"{language.code}/manifest.webmanifest", json.dumps(manifest, ensure_ascii=False, indent=1).encode()
+        yield f"{language.code}/sitemap.xml", section_sitemap(site, language.code)
+
+
+def section_sitemap(site: Path, code: str) -> bytes:
+    """The site's sitemap.xml cut to one section: Material's language selector asks each section for one."""
+    text = (site / "sitemap.xml").read_text(encoding="utf-8") if (site / "sitemap.xml").is_file() else ""
+    urls = re.findall(r"<url>.*?</url>", text, flags=re.S)
+    kept = [url for url in urls if re.search(rf"<loc>[^<]*/{re.escape(code)}/", url)]
+    return ('<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
+            + "\n".join(kept) + "\n</urlset>\n").encode()
+
+
+def service_workers(site: Path, languages: Languages, data_version: str) -> Iterator[tuple[str, bytes]]:
+    """(path, bytes) of each section's sw.js, its precache manifest read from the site as written."""
     for language in languages:
         if not (site / language.code / "index.html").is_file():
             continue

@@ -43,6 +43,12 @@
         delete waiting[event.data.id];
         if (done) done(event.data);
       };
+      worker.onerror = function (event) {  // the worker's script did not load or run: every question fails
+        var message = event.message || "the calculator's worker did not start";
+        Object.keys(waiting).forEach(function (id) { waiting[id]({id: +id, error: message}); delete waiting[id]; });
+        worker = null;
+        event.preventDefault();
+      };
     }
     return new Promise(function (resolve) {
       message.id = nextId++;
