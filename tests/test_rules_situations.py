@@ -189,3 +189,68 @@ def test_battlelore_line_of_sight_ends_terrain_and_hills(rc):
     assert _los(rc, (-3, 5), (2, -4))["range"] == 9
     with pytest.raises(rc.RulesError, match="same hex"):
         _los(rc, (1, 1), (1, 1))
+
+
+# -- Chaos in the Old World: the dial step of a round ------------------------------------------
+
+def _dials(rc, powers, **more):
+    return rc.run("citow", "round_dials", {"powers": powers, **more})
+
+
+def test_citow_round_dials_stop_at_victory(rc):
+    result = _dials(rc, {"khorne": {"position": 6, "victory_at": 7, "counters": 3, "victory_points": 10},
+                         "nurgle": {"position": 0, "victory_at": 7, "counters": 1, "victory_points": 12,
+                                    "windows": {"1": {"instruction": "draw 2 Chaos cards"}}}})
+    assert result["ticks"] == {"khorne": 2, "nurgle": 1} and result["ticks_turned"] == {"khorne": 1, "nurgle": 1}
+    assert result["revealed"]["khorne"] == [{"position": 7, "instruction": "Victory!", "threat": None}]
+    assert result["instructions_to_carry_out"] == {"nurgle": {"chaos_cards_drawn": 1 * 2}}
+    assert result["game_end"] == {"game_ends": True, "condition": "greatest_threat", "winners": ["khorne"]}
+
+
+def test_citow_round_dials_say_what_they_cannot_tell(rc):
+    result = _dials(rc, {"khorne": {"position": 2, "counters": 1}, "slaanesh": {"position": 4, "victory_at": 9, "counters": 0}})
+    assert result["vp_gained"] == {"khorne": None, "slaanesh": 0}
+    assert result["extra_tick"] == "khorne"  # 1 counter against 0 is the most
+    assert result["revealed"]["khorne"] == [{"position": 3, "instruction": None, "threat": None},
+                                            {"position": 4, "instruction": None, "threat": None}]
+    assert result["game_end"] is None
+    assert result["game_end_needs"] == ["windows.3 of khorne", "windows.4 of khorne", "victory_at of khorne", "victory_points of khorne",
+                                        "victory_points of slaanesh"]
+
+
+def test_citow_round_dials_tie_breaks_at_the_end_of_the_round(rc):
+    shared = _dials(rc, {p: {"position": 4, "victory_at": 5, "counters": 1, "victory_points": 30} for p in ("khorne", "tzeentch", "nurgle")})
+    assert shared["extra_tick"] is None and shared["game_end"]["winners"] == ["khorne", "nurgle", "tzeentch"]  # shared victory
+    fifty = {"khorne": {"position": 1, "victory_at": 9, "counters": 1, "victory_points": 48,
+                        "windows": {"2": {"instruction": "gain 3 VP", "threat": 2}}},
+             "nurgle": {"position": 3, "victory_at": 9, "counters": 1, "victory_points": 51,
+                        "windows": {"4": {"instruction": "upgrade card", "threat": 4}}}}
+    result = _dials(rc, fifty)
+    assert result["victory_points_after"] == {"khorne": 51, "nurgle": 51}  # the dial's VP count before the game-end check
+    assert result["game_end"] == {"game_ends": True, "condition": "fifty_victory_points", "winners": ["nurgle"]}
+    del fifty["nurgle"]["windows"]["4"]["threat"]
+    with pytest.raises(rc.RulesError, match="give the threat of nurgle"):
+        _dials(rc, fifty)
+    ruined = _dials(rc, {"khorne": {"position": 1, "counters": 0, "victory_points": 20},
+                         "nurgle": {"position": 1, "counters": 0, "victory_points": 19}}, ruined_regions=5)
+    assert ruined["game_end"]["condition"] == "five_ruined_regions" and ruined["game_end"]["winners"] == ["khorne"]
+
+
+def test_citow_round_dials_counts_counters_with_dial_advancement_counters(rc):
+    events = [{"region": "tilea", "phase": "corruption", "corruption_placed": 3, "tokens": ["noble"]},
+              {"region": "tilea", "phase": "corruption", "corruption_placed": 1, "tokens": ["noble"]},
+              {"region": "estalia", "phase": "corruption", "cultists": 1, "tokens": ["hero"]}]
+    result = _dials(rc, {"slaanesh": {"position": 0, "events": events}, "khorne": {"position": 0, "counters": 1}})
+    assert result["counters"] == {"slaanesh": 1, "khorne": 1} and result["extra_tick"] is None
+    with pytest.raises(rc.RulesError, match="condition_met"):
+        _dials(rc, {"nurgle": {"position": 0, "events": [{"region": "tilea", "phase": "battle"}]}})
+
+
+def test_citow_round_dials_refusals(rc):
+    with pytest.raises(rc.RulesError, match="events or counters, not both"):
+        _dials(rc, {"khorne": {"position": 0, "counters": 1, "events": []}})
+    with pytest.raises(rc.RulesError, match="the game ended then"):
+        _dials(rc, {"khorne": {"position": 8, "victory_at": 8}})
+    with pytest.raises(rc.InputError) as refused:
+        _dials(rc, {"khorne": {"position": 0, "windows": {"1": {"instruction": "gain 999 VP"}}}})
+    assert refused.value.field == "powers/khorne/windows/1/instruction"

@@ -1,0 +1,49 @@
+"""rules_check audit (issue 13): each check compared with the entries it says it implements; every condition an entry
+states that the check did not enforce has a test here that failed before the fix. Each test names the entry."""
+from __future__ import annotations
+
+import pytest
+
+pytest_plugins = ["rules_fixtures"]  # the fixtures rules_data and rc
+
+pytestmark = pytest.mark.unit
+
+
+# -- Chaos in the Old World ------------------------------------------------------------------
+
+def test_citow_game_end_tie_break_needs_the_tied_powers_threat(rc):
+    """citow/victory-fifty-vp, citow/victory-five-ruined-regions: a VP tie is broken by threat; a tied Power whose
+    threat was not given was read as threat 0 and lost."""
+    with pytest.raises(rc.RulesError, match="give the threat of nurgle"):
+        rc.run("citow", "game_end", {"victory_points": {"khorne": 55, "nurgle": 55}, "threat": {"khorne": 3}})
+    with pytest.raises(rc.RulesError, match="give the threat of khorne"):
+        rc.run("citow", "game_end", {"victory_points": {"khorne": 20, "nurgle": 20}, "threat": {"nurgle": 1}, "ruined_regions": 5})
+    untied = rc.run("citow", "game_end", {"victory_points": {"khorne": 56, "nurgle": 55}, "threat": {"khorne": 3}})
+    assert untied["winners"] == ["khorne"]  # no tie: threat is not needed
+
+
+def test_citow_game_end_greatest_threat_needs_the_tied_powers_vp(rc):
+    """citow/victory-greatest-threat: Powers at Victory compare victory points; one not given was read as 0."""
+    with pytest.raises(rc.RulesError, match="give the victory points of nurgle"):
+        rc.run("citow", "game_end", {"victory_points": {"khorne": 10}, "dials_at_victory": ["khorne", "nurgle"]})
+
+
+def test_citow_advance_dials_one_instruction_per_tick(rc):
+    """citow/advance-threat-dials: each tick turned shows one instruction; instructions for ticks not turned were
+    counted (VP for a dial that did not move)."""
+    with pytest.raises(rc.RulesError, match="slaanesh's dial turns 0 tick"):
+        rc.run("citow", "advance_dials", {"advancement_counters": {"khorne": 1, "slaanesh": 0},
+                                          "dial_instructions_revealed": {"slaanesh": ["gain 5 VP"]}})
+    with pytest.raises(rc.RulesError, match="khorne's dial turns 1 tick"):
+        rc.run("citow", "advance_dials", {"advancement_counters": {"khorne": 1, "nurgle": 1},
+                                          "dial_instructions_revealed": {"khorne": ["gain 2 VP", "gain 2 VP"]}})
+
+
+def test_citow_advance_dials_reads_every_instruction_on_the_list(rc):
+    """citow/dial-instruction-list: Draw X Chaos Cards, Place X Noble Tokens, Remove X Corruption / Old World Tokens
+    were refused as unknown instructions."""
+    result = rc.run("citow", "advance_dials", {"advancement_counters": {"khorne": 2, "nurgle": 1},
+                                               "dial_instructions_revealed": {"khorne": ["draw 2 Chaos cards", "place 1 Noble token"],
+                                                                              "nurgle": ["remove 2 Old World tokens"]}})
+    assert result["chaos_cards_drawn"] == {"khorne": 2} and result["noble_tokens_placed"] == {"khorne": 1}
+    assert result["old_world_tokens_to_remove"] == {"nurgle": 2} and result["vp_gained"] == {"khorne": 0, "nurgle": 0}
