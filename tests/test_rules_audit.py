@@ -47,3 +47,25 @@ def test_citow_advance_dials_reads_every_instruction_on_the_list(rc):
                                                                               "nurgle": ["remove 2 Old World tokens"]}})
     assert result["chaos_cards_drawn"] == {"khorne": 2} and result["noble_tokens_placed"] == {"khorne": 1}
     assert result["old_world_tokens_to_remove"] == {"nurgle": 2} and result["vp_gained"] == {"khorne": 0, "nurgle": 0}
+
+
+def test_citow_ruination_participants_include_tokens_placed_earlier_this_round(rc):
+    """citow/ruining-a-region with citow/clarify-ruination-participants-this-round: every Power that placed a corruption
+    token in the region this round takes part, also by a card before the Corruption step; only cultists counted."""
+    result = rc.run("citow", "corruption", {"corruption_before": {"khorne": 6, "nurgle": 4}, "cultists": {"khorne": 2},
+                                            "placed_earlier_this_round": ["nurgle"]})
+    assert result["participants"] == ["khorne", "nurgle"] and result["vp_gained"] == {"khorne": 3, "nurgle": 3}
+    assert result["clarifications"] == ["citow/clarify-ruination-participants-this-round"]
+    phase = rc.run("citow", "corruption_phase", {"regions": [{"region": "tilea", "corruption_before": {"khorne": 6, "nurgle": 4},
+                                                              "cultists": {"khorne": 2}, "placed_earlier_this_round": ["nurgle"]}]})
+    assert phase["vp_gained"]["nurgle"] == 3
+
+
+def test_citow_end_phase_scorers_follow_the_ties(rc):
+    """citow/ruination-scoring-ties: all Powers tied for the most score (only they); with one leader, all tied for
+    second score. `end_phase_scorers` listed the first two Powers in order."""
+    def scorers(before):
+        return rc.run("citow", "corruption", {"corruption_before": before, "cultists": {}})["end_phase_scorers"]
+    assert scorers({"khorne": 5, "nurgle": 5, "tzeentch": 5}) == ["khorne", "nurgle", "tzeentch"]
+    assert scorers({"khorne": 6, "nurgle": 3, "tzeentch": 3}) == ["khorne", "nurgle", "tzeentch"]
+    assert scorers({"khorne": 12}) == ["khorne"]

@@ -260,6 +260,15 @@ DIAL_EFFECTS = {
 }
 
 
+def _scorers(corruption: dict[str, int]) -> list[str]:
+    """Powers that score a ruination card: all tied for the most tokens, or the most and all tied for second."""
+    counts = sorted({n for n in corruption.values() if n > 0}, reverse=True)
+    leaders = [p for p in POWERS if corruption.get(p, 0) == counts[0]] if counts else []
+    if len(leaders) > 1 or len(counts) < 2:
+        return leaders
+    return leaders + [p for p in POWERS if corruption.get(p, 0) == counts[1]]
+
+
 def _dial_effects(instructions: list[str]) -> dict[str, int]:
     """What a list of revealed dial instructions adds up to, by kind; RulesError for an instruction not on the list."""
     totals = dict.fromkeys(DIAL_EFFECTS.values(), 0)
@@ -334,6 +343,7 @@ class Rules(Game):
             "citow/placing-corruption-tokens", "corruption_tokens_per_cultist"
         )  # from citow/placing-corruption-tokens
         self.KHORNE_CLARIFICATION = data.ref("citow/clarify-khorne-threat-condition")
+        self.PARTICIPANTS_CLARIFICATION = data.ref("citow/clarify-ruination-participants-this-round")
         self.OLD_WORLD_TRACK_SPACES = data.param("citow/old-world-track", "track_spaces")  # from citow/old-world-track
         self.CARD_SPACES_PER_REGION = data.param(
             "citow/chaos-card-spaces", "card_spaces_per_region"
@@ -467,8 +477,13 @@ class Rules(Game):
         warpstone_tokens: int = 0,
         regions_already_ruined: int = 0,
         participants_vp: int | None = None,
+        placed_earlier_this_round: list | None = None,
     ) -> dict:
-        """The corruption check: see describe()."""
+        """The participants of a ruination are the Powers that placed corruption in the region this round: in this step
+        (their cultists) or earlier (`placed_earlier_this_round`, citow/clarify-ruination-participants-this-round).
+        `end_phase_scorers` are the Powers that score the card in the End Phase: all tied for the most, else the most
+        and all tied for second (citow/ruination-scoring-ties).
+        """
         after = {
             p: corruption_before.get(p, 0) + cultists.get(p, 0)
             for p in POWERS
@@ -482,8 +497,8 @@ class Rules(Game):
         card = regions_already_ruined + 1
         if participants_vp is None and card == 1:
             participants_vp = self.CARD_1_PARTICIPANTS_VP
-        placed = [p for p in POWERS if cultists.get(p, 0)]
-        ranked = sorted(after, key=lambda p: (-after[p], POWERS.index(p)))
+        earlier = set(placed_earlier_this_round or [])
+        placed = [p for p in POWERS if cultists.get(p, 0) or p in earlier]
         # cards 2-5: the sources do not give their award, so without participants_vp it is reported as unknown (null)
         vp = (
             None
@@ -496,7 +511,8 @@ class Rules(Game):
             "participants": placed,
             "participants_vp": participants_vp,
             "vp_gained": vp,
-            "end_phase_scorers": ranked[:2],
+            "end_phase_scorers": _scorers(after),
+            "clarifications": [self.PARTICIPANTS_CLARIFICATION],
         }
 
     @check("ruination_order")
@@ -1149,6 +1165,7 @@ class Rules(Game):
                 warpstone_tokens=spec.get("warpstone_tokens", 0),
                 regions_already_ruined=len(ruined) + len(newly_ruined),
                 participants_vp=awards.get(card),
+                placed_earlier_this_round=spec.get("placed_earlier_this_round"),
             )
             entry["corruption"] = result
             if result["ruined"]:
