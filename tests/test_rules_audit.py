@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+import rules_check
+
 pytest_plugins = ["rules_fixtures"]  # the fixtures rules_data and rc
 
 pytestmark = pytest.mark.unit
@@ -69,3 +71,22 @@ def test_citow_end_phase_scorers_follow_the_ties(rc):
     assert scorers({"khorne": 5, "nurgle": 5, "tzeentch": 5}) == ["khorne", "nurgle", "tzeentch"]
     assert scorers({"khorne": 6, "nurgle": 3, "tzeentch": 3}) == ["khorne", "nurgle", "tzeentch"]
     assert scorers({"khorne": 12}) == ["khorne"]
+
+
+@pytest.mark.parametrize("check,field", [("corruption", "participants_vp"), ("corruption_phase", "participants_vp"),
+                                         ("ruination_scoring", "card_values")])
+def test_citow_help_says_ruination_cards_2_to_5_are_an_input(rules_data, check, field):
+    """The sources print only ruination card 1 (citow/ruination-card-1-table): the help line of every check that scores
+    a ruination says that cards 2-5 are an input, and names the field."""
+    line = rules_check.describe("citow", check, rules_data).split("\n")[0]
+    assert "cards 2-5" in line and field in line
+
+
+def test_citow_ruination_cards_2_to_5_are_never_invented(rc):
+    second = rc.run("citow", "corruption", {"corruption_before": {"khorne": 11}, "cultists": {"khorne": 1}, "regions_already_ruined": 1})
+    assert second["ruination_card"] == 2 and second["participants_vp"] is None and second["vp_gained"] is None
+    given = rc.run("citow", "corruption", {"corruption_before": {"khorne": 11}, "cultists": {"khorne": 1}, "regions_already_ruined": 1,
+                                           "participants_vp": 4})
+    assert given["vp_gained"] == {"khorne": 4}
+    with pytest.raises(rc.RulesError, match="card_values"):
+        rc.run("citow", "ruination_scoring", {"corruption": {"khorne": 12}, "region": "tilea", "ruination_card": 3})
