@@ -254,3 +254,55 @@ def test_citow_round_dials_refusals(rc):
     with pytest.raises(rc.InputError) as refused:
         _dials(rc, {"khorne": {"position": 0, "windows": {"1": {"instruction": "gain 999 VP"}}}})
     assert refused.value.field == "powers/khorne/windows/1/instruction"
+
+
+# -- BattleLore: a whole attack -----------------------------------------------------------------
+
+def _attack(rc, attacker, target, results, **more):
+    return rc.run("battlelore", "attack", {"attacker": attacker, "target": target, "attack_type": more.pop("attack_type", "melee"),
+                                           "results": results, **more})
+
+
+def test_battlelore_attack_destroyed_target_cannot_counterattack(rc):
+    result = _attack(rc, {"dice": 3}, {"dice": 3, "health": 2}, {"strike": 2, "morale": 1})
+    assert result["target_destroyed"] is True and result["attack"]["hexes_retreated"] == 0  # no retreat once destroyed
+    assert [r["code"] for r in result["counterattack_not_allowed"]] == ["destroyed"] and result["attacker_may_advance"] is True
+    with pytest.raises(rc.RulesError, match="may not counterattack: the target was destroyed"):
+        _attack(rc, {"dice": 3}, {"dice": 3, "health": 2}, {"strike": 2, "morale": 1}, counterattack={"results": {"strike": 3}})
+
+
+def test_battlelore_attack_counterattack_dice_after_the_damage(rc):
+    """Forest caps both rolls at 2; Rage adds the damage just taken; a unit left with one figure is weakened."""
+    forest = _attack(rc, {"dice": 4}, {"dice": 4, "health": 4, "terrain": "forest"}, {"strike": 1, "lore": 1})
+    assert forest["dice"]["dice"] == 2 and forest["counterattack_dice"] == 2
+    rage = _attack(rc, {"dice": 2}, {"dice": 2, "health": 4, "rage": True, "damage_suffered": 1}, {"strike": 2})
+    assert rage["counterattack_dice"] == 2 + 1 + 2  # 1 damage before, 2 in this attack
+    weakened = _attack(rc, {"dice": 3, "health": 3}, {"dice": 3, "health": 3}, {"strike": 1, "cleave": 1, "heroic": 1},
+                       counterattack={"results": {"cleave": 2, "strike": 1}})
+    assert weakened["attack"]["health_left"] == 1 and weakened["counterattack"]["result"]["damage_taken"] == 1  # cleave ignored
+    tokens = _attack(rc, {"dice": 3, "health": 3}, {"dice": 3, "health": 3, "damage_tokens": True}, {"strike": 1, "cleave": 1, "heroic": 1},
+                     counterattack={"results": {"cleave": 2, "strike": 1}})
+    assert tokens["counterattack"]["result"]["damage_taken"] == 3  # a damage-token unit is never weakened
+
+
+def test_battlelore_attack_who_may_counterattack(rc):
+    supported = _attack(rc, {"dice": 2}, {"dice": 2, "health": 3}, {"morale": 2}, path=[{"unit": "friendly"}])
+    assert supported["attack"]["support"] is True and supported["may_counterattack"] is True  # stayed in its hex
+    ranged = _attack(rc, {"dice": 2}, {"dice": 2, "health": 3}, {"pierce": 1, "lore": 1}, attack_type="ranged")
+    assert [r["code"] for r in ranged["counterattack_not_allowed"]] == ["not_adjacent"] and ranged["attacker_may_advance"] is False
+    stunned = _attack(rc, {"dice": 2}, {"dice": 2, "health": 3, "stunned": True}, {"strike": 1, "heroic": 1})
+    assert [r["code"] for r in stunned["counterattack_not_allowed"]] == ["stunned"]
+
+
+def test_battlelore_attack_refusals(rc):
+    with pytest.raises(rc.RulesError, match="adjacent hex"):
+        _attack(rc, {"dice": 2}, {"dice": 2, "health": 3}, {"strike": 2}, adjacent=False)
+    with pytest.raises(rc.RulesError, match="rolls 2 dice, but 3 results"):
+        _attack(rc, {"dice": 2}, {"dice": 2, "health": 3}, {"strike": 3})
+    with pytest.raises(rc.RulesError, match="stunned unit cannot attack"):
+        _attack(rc, {"dice": 2, "stunned": True}, {"dice": 2, "health": 3}, {"strike": 2})
+    with pytest.raises(rc.RulesError, match="counterattacking unit rolls 2 dice, but 1"):
+        _attack(rc, {"dice": 2}, {"dice": 2, "health": 3}, {"lore": 2}, counterattack={"results": {"strike": 1}})
+    with pytest.raises(rc.InputError) as refused:
+        _attack(rc, {"dice": 2}, {"dice": 2}, {"strike": 2})
+    assert refused.value.field == "target"

@@ -21,6 +21,9 @@ TERRAIN_ENTRIES = {
 
 Hex = tuple[int, int]
 
+# what damage_and_retreat reads of a unit
+DAMAGE_KEYS = ("terrain", "flying", "stunned", "steady", "ignore_retreats", "ignore_damage", "cumbersome", "health")
+
 
 def _cube(hex_: Hex) -> tuple[int, int, int]:
     """Axial (q, r) -> cube (x, y, z) with x + y + z = 0."""
@@ -147,6 +150,8 @@ class Rules(Game):
         self.HILL_NOTE = data.ref("battlelore/clarify-hill-line-of-sight")
         self.EDGE_NOTE = data.ref("battlelore/clarify-line-of-sight-along-two-edges")
         self.CORNER_NOTE = data.ref("battlelore/clarify-line-of-sight-through-corner")
+        self.COUNTERATTACK_RULE = data.ref("battlelore/counterattack")
+        self.STUN_RULE = data.ref("battlelore/stun")
 
     def _terrain(self, name: str) -> str:
         if name not in self.TERRAIN and name != "off_board":
@@ -659,3 +664,111 @@ class Rules(Game):
             "units_ignored": ignore_units,
             "clarifications": notes,
         }
+
+    def _roll_results(self, who: str, dice: int, results: dict) -> None:
+        rolled = sum(results.values())
+        if rolled != dice:
+            raise RulesError(f"{who} rolls {dice} dice, but {rolled} results are given (battlelore/combat, step 2)")
+
+    def _weakened(self, unit: dict, health_left: int | None) -> bool:
+        """A unit with 1 figure left is weakened, unless its figures are damage-token units (battlelore/weakened-unit)."""
+        return health_left == 1 and not unit.get("damage_tokens")
+
+    @check("attack")
+    def attack(
+        self,
+        attacker: dict,
+        target: dict,
+        attack_type: str,
+        results: dict,
+        adjacent: bool | None = None,
+        spent: dict | None = None,
+        path: list | None = None,
+        friendly_flankers_adjacent_to_target: int = 0,
+        lore_cards: list | None = None,
+        other_modifiers: int = 0,
+        counterattack: dict | None = None,
+    ) -> dict:
+        """A whole attack (battlelore/combat): the dice (`combat_dice`), the roll's `results` (one per die, after
+        rerolls), damage and retreat (`damage_and_retreat`, with `path` the hexes behind the target), then whether the
+        target may counterattack (battlelore/counterattack) and with how many dice - its own dice, in its hex, with the
+        damage just suffered (Rage) - and the counterattack itself when `counterattack` {results, spent, path,
+        attack_type, ...} gives its roll (`path`: the hexes behind the attacker); last, whether the attacker may advance.
+        Units: {dice, health, terrain, flying, rage, damage_suffered, damage_tokens, stunned, steady, ignore_retreats,
+        ignore_damage, cumbersome}; `health` is the figures (or health) left. `adjacent`: whether the two units are in
+        adjacent hexes (a melee attack needs it; default true for melee).
+        """
+        adjacent = attack_type == "melee" if adjacent is None else adjacent
+        if attack_type == "melee" and not adjacent:
+            raise RulesError("the target of a melee attack must be in an adjacent hex (battlelore/melee)")
+        if attacker.get("stunned"):
+            raise RulesError("a stunned unit cannot attack (battlelore/stun)")
+        dice_keys = ("dice", "terrain", "flying", "rage", "damage_suffered")
+        roll = self.combat_dice(
+            {k: attacker[k] for k in dice_keys if k in attacker},
+            {k: target[k] for k in dice_keys if k in target},
+            attack_type,
+            friendly_flankers_adjacent_to_target,
+            lore_cards,
+            other_modifiers,
+        )
+        self._roll_results("the attacker", roll["dice"], results)
+        hit = self.damage_and_retreat(
+            target={k: target[k] for k in DAMAGE_KEYS if k in target},
+            results=results,
+            spent=spent,
+            attack_type=attack_type,
+            attacker_weakened=self._weakened(attacker, attacker.get("health")),
+            path=path,
+        )
+        destroyed, moved = hit["destroyed"], hit["hexes_retreated"] > 0
+        reasons = []
+        if destroyed:
+            reasons.append({"code": "destroyed", "rule": self.COUNTERATTACK_RULE, "message": "the target was destroyed"})
+        if moved:
+            reasons.append({"code": "left_its_hex", "rule": self.COUNTERATTACK_RULE, "message": "the target retreated from its hex"})
+        if not adjacent:
+            reasons.append({"code": "not_adjacent", "rule": self.COUNTERATTACK_RULE, "message": "the target is not adjacent to the attacker"})
+        if target.get("stunned") and not destroyed:
+            reasons.append({"code": "stunned", "rule": self.STUN_RULE, "message": "a stunned unit cannot counterattack"})
+        answer: dict = {
+            "dice": roll,
+            "attack": hit,
+            "target_destroyed": destroyed,
+            "target_left_its_hex": moved,
+            "may_counterattack": not reasons,
+            "counterattack_not_allowed": reasons,
+            "counterattack_dice": None,
+            "counterattack": None,
+            "attacker_may_advance": adjacent and (destroyed or moved),
+            "lore_gained": {"attacker": hit["lore_gained"], "target": 0},
+        }
+        if reasons:
+            if counterattack is not None:
+                raise RulesError(f"the target may not counterattack: {reasons[0]['message']}")
+            return answer
+        back = counterattack or {}
+        after = {**target, "damage_suffered": target.get("damage_suffered", 0) + hit["damage_taken"], "health": hit["health_left"]}
+        back_type = back.get("attack_type", "melee")
+        back_roll = self.combat_dice(
+            {k: after[k] for k in dice_keys if k in after},
+            {k: attacker[k] for k in dice_keys if k in attacker},
+            back_type,
+            back.get("friendly_flankers_adjacent_to_target", 0),
+            back.get("lore_cards"),
+            back.get("other_modifiers", 0),
+        )
+        answer["counterattack_dice"] = back_roll["dice"]
+        if "results" in back:
+            self._roll_results("the counterattacking unit", back_roll["dice"], back["results"])
+            struck = self.damage_and_retreat(
+                target={k: attacker[k] for k in DAMAGE_KEYS if k in attacker},
+                results=back["results"],
+                spent=back.get("spent"),
+                attack_type=back_type,
+                attacker_weakened=self._weakened(target, hit["health_left"]),
+                path=back.get("path"),
+            )
+            answer["counterattack"] = {"dice": back_roll, "result": struck}
+            answer["lore_gained"]["target"] = struck["lore_gained"]
+        return answer
