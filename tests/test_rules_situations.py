@@ -306,3 +306,36 @@ def test_battlelore_attack_refusals(rc):
     with pytest.raises(rc.InputError) as refused:
         _attack(rc, {"dice": 2}, {"dice": 2}, {"strike": 2})
     assert refused.value.field == "target"
+
+
+# -- BattleLore: is this move legal -------------------------------------------------------------
+
+def _move(rc, path, **more):
+    return rc.run("battlelore", "move", {"start": [0, 0], "path": path, **more})
+
+
+def test_battlelore_move_on_foot_and_flying(rc):
+    ground = [{"hex": [1, 0], "terrain": "forest"}, {"hex": [2, 0], "terrain": "water"}]
+    foot = _move(rc, [[1, 0], [2, 0], [3, 0]], terrain=ground, units=[[2, 0]], march_speed=2)
+    assert [(p["code"], p["step"]) for p in foot["problems"]] == [("too_far", 3), ("movement_ended", 1), ("impassable", 2), ("occupied", 2)]
+    assert _move(rc, [[1, 0]], terrain=ground)["legal"] is True  # ending in a forest is fine
+    landing = _move(rc, [[1, 0], [2, 0]], terrain=ground, units=[[2, 0]], unit={"flying": True})
+    assert [p["code"] for p in landing["problems"]] == ["occupied"] and landing["problems"][0]["rule"] == "battlelore/flying"
+
+
+def test_battlelore_move_fords_bridges_buildings_and_the_edge(rc):
+    assert _move(rc, [[1, 0], [2, 0]], terrain=[{"hex": [1, 0], "terrain": "bridge"}])["legal"] is True
+    ford = _move(rc, [[1, 0], [2, 0]], terrain=[{"hex": [1, 0], "terrain": "ford"}])
+    assert [p["code"] for p in ford["problems"]] == ["movement_ended"] and ford["problems"][0]["rule"] == "battlelore/ford"
+    heavy = _move(rc, [[0, 1]], terrain=[{"hex": [0, 1], "terrain": "building"}], unit={"cumbersome": True})
+    assert [p["code"] for p in heavy["problems"]] == ["cumbersome"]
+    edge = _move(rc, [[-1, 0]], terrain=[{"hex": [-1, 0], "terrain": "off_board"}], unit={"flying": True})
+    assert [p["code"] for p in edge["problems"]] == ["off_board"]  # Flying does not leave the board
+    assert _move(rc, [])["legal"] is True
+
+
+def test_battlelore_move_refusals(rc):
+    with pytest.raises(rc.RulesError, match="step 2: hex \\[3, 0\\] is not adjacent to \\[1, 0\\]"):
+        _move(rc, [[1, 0], [3, 0]])
+    with pytest.raises(rc.RulesError, match="own hex"):
+        _move(rc, [[1, 0]], units=[[0, 0]])

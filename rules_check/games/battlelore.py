@@ -152,6 +152,11 @@ class Rules(Game):
         self.CORNER_NOTE = data.ref("battlelore/clarify-line-of-sight-through-corner")
         self.COUNTERATTACK_RULE = data.ref("battlelore/counterattack")
         self.STUN_RULE = data.ref("battlelore/stun")
+        self.MOVEMENT_RULE = data.ref("battlelore/movement")
+        self.CUMBERSOME_RULE = data.ref("battlelore/cumbersome")
+        self.FLYING_RULE = data.ref("battlelore/flying")
+        self.PHASES_RULE = data.ref("battlelore/quickref-phases-and-steps")
+        self.ENDS_MOVEMENT = {name for name, p in self.TERRAIN.items() if p.get("ends_movement")}  # from the terrain entries
 
     def _terrain(self, name: str) -> str:
         if name not in self.TERRAIN and name != "off_board":
@@ -772,3 +777,62 @@ class Rules(Game):
             answer["counterattack"] = {"dice": back_roll, "result": struck}
             answer["lore_gained"]["target"] = struck["lore_gained"]
         return answer
+
+    def _step_problems(self, unit: dict, step: int, here: Hex, last: bool, ground: dict, occupied: set) -> list[dict]:
+        """What forbids entering hex `here` as the step-th hex of a move (battlelore/movement and the terrain entries)."""
+        terrain = ground.get(here, "plains")
+        flying = bool(unit.get("flying"))
+        found = []
+
+        def problem(code: str, rule: str, message: str) -> None:
+            found.append({"code": code, "rule": rule, "step": step, "hex": list(here), "message": message})
+
+        if terrain == "off_board":
+            problem("off_board", self.MOVEMENT_RULE, "a unit cannot leave the board nor enter a half hex at its edge")
+        elif terrain in self.IMPASSABLE and not flying:
+            problem("impassable", self.MOVEMENT_RULE, f"a unit cannot enter or pass through {terrain} (impassable terrain)")
+        elif unit.get("cumbersome") and terrain == "building":
+            problem("cumbersome", self.CUMBERSOME_RULE, "a Cumbersome unit cannot enter a building hex")
+        if here in occupied and (last or not flying):
+            rule, why = (self.FLYING_RULE, "end its move") if flying else (self.MOVEMENT_RULE, "enter or pass through")
+            problem("occupied", rule, f"a unit cannot {why} a hex with another unit")
+        if terrain in self.ENDS_MOVEMENT and not last and not flying:
+            problem("movement_ended", TERRAIN_ENTRIES[terrain], f"a unit entering {terrain} ends its movement there")
+        return found
+
+    @check("move")
+    def move(self, start: list, path: list, march_speed: int | None = None, unit: dict | None = None,
+             terrain: list | None = None, units: list | None = None) -> dict:
+        """Whether a move is legal: `path` the hexes entered in order (axial (q, r), each adjacent to the one before),
+        at most `march_speed` of them (the unit's march speed, from its reference card). `terrain` [{hex, terrain}]
+        (unlisted hexes are plains; a hex off the board or a half hex at its edge is terrain "off_board"), `units`
+        the hexes of the other units, friendly or enemy. `unit` {flying, cumbersome}. A Flying unit ignores the hexes'
+        restrictions and other units, but may not end its move on another unit nor leave the board.
+        """
+        unit = unit or {}
+        ground: dict[Hex, str] = {}
+        for spot in terrain or []:
+            where = (spot["hex"][0], spot["hex"][1])
+            name = self._terrain(spot["terrain"])
+            if ground.get(where, name) != name:
+                raise RulesError(f"hex {list(where)} is given two terrains")
+            ground[where] = name
+        occupied = {(u[0], u[1]) for u in units or []}
+        hexes = [(start[0], start[1])] + [(h[0], h[1]) for h in path]
+        if hexes[0] in occupied:
+            raise RulesError(f"the moving unit's own hex {start} is listed among the other units")
+        problems = []
+        if march_speed is not None and len(path) > march_speed:
+            problems.append({"code": "too_far", "rule": self.PHASES_RULE, "step": march_speed + 1, "hex": list(hexes[march_speed + 1]),
+                             "message": f"a unit moves at most its march speed, {march_speed} hex(es), not {len(path)}"})
+        for step, (before, here) in enumerate(zip(hexes, hexes[1:], strict=False), 1):
+            if hex_distance(before, here) != 1:
+                raise RulesError(f"step {step}: hex {list(here)} is not adjacent to {list(before)}")
+            problems += self._step_problems(unit, step, here, step == len(path), ground, occupied)
+        return {
+            "legal": not problems,
+            "hexes_moved": len(path),
+            "ends_in": list(hexes[-1]),
+            "ends_in_terrain": ground.get(hexes[-1], "plains"),
+            "problems": problems,
+        }
