@@ -90,3 +90,27 @@ def test_citow_ruination_cards_2_to_5_are_never_invented(rc):
     assert given["vp_gained"] == {"khorne": 4}
     with pytest.raises(rc.RulesError, match="card_values"):
         rc.run("citow", "ruination_scoring", {"corruption": {"khorne": 12}, "region": "tilea", "ruination_card": 3})
+
+
+def test_citow_summoning_with_the_marker_on_zero_is_no_action(rc):
+    """citow/summoning-passing-and-end: a player whose power marker shows 0 at the start of his turn takes no action;
+    a zero-cost figure or card was answered as a legal action."""
+    result = rc.run("citow", "summoning", {"power": "nurgle", "power_before": 0, "costs": {"plague_touch": 0},
+                                           "play_card": {"card": "plague_touch", "region": "tilea"}, "card_spaces_taken": {}})
+    assert result["legal"] is False and result["turn_skipped"] is True
+    free = rc.run("citow", "summoning", {"power": "nurgle", "power_before": 1, "costs": {"plague_touch": 0},
+                                         "play_card": {"card": "plague_touch", "region": "tilea"}, "card_spaces_taken": {}})
+    assert free["legal"] is True and "turn_skipped" not in free
+
+
+def test_citow_battle_says_whether_a_battle_takes_place(rc):
+    """citow/battle-phase-overview: a battle is fought only where a Power can roll dice and has a legal target; the
+    check never said so (a lone Power's region looked like a battle)."""
+    stats = {"cultist": {"attack": 0, "defense": 1}, "warrior": {"attack": 2, "defense": 2}}
+    def battle(figures, **more):
+        return rc.run("citow", "battle", {"figures": figures, "stats": stats, **more})["battle_takes_place"]
+    assert battle({"khorne": {"warrior": 2}}) is False  # nobody to hit
+    assert battle({"khorne": {"warrior": 2}}, peasant_tokens=1) is True
+    assert battle({"khorne": {"cultist": 2}, "nurgle": {"cultist": 1}}) is False  # no dice
+    assert battle({"khorne": {"cultist": 2}, "nurgle": {"warrior": 1}}) is True
+    assert battle({"khorne": {"warrior": 1}, "nurgle": {"cultist": 1}}, dice_rolled={"khorne": [1, 2]}) is True

@@ -132,6 +132,11 @@ class _Battle:
             if self.fresh(other, kind) > 0
         ]
 
+    def takes_place(self) -> bool:
+        """A battle is fought where some Power can roll battle dice and has a legal target (citow/battle-phase-overview)."""
+        rolling = {p for p in self.powers if self.dice_of(p) > 0} | {power for _, power, dice in self.early_rollers() if dice > 0}
+        return any(self.peasants or self.enemy_figures(p) for p in rolling)
+
     def cannot_target(self, power: str, pool: int) -> list[str]:
         out = []
         for _other, kind, value, least in self.enemy_figures(power):
@@ -674,6 +679,7 @@ class Rules(Game):
             return {
                 "dice": {**{name: dice for name, _, dice in early}, **{p: state.dice_of(p) for p in state.powers}},
                 "defense": {p: {k: state.defense(p, k)[0] for k in state.standing[p]} for p in state.powers},
+                "battle_takes_place": state.takes_place(),
             }
         hit_assignment = hit_assignment or {}
         rollers = {n for n, _, _ in early} | set(state.powers)
@@ -683,6 +689,7 @@ class Rules(Game):
                 f"no roller named {', '.join(unknown)}; "
                 "rollers are the Powers present and <power>_<card> for start-of-battle cards"
             )
+        battle_takes_place = state.takes_place()
         out: dict[str, dict] = {"dice": {}, "explosions": {}, "hits": {}, "wasted_hits": {}, "cannot_target": {}}
         carry: dict[str, int] = {}
         carry_sixes: dict[str, int] = {}
@@ -742,6 +749,7 @@ class Rules(Game):
             "figures_hit": state.figures_hit,
             "peasant_tokens_to_power_sheet": state.to_sheet,
             "peasant_tokens_remaining": state.peasants,
+            "battle_takes_place": battle_takes_place,
         }
         if region is not None:
             key = region.replace("-", "_")
@@ -998,6 +1006,8 @@ class Rules(Game):
                 raise RulesError(f"{power} is not among the players {', '.join(order)}")
             result["next_turn"] = order[(order.index(power) + 1) % len(order)]
         result["legal"] = bool(legal) and affordable is not False if legal is not None else None
+        if power_before == 0:  # a marker on 0 at the start of the turn: no action, the turn is skipped
+            result.update(turn_skipped=True, legal=False)
         return result
 
     @check("hero_tokens")
