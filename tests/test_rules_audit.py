@@ -114,3 +114,24 @@ def test_citow_battle_says_whether_a_battle_takes_place(rc):
     assert battle({"khorne": {"cultist": 2}, "nurgle": {"cultist": 1}}) is False  # no dice
     assert battle({"khorne": {"cultist": 2}, "nurgle": {"warrior": 1}}) is True
     assert battle({"khorne": {"warrior": 1}, "nurgle": {"cultist": 1}}, dice_rolled={"khorne": [1, 2]}) is True
+
+
+# -- BattleLore ----------------------------------------------------------------------------------
+
+def test_battlelore_pursue_and_skirmish_obey_the_movement_rules(rc):
+    """battlelore/movement: its rules apply to every kind of movement; Pursue and Skirmish paths were checked only for
+    length and the target's hex, so a pursuit through water or another unit was allowed."""
+    board = {"start": [0, 0], "target": [1, 0], "path": [[1, 0], [2, 0]], "terrain": [{"hex": [2, 0], "terrain": "water"}]}
+    wet = rc.run("battlelore", "ability_move", {"ability": "pursue", "x": 2, "target_destroyed_or_retreated": True, "board": board})
+    assert wet["allowed"] is False and [p["code"] for p in wet["problems"]] == ["impassable"]
+    dry = rc.run("battlelore", "ability_move", {"ability": "pursue", "x": 2, "target_destroyed_or_retreated": True,
+                                                "board": {**board, "terrain": []}})
+    assert dry["allowed"] is True and dry["hexes_moved"] == 2
+    back = rc.run("battlelore", "ability_move", {"ability": "pursue", "x": 2, "target_destroyed_or_retreated": True,
+                                                 "board": {**board, "terrain": [], "path": [[1, 0], [0, 0]]}})
+    assert [p["code"] for p in back["problems"]] == ["returns_to_start"]
+    crowded = rc.run("battlelore", "ability_move", {"ability": "skirmish", "x": 2, "board": {"start": [0, 0], "path": [[0, 1], [0, 2]],
+                                                                                         "units": [[0, 1]]}})
+    assert [p["code"] for p in crowded["problems"]] == ["occupied"]
+    with pytest.raises(rc.RulesError, match="not both"):
+        rc.run("battlelore", "ability_move", {"ability": "skirmish", "x": 2, "path": ["a"], "board": {"start": [0, 0], "path": []}})

@@ -513,14 +513,24 @@ class Rules(Game):
         start_hex: str | None = None,
         target_hex: str | None = None,
         path: list | None = None,
+        board: dict | None = None,
     ) -> dict:
         """`x`: the number next to the ability's name on the unit's reference card (the guide gives no values). Pursue is
         used instead of an advance, so it needs what an advance needs (`target_destroyed_or_retreated`, not
         `counterattacking`) and at most params.pursuits_per_turn pursuits per turn (`pursuits_this_turn` made before).
         Skirmish needs an ordered unit (`unit_ordered`) and, if `moment` is given, "after_attack_step". `path`: the hexes
         entered, in order (labels of the caller's choosing; adjacency and terrain are not checked); Pursue must enter
-        `target_hex` first and may not come back to `start_hex`.
+        `target_hex` first and may not come back to `start_hex`. Or `board` {start, path, target, terrain, units, unit}
+        in axial hexes, as for `move`: then the path also obeys the general movement rules (battlelore/movement), which
+        apply to every kind of movement.
         """
+        if board is not None:
+            if path is not None or start_hex is not None or target_hex is not None:
+                raise RulesError("give the path as labels (path, start_hex, target_hex) or on the board, not both")
+            label = ",".join
+            path = [label(map(str, h)) for h in board["path"]]
+            start_hex = label(map(str, board["start"]))
+            target_hex = label(map(str, board["target"])) if "target" in board else None
         if x < 1:
             raise RulesError(f"{ability} X is the number on the unit's reference card, at least 1, not {x}")
         problems = []
@@ -563,6 +573,9 @@ class Rules(Game):
         if path is not None:
             problems += self._path_problems(ability, x, result["min_hexes"], path, start_hex, target_hex)
             result["hexes_moved"] = len(path)
+        if board is not None:
+            moved = self.move(board["start"], board["path"], None, board.get("unit"), board.get("terrain"), board.get("units"))
+            problems += [{k: p[k] for k in ("code", "rule", "message")} for p in moved["problems"]]
         result.update(allowed=not problems, problems=problems)
         return result
 
