@@ -189,3 +189,153 @@ def test_battlelore_line_of_sight_ends_terrain_and_hills(rc):
     assert _los(rc, (-3, 5), (2, -4))["range"] == 9
     with pytest.raises(rc.RulesError, match="same hex"):
         _los(rc, (1, 1), (1, 1))
+
+
+# -- Chaos in the Old World: the dial step of a round ------------------------------------------
+
+def _dials(rc, powers, **more):
+    return rc.run("citow", "round_dials", {"powers": powers, **more})
+
+
+def test_citow_round_dials_stop_at_victory(rc):
+    result = _dials(rc, {"khorne": {"position": 6, "victory_at": 7, "counters": 3, "victory_points": 10},
+                         "nurgle": {"position": 0, "victory_at": 7, "counters": 1, "victory_points": 12,
+                                    "windows": {"1": {"instruction": "draw 2 Chaos cards"}}}})
+    assert result["ticks"] == {"khorne": 2, "nurgle": 1} and result["ticks_turned"] == {"khorne": 1, "nurgle": 1}
+    assert result["revealed"]["khorne"] == [{"position": 7, "instruction": "Victory!", "threat": None}]
+    assert result["instructions_to_carry_out"] == {"nurgle": {"chaos_cards_drawn": 1 * 2}}
+    assert result["game_end"] == {"game_ends": True, "condition": "greatest_threat", "winners": ["khorne"]}
+
+
+def test_citow_round_dials_say_what_they_cannot_tell(rc):
+    result = _dials(rc, {"khorne": {"position": 2, "counters": 1}, "slaanesh": {"position": 4, "victory_at": 9, "counters": 0}})
+    assert result["vp_gained"] == {"khorne": None, "slaanesh": 0}
+    assert result["extra_tick"] == "khorne"  # 1 counter against 0 is the most
+    assert result["revealed"]["khorne"] == [{"position": 3, "instruction": None, "threat": None},
+                                            {"position": 4, "instruction": None, "threat": None}]
+    assert result["game_end"] is None
+    assert result["game_end_needs"] == ["windows.3 of khorne", "windows.4 of khorne", "victory_at of khorne", "victory_points of khorne",
+                                        "victory_points of slaanesh"]
+
+
+def test_citow_round_dials_tie_breaks_at_the_end_of_the_round(rc):
+    shared = _dials(rc, {p: {"position": 4, "victory_at": 5, "counters": 1, "victory_points": 30} for p in ("khorne", "tzeentch", "nurgle")})
+    assert shared["extra_tick"] is None and shared["game_end"]["winners"] == ["khorne", "nurgle", "tzeentch"]  # shared victory
+    fifty = {"khorne": {"position": 1, "victory_at": 9, "counters": 1, "victory_points": 48,
+                        "windows": {"2": {"instruction": "gain 3 VP", "threat": 2}}},
+             "nurgle": {"position": 3, "victory_at": 9, "counters": 1, "victory_points": 51,
+                        "windows": {"4": {"instruction": "upgrade card", "threat": 4}}}}
+    result = _dials(rc, fifty)
+    assert result["victory_points_after"] == {"khorne": 51, "nurgle": 51}  # the dial's VP count before the game-end check
+    assert result["game_end"] == {"game_ends": True, "condition": "fifty_victory_points", "winners": ["nurgle"]}
+    del fifty["nurgle"]["windows"]["4"]["threat"]
+    with pytest.raises(rc.RulesError, match="give the threat of nurgle"):
+        _dials(rc, fifty)
+    ruined = _dials(rc, {"khorne": {"position": 1, "counters": 0, "victory_points": 20},
+                         "nurgle": {"position": 1, "counters": 0, "victory_points": 19}}, ruined_regions=5)
+    assert ruined["game_end"]["condition"] == "five_ruined_regions" and ruined["game_end"]["winners"] == ["khorne"]
+
+
+def test_citow_round_dials_counts_counters_with_dial_advancement_counters(rc):
+    events = [{"region": "tilea", "phase": "corruption", "corruption_placed": 3, "tokens": ["noble"]},
+              {"region": "tilea", "phase": "corruption", "corruption_placed": 1, "tokens": ["noble"]},
+              {"region": "estalia", "phase": "corruption", "cultists": 1, "tokens": ["hero"]}]
+    result = _dials(rc, {"slaanesh": {"position": 0, "events": events}, "khorne": {"position": 0, "counters": 1}})
+    assert result["counters"] == {"slaanesh": 1, "khorne": 1} and result["extra_tick"] is None
+    with pytest.raises(rc.RulesError, match="condition_met"):
+        _dials(rc, {"nurgle": {"position": 0, "events": [{"region": "tilea", "phase": "battle"}]}})
+
+
+def test_citow_round_dials_refusals(rc):
+    with pytest.raises(rc.RulesError, match="events or counters, not both"):
+        _dials(rc, {"khorne": {"position": 0, "counters": 1, "events": []}})
+    with pytest.raises(rc.RulesError, match="the game ended then"):
+        _dials(rc, {"khorne": {"position": 8, "victory_at": 8}})
+    with pytest.raises(rc.InputError) as refused:
+        _dials(rc, {"khorne": {"position": 0, "windows": {"1": {"instruction": "gain 999 VP"}}}})
+    assert refused.value.field == "powers/khorne/windows/1/instruction"
+
+
+# -- BattleLore: a whole attack -----------------------------------------------------------------
+
+def _attack(rc, attacker, target, results, **more):
+    return rc.run("battlelore", "attack", {"attacker": attacker, "target": target, "attack_type": more.pop("attack_type", "melee"),
+                                           "results": results, **more})
+
+
+def test_battlelore_attack_destroyed_target_cannot_counterattack(rc):
+    result = _attack(rc, {"dice": 3}, {"dice": 3, "health": 2}, {"strike": 2, "morale": 1})
+    assert result["target_destroyed"] is True and result["attack"]["hexes_retreated"] == 0  # no retreat once destroyed
+    assert [r["code"] for r in result["counterattack_not_allowed"]] == ["destroyed"] and result["attacker_may_advance"] is True
+    with pytest.raises(rc.RulesError, match="may not counterattack: the target was destroyed"):
+        _attack(rc, {"dice": 3}, {"dice": 3, "health": 2}, {"strike": 2, "morale": 1}, counterattack={"results": {"strike": 3}})
+
+
+def test_battlelore_attack_counterattack_dice_after_the_damage(rc):
+    """Forest caps both rolls at 2; Rage adds the damage just taken; a unit left with one figure is weakened."""
+    forest = _attack(rc, {"dice": 4}, {"dice": 4, "health": 4, "terrain": "forest"}, {"strike": 1, "lore": 1})
+    assert forest["dice"]["dice"] == 2 and forest["counterattack_dice"] == 2
+    rage = _attack(rc, {"dice": 2}, {"dice": 2, "health": 4, "rage": True, "damage_suffered": 1}, {"strike": 2})
+    assert rage["counterattack_dice"] == 2 + 1 + 2  # 1 damage before, 2 in this attack
+    weakened = _attack(rc, {"dice": 3, "health": 3}, {"dice": 3, "health": 3}, {"strike": 1, "cleave": 1, "heroic": 1},
+                       counterattack={"results": {"cleave": 2, "strike": 1}})
+    assert weakened["attack"]["health_left"] == 1 and weakened["counterattack"]["result"]["damage_taken"] == 1  # cleave ignored
+    tokens = _attack(rc, {"dice": 3, "health": 3}, {"dice": 3, "health": 3, "damage_tokens": True}, {"strike": 1, "cleave": 1, "heroic": 1},
+                     counterattack={"results": {"cleave": 2, "strike": 1}})
+    assert tokens["counterattack"]["result"]["damage_taken"] == 3  # a damage-token unit is never weakened
+
+
+def test_battlelore_attack_who_may_counterattack(rc):
+    supported = _attack(rc, {"dice": 2}, {"dice": 2, "health": 3}, {"morale": 2}, path=[{"unit": "friendly"}])
+    assert supported["attack"]["support"] is True and supported["may_counterattack"] is True  # stayed in its hex
+    ranged = _attack(rc, {"dice": 2}, {"dice": 2, "health": 3}, {"pierce": 1, "lore": 1}, attack_type="ranged")
+    assert [r["code"] for r in ranged["counterattack_not_allowed"]] == ["not_adjacent"] and ranged["attacker_may_advance"] is False
+    stunned = _attack(rc, {"dice": 2}, {"dice": 2, "health": 3, "stunned": True}, {"strike": 1, "heroic": 1})
+    assert [r["code"] for r in stunned["counterattack_not_allowed"]] == ["stunned"]
+
+
+def test_battlelore_attack_refusals(rc):
+    with pytest.raises(rc.RulesError, match="adjacent hex"):
+        _attack(rc, {"dice": 2}, {"dice": 2, "health": 3}, {"strike": 2}, adjacent=False)
+    with pytest.raises(rc.RulesError, match="rolls 2 dice, but 3 results"):
+        _attack(rc, {"dice": 2}, {"dice": 2, "health": 3}, {"strike": 3})
+    with pytest.raises(rc.RulesError, match="stunned unit cannot attack"):
+        _attack(rc, {"dice": 2, "stunned": True}, {"dice": 2, "health": 3}, {"strike": 2})
+    with pytest.raises(rc.RulesError, match="counterattacking unit rolls 2 dice, but 1"):
+        _attack(rc, {"dice": 2}, {"dice": 2, "health": 3}, {"lore": 2}, counterattack={"results": {"strike": 1}})
+    with pytest.raises(rc.InputError) as refused:
+        _attack(rc, {"dice": 2}, {"dice": 2}, {"strike": 2})
+    assert refused.value.field == "target"
+
+
+# -- BattleLore: is this move legal -------------------------------------------------------------
+
+def _move(rc, path, **more):
+    return rc.run("battlelore", "move", {"start": [0, 0], "path": path, **more})
+
+
+def test_battlelore_move_on_foot_and_flying(rc):
+    ground = [{"hex": [1, 0], "terrain": "forest"}, {"hex": [2, 0], "terrain": "water"}]
+    foot = _move(rc, [[1, 0], [2, 0], [3, 0]], terrain=ground, units=[[2, 0]], march_speed=2)
+    assert [(p["code"], p["step"]) for p in foot["problems"]] == [("too_far", 3), ("movement_ended", 1), ("impassable", 2), ("occupied", 2)]
+    assert _move(rc, [[1, 0]], terrain=ground)["legal"] is True  # ending in a forest is fine
+    landing = _move(rc, [[1, 0], [2, 0]], terrain=ground, units=[[2, 0]], unit={"flying": True})
+    assert [p["code"] for p in landing["problems"]] == ["occupied"] and landing["problems"][0]["rule"] == "battlelore/flying"
+
+
+def test_battlelore_move_fords_bridges_buildings_and_the_edge(rc):
+    assert _move(rc, [[1, 0], [2, 0]], terrain=[{"hex": [1, 0], "terrain": "bridge"}])["legal"] is True
+    ford = _move(rc, [[1, 0], [2, 0]], terrain=[{"hex": [1, 0], "terrain": "ford"}])
+    assert [p["code"] for p in ford["problems"]] == ["movement_ended"] and ford["problems"][0]["rule"] == "battlelore/ford"
+    heavy = _move(rc, [[0, 1]], terrain=[{"hex": [0, 1], "terrain": "building"}], unit={"cumbersome": True})
+    assert [p["code"] for p in heavy["problems"]] == ["cumbersome"]
+    edge = _move(rc, [[-1, 0]], terrain=[{"hex": [-1, 0], "terrain": "off_board"}], unit={"flying": True})
+    assert [p["code"] for p in edge["problems"]] == ["off_board"]  # Flying does not leave the board
+    assert _move(rc, [])["legal"] is True
+
+
+def test_battlelore_move_refusals(rc):
+    with pytest.raises(rc.RulesError, match="step 2: hex \\[3, 0\\] is not adjacent to \\[1, 0\\]"):
+        _move(rc, [[1, 0], [3, 0]])
+    with pytest.raises(rc.RulesError, match="own hex"):
+        _move(rc, [[1, 0]], units=[[0, 0]])

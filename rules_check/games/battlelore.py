@@ -21,6 +21,9 @@ TERRAIN_ENTRIES = {
 
 Hex = tuple[int, int]
 
+# what damage_and_retreat reads of a unit
+DAMAGE_KEYS = ("terrain", "flying", "stunned", "steady", "ignore_retreats", "ignore_damage", "cumbersome", "health")
+
 
 def _cube(hex_: Hex) -> tuple[int, int, int]:
     """Axial (q, r) -> cube (x, y, z) with x + y + z = 0."""
@@ -147,6 +150,13 @@ class Rules(Game):
         self.HILL_NOTE = data.ref("battlelore/clarify-hill-line-of-sight")
         self.EDGE_NOTE = data.ref("battlelore/clarify-line-of-sight-along-two-edges")
         self.CORNER_NOTE = data.ref("battlelore/clarify-line-of-sight-through-corner")
+        self.COUNTERATTACK_RULE = data.ref("battlelore/counterattack")
+        self.STUN_RULE = data.ref("battlelore/stun")
+        self.MOVEMENT_RULE = data.ref("battlelore/movement")
+        self.CUMBERSOME_RULE = data.ref("battlelore/cumbersome")
+        self.FLYING_RULE = data.ref("battlelore/flying")
+        self.PHASES_RULE = data.ref("battlelore/quickref-phases-and-steps")
+        self.ENDS_MOVEMENT = {name for name, p in self.TERRAIN.items() if p.get("ends_movement")}  # from the terrain entries
 
     def _terrain(self, name: str) -> str:
         if name not in self.TERRAIN and name != "off_board":
@@ -503,14 +513,24 @@ class Rules(Game):
         start_hex: str | None = None,
         target_hex: str | None = None,
         path: list | None = None,
+        board: dict | None = None,
     ) -> dict:
         """`x`: the number next to the ability's name on the unit's reference card (the guide gives no values). Pursue is
         used instead of an advance, so it needs what an advance needs (`target_destroyed_or_retreated`, not
         `counterattacking`) and at most params.pursuits_per_turn pursuits per turn (`pursuits_this_turn` made before).
         Skirmish needs an ordered unit (`unit_ordered`) and, if `moment` is given, "after_attack_step". `path`: the hexes
         entered, in order (labels of the caller's choosing; adjacency and terrain are not checked); Pursue must enter
-        `target_hex` first and may not come back to `start_hex`.
+        `target_hex` first and may not come back to `start_hex`. Or `board` {start, path, target, terrain, units, unit}
+        in axial hexes, as for `move`: then the path also obeys the general movement rules (battlelore/movement), which
+        apply to every kind of movement.
         """
+        if board is not None:
+            if path is not None or start_hex is not None or target_hex is not None:
+                raise RulesError("give the path as labels (path, start_hex, target_hex) or on the board, not both")
+            label = ",".join
+            path = [label(map(str, h)) for h in board["path"]]
+            start_hex = label(map(str, board["start"]))
+            target_hex = label(map(str, board["target"])) if "target" in board else None
         if x < 1:
             raise RulesError(f"{ability} X is the number on the unit's reference card, at least 1, not {x}")
         problems = []
@@ -553,6 +573,9 @@ class Rules(Game):
         if path is not None:
             problems += self._path_problems(ability, x, result["min_hexes"], path, start_hex, target_hex)
             result["hexes_moved"] = len(path)
+        if board is not None:
+            moved = self.move(board["start"], board["path"], None, board.get("unit"), board.get("terrain"), board.get("units"))
+            problems += [{k: p[k] for k in ("code", "rule", "message")} for p in moved["problems"]]
         result.update(allowed=not problems, problems=problems)
         return result
 
@@ -658,4 +681,171 @@ class Rules(Game):
             "sides": sides if shifted else sides[:1],  # both sides where they differ
             "units_ignored": ignore_units,
             "clarifications": notes,
+        }
+
+    def _roll_results(self, who: str, dice: int, results: dict) -> None:
+        rolled = sum(results.values())
+        if rolled != dice:
+            raise RulesError(f"{who} rolls {dice} dice, but {rolled} results are given (battlelore/combat, step 2)")
+
+    def _weakened(self, unit: dict, health_left: int | None) -> bool:
+        """A unit with 1 figure left is weakened, unless its figures are damage-token units (battlelore/weakened-unit)."""
+        return health_left == 1 and not unit.get("damage_tokens")
+
+    @check("attack")
+    def attack(
+        self,
+        attacker: dict,
+        target: dict,
+        attack_type: str,
+        results: dict,
+        adjacent: bool | None = None,
+        spent: dict | None = None,
+        path: list | None = None,
+        friendly_flankers_adjacent_to_target: int = 0,
+        lore_cards: list | None = None,
+        other_modifiers: int = 0,
+        counterattack: dict | None = None,
+    ) -> dict:
+        """A whole attack (battlelore/combat): the dice (`combat_dice`), the roll's `results` (one per die, after
+        rerolls), damage and retreat (`damage_and_retreat`, with `path` the hexes behind the target), then whether the
+        target may counterattack (battlelore/counterattack) and with how many dice - its own dice, in its hex, with the
+        damage just suffered (Rage) - and the counterattack itself when `counterattack` {results, spent, path,
+        attack_type, ...} gives its roll (`path`: the hexes behind the attacker); last, whether the attacker may advance.
+        Units: {dice, health, terrain, flying, rage, damage_suffered, damage_tokens, stunned, steady, ignore_retreats,
+        ignore_damage, cumbersome}; `health` is the figures (or health) left. `adjacent`: whether the two units are in
+        adjacent hexes (a melee attack needs it; default true for melee).
+        """
+        adjacent = attack_type == "melee" if adjacent is None else adjacent
+        if attack_type == "melee" and not adjacent:
+            raise RulesError("the target of a melee attack must be in an adjacent hex (battlelore/melee)")
+        if attacker.get("stunned"):
+            raise RulesError("a stunned unit cannot attack (battlelore/stun)")
+        dice_keys = ("dice", "terrain", "flying", "rage", "damage_suffered")
+        roll = self.combat_dice(
+            {k: attacker[k] for k in dice_keys if k in attacker},
+            {k: target[k] for k in dice_keys if k in target},
+            attack_type,
+            friendly_flankers_adjacent_to_target,
+            lore_cards,
+            other_modifiers,
+        )
+        self._roll_results("the attacker", roll["dice"], results)
+        hit = self.damage_and_retreat(
+            target={k: target[k] for k in DAMAGE_KEYS if k in target},
+            results=results,
+            spent=spent,
+            attack_type=attack_type,
+            attacker_weakened=self._weakened(attacker, attacker.get("health")),
+            path=path,
+        )
+        destroyed, moved = hit["destroyed"], hit["hexes_retreated"] > 0
+        reasons = []
+        if destroyed:
+            reasons.append({"code": "destroyed", "rule": self.COUNTERATTACK_RULE, "message": "the target was destroyed"})
+        if moved:
+            reasons.append({"code": "left_its_hex", "rule": self.COUNTERATTACK_RULE, "message": "the target retreated from its hex"})
+        if not adjacent:
+            reasons.append({"code": "not_adjacent", "rule": self.COUNTERATTACK_RULE, "message": "the target is not adjacent to the attacker"})
+        if target.get("stunned") and not destroyed:
+            reasons.append({"code": "stunned", "rule": self.STUN_RULE, "message": "a stunned unit cannot counterattack"})
+        answer: dict = {
+            "dice": roll,
+            "attack": hit,
+            "target_destroyed": destroyed,
+            "target_left_its_hex": moved,
+            "may_counterattack": not reasons,
+            "counterattack_not_allowed": reasons,
+            "counterattack_dice": None,
+            "counterattack": None,
+            "attacker_may_advance": adjacent and (destroyed or moved),
+            "lore_gained": {"attacker": hit["lore_gained"], "target": 0},
+        }
+        if reasons:
+            if counterattack is not None:
+                raise RulesError(f"the target may not counterattack: {reasons[0]['message']}")
+            return answer
+        back = counterattack or {}
+        after = {**target, "damage_suffered": target.get("damage_suffered", 0) + hit["damage_taken"], "health": hit["health_left"]}
+        back_type = back.get("attack_type", "melee")
+        back_roll = self.combat_dice(
+            {k: after[k] for k in dice_keys if k in after},
+            {k: attacker[k] for k in dice_keys if k in attacker},
+            back_type,
+            back.get("friendly_flankers_adjacent_to_target", 0),
+            back.get("lore_cards"),
+            back.get("other_modifiers", 0),
+        )
+        answer["counterattack_dice"] = back_roll["dice"]
+        if "results" in back:
+            self._roll_results("the counterattacking unit", back_roll["dice"], back["results"])
+            struck = self.damage_and_retreat(
+                target={k: attacker[k] for k in DAMAGE_KEYS if k in attacker},
+                results=back["results"],
+                spent=back.get("spent"),
+                attack_type=back_type,
+                attacker_weakened=self._weakened(target, hit["health_left"]),
+                path=back.get("path"),
+            )
+            answer["counterattack"] = {"dice": back_roll, "result": struck}
+            answer["lore_gained"]["target"] = struck["lore_gained"]
+        return answer
+
+    def _step_problems(self, unit: dict, step: int, here: Hex, last: bool, ground: dict, occupied: set) -> list[dict]:
+        """What forbids entering hex `here` as the step-th hex of a move (battlelore/movement and the terrain entries)."""
+        terrain = ground.get(here, "plains")
+        flying = bool(unit.get("flying"))
+        found = []
+
+        def problem(code: str, rule: str, message: str) -> None:
+            found.append({"code": code, "rule": rule, "step": step, "hex": list(here), "message": message})
+
+        if terrain == "off_board":
+            problem("off_board", self.MOVEMENT_RULE, "a unit cannot leave the board nor enter a half hex at its edge")
+        elif terrain in self.IMPASSABLE and not flying:
+            problem("impassable", self.MOVEMENT_RULE, f"a unit cannot enter or pass through {terrain} (impassable terrain)")
+        elif unit.get("cumbersome") and terrain == "building":
+            problem("cumbersome", self.CUMBERSOME_RULE, "a Cumbersome unit cannot enter a building hex")
+        if here in occupied and (last or not flying):
+            rule, why = (self.FLYING_RULE, "end its move") if flying else (self.MOVEMENT_RULE, "enter or pass through")
+            problem("occupied", rule, f"a unit cannot {why} a hex with another unit")
+        if terrain in self.ENDS_MOVEMENT and not last and not flying:
+            problem("movement_ended", TERRAIN_ENTRIES[terrain], f"a unit entering {terrain} ends its movement there")
+        return found
+
+    @check("move")
+    def move(self, start: list, path: list, march_speed: int | None = None, unit: dict | None = None,
+             terrain: list | None = None, units: list | None = None) -> dict:
+        """Whether a move is legal: `path` the hexes entered in order (axial (q, r), each adjacent to the one before),
+        at most `march_speed` of them (the unit's march speed, from its reference card). `terrain` [{hex, terrain}]
+        (unlisted hexes are plains; a hex off the board or a half hex at its edge is terrain "off_board"), `units`
+        the hexes of the other units, friendly or enemy. `unit` {flying, cumbersome}. A Flying unit ignores the hexes'
+        restrictions and other units, but may not end its move on another unit nor leave the board.
+        """
+        unit = unit or {}
+        ground: dict[Hex, str] = {}
+        for spot in terrain or []:
+            where = (spot["hex"][0], spot["hex"][1])
+            name = self._terrain(spot["terrain"])
+            if ground.get(where, name) != name:
+                raise RulesError(f"hex {list(where)} is given two terrains")
+            ground[where] = name
+        occupied = {(u[0], u[1]) for u in units or []}
+        hexes = [(start[0], start[1])] + [(h[0], h[1]) for h in path]
+        if hexes[0] in occupied:
+            raise RulesError(f"the moving unit's own hex {start} is listed among the other units")
+        problems = []
+        if march_speed is not None and len(path) > march_speed:
+            problems.append({"code": "too_far", "rule": self.PHASES_RULE, "step": march_speed + 1, "hex": list(hexes[march_speed + 1]),
+                             "message": f"a unit moves at most its march speed, {march_speed} hex(es), not {len(path)}"})
+        for step, (before, here) in enumerate(zip(hexes, hexes[1:], strict=False), 1):
+            if hex_distance(before, here) != 1:
+                raise RulesError(f"step {step}: hex {list(here)} is not adjacent to {list(before)}")
+            problems += self._step_problems(unit, step, here, step == len(path), ground, occupied)
+        return {
+            "legal": not problems,
+            "hexes_moved": len(path),
+            "ends_in": list(hexes[-1]),
+            "ends_in_terrain": ground.get(hexes[-1], "plains"),
+            "problems": problems,
         }

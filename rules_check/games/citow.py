@@ -132,6 +132,11 @@ class _Battle:
             if self.fresh(other, kind) > 0
         ]
 
+    def takes_place(self) -> bool:
+        """A battle is fought where some Power can roll battle dice and has a legal target (citow/battle-phase-overview)."""
+        rolling = {p for p in self.powers if self.dice_of(p) > 0} | {power for _, power, dice in self.early_rollers() if dice > 0}
+        return any(self.peasants or self.enemy_figures(p) for p in rolling)
+
     def cannot_target(self, power: str, pool: int) -> list[str]:
         out = []
         for _other, kind, value, least in self.enemy_figures(power):
@@ -248,6 +253,41 @@ class _Battle:
                 raise RulesError(f"{roller}: {left} hit(s) unassigned but {h[2]} of {h[1]} carries held hits they would complete")
 
 
+# the threat-dial instructions (citow/dial-instruction-list) that do something: instruction pattern -> what it counts
+DIAL_EFFECTS = {
+    r"gain (\d+) VP": "vp_gained",
+    r"place (\d+) Warpstone tokens?": "warpstone_tokens_placed",
+    r"place (\d+) Noble tokens?": "noble_tokens_placed",
+    r"draw (\d+) Chaos cards?": "chaos_cards_drawn",
+    r"remove (\d+) corruption tokens?": "corruption_tokens_to_remove",
+    r"remove (\d+) Old World tokens?": "old_world_tokens_to_remove",
+    r"upgrade card": "upgrade_cards_brought_into_play",
+}
+
+
+def _scorers(corruption: dict[str, int]) -> list[str]:
+    """Powers that score a ruination card: all tied for the most tokens, or the most and all tied for second."""
+    counts = sorted({n for n in corruption.values() if n > 0}, reverse=True)
+    leaders = [p for p in POWERS if corruption.get(p, 0) == counts[0]] if counts else []
+    if len(leaders) > 1 or len(counts) < 2:
+        return leaders
+    return leaders + [p for p in POWERS if corruption.get(p, 0) == counts[1]]
+
+
+def _dial_effects(instructions: list[str]) -> dict[str, int]:
+    """What a list of revealed dial instructions adds up to, by kind; RulesError for an instruction not on the list."""
+    totals = dict.fromkeys(DIAL_EFFECTS.values(), 0)
+    for instruction in instructions:
+        for pattern, key in DIAL_EFFECTS.items():
+            match = re.fullmatch(pattern, instruction, flags=re.IGNORECASE)
+            if match:
+                totals[key] += int(match.group(1)) if match.groups() else 1
+                break
+        else:
+            raise RulesError(f"unknown dial instruction '{instruction}'")
+    return totals
+
+
 OLD_WORLD_CARD_EFFECTS = ("remove_event_tokens", "remove_twin_tailed_comet_cards_from_track", "discard_instead_of_track")
 
 REMOVE_INSTRUCTIONS = ("remove_old_world_tokens",)
@@ -308,6 +348,7 @@ class Rules(Game):
             "citow/placing-corruption-tokens", "corruption_tokens_per_cultist"
         )  # from citow/placing-corruption-tokens
         self.KHORNE_CLARIFICATION = data.ref("citow/clarify-khorne-threat-condition")
+        self.PARTICIPANTS_CLARIFICATION = data.ref("citow/clarify-ruination-participants-this-round")
         self.OLD_WORLD_TRACK_SPACES = data.param("citow/old-world-track", "track_spaces")  # from citow/old-world-track
         self.CARD_SPACES_PER_REGION = data.param(
             "citow/chaos-card-spaces", "card_spaces_per_region"
@@ -441,8 +482,13 @@ class Rules(Game):
         warpstone_tokens: int = 0,
         regions_already_ruined: int = 0,
         participants_vp: int | None = None,
+        placed_earlier_this_round: list | None = None,
     ) -> dict:
-        """The corruption check: see describe()."""
+        """The participants of a ruination are the Powers that placed corruption in the region this round: in this step
+        (their cultists) or earlier (`placed_earlier_this_round`, citow/clarify-ruination-participants-this-round).
+        `end_phase_scorers` are the Powers that score the card in the End Phase: all tied for the most, else the most
+        and all tied for second (citow/ruination-scoring-ties).
+        """
         after = {
             p: corruption_before.get(p, 0) + cultists.get(p, 0)
             for p in POWERS
@@ -456,8 +502,8 @@ class Rules(Game):
         card = regions_already_ruined + 1
         if participants_vp is None and card == 1:
             participants_vp = self.CARD_1_PARTICIPANTS_VP
-        placed = [p for p in POWERS if cultists.get(p, 0)]
-        ranked = sorted(after, key=lambda p: (-after[p], POWERS.index(p)))
+        earlier = set(placed_earlier_this_round or [])
+        placed = [p for p in POWERS if cultists.get(p, 0) or p in earlier]
         # cards 2-5: the sources do not give their award, so without participants_vp it is reported as unknown (null)
         vp = (
             None
@@ -470,7 +516,8 @@ class Rules(Game):
             "participants": placed,
             "participants_vp": participants_vp,
             "vp_gained": vp,
-            "end_phase_scorers": ranked[:2],
+            "end_phase_scorers": _scorers(after),
+            "clarifications": [self.PARTICIPANTS_CLARIFICATION],
         }
 
     @check("ruination_order")
@@ -521,30 +568,28 @@ class Rules(Game):
     def advance_dials(
         self, advancement_counters: dict, round: int | None = None, dial_instructions_revealed: dict | None = None
     ) -> dict:
-        """The advance_dials check: see describe()."""
+        """`dial_instructions_revealed` {power: the instructions its dial shows at each tick, in order}: one per tick
+        turned (citow/dial-instruction-list names them; the dials themselves are not in the sources).
+        """
         ticks = {p: (1 if n >= 1 else 0) for p, n in advancement_counters.items()}
         most = max(advancement_counters.values(), default=0)
         leaders = [p for p, n in advancement_counters.items() if n == most]
         extra = leaders[0] if most >= 1 and len(leaders) == 1 else None
         if extra:
             ticks[extra] += 1
-        result = {"ticks": ticks, "extra_tick": extra, "counters_after": {p: 0 for p in advancement_counters}}
+        result: dict = {"ticks": ticks, "extra_tick": extra, "counters_after": {p: 0 for p in advancement_counters}}
         if dial_instructions_revealed is not None:
-            vp = {p: 0 for p in advancement_counters}
-            warpstone: dict[str, int] = {}
-            upgrades: dict[str, int] = {}
             for power, instructions in dial_instructions_revealed.items():
-                for instruction in instructions:
-                    words = instruction.lower().split()
-                    if words[:1] == ["gain"] and words[-1] == "vp":
-                        vp[power] = vp.get(power, 0) + int(words[1])
-                    elif words[:1] == ["place"] and "warpstone" in words:
-                        warpstone[power] = warpstone.get(power, 0) + int(words[1])
-                    elif "upgrade" in words:
-                        upgrades[power] = upgrades.get(power, 0) + 1
-                    else:
-                        raise RulesError(f"unknown dial instruction '{instruction}'")
-            result.update(vp_gained=vp, warpstone_tokens_placed=warpstone, upgrade_cards_brought_into_play=upgrades)
+                if len(instructions) != ticks.get(power, 0):
+                    raise RulesError(
+                        f"{power}'s dial turns {ticks.get(power, 0)} tick(s) and shows one instruction per tick, "
+                        f"not {len(instructions)}"
+                    )
+            effects = {p: _dial_effects(dial_instructions_revealed.get(p, [])) for p in advancement_counters}
+            result["vp_gained"] = {p: e.pop("vp_gained") for p, e in effects.items()}
+            for key in DIAL_EFFECTS.values():
+                if key != "vp_gained":
+                    result[key] = {p: e[key] for p, e in effects.items() if e[key]}
         return result
 
     @check("game_end")
@@ -556,33 +601,32 @@ class Rules(Game):
         ruined_regions: int = 0,
         old_world_deck_empty: bool = False,
     ) -> dict:
-        """The game_end check: see describe()."""
+        """The game_end check: see describe(). A tie-break reads only the tied Powers' victory points or threat, and
+        refuses when one of them is not given (never taken as 0).
+        """
         threat = threat or {}
-        dials_at_victory = dials_at_victory or []
 
-        def best(candidates: list[str], *keys) -> list[str]:
-            for key in keys:
-                top = max(key(p) for p in candidates)
-                candidates = [p for p in candidates if key(p) == top]
+        def known(values: dict, candidates: list[str], what: str) -> None:
+            missing = [p for p in candidates if p not in values]
+            if missing:
+                raise RulesError(f"{' and '.join(candidates)} tie, and {what} breaks the tie: give the {what} of {', '.join(missing)}")
+
+        def best(candidates: list[str], values: dict, what: str) -> list[str]:
+            if len(candidates) > 1:
+                known(values, candidates, what)
+                top = max(values[p] for p in candidates)
+                candidates = [p for p in candidates if values[p] == top]
             return candidates
 
-        def vp(power: str) -> int:
-            return victory_points.get(power, 0)
-
-        def th(power: str) -> int:
-            return threat.get(power, 0)
-
-        if dials_at_victory:
-            return {"game_ends": True, "condition": "greatest_threat", "winners": best(list(dials_at_victory), vp)}
-        over = [p for p in victory_points if vp(p) >= self.VP_TO_WIN]
+        if dials_at_victory:  # greatest threat: the most VP, then shared (citow/clarify-threat-victory-tie)
+            return {"game_ends": True, "condition": "greatest_threat", "winners": best(list(dials_at_victory), victory_points, "victory points")}
+        over = [p for p, n in victory_points.items() if n >= self.VP_TO_WIN]
         if over:
-            if len(best(over, vp)) > 1 and not threat:
-                raise RulesError("a tie in victory points is broken by threat: give threat")
-            return {"game_ends": True, "condition": "fifty_victory_points", "winners": best(over, vp, th)}
+            leaders = best(over, victory_points, "victory points")
+            return {"game_ends": True, "condition": "fifty_victory_points", "winners": best(leaders, threat, "threat")}
         if ruined_regions >= self.RUINED_REGIONS_TO_END:
-            if len(best(list(victory_points), vp)) > 1 and not threat:
-                raise RulesError("a tie in victory points is broken by threat: give threat")
-            return {"game_ends": True, "condition": "five_ruined_regions", "winners": best(list(victory_points), vp, th)}
+            leaders = best(list(victory_points), victory_points, "victory points")
+            return {"game_ends": True, "condition": "five_ruined_regions", "winners": best(leaders, threat, "threat")}
         if old_world_deck_empty:
             return {"game_ends": True, "condition": "old_world_deck_exhausted", "winners": []}
         return {"game_ends": False, "condition": None, "winners": []}
@@ -635,6 +679,7 @@ class Rules(Game):
             return {
                 "dice": {**{name: dice for name, _, dice in early}, **{p: state.dice_of(p) for p in state.powers}},
                 "defense": {p: {k: state.defense(p, k)[0] for k in state.standing[p]} for p in state.powers},
+                "battle_takes_place": state.takes_place(),
             }
         hit_assignment = hit_assignment or {}
         rollers = {n for n, _, _ in early} | set(state.powers)
@@ -644,6 +689,7 @@ class Rules(Game):
                 f"no roller named {', '.join(unknown)}; "
                 "rollers are the Powers present and <power>_<card> for start-of-battle cards"
             )
+        battle_takes_place = state.takes_place()
         out: dict[str, dict] = {"dice": {}, "explosions": {}, "hits": {}, "wasted_hits": {}, "cannot_target": {}}
         carry: dict[str, int] = {}
         carry_sixes: dict[str, int] = {}
@@ -703,6 +749,7 @@ class Rules(Game):
             "figures_hit": state.figures_hit,
             "peasant_tokens_to_power_sheet": state.to_sheet,
             "peasant_tokens_remaining": state.peasants,
+            "battle_takes_place": battle_takes_place,
         }
         if region is not None:
             key = region.replace("-", "_")
@@ -959,6 +1006,8 @@ class Rules(Game):
                 raise RulesError(f"{power} is not among the players {', '.join(order)}")
             result["next_turn"] = order[(order.index(power) + 1) % len(order)]
         result["legal"] = bool(legal) and affordable is not False if legal is not None else None
+        if power_before == 0:  # a marker on 0 at the start of the turn: no action, the turn is skipped
+            result.update(turn_skipped=True, legal=False)
         return result
 
     @check("hero_tokens")
@@ -1126,6 +1175,7 @@ class Rules(Game):
                 warpstone_tokens=spec.get("warpstone_tokens", 0),
                 regions_already_ruined=len(ruined) + len(newly_ruined),
                 participants_vp=awards.get(card),
+                placed_earlier_this_round=spec.get("placed_earlier_this_round"),
             )
             entry["corruption"] = result
             if result["ruined"]:
@@ -1146,4 +1196,91 @@ class Rules(Game):
             "vp_gained": dict(vp),
             "vp_unknown_from": unknown,
             "end_phase_scoring": newly_ruined,
+        }
+
+    def _dial_turn(self, power: str, spec: dict, ticks: int) -> dict:
+        """One Power's dial in the dial step: the ticks it turns (it stops at Victory, its highest position), the
+        windows it reveals, and what they add up to; None for what its given windows do not say."""
+        position, victory_at = spec["position"], spec.get("victory_at")
+        if victory_at is not None and position >= victory_at:
+            raise RulesError(f"{power}'s dial is at {position}, at or past its Victory window ({victory_at}): the game ended then")
+        turned = ticks if victory_at is None else min(ticks, victory_at - position)
+        after = position + turned
+        windows = spec.get("windows", {})
+        revealed = []
+        for at in range(position + 1, after + 1):
+            window = windows.get(str(at), {})
+            instruction = "Victory!" if at == victory_at else window.get("instruction")
+            revealed.append({"position": at, "instruction": instruction, "threat": window.get("threat")})
+        unknown = [r["position"] for r in revealed if r["instruction"] is None]
+        effects = None if unknown else _dial_effects([r["instruction"] for r in revealed if r["position"] != victory_at])
+        vp_before = spec.get("victory_points")
+        return {
+            "ticks_turned": turned,
+            "position_after": after,
+            "revealed": revealed,
+            "effects": effects,
+            "unknown_windows": unknown,
+            "at_victory": None if victory_at is None and turned else after == victory_at,
+            "threat_after": windows.get(str(after), {}).get("threat"),
+            "victory_points_after": None if effects is None or vp_before is None else vp_before + effects["vp_gained"],
+        }
+
+    @check("round_dials")
+    def round_dials(self, powers: dict, ruined_regions: int = 0, old_world_deck_empty: bool = False) -> dict:
+        """`powers` {power: {position, victory_at, events | counters, windows, victory_points}}: `position` the ticks the
+        dial has turned from Start; `events` what the Power did this round, read by `dial_advancement_counters` (or
+        `counters` already counted); `victory_points` before the dial step. The dials are printed on the board, not in
+        the sources, so `victory_at` (the ticks from Start to the Victory window) and `windows` {position: {instruction,
+        threat}} come from the players; where they are left out the answer says what it cannot tell (null) and what
+        the game-end check needs (`game_end_needs`). A dial stops at Victory, its highest position: a tick beyond it is
+        not turned.
+        """
+        counters: dict[str, int] = {}
+        notes: list[str] = []
+        for power, spec in powers.items():
+            if "events" in spec and "counters" in spec:
+                raise RulesError(f"{power}: give events or counters, not both")
+            if "events" in spec:
+                counted = self.dial_advancement_counters(power, spec["events"])
+                counters[power] = counted["total_counters"]
+                notes += [n for n in counted["clarifications"] if n not in notes]
+            else:
+                counters[power] = spec.get("counters", 0)
+        step = self.advance_dials(counters)
+        turns = {p: self._dial_turn(p, spec, step["ticks"][p]) for p, spec in powers.items()}
+        needs = [f"windows.{at} of {p}" for p, t in turns.items() for at in t["unknown_windows"]]
+        needs += [f"victory_at of {p}" for p, t in turns.items() if t["at_victory"] is None]
+        needs += [f"victory_points of {p}" for p, spec in powers.items() if "victory_points" not in spec]
+        at_victory = [p for p in POWERS if p in turns and turns[p]["at_victory"]]
+        game_end = None
+        if not needs:
+            threat = {p: t["threat_after"] for p, t in turns.items() if t["threat_after"] is not None}
+            try:
+                game_end = self.game_end(
+                    victory_points={p: t["victory_points_after"] for p, t in turns.items()},
+                    threat=threat,
+                    dials_at_victory=at_victory,
+                    ruined_regions=ruined_regions,
+                    old_world_deck_empty=old_world_deck_empty,
+                )
+            except RulesError as err:
+                raise RulesError(f"{err} (the threat each dial shows after the step: windows.<position>.threat)") from None
+        to_do = {p: {k: n for k, n in (t["effects"] or {}).items() if n and k != "vp_gained"} for p, t in turns.items()}
+        return {
+            "counters": counters,
+            "ticks": step["ticks"],
+            "extra_tick": step["extra_tick"],
+            "ticks_turned": {p: t["ticks_turned"] for p, t in turns.items()},
+            "position_after": {p: t["position_after"] for p, t in turns.items()},
+            "revealed": {p: t["revealed"] for p, t in turns.items()},
+            "vp_gained": {p: None if t["effects"] is None else t["effects"]["vp_gained"] for p, t in turns.items()},
+            "instructions_to_carry_out": {p: todo for p, todo in to_do.items() if todo},
+            "victory_points_after": {p: t["victory_points_after"] for p, t in turns.items()},
+            "threat_after": {p: t["threat_after"] for p, t in turns.items()},
+            "dials_at_victory": at_victory,
+            "counters_after": step["counters_after"],
+            "game_end": game_end,
+            "game_end_needs": needs,
+            "clarifications": notes,
         }
