@@ -76,7 +76,8 @@ def _fill(template: str, output: dict, words: Words) -> str:
 
 def sentence(template: str, output: dict, words: Words) -> str:
     """The template with each {path} or {path:percent} replaced by that output value, in words; a part in
-    [brackets] is left out when the output lacks a field it names (fields some answers do not have)."""
+    [brackets] is left out when the output lacks a field it names or gives it as null (fields some answers
+    do not have, or could not judge)."""
 
     def optional(match: re.Match) -> str:
         part = match.group(1)
@@ -87,11 +88,11 @@ def sentence(template: str, output: dict, words: Words) -> str:
 
 
 def _has(output: dict, path: str) -> bool:
+    """Whether the output gives the field a value (null: the check could not judge it from the input)."""
     try:
-        _value_at(output, path)
+        return _value_at(output, path) is not None
     except DataFileError:
         return False
-    return True
 
 
 def say(game_name: str, check: str, output: dict, language: str) -> str:
