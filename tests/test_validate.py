@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from conftest import FIXTURES, MINI, REPO, run_generator
 
+from generator import validate_calculators
 from generator.problems import CODES, Problems
 from generator.validate import validate
 
@@ -65,7 +66,21 @@ def empty_data_folder(data: Path, monkeypatch) -> None:
     data.mkdir()
 
 
+MINI_CHECK_SCHEMAS = {  # what rules_check/schemas/mini.schema.json would hold, had the mini game a rules module
+    "retreat_spaces_input": {"type": "object", "required": ["retreats"], "properties": {"retreats": {"type": "integer"}}},
+    "retreat_spaces_output": {"type": "object", "required": ["spaces"], "properties": {"spaces": {"type": "integer"}}},
+}
+
+
+def mini_check_schemas(data: Path, monkeypatch) -> None:
+    """The mini game's check has input and output schemas (the calculators' labels and answers are checked against them)."""
+    monkeypatch.setattr(validate_calculators, "check_schemas", lambda game: MINI_CHECK_SCHEMAS if game == "mini" else None)
+
+
 SETUP = {
+    "E081": mini_check_schemas,
+    "E082": mini_check_schemas,
+    "E083": mini_check_schemas,
     "E008-unreadable-file": refuse_to_open("10-rules.yaml"),
     "E008-unreadable-folder": unreadable_folder,
     "E008-unreadable-source": refuse_to_open("mini_ru.txt"),
