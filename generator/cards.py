@@ -41,7 +41,7 @@ from weasyprint.urls import URLFetcher
 from .children import die_with_parent
 from .errors import KbError
 from .model import Entry
-from .resolve import Resolved, TableText, slug_of
+from .resolve import Resolved, slug_of
 from .safe_markdown import Linker, render, without_tables
 from .site import environment
 
@@ -153,7 +153,7 @@ def entry_body(resolved: Resolved, game: str, lang: str, entry_id: str) -> tuple
     if "table" in entry and entry["table"].get("shown", True):
         hidden = resolved.kb.aids[game].get("hide_columns", {}).get(entry_id, [])
         table = {**entry["table"], "columns": [c for c in entry["table"]["columns"] if c["key"] not in hidden]}
-        html += table_html(resolved.table(table, lang), entry_id, bool(needs_check(resolved, entry_id, lang)))
+        html += table_html(resolved, table, lang, entry_id, bool(needs_check(resolved, entry_id, lang)))
     return Markup(html), shown
 
 
@@ -166,8 +166,7 @@ def faction_item(resolved: Resolved, game: str, lang: str, faction: dict) -> dic
         table = resolved.kb.entries[table_id]["table"]
         columns = [c for c in table["columns"] if c["key"] not in where]
         rows = [row for row in table["rows"] if all(resolved.text_in(row.get(k), "en") == v for k, v in where.items())]
-        text = resolved.table({**table, "columns": columns, "rows": rows}, lang)
-        parts.append(table_html(text, None, False))
+        parts.append(table_html(resolved, {**table, "columns": columns, "rows": rows}, lang, None, False))
     for entry_id in faction.get("entries", []):
         parts.append(entry_body(resolved, game, lang, entry_id)[0])
         checks += [c for c in needs_check(resolved, entry_id, lang) if c not in checks]
@@ -206,11 +205,26 @@ def aid_text(resolved: Resolved, entry: Entry, lang: str) -> str:
     return text
 
 
-def table_html(table: TableText, entry_id: str | None, to_check: bool) -> Markup:
+def table_html(resolved: Resolved, table: dict, lang: str, entry_id: str | None, to_check: bool) -> Markup:
     """A data table for an aid, every cell plain text (escaped by the template); the table's note is
-    an editors' note and stays off the aid. `to_check`: the values print with a mark."""
-    return Markup(aid_environment().get_template("aid-table.html.j2").render(head=table.head, rows=table.rows, entry_id=entry_id,
-                                                                             to_check=to_check))
+    an editors' note and stays off the aid. `to_check`: the values print with a mark. A heading or
+    cell shown in another language than the reader's prints that language's code as a mark, named
+    under the table like any fallback text."""
+    text = resolved.table(table, lang)
+
+    def shown(value) -> str | None:
+        """The language a per-language value is shown in, when it is not the reader's."""
+        if isinstance(value, dict) and value and lang not in value:
+            return resolved.languages.pick(value, lang)
+        return None
+    head_marks = [shown(c["title"]) for c in table["columns"]]
+    row_marks = [[shown(row.get(c["key"])) for c in table["columns"]] for row in table["rows"]]
+    used = sorted({m for m in head_marks + [m for marks in row_marks for m in marks] if m})
+    labels = resolved.languages.ui(lang)
+    notes = [f"{code}: " + labels["fallback"].format(shown=resolved.languages.name_in(code, lang)) for code in used]
+    return Markup(aid_environment().get_template("aid-table.html.j2").render(
+        head=list(zip(text.head, head_marks, strict=True)), rows=[list(zip(r, m, strict=True)) for r, m in zip(text.rows, row_marks, strict=True)],
+        entry_id=entry_id, to_check=to_check, fallback_notes=notes))
 
 
 @cache

@@ -49,6 +49,8 @@ CODES: dict[str, tuple[str, str]] = {
     "E050": ("source-language text differs from its cited lines", "Carry the cited lines word for word; record each repair under `corrections` (from: what the source has, to: what the text says), or cite the right lines."),
     "E051": ("declared correction not applied", "The text must contain the correction's `to`; apply the repair in the text or remove the correction."),
     "E052": ("working note in published text", "Remove the editors' working note (helper, TODO, FIXME, session …) from text players read; keep such notes in the issue tracker."),
+    "E053": ("aid summary states a number its entry lacks", "A summary restates its entry: every number it gives must be in the entry's text, params or table (an ordered list's item numbers, 0 and 1 excepted); fix the summary or the entry."),
+    "E064": ("aid names a table or column that does not exist", "In cards.yaml, hide_columns and a faction's rows name a table entry, its column keys and, in `where`, an English value some row has; fix the name or the table."),
     "E060": ("link or image the site would refuse", "Link only to the site's own pages ([[id]] references) or to https:// addresses; javascript:, file:, data: and other schemes are refused."),
     "E061": ("image in an entry printed on a player aid", "Player aids fetch nothing: remove the image, or take the entry out of the aid in cards.yaml."),
     "E062": ("language definition incomplete", "Each data/languages/<code>/ folder holds language.yaml (code = folder name, fallbacks that exist) and ui.yaml; see docs/data-format.md, \"Languages\"."),

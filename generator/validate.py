@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import difflib
 import hashlib
+import re
 from collections import Counter
 from collections.abc import Mapping
 from pathlib import Path
@@ -20,7 +21,7 @@ from typing import Any
 from . import textmatch, validate_languages, validate_markup, validate_text
 from .linerange import parse_ranges, range_lines
 from .load import Document, LoadedData, load
-from .model import Chapter, Entry, KnowledgeBase, Noise, Source, Where
+from .model import Aid, Chapter, Entry, KnowledgeBase, Noise, Source, Where
 from .problems import DataError, Problems
 from .schema import check_shape, describe, is_inside_failed
 from .validate_calculators import check_calculators  # the calculators' words (calculators.yaml)
@@ -294,13 +295,49 @@ class MeaningChecks:
             if "definition" in term:
                 self.check_reference(term["definition"], where, ["definition"])
         for game_id, aid in self.kb.aids.items():
-            where = self.kb.where[f"{game_id}:aid"]
-            for i, section in enumerate(aid["sections"]):
-                self.require_languages(section["title"], game_id, where, ["sections", i, "title"])
-                for j, ref in enumerate(section["entries"]):
-                    self.check_reference(ref, where, ["sections", i, "entries", j])
+            self.check_aid(game_id, aid, self.kb.where[f"{game_id}:aid"])
         for path, count in sorted(self.not_checked.items()):
             self.problems.add_note(path, f"{count} reference(s) to what it defines were not checked")
+
+    def check_aid(self, game_id: str, aid: Aid, where: Where) -> None:
+        """Every id an aid names exists (E021); the tables and columns it picks exist (E064)."""
+        for i, section in enumerate(aid["sections"]):
+            self.require_languages(section["title"], game_id, where, ["sections", i, "title"])
+            for j, ref in enumerate(section["entries"]):
+                self.check_reference(ref, where, ["sections", i, "entries", j])
+            for j, faction in enumerate(section.get("factions", [])):
+                path = ["sections", i, "factions", j]
+                self.require_languages(faction["name"], game_id, where, path + ["name"])
+                for k, ref in enumerate(faction.get("entries", [])):
+                    self.check_reference(ref, where, path + ["entries", k])
+                if "rows" in faction:
+                    rows = faction["rows"]
+                    table = self.aid_table(rows["table"], where, path + ["rows", "table"])
+                    if table is not None and self.check_columns(table, list(rows["where"]), rows["table"], where, path + ["rows", "where"]):
+                        if not any(all(_english(row.get(k)) == v for k, v in rows["where"].items()) for row in table["rows"]):
+                            _at(self.problems, where, path + ["rows", "where"], "E064",
+                                f"no row of '{rows['table']}' has {rows['where']}")
+        for ref, columns in aid.get("hide_columns", {}).items():
+            table = self.aid_table(ref, where, ["hide_columns", ref])
+            if table is not None:
+                self.check_columns(table, columns, ref, where, ["hide_columns", ref])
+
+    def aid_table(self, ref: str, where: Where, path: list) -> dict[str, Any] | None:
+        """The table of the entry `ref` that an aid picks from, or None with the problem reported."""
+        if ref not in self.kb.entries:
+            self.check_reference(ref, where, path)
+            return None
+        if "table" not in self.kb.entries[ref]:
+            _at(self.problems, where, path, "E064", f"'{ref}' has no table")
+            return None
+        return dict(self.kb.entries[ref]["table"])
+
+    def check_columns(self, table: dict[str, Any], keys: list[str], ref: str, where: Where, path: list) -> bool:
+        have = [c["key"] for c in table["columns"]]
+        for key in keys:
+            if key not in have:
+                _at(self.problems, where, path, "E064", f"'{ref}' has no column '{key}' (its columns: {', '.join(have)})")
+        return all(key in have for key in keys)
 
     def check_noise(self, item: Noise) -> None:
         source = self.check_source_ref(item.source, item.game, None, item.where, ["source"], lines=item.lines)
@@ -323,7 +360,10 @@ class MeaningChecks:
         for lang, text in entry["text"].items():
             for match in textmatch.LINK.finditer(text):
                 self.check_reference(match.group(1).strip(), where, ["text", lang])
-        self.check_numbers(entry, where)
+        if "numbers_differ" not in entry:
+            self.check_numbers(entry["text"], entry["origin"], where, ["text"])
+        if "summary" in entry:
+            self.check_summary(entry, game, where)
         check_name = entry.get("example", {}).get("check")
         if check_name and check_name not in self.known_checks:
             hint = difflib.get_close_matches(check_name, sorted(self.known_checks), n=1)
@@ -453,20 +493,38 @@ class MeaningChecks:
         _at(self.problems, where, path, "E021",
             f"unknown reference '{ref}'" + (f" (did you mean '{hint[0]}'?)" if hint else ""))
 
-    def check_numbers(self, entry: Entry, where: Where) -> None:
+    def check_summary(self, entry: Entry, game: str, where: Where) -> None:
+        """An aid summary is text players read: it gets the text's checks (languages, origin,
+        numbers across languages, references), and it states no number its entry's text lacks (E053)."""
+        summary = entry["summary"]
+        at = Where(where.document, where.path + ["summary"])
+        self.check_languages(summary, game, at, fields=("text",))
+        self.check_origin(summary, game, at, text_check=False)
+        if "numbers_differ" not in entry:
+            self.check_numbers(summary["text"], summary["origin"], at, ["text"])
+        for lang, text in summary["text"].items():
+            for match in textmatch.LINK.finditer(text):
+                self.check_reference(match.group(1).strip(), at, ["text", lang])
+            said = set(textmatch.numbers(entry["text"][lang] if lang in entry["text"] else ""))
+            said |= {n for other in entry["text"].values() for n in textmatch.numbers(other)}
+            said |= set(textmatch.numbers(" ".join(map(str, _values([entry.get("params", {}), entry.get("table", {}).get("rows", [])])))))
+            extra = sorted(set(textmatch.numbers(LIST_NUMBER.sub("", text))) - said - WORDED, key=float)
+            if extra:
+                _at(self.problems, at, ["text", lang], "E053",
+                    f"the {lang} summary states {', '.join(extra)}, which the entry's text, params and table do not")
+
+    def check_numbers(self, texts: Mapping[str, str], origins: Mapping[str, Any], where: Where, path: list) -> None:
         """A translation states the numbers of its original; two sources' versions agree."""
-        if "numbers_differ" in entry:
-            return
-        by_lang = {lang: textmatch.numbers(text) for lang, text in entry["text"].items()}
-        originals = sorted(lang for lang, o in entry["origin"].items() if "translated_from" not in o)
-        pairs = [(o["translated_from"], lang) for lang, o in entry["origin"].items() if "translated_from" in o]
+        by_lang = {lang: textmatch.numbers(text) for lang, text in texts.items()}
+        originals = sorted(lang for lang, o in origins.items() if "translated_from" not in o)
+        pairs = [(o["translated_from"], lang) for lang, o in origins.items() if "translated_from" in o]
         pairs += [(originals[0], other) for other in originals[1:]]
         for first, other in pairs:
             if first in by_lang and other in by_lang and by_lang[first] != by_lang[other]:
                 a, b = Counter(by_lang[first]), Counter(by_lang[other])
                 only_a = sorted((a - b).elements())
                 only_b = sorted((b - a).elements())
-                _at(self.problems, where, ["text", other], "E030", f"numbers differ: {first} has {only_a or 'none'} that "
+                _at(self.problems, where, path + [other], "E030", f"numbers differ: {first} has {only_a or 'none'} that "
                     f"{other} lacks; {other} has {only_b or 'none'} that {first} lacks")
 
     def check_corrections(self, entry: Entry, where: Where) -> None:
@@ -479,6 +537,28 @@ class MeaningChecks:
             if correction["from"] not in cited and textmatch.normalise(correction["from"]) not in textmatch.normalise(cited):
                 _at(self.problems, where, ["corrections", i, "from"], "E032",
                     f"'{correction['from']}' is not in {source.id} lines {origin['lines']}")
+
+
+def _english(cell) -> str | None:
+    """A table cell's English value (cells are plain or per language), as a faction's `where` names it."""
+    return cell.get("en") if isinstance(cell, dict) else cell
+
+
+# An ordered list's item number at a line start ("1. Roll"): the summary's layout, not a rule's number.
+LIST_NUMBER = re.compile(r"^\s*\d+[.)](?=\s)", re.MULTILINE)
+
+
+# 0 and 1 a rule says in words and articles ("a hit", "no limit"), which a summary may write as digits.
+WORDED = {"0", "1"}
+
+
+def _values(node) -> list:
+    """Every scalar inside params or table rows (numbers a summary may restate)."""
+    if isinstance(node, dict):
+        return [v for item in node.values() for v in _values(item)]
+    if isinstance(node, list):
+        return [v for item in node for v in _values(item)]
+    return [node]
 
 
 def _lines_problem(source: Source, spec: str) -> str | None:

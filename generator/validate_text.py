@@ -87,7 +87,7 @@ class TextChecks:
 
     # -- E052 --------------------------------------------------------------------------------
     def check_working_notes(self, item: Mapping[str, Any], where: Where,
-                            fields=("title", "text", "clarification", "example", "table")) -> None:
+                            fields=("title", "text", "summary", "clarification", "example", "table")) -> None:
         for field in fields:
             if field in item:
                 for path, value in _strings(item[field], [field]):

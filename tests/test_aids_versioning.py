@@ -21,9 +21,9 @@ def test_editing_one_game_lays_out_only_that_games_aids(bundled_build: Path, tmp
     chapter = data / "games/marauders/chapters" / next(p.name for p in (REPO / "data/games/marauders/chapters").glob("*.yaml")
                                                       if "id: marauders/end-of-game" in p.read_text(encoding="utf-8"))
     text = chapter.read_text(encoding="utf-8")
-    title = "      en: End of the game\n    text:"
-    assert title in text, "the test edits the English title of marauders/end-of-game"
-    chapter.write_text(text.replace(title, title.replace("game", "game (edited)")), encoding="utf-8")
+    title = '        en: "Game end"\n'  # the aid prints the summary's title, not the entry's
+    assert title in text, "the test edits the English aid title of marauders/end-of-game"
+    chapter.write_text(text.replace(title, title.replace("end", "end (edited)")), encoding="utf-8")
     result = run_generator("build", "--data", str(data), "--out", str(tmp_path))
     assert result.returncode == 0, result.stdout + result.stderr
     laid_out_again = cache_folders(tmp_path) - before
