@@ -20,6 +20,7 @@ from typing import Any
 
 from markupsafe import Markup
 
+from .errors import FrontEndMissing
 from .resolve import Resolved
 from .rules_data import label_texts
 from .validate_calculators import check_schemas, rules_check_folder
@@ -29,10 +30,6 @@ PYODIDE = REPO / "node_modules" / "pyodide"
 PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json")
 BROWSER_WHEELS = REPO / ".venv" / "browser-wheels"  # scripts/setup.sh, from requirements-browser.txt
 RUNTIME = "assets/calc"  # under the site root
-
-
-class CalculatorsMissing(Exception):
-    """The vendored runtime is not installed (scripts/setup.sh installs it)."""
 
 
 def game_checks(resolved: Resolved, game: str) -> list[str]:
@@ -89,7 +86,7 @@ def runtime_files(rules_data: list[tuple[str, str]]) -> Iterator[tuple[str, byte
     missing = [name for name in PYODIDE_FILES if not (PYODIDE / name).is_file()]
     wheels = sorted(BROWSER_WHEELS.glob("*.whl"))
     if missing or not wheels:
-        raise CalculatorsMissing(f"the calculators' runtime is not installed ({', '.join(missing) or 'no wheels'}); run bash scripts/setup.sh")
+        raise FrontEndMissing(f"the calculators' runtime is not installed ({', '.join(missing) or 'no browser wheels'})")
     for name in PYODIDE_FILES:
         yield f"{RUNTIME}/pyodide/{name}", (PYODIDE / name).read_bytes()
     for wheel in wheels:

@@ -44,3 +44,9 @@ class OutputError(KbError):
     code = "O001"
     exit_status = EXIT_IO
     hint = "Free some disk space or fix the folder's permissions, then build again; the published site is unchanged."
+
+
+class FrontEndMissing(KbError):
+    """A package the site vendors (Pyodide, Workbox: node_modules; the browser wheels) is not installed."""
+    code = "B006"
+    hint = "Run bash scripts/setup.sh: it installs the pinned npm packages (package-lock.json) and the browser wheels."

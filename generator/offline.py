@@ -21,6 +21,7 @@ from pathlib import Path
 
 from PIL import Image, ImageDraw
 
+from .errors import FrontEndMissing
 from .languages import Languages
 
 REPO = Path(__file__).resolve().parent.parent
@@ -57,15 +58,11 @@ self.addEventListener("message", (event) => {{
 """
 
 
-class OfflineMissing(Exception):
-    """Workbox is not installed (scripts/setup.sh installs it)."""
-
-
 def workbox_files() -> Iterator[tuple[str, bytes]]:
     for name, source in WORKBOX_FILES.items():
         path = NODE_MODULES / source
         if not path.is_file():
-            raise OfflineMissing(f"{source} is not installed; run bash scripts/setup.sh")
+            raise FrontEndMissing(f"Workbox is not installed (node_modules/{source})")
         yield f"{WORKBOX}/{name}", path.read_bytes()
 
 

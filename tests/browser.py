@@ -57,3 +57,35 @@ def search(driver, query: str, timeout: float = 10) -> list[dict]:
     return driver.execute_script(
         "return Array.from(document.querySelectorAll('.kb-search-results a.kb-search-result'))"
         ".map(a => ({entry: a.dataset.entry, href: a.href, title: a.querySelector('.kb-search-title').textContent}))")
+
+
+def press(driver, element) -> None:
+    """Tap an element as a player would: scrolled to the middle of the screen first."""
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", element)
+    element.click()
+
+
+def open_calculator(driver, check: str, timeout: float = 180):
+    """Open the calculator of `check` on the current page like a player (its button) and wait until
+    its runtime has started; returns the calculator's block."""
+    block = driver.find_element("css selector", f".kb-calc[data-check='{check}']")
+    press(driver, block.find_element("css selector", ".kb-calc-open"))
+    WebDriverWait(driver, timeout).until(lambda d: block.get_attribute("data-ready"))
+    assert block.get_attribute("data-ready") == "yes", block.find_element("css selector", ".kb-calc-status").text
+    return block
+
+
+def calculate(driver, block, timeout: float = 60) -> dict:
+    """Press the block's Calculate button; returns what it shows: the sentence, the answer's JSON
+    (from "The answer as JSON"), the rules' refusal and the fields' messages."""
+    driver.execute_script("arguments[0].querySelector('.kb-calc-answer').textContent = ''", block)
+    press(driver, block.find_element("css selector", "button[type=submit]"))
+    WebDriverWait(driver, timeout).until(lambda d: block.find_element("css selector", ".kb-calc-answer").text
+                                         or block.find_elements("css selector", ".kb-calc-error"))
+    return driver.execute_script("""
+        const block = arguments[0], pre = block.querySelector('.kb-calc-json pre');
+        const text = (selector) => { const node = block.querySelector(selector); return node ? node.textContent : null; };
+        return {sentence: text('.kb-calc-sentence'), json: pre ? JSON.parse(pre.textContent) : null,
+                refused: text('.kb-calc-refused'), followed: Array.from(block.querySelectorAll('.kb-calc-followed a')).map(a => a.getAttribute('href')),
+                errors: Array.from(block.querySelectorAll('.kb-calc-error')).map(e => ({text: e.textContent,
+                        field: (e.parentElement.querySelector('input,select') || {}).name || null}))};""", block)

@@ -20,6 +20,7 @@
     box.setAttribute("role", "status");
     box.appendChild(document.createTextNode(text));
     if (action) {
+      box.className += " kb-offline-notice-action";
       var button = document.createElement("button");
       button.type = "button";
       button.className = "md-button md-button--primary";

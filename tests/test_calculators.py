@@ -1,0 +1,232 @@
+"""Calculators: every rules-check is a form on the site, answered by rules_check itself (Python under
+Pyodide in the browser), in the reader's language. The unit tests read answers as sentences; the
+integration tests look at the built site; the browser tests fill forms with the worked examples like a
+player and compare what the page shows with the command line's answer."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from browser import calculate, make_driver, open_calculator, press, serve
+from conftest import REPO
+
+from generator.validate_calculators import check_schemas, names_to_label
+from rules_check.explain import Words, sentence
+
+SAY = {  # a game's `say` data as the build writes it (rules_check/data/<game>.json)
+    "labels": {"khorne": {"en": "Khorne", "ru": "Кхорн"}, "nurgle": {"en": "Nurgle", "ru": "Нургл"}},
+    "words": {"en": {"yes": "yes", "no": "no", "none": "none", "decimal": "."},
+              "ru": {"yes": "да", "no": "нет", "none": "нет", "decimal": ","}},
+    "checks": {"c": {"answer": {}, "labels": {"khorne": {"en": "Khorne (Blood Frenzy)"}}}},
+}
+
+
+@pytest.mark.unit
+def test_a_sentence_says_values_in_the_readers_language():
+    ru = Words(SAY, "c", "ru")
+    assert sentence("{p:percent}; {who}; {vp}", {"p": 0.7291666, "who": "nurgle", "vp": {"nurgle": 3, "khorne": 1}}, ru) \
+        == "72,9 %; Нургл; Нургл 3, Khorne (Blood Frenzy) 1"  # a check's own label wins; missing ru falls back to en
+    en = Words(SAY, "c", "en")
+    assert sentence("{ok} {no} {list} {records}", {"ok": True, "no": None, "list": [], "records": [{"nurgle": 1}, {"nurgle": 2}]}, en) \
+        == "yes none none Nurgle 1; Nurgle 2"
+
+
+@pytest.mark.unit
+def test_an_optional_part_is_said_only_when_its_fields_are_there():
+    en = Words(SAY, "c", "en")
+    template = "Hits: {hits}.[ Kills: {kills}.][ Legal: {legal}.]"
+    assert sentence(template, {"hits": 2, "kills": 1, "legal": False}, en) == "Hits: 2. Kills: 1. Legal: no."
+    assert sentence(template, {"hits": 2, "legal": None}, en) == "Hits: 2."   # absent, and null (not judged)
+    assert sentence("[{a}][ {b}]", {"a": "{x}", "b": 1}, en) == "{x} 1"     # braces in values stay text
+
+
+def worked_examples(data: Path) -> list[tuple[str, str, dict, dict, str]]:
+    """(game, check, inputs, expected, entry id) of every worked example that names a check."""
+    from ruamel.yaml import YAML
+    yaml = YAML(typ="safe")
+    found = []
+    for chapter in sorted((data / "games").glob("*/chapters/*.yaml")):
+        for entry in yaml.load(chapter.read_text(encoding="utf-8")).get("entries", []):
+            example = entry.get("example") or {}
+            if "." in example.get("check", ""):
+                game, check = example["check"].split(".", 1)
+                found.append((game.replace("_", "-"), check, example["inputs"], example["expected"], entry["id"]))
+    return found
+
+
+EXAMPLES = worked_examples(REPO / "data")
+
+
+def cli(game: str, check: str, inputs: dict, data: Path) -> tuple[int, dict | str]:
+    result = subprocess.run([sys.executable, "-m", "rules_check", game, check], input=json.dumps(inputs), capture_output=True,
+                            text=True, cwd=REPO, env={"RULES_CHECK_DATA": str(data), "PATH": "/usr/bin:/bin"})
+    return result.returncode, json.loads(result.stdout) if result.returncode == 0 else result.stderr
+
+
+def contains(whole, part) -> bool:
+    """`part` (a worked example's expected output) is within `whole` (an answer)."""
+    if isinstance(part, dict):
+        return isinstance(whole, dict) and all(k in whole and contains(whole[k], v) for k, v in part.items())
+    return whole == part
+
+
+def built_games(site: Path) -> dict[str, dict]:
+    """game -> {lang: its calculators.json} as built."""
+    games: dict[str, dict] = {}
+    for spec_file in sorted(site.glob("*/*/calculators.json")):
+        spec = json.loads(spec_file.read_text(encoding="utf-8"))
+        games.setdefault(spec["game"], {})[spec["lang"]] = spec
+    return games
+
+
+@pytest.mark.integration
+def test_every_check_is_a_calculator_in_every_language_of_its_game(bundled_build: Path):
+    site = bundled_build / "site"
+    games = built_games(site)
+    assert sorted(games) == sorted(p.stem for p in (bundled_build / "rules_check" / "data").glob("*.json"))
+    for game, by_lang in games.items():
+        rules = json.loads((bundled_build / "rules_check" / "data" / f"{game}.json").read_text(encoding="utf-8"))
+        schemas = check_schemas(game)
+        for lang, spec in by_lang.items():
+            assert sorted(spec["checks"]) == sorted(rules["checks"]), (game, lang)
+            page = (site / lang / game / "calculators.html").read_text(encoding="utf-8")
+            for name, check in spec["checks"].items():
+                assert f'data-check="{name}"' in page
+                assert check["schema"] == schemas[f"{name}_input"]           # the form is the check's own input schema
+                for key in names_to_label(check["schema"]):
+                    assert check["labels"].get(key), (game, lang, name, key)  # every field and choice named
+                for entry_id in check["implements"]:                        # and the calculator sits on its entries
+                    href = spec["entries"][entry_id]["href"]
+                    chapter = (site / lang / game / href.split("#")[0]).read_text(encoding="utf-8")
+                    assert f'data-check="{name}"' in chapter, (entry_id, name)
+
+
+@pytest.mark.integration
+def test_pages_without_a_calculator_load_no_calculator_script(bundled_build: Path):
+    site = bundled_build / "site"
+    with_block = without = 0
+    for page in (site / "ru" / "citow").glob("*.html"):
+        html = page.read_text(encoding="utf-8")
+        if 'class="kb-calc"' in html:
+            with_block += 1
+            assert "kb-calc.js" in html
+        else:
+            without += 1
+            assert "kb-calc" not in html and "pyodide" not in html
+    assert with_block and without
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("game,check,inputs,expected,entry", EXAMPLES, ids=[e[4] for e in EXAMPLES])
+def test_every_worked_example_reads_as_a_sentence_in_every_language(bundled_build: Path, game, check, inputs, expected, entry):
+    """explain.answer (what a calculator calls) gives the command line's output and a sentence per language."""
+    data = bundled_build / "rules_check" / "data"
+    status, output = cli(game, check, inputs, data)
+    assert status == 0 and contains(output, expected), output
+    languages = json.loads((data / f"{game}.json").read_text(encoding="utf-8"))["say"]["checks"][check]["answer"]
+    for lang in languages:
+        answer = json.loads(_answer_in(data, game, check, inputs, lang))
+        assert answer["output"] == output
+        assert answer["sentence"] and "{" not in answer["sentence"] and "[" not in answer["sentence"]
+        assert entry.split("/")[0] == game and set(answer["followed"]) >= set(json.loads(
+            (data / f"{game}.json").read_text(encoding="utf-8"))["checks"][check]["implements"])
+
+
+def _answer_in(data: Path, game: str, check: str, inputs: dict, lang: str) -> str:
+    """rules_check.explain.answer run against the built data, in a fresh process (as the worker runs it)."""
+    code = "import sys, rules_check.explain as e; print(e.answer(*sys.argv[1:5]))"
+    result = subprocess.run([sys.executable, "-c", code, game, check, json.dumps(inputs), lang], capture_output=True, text=True,
+                            cwd=REPO, env={"RULES_CHECK_DATA": str(data), "PATH": "/usr/bin:/bin"}, check=True)
+    return result.stdout
+
+
+@pytest.fixture(scope="module")
+def calc_driver():
+    chrome = make_driver()
+    yield chrome
+    chrome.quit()
+
+
+def console_errors(driver) -> list[str]:
+    return [entry["message"] for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("game,lang", [("citow", "pl"), ("battlelore", "ru"), ("marauders", "en"), ("wizards-quest", "ru")])
+def test_each_calculator_shows_its_worked_examples_outcome(bundled_build: Path, calc_driver, game: str, lang: str):
+    """On the game's Calculators page, every worked example filled in through the form (its button)
+    shows the example's printed outcome and the command line's answer, with a sentence in the language."""
+    site = bundled_build / "site"
+    spec = json.loads((site / lang / game / "calculators.json").read_text(encoding="utf-8"))
+    data = bundled_build / "rules_check" / "data"
+    tried = 0
+    with serve(site) as url:
+        calc_driver.get(f"{url}/{lang}/{game}/calculators.html")
+        console_errors(calc_driver)  # only what follows counts
+        for name, check in spec["checks"].items():
+            if not check["examples"]:
+                continue
+            block = open_calculator(calc_driver, name)
+            for example in check["examples"]:
+                press(calc_driver, block.find_element("css selector", f".kb-calc-example[data-example='{example['id']}']"))
+                shown = calculate(calc_driver, block)
+                status, output = cli(game, name, example["inputs"], data)
+                expected = next(e[3] for e in EXAMPLES if e[4] == example["id"])
+                assert status == 0 and shown["json"] == output, (example["id"], shown)
+                assert contains(shown["json"], expected)
+                assert shown["sentence"] and shown["followed"]
+                tried += 1
+        assert console_errors(calc_driver) == []
+    assert tried >= 2
+
+
+@pytest.mark.browser
+def test_bad_input_shows_the_fields_message_and_a_rule_its_refusal(bundled_build: Path, calc_driver):
+    site = bundled_build / "site"
+    with serve(site) as url:
+        calc_driver.get(f"{url}/ru/citow/calculators.html")
+        console_errors(calc_driver)
+        block = open_calculator(calc_driver, "battle_hits")
+        shown = calculate(calc_driver, block)                         # nothing filled in: the dice are required
+        assert shown["errors"] and shown["errors"][0]["field"] == "dice" and "'dice' is a required property" in shown["errors"][0]["text"]
+        assert block.find_element("css selector", "input[name='dice']").get_attribute("aria-invalid") == "true"
+        dice = block.find_element("css selector", "input[name='dice']")
+        dice.send_keys("3")
+        press(calc_driver, block.find_element("css selector", ".kb-calc-list .kb-calc-add"))
+        block.find_element("css selector", "input[name='results/0']").send_keys("4")
+        shown = calculate(calc_driver, block)                         # 3 dice, 1 result: impossible under the rules
+        assert shown["refused"] and "too few results" in shown["refused"]
+        for value in ("5", "6", "2"):
+            press(calc_driver, block.find_element("css selector", ".kb-calc-list .kb-calc-add"))
+            block.find_elements("css selector", ".kb-calc-list input")[-1].send_keys(value)
+        shown = calculate(calc_driver, block)                         # 4, 5, 6 (+ one extra die for the 6: 2)
+        assert shown["json"] == cli("citow", "battle_hits", {"dice": 3, "results": [4, 5, 6, 2]}, bundled_build / "rules_check" / "data")[1]
+        assert shown["sentence"].startswith("Ранений: 3")
+        assert console_errors(calc_driver) == []
+
+
+@pytest.mark.browser
+def test_a_page_downloads_the_calculators_runtime_only_when_one_is_opened(bundled_build: Path, calc_driver):
+    site = bundled_build / "site"
+    resources = "return performance.getEntriesByType('resource').map(r => r.name)"
+    with serve(site) as url:
+        calc_driver.get(f"{url}/en/citow/10-round.html")
+        assert not [r for r in calc_driver.execute_script(resources) if "kb-calc" in r or "/calc/" in r]
+        calc_driver.get(f"{url}/en/citow/calculators.html")
+        loaded = calc_driver.execute_script(resources)
+        assert any(r.endswith("kb-calc.js") for r in loaded) and not [r for r in loaded if "/calc/" in r or "worker" in r]
+        open_calculator(calc_driver, "hit_probability")
+        assert any("pyodide.asm.wasm" in r for r in calc_driver.execute_script(resources))
+
+
+@pytest.mark.unit
+def test_a_missing_runtime_is_one_coded_error(monkeypatch, tmp_path: Path):
+    from generator import calculators
+    from generator.errors import FrontEndMissing
+    monkeypatch.setattr(calculators, "PYODIDE", tmp_path / "nowhere")
+    with pytest.raises(FrontEndMissing) as refused:
+        list(calculators.runtime_files([]))
+    assert refused.value.code == "B006" and "pyodide.asm.wasm" in str(refused.value) and "setup.sh" in refused.value.hint

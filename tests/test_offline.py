@@ -1,0 +1,70 @@
+"""Offline: after the first visit of a language section, the whole section works with the network off —
+pages, search and calculators — and a new build replaces the cached one, the page saying so. The
+network is off for real: the site's server is shut down, as a phone leaving the Wi-Fi."""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from browser import calculate, make_driver, open_calculator, press, search, serve
+from selenium.webdriver.support.ui import WebDriverWait
+
+CACHES = "return caches.keys()"
+
+
+def install(driver, url: str, page: str) -> list[str]:
+    """Visit a page of a section and wait until its service worker controls the page; the precache names."""
+    driver.get(f"{url}/{page}")
+    WebDriverWait(driver, 180, poll_frequency=0.5).until(lambda d: d.execute_script("return navigator.serviceWorker.controller !== null"))
+    return driver.execute_script(CACHES)
+
+
+@pytest.fixture
+def offline_driver():
+    chrome = make_driver()  # a fresh profile: no service worker from another test
+    yield chrome
+    chrome.quit()
+
+
+@pytest.mark.browser
+def test_a_visited_section_works_with_the_network_off(bundled_build: Path, offline_driver):
+    driver = offline_driver
+    with serve(bundled_build / "site") as url:
+        names = install(driver, url, "ru/citow/10-round.html")
+        assert len(names) == 1 and names[0].startswith("kb-ru-precache")
+        notice = WebDriverWait(driver, 10).until(lambda d: d.find_elements("css selector", ".kb-offline-notice"))
+        assert "без сети" in notice[0].text
+        count = driver.execute_script("return caches.open(arguments[0]).then(c => c.keys()).then(k => k.length)", names[0])
+        pages = len(list((bundled_build / "site" / "ru").rglob("*.html")))
+        assert count > pages  # every page of the section, and its search index and assets besides
+    # the server is gone
+    driver.get(f"{url}/ru/battlelore/index.html")                       # a page never opened online
+    assert "BattleLore" in driver.title
+    results = search(driver, "отступление")
+    assert results and any("battlelore" in r["href"] for r in results)
+    driver.get(f"{url}/ru/wizards-quest/calculators.html")
+    block = open_calculator(driver, "death_range")
+    press(driver, block.find_element("css selector", ".kb-calc-example"))
+    shown = calculate(driver, block)
+    assert shown["sentence"].startswith("Диапазон смерти") and shown["json"]["death_range"] >= 1
+    driver.get(f"{url}/en/citow/index.html")                            # another section was never visited
+    assert "Chaos" not in driver.title
+
+
+@pytest.mark.browser
+def test_a_new_build_replaces_the_cached_one_and_the_page_says_so(bundled_build: Path, offline_driver, tmp_path: Path):
+    site = tmp_path / "site"
+    shutil.copytree(bundled_build / "site", site, symlinks=False)
+    driver = offline_driver
+    with serve(site) as url:
+        old = install(driver, url, "pl/citow/index.html")
+        worker = site / "pl" / "sw.js"  # a new build: another data version, one page changed
+        worker.write_text(worker.read_text(encoding="utf-8").replace(old[0].rsplit("-", 1)[1], "nextversion"), encoding="utf-8")
+        driver.execute_script("return navigator.serviceWorker.getRegistration().then(r => r.update())")
+        button = WebDriverWait(driver, 120).until(lambda d: d.find_elements("css selector", ".kb-offline-notice button"))[0]
+        assert "nowa wersja" in button.find_element("xpath", "..").text.lower()
+        driver.execute_script("window.__before_reload = true")
+        press(driver, button)
+        WebDriverWait(driver, 30).until(lambda d: d.execute_script("return window.__before_reload === undefined"))
+        WebDriverWait(driver, 30).until(lambda d: d.execute_script(CACHES) == [old[0].rsplit("-", 1)[0] + "-nextversion"])
