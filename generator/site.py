@@ -55,6 +55,7 @@ class SiteRenderer:
         self.aid_links = aid_links  # (game, lang) -> cards.AidLinks (paths relative to the site root)
         self.page_meta: dict[str, PageMeta] = {}  # docs path -> title and toc, filled as pages are made
         self._rendered: dict[tuple[str, str, str], tuple[Markup, frozenset]] = {}  # see text_html
+        self._page_terms: set[str] = set()  # glossary terms linked anywhere on the page being made (their previews)
 
     # -- links -----------------------------------------------------------------------------
     def href(self, target_id: str, from_game: str, reader: str | None = None, from_lang: str | None = None) -> str:
@@ -85,6 +86,7 @@ class SiteRenderer:
         if not linked_terms and key in self._rendered:
             html, linked = self._rendered[key]
             linked_terms.update(linked)
+            self._page_terms.update(linked)
             return html
         fresh = not linked_terms
         matcher = self.r.matchers[(game, lang)]
@@ -93,7 +95,32 @@ class SiteRenderer:
         html = render(text, linker)
         if fresh:
             self._rendered[key] = (html, frozenset(linked_terms))
+        self._page_terms.update(linked_terms)
         return html
+
+    def term_previews(self, game: str, reader: str) -> list[dict]:
+        """What a tap on a linked glossary term shows in place (kb-terms.js): for every term linked on the
+        page, its name, the first paragraph of the entry defining it (else its names in the other
+        languages) and links to the definition and to the glossary. Definitions link no terms: a
+        preview is one step, not a chain."""
+        previews = []
+        for term_id in sorted(self._page_terms):
+            term = self.kb.terms[term_id]
+            definition = self.kb.entries.get(term.get("definition", ""))
+            text = None
+            if definition is not None:
+                shown = self.r.display_language(definition, reader)
+                linker = Linker(reference_href=lambda ref: self.href(ref, game), reference_label=lambda ref, lang=shown: self.r.title_of(ref, lang))
+                text = render(first_paragraph(without_tables(definition["text"][shown])), linker)
+            name_lang = self.langs.pick(term["names"], reader)
+            previews.append({
+                "id": "preview-" + self.r.anchor_of(term_id), "name": term["names"][name_lang], "text": text,
+                "others": [f"{self.langs.name_in(lang, reader)}: {term['names'][lang]}"
+                           for lang in self.langs.codes if lang != name_lang and lang in term["names"]],
+                "definition": self.link(definition["id"], game, reader) if definition is not None else None,
+                "glossary": self.href(term_id, game),
+            })
+        return previews
 
     # -- pieces ----------------------------------------------------------------------------
     def citation(self, item: Mapping[str, Any], reader: str) -> list[str]:
@@ -205,9 +232,11 @@ class SiteRenderer:
         chapters = self.kb.chapters_of(game_id)
         for chapter in chapters:
             entries = [self.kb.entries[e] for e in chapter.entry_ids]
+            self._page_terms.clear()
+            html = [self.entry_html(e, reader) for e in entries]
             yield self.page(f"{folder}/{self.r.page_of[chapter.id]}", "chapter.html.j2", self.r.title_of(chapter.id, reader),
                             toc=[(self.r.anchor_of(e["id"]), self.r.title_of(e["id"], reader)) for e in entries],
-                            entries=[self.entry_html(e, reader) for e in entries],
+                            entries=html, previews=self.term_previews(game_id, reader), labels=labels,
                             switch=self.language_switch(game, self.r.page_of[chapter.id], reader))
         entries = self.kb.entries_of(game_id)
         clarifications = [e for e in entries if e["kind"] == "clarification"]
@@ -344,6 +373,11 @@ class SiteRenderer:
             section.append({labels["all_clarifications"]: f"{reader}/clarifications.md"})
             nav.append({str(escape(self.langs[reader].name)): section})
         return nav
+
+
+def first_paragraph(text: str) -> str:
+    """The first block of Markdown text (up to the first blank line)."""
+    return text.strip().split("\n\n", 1)[0]
 
 
 NAV_FLAT_GAMES = 12  # up to this many games a language's nav lists them directly
