@@ -36,11 +36,6 @@ def environment(sub: str, autoescape: bool = True) -> Environment:
                        keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True, autoescape=autoescape)
 
 
-def as_html(page: str) -> str:
-    """The URL of a generated page: x.md -> x.html (use_directory_urls is off)."""
-    return page[:-3] + ".html" if page.endswith(".md") else page
-
-
 @dataclass
 class PageMeta:
     """What mkdocs' hooks give Material for a page: its title and table of contents, as escaped HTML."""
@@ -178,7 +173,8 @@ class SiteRenderer:
             "editorial": clarification["clarification"].get("topic") in EDITORIAL_TOPICS,
         }
 
-    def entry_html(self, entry: Entry, reader: str) -> Markup:
+    def entry_html(self, entry: Entry, reader: str, titled: bool = True) -> Markup:
+        """An entry's section; `titled=False` leaves out its heading (the page's heading says it)."""
         game = self.kb.game_of(entry["id"])
         labels = self.langs.ui(reader)
         shown = self.r.display_language(entry, reader)
@@ -199,7 +195,7 @@ class SiteRenderer:
         clarified_by = [self.clarification_callout(self.kb.entries[c], game, reader) for c in self.r.clarifications_of.get(entry["id"], [])]
         corrections = entry.get("corrections", [])
         view = {
-            "id": entry["id"], "anchor": self.r.anchor_of(entry["id"]), "kind": entry["kind"],
+            "id": entry["id"], "anchor": self.r.anchor_of(entry["id"]), "kind": entry["kind"], "titled": titled,
             "title": entry["title"][shown],
             "fallback_note": fallback,
             "text": self.text_html(without_tables(entry["text"][shown]) if "table" in entry else entry["text"][shown],
@@ -235,11 +231,13 @@ class SiteRenderer:
         for chapter in chapters:
             entries = [self.kb.entries[e] for e in chapter.entry_ids]
             self._page_terms.clear()
-            html = [self.entry_html(e, reader) for e in entries]
-            yield self.page(f"{folder}/{self.r.page_of[chapter.id]}", "chapter.html.j2", self.r.title_of(chapter.id, reader),
+            title = self.r.title_of(chapter.id, reader)
+            # a chapter of one entry under the same name: the page's heading is the entry's (not said twice)
+            alone = len(entries) == 1 and self.r.title_of(entries[0]["id"], reader) == title
+            html = [self.entry_html(e, reader, titled=not alone) for e in entries]
+            yield self.page(f"{folder}/{self.r.page_of[chapter.id]}", "chapter.html.j2", title,
                             toc=[(self.r.anchor_of(e["id"]), self.r.title_of(e["id"], reader)) for e in entries],
-                            entries=html, previews=self.term_previews(game_id, reader), labels=labels,
-                            switch=self.language_switch(game, self.r.page_of[chapter.id], reader))
+                            entries=html, previews=self.term_previews(game_id, reader), labels=labels)
         entries = self.kb.entries_of(game_id)
         clarifications = [e for e in entries if e["kind"] == "clarification"]
         examples = [e for e in entries if e["kind"] == "example"]
@@ -271,12 +269,6 @@ class SiteRenderer:
                              self.clarifications_by_topic(clarifications, game_id, reader))
         yield self.list_page(f"{folder}/examples.md", labels["examples"] + f" — {game_title}", [
             {"title": None, "anchor": None, "items": [{**self.link(e["id"], game_id, reader), "note": None} for e in examples]}])
-
-    def language_switch(self, game: Game, page: str, reader: str) -> list[dict]:
-        """The same page in the game's other languages (the reader's own without a link); kb-search.js keeps the #anchor."""
-        return [{"lang": lang, "name": self.langs[lang].name,
-                 "href": None if lang == reader else f"../../{lang}/{game['id']}/{as_html(page)}"}
-                for lang in self.langs.codes if lang in game["languages"]]
 
     def a_to_z_page(self, path: str, game_id: str, reader: str) -> tuple[str, str]:
         """Every entry of a game but its clarifications and worked examples (they have their own
