@@ -92,8 +92,8 @@ def on_post_build(config):
     base_url = urlsplit(config.site_url or "/").path  # as mkdocs does for its error pages
     for code, section in _sections.items():
         _use_section(config, section)
-        context = get_context(_built["nav"], _built["files"], config, base_url=base_url)
-        context["kb_not_found"] = [{"code": code, **section["not_found"]}]
+        context = {**get_context(_built["nav"], _built["files"], config, base_url=base_url),
+                   "kb_not_found": [{"code": code, **section["not_found"]}]}
         write_file(template.render(context).encode("utf-8"), str(Path(config.site_dir) / code / "404.html"))
     _use_section(config, _defaults)
 

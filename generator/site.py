@@ -9,6 +9,7 @@ because Material prints them without escaping.
 """
 from __future__ import annotations
 
+import functools
 import json
 import math
 import re
@@ -107,7 +108,7 @@ class SiteRenderer:
             text = None
             if definition is not None:
                 shown = self.r.display_language(definition, reader)
-                linker = Linker(reference_href=lambda ref: self.href(ref, game), reference_label=lambda ref, lang=shown: self.r.title_of(ref, lang))
+                linker = Linker(reference_href=lambda ref: self.href(ref, game), reference_label=functools.partial(self.r.title_of, reader=shown))
                 text = render(first_paragraph(without_tables(definition["text"][shown])), linker)
             name_lang = self.langs.pick(term["names"], reader)
             previews.append({
@@ -169,7 +170,7 @@ class SiteRenderer:
             "title": self.r.title_of(clarification["id"], reader), "href": self.href(clarification["id"], game),
             "status": labels[f"status_{clarification['clarification']['status']}"],
             "ruling": self.text_html(ruling, game, shown, set()) if ruling else None,
-            "language": None if shown == reader else self.langs.name_in(shown, reader),
+            "language": None if shown == reader else self.langs.name_in(shown, reader), "lang": shown,
             "editorial": clarification["clarification"].get("topic") in EDITORIAL_TOPICS,
         }
 
@@ -324,7 +325,7 @@ class SiteRenderer:
         if not ruling:
             return {"summary": None, "summary_language": None}
         return {"summary": self.text_html(first_sentence(RULING_LABEL.sub("", ruling, count=1)), game, shown, set()),
-                "summary_language": None if shown == reader else self.langs.name_in(shown, reader)}
+                "summary_language": None if shown == reader else self.langs.name_in(shown, reader), "summary_lang": shown}
 
     def clarification_item(self, entry: Entry, from_game: str, reader: str) -> dict:
         labels = self.langs.ui(reader)
