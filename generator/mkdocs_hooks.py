@@ -6,6 +6,8 @@
   out of YAML also means a title of any length or character cannot break the configuration file.
 - Each language section gets Material's chrome in its language and its own <html lang>: the theme
   language is set per page from the language definitions (data/languages/<code>/language.yaml).
+- "Page not found" in every language: the root 404.html says it in all of them, and each section
+  gets its own <lang>/404.html in its language, built like Material's 404 (site-absolute links).
 - Memory stays flat as the site grows: mkdocs keeps every page's Markdown and HTML until the
   end of the build; a page's Markdown is dropped once it is HTML, and its HTML once the page
   is written (nothing later reads them: anchors are validated from ids kept separately).
@@ -15,13 +17,17 @@ from __future__ import annotations
 import json
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
+from mkdocs.commands.build import get_context
 from mkdocs.structure.toc import get_toc
+from mkdocs.utils import write_file
 
 SITE_META = "kb-site.json"
 _pages: dict[str, dict] = {}
 _sections: dict[str, dict] = {}  # language section -> {theme: Material's language, site_name} (data/languages/)
 _defaults: dict[str, Any] = {}   # the root pages' theme language and site name (mkdocs.yml)
+_built: dict[str, Any] = {}      # the theme's template environment, files and nav, for the sections' 404 pages
 
 
 def on_config(config):
@@ -50,12 +56,47 @@ def on_page_markdown(markdown, page, config, files):
 def on_page_context(context, page, config, nav):
     """Material's chrome in the section's language ("Skip to content", "Back to top", aria-labels and
     <html lang>): its templates read config.theme.language when each page is rendered."""
-    section = _sections.get(page.file.src_uri.split("/", 1)[0], _defaults)
+    _use_section(config, _sections.get(page.file.src_uri.split("/", 1)[0], _defaults))
+    return context
+
+
+def _use_section(config, section: dict) -> None:
     config.theme["language"] = section["theme"]
     config.site_name = section["site_name"]
     for palette, name in zip(config.theme["palette"], section["toggles"], strict=True):
         palette["toggle"]["name"] = name  # printed unescaped by Material: escaped by the generator
+
+
+def on_env(env, config, files):
+    _built.update(env=env, files=files)
+    return env
+
+
+def on_nav(nav, config, files):
+    _built["nav"] = nav
+    return nav
+
+
+def on_template_context(context, template_name, config):
+    """The root 404 page says "not found" in every language, the default one first."""
+    if template_name == "404.html":
+        _use_section(config, _defaults)
+        default = next((code for code, s in _sections.items() if s["theme"] == _defaults["theme"]), None)
+        order = sorted(_sections, key=lambda code: code != default)
+        context["kb_not_found"] = [{"code": code, **_sections[code]["not_found"]} for code in order]
     return context
+
+
+def on_post_build(config):
+    """Each section's own 404 page, in its language (a server can show it for missing pages under /<lang>/)."""
+    template = _built["env"].get_template("404.html")
+    base_url = urlsplit(config.site_url or "/").path  # as mkdocs does for its error pages
+    for code, section in _sections.items():
+        _use_section(config, section)
+        context = {**get_context(_built["nav"], _built["files"], config, base_url=base_url),
+                   "kb_not_found": [{"code": code, **section["not_found"]}]}
+        write_file(template.render(context).encode("utf-8"), str(Path(config.site_dir) / code / "404.html"))
+    _use_section(config, _defaults)
 
 
 def on_page_content(html, page, config, files):

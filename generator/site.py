@@ -9,8 +9,11 @@ because Material prints them without escaping.
 """
 from __future__ import annotations
 
+import functools
 import json
 import math
+import re
+import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,11 +38,6 @@ def environment(sub: str, autoescape: bool = True) -> Environment:
                        keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True, autoescape=autoescape)
 
 
-def as_html(page: str) -> str:
-    """The URL of a generated page: x.md -> x.html (use_directory_urls is off)."""
-    return page[:-3] + ".html" if page.endswith(".md") else page
-
-
 @dataclass
 class PageMeta:
     """What mkdocs' hooks give Material for a page: its title and table of contents, as escaped HTML."""
@@ -57,6 +55,7 @@ class SiteRenderer:
         self.page_meta: dict[str, PageMeta] = {}  # docs path -> title and toc, filled as pages are made
         self._rendered: dict[tuple[str, str, str], tuple[Markup, frozenset]] = {}  # see text_html
         self.calculators = CalculatorBlocks(resolved, self.fragment)
+        self._page_terms: set[str] = set()  # glossary terms linked anywhere on the page being made (their previews)
 
     # -- links -----------------------------------------------------------------------------
     def href(self, target_id: str, from_game: str, reader: str | None = None, from_lang: str | None = None) -> str:
@@ -87,6 +86,7 @@ class SiteRenderer:
         if not linked_terms and key in self._rendered:
             html, linked = self._rendered[key]
             linked_terms.update(linked)
+            self._page_terms.update(linked)
             return html
         fresh = not linked_terms
         matcher = self.r.matchers[(game, lang)]
@@ -95,7 +95,32 @@ class SiteRenderer:
         html = render(text, linker)
         if fresh:
             self._rendered[key] = (html, frozenset(linked_terms))
+        self._page_terms.update(linked_terms)
         return html
+
+    def term_previews(self, game: str, reader: str) -> list[dict]:
+        """What a tap on a linked glossary term shows in place (kb-terms.js): for every term linked on the
+        page, its name, the first paragraph of the entry defining it (else its names in the other
+        languages) and links to the definition and to the glossary. Definitions link no terms: a
+        preview is one step, not a chain."""
+        previews = []
+        for term_id in sorted(self._page_terms):
+            term = self.kb.terms[term_id]
+            definition = self.kb.entries.get(term.get("definition", ""))
+            text = None
+            if definition is not None:
+                shown = self.r.display_language(definition, reader)
+                linker = Linker(reference_href=lambda ref: self.href(ref, game), reference_label=functools.partial(self.r.title_of, reader=shown))
+                text = render(first_paragraph(without_tables(definition["text"][shown])), linker)
+            name_lang = self.langs.pick(term["names"], reader)
+            previews.append({
+                "id": "preview-" + self.r.anchor_of(term_id), "name": term["names"][name_lang], "text": text,
+                "others": [f"{self.langs.name_in(lang, reader)}: {term['names'][lang]}"
+                           for lang in self.langs.codes if lang != name_lang and lang in term["names"]],
+                "definition": self.link(definition["id"], game, reader) if definition is not None else None,
+                "glossary": self.href(term_id, game),
+            })
+        return previews
 
     # -- pieces ----------------------------------------------------------------------------
     def citation(self, item: Mapping[str, Any], reader: str) -> list[str]:
@@ -147,11 +172,12 @@ class SiteRenderer:
             "title": self.r.title_of(clarification["id"], reader), "href": self.href(clarification["id"], game),
             "status": labels[f"status_{clarification['clarification']['status']}"],
             "ruling": self.text_html(ruling, game, shown, set()) if ruling else None,
-            "language": None if shown == reader else self.langs.name_in(shown, reader),
+            "language": None if shown == reader else self.langs.name_in(shown, reader), "lang": shown,
             "editorial": clarification["clarification"].get("topic") in EDITORIAL_TOPICS,
         }
 
-    def entry_html(self, entry: Entry, reader: str) -> Markup:
+    def entry_html(self, entry: Entry, reader: str, titled: bool = True) -> Markup:
+        """An entry's section; `titled=False` leaves out its heading (the page's heading says it)."""
         game = self.kb.game_of(entry["id"])
         labels = self.langs.ui(reader)
         shown = self.r.display_language(entry, reader)
@@ -172,7 +198,7 @@ class SiteRenderer:
         clarified_by = [self.clarification_callout(self.kb.entries[c], game, reader) for c in self.r.clarifications_of.get(entry["id"], [])]
         corrections = entry.get("corrections", [])
         view = {
-            "id": entry["id"], "anchor": self.r.anchor_of(entry["id"]), "kind": entry["kind"],
+            "id": entry["id"], "anchor": self.r.anchor_of(entry["id"]), "kind": entry["kind"], "titled": titled,
             "title": entry["title"][shown],
             "fallback_note": fallback,
             "text": self.text_html(without_tables(entry["text"][shown]) if "table" in entry else entry["text"][shown],
@@ -208,10 +234,14 @@ class SiteRenderer:
         chapters = self.kb.chapters_of(game_id)
         for chapter in chapters:
             entries = [self.kb.entries[e] for e in chapter.entry_ids]
-            yield self.page(f"{folder}/{self.r.page_of[chapter.id]}", "chapter.html.j2", self.r.title_of(chapter.id, reader),
+            self._page_terms.clear()
+            title = self.r.title_of(chapter.id, reader)
+            # a chapter of one entry under the same name: the page's heading is the entry's (not said twice)
+            alone = len(entries) == 1 and self.r.title_of(entries[0]["id"], reader) == title
+            html = [self.entry_html(e, reader, titled=not alone) for e in entries]
+            yield self.page(f"{folder}/{self.r.page_of[chapter.id]}", "chapter.html.j2", title,
                             toc=[(self.r.anchor_of(e["id"]), self.r.title_of(e["id"], reader)) for e in entries],
-                            entries=[self.entry_html(e, reader) for e in entries],
-                            switch=self.language_switch(game, self.r.page_of[chapter.id], reader))
+                            entries=html, previews=self.term_previews(game_id, reader), labels=labels)
         entries = self.kb.entries_of(game_id)
         clarifications = [e for e in entries if e["kind"] == "clarification"]
         examples = [e for e in entries if e["kind"] == "example"]
@@ -238,8 +268,9 @@ class SiteRenderer:
                      for s in sorted((self.kb.sources[i] for i in game["sources"]), key=lambda s: s.precedence)],
         )
         yield self.glossary_page(f"{folder}/glossary.md", game_id, reader)
-        yield self.list_page(f"{folder}/clarifications.md", labels["clarifications"] + f" — {game_title}", [
-            {"title": None, "anchor": None, "items": [self.clarification_item(c, game_id, reader) for c in clarifications]}])
+        yield self.a_to_z_page(f"{folder}/a-z.md", game_id, reader)
+        yield self.list_page(f"{folder}/clarifications.md", labels["clarifications"] + f" — {game_title}",
+                             self.clarifications_by_topic(clarifications, game_id, reader))
         yield self.list_page(f"{folder}/examples.md", labels["examples"] + f" — {game_title}", [
             {"title": None, "anchor": None, "items": [{**self.link(e["id"], game_id, reader), "note": None} for e in examples]}])
         if self.calculators.of_game(game_id, reader):
@@ -247,18 +278,70 @@ class SiteRenderer:
                             blocks=self.calculators.of_game(game_id, reader))
             yield self.calculators.spec_file(game_id, reader, lambda entry_id: self.href(entry_id, game_id))
 
-    def language_switch(self, game: Game, page: str, reader: str) -> list[dict]:
-        """The same page in the game's other languages (the reader's own without a link); kb-search.js keeps the #anchor."""
-        return [{"lang": lang, "name": self.langs[lang].name,
-                 "href": None if lang == reader else f"../../{lang}/{game['id']}/{as_html(page)}"}
-                for lang in self.langs.codes if lang in game["languages"]]
+    def a_to_z_page(self, path: str, game_id: str, reader: str) -> tuple[str, str]:
+        """Every entry of a game but its clarifications and worked examples (they have their own
+        lists), in the alphabetical order of the titles the reader is shown, under initial letters."""
+        labels = self.langs.ui(reader)
+        folding = self.langs[reader].folding
+        items = []
+        for entry in self.kb.entries_of(game_id):
+            if entry["kind"] in ("clarification", "example"):
+                continue
+            title = self.r.title_of(entry["id"], reader)
+            items.append((collation_key(title, folding), {**self.link(entry["id"], game_id, reader), "note": None, "id": entry["id"]}))
+        items.sort(key=lambda pair: pair[0])
+        entries = [item.pop("id") for _, item in items]
+        titles = [item["title"] for _, item in items]
+        for entry_id, (_, item) in zip(entries, items, strict=True):
+            if titles.count(item["title"]) > 1:  # two entries of one name: say which chapter each is in
+                item["note"] = self.r.title_of(self.r.chapter_of(entry_id).id, reader)
+        groups: list[dict] = []
+        for key, item in items:
+            letter = key[:1].upper() or "#"
+            if not groups or groups[-1]["title"] != letter:
+                groups.append({"title": letter, "anchor": f"az-{len(groups) + 1}", "items": []})
+            groups[-1]["items"].append(item)
+        return self.list_page(path, f"{labels['a_to_z']} — {self.game_name(self.kb.games[game_id], reader)}", groups, letters=True)
+
+    def clarifications_by_topic(self, clarifications: list[Entry], game_id: str, reader: str) -> list[dict]:
+        """A game's clarifications grouped by the chapter of the rule they concern (in the game's
+        chapter order), then those about no rule, then the editors' notes; each with its ruling's
+        first sentence."""
+        labels = self.langs.ui(reader)
+        chapter_order = {c.id: n for n, c in enumerate(self.kb.chapters_of(game_id))}
+        groups: dict[str, dict] = {}
+        for entry in clarifications:
+            data = entry["clarification"]
+            if data.get("topic") in EDITORIAL_TOPICS:
+                key, title = "~editors", labels["editors_notes"]
+            elif data.get("affects"):
+                affected = data["affects"][0]
+                chapter = self.kb.chapters[affected] if affected in self.kb.chapters else self.r.chapter_of(affected)
+                key, title = f"{chapter_order.get(chapter.id, len(chapter_order)):04d}", self.r.title_of(chapter.id, reader)
+            else:
+                key, title = "~other", labels["other_topics"]
+            group = groups.setdefault(key, {"title": title, "anchor": f"topic-{len(groups) + 1}", "items": []})
+            group["items"].append({**self.clarification_item(entry, game_id, reader), **self.ruling_summary(entry, game_id, reader)})
+        return [groups[key] for key in sorted(groups)]
+
+    def ruling_summary(self, clarification: Entry, game: str, reader: str) -> dict:
+        """The first sentence of a clarification's ruling (without its "Resolution:" label), in the
+        reader's language or else marked with the language it is shown in."""
+        shown = self.r.display_language(clarification, reader)
+        ruling = self.r.ruling(clarification, shown)
+        if not ruling:
+            return {"summary": None, "summary_language": None}
+        return {"summary": self.text_html(first_sentence(RULING_LABEL.sub("", ruling, count=1)), game, shown, set()),
+                "summary_language": None if shown == reader else self.langs.name_in(shown, reader), "summary_lang": shown}
 
     def clarification_item(self, entry: Entry, from_game: str, reader: str) -> dict:
         labels = self.langs.ui(reader)
         return {**self.link(entry["id"], from_game, reader), "note": labels[f"status_{entry['clarification']['status']}"]}
 
-    def list_page(self, path: str, title: str, groups: list[dict]) -> tuple[str, str]:
-        return self.page(path, "list.html.j2", title, toc=[(g["anchor"], g["title"]) for g in groups if g["title"]], groups=groups)
+    def list_page(self, path: str, title: str, groups: list[dict], letters: bool = False) -> tuple[str, str]:
+        """A page of links in groups; `letters`: a row of the groups' titles (an A–Z's letters) first."""
+        return self.page(path, "list.html.j2", title, toc=[(g["anchor"], g["title"]) for g in groups if g["title"]], groups=groups,
+                         letters=letters)
 
     def glossary_page(self, path: str, game_id: str, reader: str) -> tuple[str, str]:
         labels = self.langs.ui(reader)
@@ -285,8 +368,8 @@ class SiteRenderer:
         games = [g for g in self.r.games() if reader in g["languages"]]
         yield self.page(
             f"{reader}/index.md", "home.html.j2", labels["home"], labels=labels, clarifications_href="clarifications.html",
-            games=[{"title": self.game_name(g, reader), "href": f"{g['id']}/index.html",
-                    "summary": self.r.text_in(g["summary"], reader)} for g in games])
+            games=[self.home_item(g, reader) for g in games],
+            elsewhere=[self.home_item(g, reader) for g in self.r.games() if reader not in g["languages"]])
         groups = []
         for game in games:
             clarifications = [e for e in self.kb.entries_of(game["id"]) if e["kind"] == "clarification"]
@@ -295,6 +378,15 @@ class SiteRenderer:
                 item["href"] = self.r.path_in_section(entry["id"])
             groups.append({"title": self.game_name(game, reader), "anchor": f"game-{game['id']}", "items": items})
         yield self.list_page(f"{reader}/clarifications.md", labels["all_clarifications"], groups)
+
+    def home_item(self, game: Game, reader: str) -> dict:
+        """A game on a section's home: its title and summary (in a fallback language, marked, when the
+        section lacks the game), and every language it is available in, each linking to its section."""
+        shown = self.langs.pick(game["title"], reader)
+        return {"title": game["title"][shown], "lang": shown, "summary": self.r.text_in(game["summary"], reader),
+                "href": f"{game['id']}/index.html" if reader in game["languages"] else None,
+                "languages": [{"lang": lang, "name": self.langs[lang].name, "href": f"../{lang}/{game['id']}/index.html"}
+                              for lang in self.langs.codes if lang in game["languages"]]}
 
     def pages(self):
         """(path under the docs folder, HTML) for every page, generated one game at a time:
@@ -318,7 +410,8 @@ class SiteRenderer:
         """JSON for mkdocs' hooks (mkdocs_hooks.py): the navigation and every page's title and table of
         contents, escaped. Written beside the generated mkdocs.yml after `pages()` has run."""
         sections = {lang.code: {"theme": lang.theme, "site_name": str(escape(lang.ui["home"])),
-                                "toggles": [str(escape(lang.ui["to_dark"])), str(escape(lang.ui["to_light"]))]}
+                                "toggles": [str(escape(lang.ui["to_dark"])), str(escape(lang.ui["to_light"]))],
+                                "not_found": {key: str(escape(lang.ui[key])) for key in ("not_found", "not_found_text", "home")}}
                     for lang in self.langs}
         alternate = [{"name": str(escape(lang.name)), "link": f"{lang.code}/index.html", "lang": lang.code} for lang in self.langs]
         return json.dumps({"sections": sections, "alternate": alternate, "nav": self.nav(), "pages": {path: {"title": meta.title, "toc": meta.toc}
@@ -341,7 +434,8 @@ class SiteRenderer:
                 title = self.game_name(game, reader)
                 items: list = [{str(escape(title)): f"{reader}/{g}/index.md"}]
                 items += [{str(escape(self.r.title_of(c.id, reader))): f"{reader}/{g}/{self.r.page_of[c.id]}"} for c in self.kb.chapters_of(g)]
-                items += [{labels["glossary"]: f"{reader}/{g}/glossary.md"},
+                items += [{labels["a_to_z"]: f"{reader}/{g}/a-z.md"},
+                          {labels["glossary"]: f"{reader}/{g}/glossary.md"},
                           {labels["clarifications"]: f"{reader}/{g}/clarifications.md"},
                           {labels["examples"]: f"{reader}/{g}/examples.md"}]
                 if g in self.kb.calculators:
@@ -353,6 +447,27 @@ class SiteRenderer:
             section.append({labels["all_clarifications"]: f"{reader}/clarifications.md"})
             nav.append({str(escape(self.langs[reader].name)): section})
         return nav
+
+
+RULING_LABEL = re.compile(r"^\*\*[^*\n]+\*\*\s*")  # the bold "Resolution:" opening a ruling
+SENTENCE_END = re.compile(r"(?<=[.!?…])\s+(?=[«\"(\[*_]*[^\W\d_a-zà-ÿа-яёąćęłńóśźż])")  # before a capital, not "p. 7"
+
+
+def first_sentence(text: str) -> str:
+    """The first sentence of Markdown text (of its first paragraph)."""
+    return SENTENCE_END.split(first_paragraph(text), 1)[0]
+
+
+def collation_key(title: str, folding: Mapping[str, str]) -> str:
+    """A title's place in an alphabetical list: lower case with the language's search foldings (ł as l,
+    ё as е; й stays apart from и), leading quotes and punctuation skipped."""
+    letters = "".join(folding.get(c, c) for c in unicodedata.normalize("NFC", title.lower()))
+    return re.sub(r"^\W+", "", letters)
+
+
+def first_paragraph(text: str) -> str:
+    """The first block of Markdown text (up to the first blank line)."""
+    return text.strip().split("\n\n", 1)[0]
 
 
 NAV_FLAT_GAMES = 12  # up to this many games a language's nav lists them directly

@@ -1,0 +1,233 @@
+"""The site's pages as a player meets them: term previews, accessibility (axe-core), the A–Z, the
+homes, clarifications by topic, pages not found, rulings in another language, the phone layout."""
+from __future__ import annotations
+
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+from browser import serve
+from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support.ui import WebDriverWait
+
+REPO = Path(__file__).resolve().parent.parent
+AXE = REPO / "node_modules" / "axe-core" / "axe.min.js"
+LANGUAGES = ("en", "pl", "ru")
+SAMPLE = ("index.html", "mini/index.html", "mini/10-rules.html", "mini/glossary.html", "mini/clarifications.html", "404.html")
+
+
+@pytest.fixture(scope="module")
+def site(mini_build: Path) -> Path:
+    return mini_build / "site"
+
+
+@pytest.fixture(scope="module")
+def server(site: Path):
+    with serve(site) as url:
+        yield url
+
+
+def open_preview(driver) -> str:
+    """The id of the term preview open on the page, or None."""
+    return driver.execute_script("const p = document.querySelector('.kb-preview:popover-open'); return p && p.id")
+
+
+def test_a_tapped_term_shows_its_definition_in_place(driver, server):
+    """On a /ru/ page at phone width: a tap on a linked term opens its definition beside it (the page
+    stays), with links to the definition and the glossary; Escape closes it, and so does a tap outside."""
+    driver.get(f"{server}/ru/mini/10-rules.html")
+    term = driver.find_element("css selector", "#retreat a.kb-term[href$='#term-retreat']")
+    term.click()
+    assert driver.current_url.endswith("/ru/mini/10-rules.html")  # no navigation
+    assert open_preview(driver) == "preview-term-retreat"
+    preview = driver.find_element("id", "preview-term-retreat")
+    assert preview.is_displayed()
+    assert "Отряд, который должен отступить, отходит на 1 клетку" in preview.text
+    assert "английский: retreat" in preview.text
+    hrefs = [a.get_attribute("href") for a in preview.find_elements("css selector", "a")]
+    assert any(h.endswith("glossary.html#term-retreat") for h in hrefs) and any(h.endswith("10-rules.html#retreat") for h in hrefs)
+    box, screen = preview.rect, driver.execute_script("return [innerWidth, innerHeight]")
+    assert 0 <= box["x"] and box["x"] + box["width"] <= screen[0] and 0 <= box["y"] and box["y"] + box["height"] <= screen[1]
+    ActionChains(driver).send_keys(Keys.ESCAPE).perform()
+    WebDriverWait(driver, 5).until(lambda d: open_preview(d) is None)
+    term.click()
+    assert open_preview(driver) == "preview-term-retreat"
+    heading = driver.find_element("css selector", ".kb-page > h1")
+    ActionChains(driver).move_to_element_with_offset(heading, 0, 0).click().perform()  # a tap outside
+    WebDriverWait(driver, 5).until(lambda d: open_preview(d) is None)
+    assert driver.current_url.endswith("/ru/mini/10-rules.html")
+
+
+def test_a_term_preview_opens_from_the_keyboard(driver, server):
+    """A term without a defining entry shows its names in the other languages; Enter opens it, focus
+    moves into it and comes back to the term when Escape closes it."""
+    driver.get(f"{server}/pl/mini/10-rules.html")
+    term = driver.find_element("css selector", "a.kb-term[href$='#term-unit']")
+    driver.execute_script("arguments[0].focus()", term)
+    ActionChains(driver).send_keys(Keys.ENTER).perform()
+    assert open_preview(driver) == "preview-term-unit"
+    preview = driver.find_element("id", "preview-term-unit")
+    assert "unit" in preview.text and "отряд" in preview.text
+    assert driver.execute_script("return arguments[0].contains(document.activeElement)", preview)
+    ActionChains(driver).send_keys(Keys.ESCAPE).perform()
+    WebDriverWait(driver, 5).until(lambda d: open_preview(d) is None)
+    assert driver.execute_script("return document.activeElement") == term
+
+
+AXE_RUN = """
+const done = arguments[0];
+axe.run(document, {runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']}}).then(result => done(
+  result.violations.filter(v => v.impact === 'serious' || v.impact === 'critical')
+    .map(v => v.id + ' (' + v.impact + '): ' + v.nodes.slice(0, 3).map(n => n.target.join(' ')).join(', '))));
+"""
+
+
+@pytest.mark.parametrize("width", [390, 1280])
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_axe_finds_no_serious_violation(driver, server, width: int, scheme: str):
+    """axe-core (WCAG 2.0/2.1 A and AA rules) over a home, a game, a chapter with a ruling, a glossary,
+    a clarifications page and the 404 page of every language, with every disclosure and a term preview
+    open, in light and dark mode, on a phone and a desktop: no serious or critical violation."""
+    axe = AXE.read_text(encoding="utf-8")
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {"width": width, "height": 844, "deviceScaleFactor": 1, "mobile": width < 600})
+    found = []
+    try:
+        driver.get(f"{server}/assets/kb.css")  # not a page of Material: a system setting set here is not remembered
+        driver.execute_script("localStorage.clear()")
+        driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": scheme}]})
+        for lang in LANGUAGES:
+            for page in SAMPLE:
+                driver.get(f"{server}/{lang}/{page}")
+                assert driver.execute_script("return document.body.getAttribute('data-md-color-scheme')") == \
+                    ("slate" if scheme == "dark" else "default")
+                driver.execute_script("document.querySelectorAll('details').forEach(d => d.open = true);"
+                                      "const term = document.querySelector('a.kb-term'); if (term) term.click();")
+                driver.execute_script(axe)
+                found += [f"{lang}/{page}: {v}" for v in driver.execute_async_script(AXE_RUN)]
+    finally:
+        driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": []})
+        driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {"width": 390, "height": 844, "deviceScaleFactor": 1, "mobile": True})
+    assert found == []
+
+
+class Text(HTMLParser):
+    """The visible text of a page's article, and its links."""
+    def __init__(self):
+        super().__init__()
+        self.depth, self.text, self.links = 0, [], []
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if tag == "article" or self.depth:
+            self.depth += 1
+        if self.depth and tag == "a":
+            self.links.append(attrs.get("href"))
+
+    def handle_endtag(self, tag):
+        if self.depth:
+            self.depth -= 1
+
+    def handle_data(self, data):
+        if self.depth:
+            self.text.append(data)
+
+
+def article(path: Path) -> Text:
+    parsed = Text()
+    parsed.feed(path.read_text(encoding="utf-8"))
+    parsed.text = " ".join(" ".join(parsed.text).split())
+    return parsed
+
+
+@pytest.mark.parametrize("lang, words, header", [
+    ("pl", "Nie znaleziono strony", "Nagłówek"), ("ru", "Страница не найдена", "Верхний колонтитул"), ("en", "Page not found", "Header")])
+def test_every_section_has_a_404_page_in_its_language(site: Path, lang: str, words: str, header: str):
+    page = (site / lang / "404.html").read_text(encoding="utf-8")
+    assert f'<html lang="{lang}"' in page
+    found = article(site / lang / "404.html")
+    assert words in found.text and f"/{lang}/index.html" in found.links
+    assert "404 - Not found" not in page
+    assert f'aria-label="{header}"' in page  # Material's chrome in the section's language too
+
+
+def test_the_root_404_page_speaks_every_language(site: Path):
+    found = article(site / "404.html")
+    for words in ("Page not found", "Nie znaleziono strony", "Страница не найдена"):
+        assert words in found.text
+    assert {"/en/index.html", "/pl/index.html", "/ru/index.html"} <= set(found.links)
+
+
+def test_a_ruling_in_another_language_is_marked_with_its_name(driver, server):
+    """The mini clarification is written in English only: the ru and pl callouts show its English
+    ruling under a visible language name, the ruling itself marked lang="en"."""
+    for lang, name in (("ru", "английский"), ("pl", "angielski")):
+        driver.get(f"{server}/{lang}/mini/10-rules.html")
+        callout = driver.find_element("css selector", "#retreat .kb-ruling")
+        mark = callout.find_element("css selector", ".kb-language-mark")
+        assert mark.is_displayed() and mark.text.lower().startswith(name)
+        ruling = callout.find_element("css selector", "div.kb-other-language")
+        assert ruling.get_attribute("lang") == "en" and "as written" in ruling.text
+    driver.get(f"{server}/en/mini/10-rules.html")
+    assert driver.find_elements("css selector", "#retreat .kb-ruling .kb-language-mark") == []
+
+
+def test_clarifications_are_grouped_by_the_chapter_they_concern(site: Path):
+    """A game's clarifications page: a heading per chapter of the rules they concern, each
+    clarification with its ruling's first sentence (here English, marked, in the Polish section)."""
+    page = (site / "pl" / "mini" / "clarifications.html").read_text(encoding="utf-8")
+    section = page[page.index('<h2 id="topic-1">'):]
+    assert section.startswith('<h2 id="topic-1">Zasady gry Mini</h2>')
+    item = section[section.index("<li>"):section.index("</li>")]
+    assert "Retreat: which edge?</a> — rozstrzygnięte" in item
+    assert re.search(r'class="kb-language-mark">angielski:</p><div lang="en"><p>as written\.</p>', item, re.I)
+
+
+def test_a_phone_shows_the_rule_near_the_top(driver, server):
+    """At 390 px a chapter's first rule starts right under the header and the page title, and no
+    "Made with" line takes the bottom of every page."""
+    driver.get(f"{server}/pl/mini/10-rules.html")
+    top = driver.execute_script("return document.querySelector('#retreat p').getBoundingClientRect().top")
+    assert top < 200
+    assert not driver.find_element("css selector", ".md-footer-meta").is_displayed()
+
+
+@pytest.fixture(scope="module")
+def bundled(bundled_build: Path) -> Path:
+    return bundled_build / "site"
+
+
+def entry_titles(path: Path) -> list[str]:
+    """The link texts of an A–Z page's lists, in order."""
+    html = path.read_text(encoding="utf-8")
+    html = html[html.index('<div class="kb-page">'):]
+    return re.findall(r"<li><a href=\"[^\"]+\">([^<]+)</a>", html)
+
+
+def test_battlelore_from_a_to_z_in_english_title_order(bundled: Path):
+    """The English A–Z lists every BattleLore entry under English initials in English order (the
+    source's chapters follow the Russian alphabet); the Russian one in Russian order."""
+    from html import unescape
+    english = [unescape(t) for t in entry_titles(bundled / "en" / "battlelore" / "a-z.html")]
+    assert len(english) >= 79  # the five chapters of the source's A–Z hold 79 entries
+    assert english == sorted(english, key=lambda t: re.sub(r"^\W+", "", t.lower()))
+    assert english[0].startswith("A") and "Retreat" in english and "Active player" in english
+    letters = re.findall(r'<h2 id="az-\d+">([^<]+)</h2>', (bundled / "en" / "battlelore" / "a-z.html").read_text(encoding="utf-8"))
+    assert letters == sorted(letters) and letters[0] == "A"
+    russian = [unescape(t) for t in entry_titles(bundled / "ru" / "battlelore" / "a-z.html")]
+    assert russian[0][0] == "А" and len(russian) == len(english)
+
+
+def test_every_home_lists_every_game_with_its_languages(bundled: Path):
+    """The Polish section has one game of its own; its home also lists the others, with the
+    languages each is available in, linking to those sections."""
+    home = article(bundled / "pl" / "index.html")
+    for title in ("Chaos w Starym Świecie", "BattleLore", "Chaos Marauders", "Wizard's Quest"):
+        assert title in home.text, title
+    assert "Tylko w innych językach" in home.text
+    assert {"../en/battlelore/index.html", "../ru/battlelore/index.html", "../pl/citow/index.html"} <= set(home.links)
+    assert "../pl/battlelore/index.html" not in home.links
+    english = article(bundled / "en" / "index.html")
+    assert {"../pl/citow/index.html", "../ru/citow/index.html", "battlelore/index.html"} <= set(english.links)
+    assert "In other languages only" not in english.text  # every game has an English section
