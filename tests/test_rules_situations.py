@@ -305,7 +305,7 @@ def test_battlelore_attack_refusals(rc):
         _attack(rc, {"dice": 2}, {"dice": 2, "health": 3}, {"lore": 2}, counterattack={"results": {"strike": 1}})
     with pytest.raises(rc.InputError) as refused:
         _attack(rc, {"dice": 2}, {"dice": 2}, {"strike": 2})
-    assert refused.value.field == "target"
+    assert refused.value.field == "target/health"  # the missing field itself
 
 
 # -- BattleLore: is this move legal -------------------------------------------------------------

@@ -93,7 +93,10 @@
               fill: function (v) { input.value = v === undefined || v === null ? "" : String(v); }};
     }
     function build(schema, path) {
-      if (schema.oneOf || schema.anyOf) return alternatives(schema.oneOf || schema.anyOf, path);
+      var options = schema.oneOf || schema.anyOf;
+      /* alternatives of different shapes get a chooser; a oneOf that only says which fields go together
+       * ({required: [...]}) is left to the check's own validation */
+      if (options && options.every(function (option) { return option.type || option.properties || option.enum; })) return alternatives(options, path);
       var type = Array.isArray(schema.type) ? schema.type.filter(function (t) { return t !== "null"; })[0] : schema.type;
       if (type === "object" && (schema.properties || !schema.additionalProperties)) return object(schema, path);
       if (type === "object") return map(schema, path);
@@ -124,11 +127,12 @@
         fields[key] = field;
         node.appendChild(row(described(schema.properties[key], key), field, sub));
       });
-      return {node: node, read: function () {
+      return {node: node, empty: function () { return {}; }, read: function () {
         var value = {}, any = false;
         Object.keys(fields).forEach(function (key) {
           var v = fields[key].read();
           if (fields[key].boolean && !fields[key].required && v === false) v = undefined;  // unchecked optional: the rules' default
+          if (v === undefined && fields[key].required && fields[key].empty !== undefined) v = fields[key].empty();  // {} or [] as given
           if (v !== undefined) { value[key] = v; any = true; }
         });
         return any || !path ? value : undefined;
@@ -148,7 +152,7 @@
           fields[key] = build(valueSchema, path + "/" + key);
           node.appendChild(row(label(key), fields[key], path + "/" + key));
         });
-        return {node: node, read: function () {
+        return {node: node, empty: function () { return {}; }, read: function () {
           var value = {}, any = false;
           keys.forEach(function (key) { var v = fields[key].read(); if (v !== undefined && v !== false) { value[key] = v; any = true; } });
           return any ? value : undefined;
@@ -171,9 +175,12 @@
         item.value.fill(value);
       }
       add.addEventListener("click", function () { addRow(undefined, undefined); });
-      return {node: node, read: function () {
+      return {node: node, empty: function () { return {}; }, read: function () {
         var value = {}, any = false;
-        rows.forEach(function (item) { var k = item.key.read(); if (k !== undefined) { value[k] = item.value.read(); any = true; } });
+        rows.forEach(function (item) {
+          var k = item.key.read(), v = item.value.read();
+          if (k !== undefined) { value[k] = v === undefined && item.value.empty ? item.value.empty() : v; any = true; }
+        });
         return any ? value : undefined;
       }, fill: function (value) {
         rows.length = 0; box.textContent = "";
@@ -201,7 +208,7 @@
       function fill(values) { items.length = 0; box.textContent = ""; (values || []).forEach(addItem); }
       add.addEventListener("click", function () { addItem(undefined); });
       fill(new Array(schema.minItems || 0).fill(undefined));
-      return {node: node, read: function () { return items.length || schema.minItems === 0 ? read() : undefined; }, fill: function (values) {
+      return {node: node, empty: function () { return []; }, read: function () { return items.length ? read() : undefined; }, fill: function (values) {
         fill(values || new Array(schema.minItems || 0).fill(undefined));
       }};
     }
