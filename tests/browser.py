@@ -31,11 +31,17 @@ def make_driver(width: int = 390, height: int = 844) -> webdriver.Chrome:
 
 
 @contextmanager
-def serve(directory: Path):
-    """Serve a folder on 127.0.0.1 (a free port) for the duration of the block."""
+def serve(directory: Path, requests: list[str] | None = None):
+    """Serve a folder on 127.0.0.1 (a free port) for the duration of the block; the paths asked for
+    are appended to `requests` when given."""
     class Quiet(http.server.SimpleHTTPRequestHandler):
         def log_message(self, *args):
             pass
+
+        def send_head(self):
+            if requests is not None:
+                requests.append(self.path)
+            return super().send_head()
     handler = functools.partial(Quiet, directory=str(directory))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from browser import calculate, make_driver, open_calculator, press, serve
+from selenium.webdriver.support.ui import WebDriverWait
 from conftest import REPO
 
 from generator.validate_calculators import check_schemas, names_to_label
@@ -210,23 +211,19 @@ def test_bad_input_shows_the_fields_message_and_a_rule_its_refusal(bundled_build
 
 @pytest.mark.browser
 def test_a_page_downloads_the_calculators_runtime_only_when_one_is_opened(bundled_build: Path, calc_driver):
+    """What the page itself fetches (its resource timing; the service worker stores the section for
+    offline use in the background, apart from the page)."""
     site = bundled_build / "site"
-    resources = "return performance.getEntriesByType('resource').map(r => r.name)"
+    fetched = ("return document.readyState === 'complete' && "
+               "performance.getEntriesByType('resource').map(r => new URL(r.name).pathname)")
     with serve(site) as url:
-        calc_driver.get(f"{url}/en/citow/10-round.html")
-        assert not [r for r in calc_driver.execute_script(resources) if "kb-calc" in r or "/calc/" in r]
-        calc_driver.get(f"{url}/en/citow/calculators.html")
-        loaded = calc_driver.execute_script(resources)
-        assert any(r.endswith("kb-calc.js") for r in loaded) and not [r for r in loaded if "/calc/" in r or "worker" in r]
+        calc_driver.get(f"{url}/en/citow/10-round.html")                  # no calculator on this page
+        loaded = WebDriverWait(calc_driver, 10).until(lambda d: d.execute_script(fetched))
+        assert loaded and not [path for path in loaded if "kb-calc" in path or "/calc/" in path]
+        calc_driver.get(f"{url}/en/citow/calculators.html")               # calculators, none opened
+        loaded = WebDriverWait(calc_driver, 10).until(lambda d: d.execute_script(fetched))
+        assert "/assets/kb-calc.js" in loaded
+        assert not [path for path in loaded if "/calc/" in path or "worker" in path or path.endswith("calculators.json")]
         open_calculator(calc_driver, "hit_probability")
-        assert any("pyodide.asm.wasm" in r for r in calc_driver.execute_script(resources))
-
-
-@pytest.mark.unit
-def test_a_missing_runtime_is_one_coded_error(monkeypatch, tmp_path: Path):
-    from generator import calculators
-    from generator.errors import FrontEndMissing
-    monkeypatch.setattr(calculators, "PYODIDE", tmp_path / "nowhere")
-    with pytest.raises(FrontEndMissing) as refused:
-        list(calculators.runtime_files([]))
-    assert refused.value.code == "B006" and "pyodide.asm.wasm" in str(refused.value) and "setup.sh" in refused.value.hint
+        loaded = calc_driver.execute_script(fetched)
+        assert "/en/citow/calculators.json" in loaded and "/assets/kb-calc-worker.js" in loaded

@@ -132,8 +132,8 @@
         Object.keys(fields).forEach(function (key) {
           var v = fields[key].read();
           if (fields[key].boolean && !fields[key].required && v === false) v = undefined;  // unchecked optional: the rules' default
-          if (v === undefined && fields[key].required && fields[key].empty !== undefined) v = fields[key].empty();  // {} or [] as given
           if (v !== undefined) { value[key] = v; any = true; }
+          else if (fields[key].required && fields[key].empty !== undefined) value[key] = fields[key].empty();  // {} or [] as given
         });
         return any || !path ? value : undefined;
       }, fill: function (value) {
@@ -188,29 +188,36 @@
       }};
     }
     function list(schema, path) {
-      var node = el("div", {className: "kb-calc-list"}), box = el("div"), items = [];
+      /* a list the reader has not touched (its first minItems places stand empty) is left out */
+      var node = el("div", {className: "kb-calc-list"}), box = el("div"), items = [], edited = false;
       var add = el("button", {type: "button", className: "md-button kb-calc-add", text: ui.add});
       node.appendChild(box);
       node.appendChild(add);
+      node.addEventListener("input", function () { edited = true; });
+      node.addEventListener("change", function () { edited = true; });
       function addItem(value) {
         var index = items.length, sub = path + "/" + index;
         var field = build(schema.items || {}, sub);
         var line = el("div", {className: "kb-calc-item"}, [el("span", {className: "kb-calc-index", text: String(index + 1)}), field.node]);
         var remove = el("button", {type: "button", className: "kb-calc-remove", "aria-label": ui.remove, text: "×"});
-        remove.addEventListener("click", function () { var values = read(); values.splice(items.indexOf(field), 1); fill(values); });
+        remove.addEventListener("click", function () { var values = read(); values.splice(items.indexOf(field), 1); fill(values); edited = true; });
         line.appendChild(remove);
         at(sub, line);
         box.appendChild(line);
         items.push(field);
         field.fill(value);
       }
-      function read() { return items.map(function (field) { var v = field.read(); return v === undefined ? null : v; }); }
+      function read() {
+        return items.map(function (field) { var v = field.read(); return v !== undefined ? v : field.empty ? field.empty() : null; });
+      }
       function fill(values) { items.length = 0; box.textContent = ""; (values || []).forEach(addItem); }
-      add.addEventListener("click", function () { addItem(undefined); });
+      add.addEventListener("click", function () { addItem(undefined); edited = true; });
       fill(new Array(schema.minItems || 0).fill(undefined));
-      return {node: node, empty: function () { return []; }, read: function () { return items.length ? read() : undefined; }, fill: function (values) {
-        fill(values || new Array(schema.minItems || 0).fill(undefined));
-      }};
+      return {node: node, empty: function () { return []; }, read: function () { return edited ? read() : undefined; },
+              fill: function (values) {
+                edited = !!(values && values.length);
+                fill(values || new Array(schema.minItems || 0).fill(undefined));
+              }};
     }
     function alternatives(options, path) {
       var node = el("div", {className: "kb-calc-oneof"}), chooser = el("select");
