@@ -38,6 +38,7 @@ from weasyprint.formatting_structure.boxes import LineBox, MarginBox, ReplacedBo
 from weasyprint.text.fonts import FontConfiguration
 from weasyprint.urls import URLFetcher
 
+from .answer_tables import AnswerTable, AnswerTables
 from .children import die_with_parent
 from .errors import KbError
 from .model import Entry
@@ -109,13 +110,14 @@ class AidFiles:
 
 
 DEFAULT_COLOUR = "#4a3d5c"
+ANSWERS_COLOUR = "#2f5d50"
 COLOUR = re.compile(r"#[0-9a-fA-F]{6}")
 
 
-def aid_sections(resolved: Resolved, game: str, lang: str) -> list[dict]:
+def aid_sections(resolved: Resolved, game: str, lang: str, tables: AnswerTables | None = None) -> list[dict]:
     """The aid's sections, each with its colour and icon and its items in the reader's language: an
-    item is one entry (title, body as safe HTML) or one faction (name, colour, icon, table rows, the
-    bodies of its entries). One item is one card."""
+    item is one entry (title, body as safe HTML), one faction (name, colour, icon, table rows, the
+    bodies of its entries) or one answer table (last, in a section of their own). One item is one card."""
     kb = resolved.kb
     sections = []
     for section in kb.aids[game]["sections"]:
@@ -123,7 +125,18 @@ def aid_sections(resolved: Resolved, game: str, lang: str) -> list[dict]:
         items += [faction_item(resolved, game, lang, faction) for faction in section.get("factions", [])]
         sections.append({"title": resolved.text_in(section["title"], lang), "colour": section.get("colour", DEFAULT_COLOUR),
                          "icon": section.get("icon"), "items": items})
+    answers = (tables or AnswerTables(resolved)).of_game(game, lang)
+    if answers:
+        sections.append({"title": resolved.languages.ui(lang)["calculator"]["answer_tables"], "colour": ANSWERS_COLOUR,
+                         "icon": "dice", "items": [answer_item(resolved, lang, table) for table in answers]})
     return sections
+
+
+def answer_item(resolved: Resolved, lang: str, table: AnswerTable) -> dict:
+    """An answer table's card: the question it answers as its title, the table, a reference to the Calculators page."""
+    html = Markup(aid_environment().get_template("answer-table.html.j2").render(t=table))
+    return {"id": table.id, "anchor": table.id, "title": table.title, "html": html, "fallback": None, "checks": [],
+            "ref": f"{lang}/{table.game}/calculators.html", "colour": None, "icon": None, "faction": False}
 
 
 def entry_item(resolved: Resolved, game: str, lang: str, entry_id: str) -> dict:
@@ -409,12 +422,12 @@ class AidJob:
     card_html: str
 
 
-def aid_job(resolved: Resolved, game: str, lang: str) -> AidJob:
+def aid_job(resolved: Resolved, game: str, lang: str, tables: AnswerTables | None = None) -> AidJob:
     kb = resolved.kb
     labels = resolved.languages.ui(lang)
     game_title = resolved.text_in(kb.aids[game].get("title") or kb.games[game]["title"], lang)
     env = aid_environment()
-    sections = aid_sections(resolved, game, lang)
+    sections = aid_sections(resolved, game, lang, tables)
     template = env.get_template("aid.html.j2")
     layouts = {"sheet": (SHEET_LAYOUT, labels["aid_sheet"]), "cards": (CARD_LAYOUT, labels["aid_cards"])}
 
@@ -558,7 +571,8 @@ def start_aids(resolved: Resolved, cache: Path | None = None) -> PendingAids:
     """Start laying out every game × language aid in worker processes and return at once, so that
     the caller can do other work meanwhile; `.files()` waits for the aids and hands over their files. An aid whose HTML has
     not changed since a previous build is taken from `cache` instead."""
-    return PendingAids([aid_job(resolved, game, lang) for game, lang in aid_languages(resolved)], cache)
+    tables = AnswerTables(resolved)
+    return PendingAids([aid_job(resolved, game, lang, tables) for game, lang in aid_languages(resolved)], cache)
 
 
 class PendingAids:

@@ -22,6 +22,7 @@ from typing import Any
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup, escape
 
+from .answer_tables import AnswerTables
 from .calculators import CalculatorBlocks
 from .model import Entry, Game
 from .resolve import Resolved
@@ -56,6 +57,7 @@ class SiteRenderer:
         self._rendered: dict[tuple[str, str, str], tuple[Markup, frozenset]] = {}  # see text_html
         self.calculators = CalculatorBlocks(resolved, self.fragment)
         self._page_terms: set[str] = set()  # glossary terms linked anywhere on the page being made (their previews)
+        self.answer_tables = AnswerTables(resolved)  # on each game's Calculators page
 
     # -- links -----------------------------------------------------------------------------
     def href(self, target_id: str, from_game: str, reader: str | None = None, from_lang: str | None = None) -> str:
@@ -275,7 +277,8 @@ class SiteRenderer:
             {"title": None, "anchor": None, "items": [{**self.link(e["id"], game_id, reader), "note": None} for e in examples]}])
         if self.calculators.of_game(game_id, reader):
             yield self.page(f"{folder}/calculators.md", "calculators.html.j2", labels["calculator"]["calculators"] + f" — {game_title}",
-                            blocks=self.calculators.of_game(game_id, reader))
+                            blocks=self.calculators.of_game(game_id, reader), tables=self.answer_tables.of_game(game_id, reader),
+                            tables_heading=labels["calculator"]["answer_tables"])
             yield self.calculators.spec_file(game_id, reader, lambda entry_id: self.href(entry_id, game_id))
 
     def a_to_z_page(self, path: str, game_id: str, reader: str) -> tuple[str, str]:

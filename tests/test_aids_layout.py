@@ -18,10 +18,13 @@ def resolved():
     return resolve(load_valid(REPO / "data"))
 
 
-def aid_tables(resolved, game: str) -> list[str]:
-    """The tables an aid is meant to print: entries named in its cards.yaml that carry a shown table."""
+def aid_tables(resolved, game: str, lang: str) -> list[str]:
+    """The tables an aid is meant to print: entries named in its cards.yaml that carry a shown table, and
+    the game's answer tables (issue 15)."""
+    from generator.answer_tables import AnswerTables
     return [e for s in resolved.kb.aids[game]["sections"] for e in s["entries"]
-            if "table" in resolved.kb.entries[e] and resolved.kb.entries[e]["table"].get("shown", True)]
+            if "table" in resolved.kb.entries[e] and resolved.kb.entries[e]["table"].get("shown", True)] + [
+        table.id for table in AnswerTables(resolved).of_game(game, lang)]
 
 
 def tables_by_page(document) -> dict[str, set[int]]:
@@ -32,8 +35,9 @@ def tables_by_page(document) -> dict[str, set[int]]:
         while stack:
             box = stack.pop()
             element = getattr(box, "element", None)
-            if element is not None and getattr(box, "element_tag", "") == "table" and element.get("data-table"):
-                found.setdefault(element.get("data-table"), set()).add(number)
+            name = element.get("data-table") or element.get("data-answer-table") if element is not None else None
+            if name and getattr(box, "element_tag", "") == "table":
+                found.setdefault(name, set()).add(number)
             stack.extend(getattr(box, "children", []))
     return found
 
@@ -42,10 +46,10 @@ def tables_by_page(document) -> dict[str, set[int]]:
 def test_every_table_once_and_never_split_across_cards(bundled_build: Path, resolved, game: str):
     lang = resolved.kb.games[game]["languages"][0]
     cards = bundled_build / "site/cards"
-    wanted = aid_tables(resolved, game)
+    wanted = aid_tables(resolved, game, lang)
     sheet = (cards / f"{game}-{lang}-sheet.html").read_text(encoding="utf-8")
     for table in wanted:
-        assert sheet.count(f'data-table="{table}"') == 1, table
+        assert sheet.count(f'data-table="{table}"') + sheet.count(f'data-answer-table="{table}"') == 1, table
     document = HTML(filename=str(cards / f"{game}-{lang}-cards.html")).render()
     assert overflowing_boxes(document) == []
     pages = tables_by_page(document)
