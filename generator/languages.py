@@ -84,9 +84,9 @@ class Languages:
     def script_config(self, games: dict[str, list[str]]) -> str:
         """The languages as the site's script needs them (assets/kb-languages.js): codes, search folding
         and labels, and which games each section holds (so the language switch can stay on the page)."""
-        config = {"languages": self.codes, "fold": self.folding(), "games": games,
-                  "labels": {lang.code: {key: lang.ui[key] for key in ("search", "search_placeholder", "no_results")}
-                             for lang in self}}
+        labels = ("search", "search_placeholder", "no_results", "search_scope_game", "search_scope_all", "search_section")
+        config = {"languages": self.codes, "fold": self.folding(), "games": games, "names": {lang.code: lang.name for lang in self},
+                  "labels": {lang.code: {key: lang.ui[key] for key in labels} for lang in self}}
         return f"window.kbLanguages = {json.dumps(config, ensure_ascii=False, sort_keys=True)};\n"
 
 
