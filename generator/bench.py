@@ -23,15 +23,22 @@ from ruamel.yaml import YAML
 
 REPO = Path(__file__).resolve().parent.parent
 def sample_queries(site: Path, data_dir: Path) -> dict[str, list[str]]:
-    """Two look-ups per language section: the first two glossary names of the first game in that
-    language, as a player would type them (a first query, then a later one)."""
+    """Three look-ups per language section: the first two glossary names of the first game in that
+    language, as a player would type them (a first query, then a later one), and the names'
+    longest word with two letters swapped (a misspelt query, which loads typo buckets too)."""
     from .languages import read_languages
     from .search import payload_of
     queries = {}
     for lang in read_languages(data_dir).codes:
         docs = payload_of((site / "search" / lang / "d-0.js").read_text(encoding="utf-8")) if (site / "search" / lang).is_dir() else []
         queries[lang] = [doc[1] for doc in docs[:2]]
-    return {lang: q for lang, q in queries.items() if len(q) == 2}
+        if len(queries[lang]) == 2:
+            word = max(" ".join(queries[lang]).split(), key=len)
+            middle = len(word) // 2
+            queries[lang].append(word[:middle] + word[middle + 1] + word[middle] + word[middle + 2:] if len(word) >= 6 else word)
+    return {lang: q for lang, q in queries.items() if len(q) == 3}
+
+
 TARGETS = ("generator ≤ ¼ site engine · 100× ≤ 120 × 1× · peak < 2 GB at 100× · ≤ 150 KB search data per query · "
            "median page ≤ 60 KB · 1× full build ≤ 10 s")
 
@@ -179,26 +186,29 @@ def edit_loop(data: Path, out: Path) -> dict:
 # -- what a query downloads ----------------------------------------------------------------------
 
 def query_downloads(site: Path, queries_by_language: dict[str, list[str]]) -> dict:
-    """Bytes of search data the browser fetches for a first query and a later one, per language:
-    search.replay runs kb-search.js's steps (meta, the query words' shards, the top results'
-    document chunks) and names each file it loads; a file already loaded costs nothing again."""
+    """Bytes of search data the browser fetches for a first query and a later one, per language,
+    and for a misspelt query on a fresh page: search.replay runs kb-search.js's steps (meta, the
+    query words' shards, typo buckets and the shards of the words one edit away, the document chunks
+    of the results) and names each file it loads; a file already loaded costs nothing again."""
     from .search import payload_of, replay, script_config
     folding = script_config((site / "assets" / "kb-languages.js").read_text(encoding="utf-8"))["fold"]
     report = {}
     for lang, queries in queries_by_language.items():
         folder = site / "search" / lang
-        fetched: set[str] = set()
         sizes = []
+        for page in (queries[:2], queries[2:]):  # one page: the first and a later query; a fresh page: the misspelt one
+            fetched: set[str] = set()
 
-        def fetch(name: str, fetched: set[str] = fetched, folder: Path = folder):
-            fetched.add(name)
-            return payload_of((folder / name).read_text(encoding="utf-8"))
+            def fetch(name: str, fetched: set[str] = fetched, folder: Path = folder):
+                fetched.add(name)
+                return payload_of((folder / name).read_text(encoding="utf-8"))
 
-        for query in queries:
-            before = sum((folder / f).stat().st_size for f in fetched)
-            replay(query, fetch, folding)
-            sizes.append(sum((folder / f).stat().st_size for f in fetched) - before)
-        report[lang] = {"first_query_kb": round(sizes[0] / 1024, 1), "later_query_kb": round(sizes[1] / 1024, 1)}
+            for query in page:
+                before = sum((folder / f).stat().st_size for f in fetched)
+                replay(query, fetch, folding)
+                sizes.append(sum((folder / f).stat().st_size for f in fetched) - before)
+        report[lang] = {"first_query_kb": round(sizes[0] / 1024, 1), "later_query_kb": round(sizes[1] / 1024, 1),
+                        "misspelt_query_kb": round(sizes[2] / 1024, 1)}
     return report
 
 
@@ -271,6 +281,7 @@ def format_table(results: list[dict]) -> str:
     for lang in results[0]["queries"]:
         lines.append(f"query {lang} KB".ljust(14) + "".join(
             f"{r['queries'][lang]['first_query_kb']:>13} then {r['queries'][lang]['later_query_kb']:<4}" for r in results))
+        lines.append(f"misspelt {lang} KB".ljust(14) + "".join(f"{r['queries'][lang]['misspelt_query_kb']:>22}" for r in results))
     return "\n".join(lines)
 
 

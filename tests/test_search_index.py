@@ -1,6 +1,8 @@
 """The search index's invariants on the bundled data: shards within their cap and in word order,
-every word in the shard a query loads, heads holding each word's best documents; and the Python
-replay of kb-search.js finding the entries a player looks for, within the download budget."""
+every word in the shard a query loads, heads holding each word's best documents and rarity, typo
+buckets holding every long word; and the Python replay of kb-search.js finding the entries a
+player looks for (misspelt, with common words, from a game's page, one per concept), within the
+download budget."""
 from __future__ import annotations
 
 import pytest
@@ -10,16 +12,24 @@ from generator.resolve import resolve
 from generator.search import (
     HEAD_POSTINGS,
     MAX_SHARD_BYTES,
+    MAX_TYPO_BYTES,
+    RARITY_STEPS,
     RESULTS,
+    SNIPPET_CHARS,
+    TYPO_MIN_LETTERS,
     SearchIndex,
+    concept,
     decode_head,
     decode_numbers,
     encode_numbers,
+    file_for,
     index_files,
+    one_edit,
     payload_of,
     quality,
     replay,
     shards_for,
+    typo_keys,
     utf16,
     word_weights,
 )
@@ -85,7 +95,7 @@ def test_heads_hold_each_words_best_documents_in_weight_order(bundled):
         assert heads.keys() == postings.keys()
         for word, head in heads.items():
             best = sorted(postings[word])[:HEAD_POSTINGS]
-            assert [(-weight, doc) for doc, weight in decode_head(head)] == best, (lang, word)
+            assert [(-weight, doc) for doc, weight in decode_head(head)[1]] == best, (lang, word)
             truncated += len(postings[word]) > HEAD_POSTINGS
     assert truncated  # the bundled data has words in more documents than a head keeps
 
@@ -93,7 +103,7 @@ def test_heads_hold_each_words_best_documents_in_weight_order(bundled):
 def test_a_head_keeps_the_highest_weights_before_lower_ones():
     docs = [{"url": f"u{i}", "title": f"t{i}", "context": "", "kind": "rule", "id": f"g/e{i}",
              "fields": {8: "common" if i % 7 == 0 else "", 1: "common " * (i % 3 + 1)}} for i in range(250)]
-    head = decode_head(payload_of(index_files(docs, {})["s-0.js"])["common"])
+    head = decode_head(payload_of(index_files(docs, {})["s-0.js"])["common"])[1]
     weight_of = {i: 8 if i % 7 == 0 else i % 3 + 1 for i in range(250)}
     best = sorted(weight_of, key=lambda i: (-weight_of[i], i))[:HEAD_POSTINGS]
     assert head == [(i, weight_of[i]) for i in best]
@@ -119,7 +129,7 @@ def test_the_replayed_query_finds_the_entry_within_the_budget(bundled, lang, que
     assert len(results) <= RESULTS
     # meta first, then the query words' shards, then the document chunks of the results shown
     kinds = "".join(name[0] for name in fetched)
-    assert kinds.count("m") == 1 and kinds[0] == "m" and kinds[1:] == "".join(sorted(kinds[1:], reverse=True)) and {"s", "d"} <= set(kinds)
+    assert kinds.count("m") == 1 and kinds[0] == "m" and kinds[1:] == "".join(sorted(kinds[1:], reverse=True)) and set(kinds) == {"m", "s", "d"}
     assert sum(len(files[name].encode("utf-8")) for name in fetched) <= 150 * 1024
 
 
@@ -135,3 +145,113 @@ def test_shards_for_an_empty_index_and_short_queries():
     assert shards_for(firsts, "re") == [1]          # two letters: only the word itself
     assert shards_for(firsts, "ret") == [2, 3]      # three: every word beginning with them
     assert shards_for(firsts, "retreating") == [3]  # ten letters: words beginning with the first seven
+
+
+def run(bundled, lang: str, query: str, game: str | None = None) -> tuple[list[dict], int]:
+    """The replayed results of a query and the bytes it downloaded."""
+    files, fetched = bundled[1][lang], []
+    results = replay(query, fetcher(files, fetched), bundled[0].folding, game)
+    return results, sum(len(files[name].encode("utf-8")) for name in fetched)
+
+
+def test_common_words_are_rare_in_no_head_and_the_listed_ones_weigh_least(bundled):
+    index, built = bundled
+    for lang, files in built.items():
+        docs = payload_of(files["meta.js"])["docs"]
+        rarity = {word: decode_head(head)[0] for shard in shards_of(files) for word, head in shard.items()}
+        assert all(1 <= r <= RARITY_STEPS for r in rarity.values())
+        assert {rarity[w] for w in index.common_words() if w in rarity} == {1}, lang
+        counts: dict[str, int] = {}
+        for doc in index.documents(lang):
+            for word in word_weights(doc["fields"], index.folding):
+                counts[word] = counts.get(word, 0) + 1
+        usual = max(0.05 * docs, 10)
+        listed = index.common_words()
+        by_count = sorted((counts[w], -r) for w, r in rarity.items() if w not in listed)
+        assert [-r for _, r in by_count] == sorted((-r for _, r in by_count), reverse=True)  # more documents, never rarer
+        assert all(-r == RARITY_STEPS for n, r in by_count if n <= usual)
+        assert all(-r <= RARITY_STEPS // 2 for n, r in by_count if n > 4 * usual)
+        assert any(n > 4 * usual for n, _ in by_count), lang  # the data has such words: the test can fail
+
+
+@pytest.mark.parametrize("lang, query, want", [
+    ("en", "what is a retreat", "battlelore/retreat"),
+    ("en", "the retreat", "battlelore/retreat"),
+    ("ru", "что такое отступление", "battlelore/retreat"),
+    ("pl", "czy to jest przyzywanie", "citow/summoning-followers"),
+])
+def test_common_words_do_not_outrank_the_term(bundled, lang, query, want):
+    results, _ = run(bundled, lang, query)
+    assert results[0]["id"] == want, [r["id"] for r in results[:3]]
+
+
+def test_one_edit_is_a_dropped_added_changed_or_swapped_letter():
+    assert all(one_edit(a, b) and one_edit(b, a) for a, b in [
+        ("отсупление", "отступление"), ("retreat", "retreet"), ("retreat", "retraet"), ("retreat", "rtreat"), ("ab", "ba")])
+    assert not any(one_edit(a, b) for a, b in [("retreat", "retreat"), ("retreat", "rteraet"), ("retreat", "retre"), ("abcd", "badc")])
+
+
+@pytest.mark.parametrize("lang, query", [
+    ("ru", "отсупление"),   # a letter dropped
+    ("ru", "отступленне"),  # changed
+    ("en", "retraet"),      # two swapped
+    ("en", "rertreat"),     # one added
+    ("en", "reteat"),       # dropped, early enough that the shared start is too short
+])
+def test_a_long_word_one_edit_away_finds_the_entry(bundled, lang, query):
+    results, downloaded = run(bundled, lang, query)
+    assert results and results[0]["id"] == "battlelore/retreat", [r["id"] for r in results]
+    assert downloaded <= 150 * 1024
+
+
+def test_typos_rank_below_exact_matches_and_short_words_get_none(bundled):
+    # "forest" typed right and "forset" misspelt: the same entry, scored lower when misspelt
+    right, _ = run(bundled, "en", "forest")
+    slip, _ = run(bundled, "en", "forset")
+    assert right[0]["id"] == slip[0]["id"] == "battlelore/forest" and slip[0]["score"] < right[0]["score"]
+    # a word shorter than TYPO_MIN_LETTERS gets no typos: "stnu" (for "stun") finds no stun
+    assert len("stnu") < TYPO_MIN_LETTERS and one_edit("stnu", "stun")
+    assert not any(r["id"] == "battlelore/stun" for r in run(bundled, "en", "stnu")[0])
+
+
+def test_typo_buckets_hold_every_long_word_and_stay_small(bundled):
+    for files in bundled[1].values():
+        firsts = payload_of(files["meta.js"])["typos"]
+        parts = [payload_of(files[f"t-{n}.js"]) for n in range(len(firsts))]
+        words = {word for shard in shards_of(files) for word in shard if len(word) >= TYPO_MIN_LETTERS}
+        assert {w for part in parts for bucket in part.values() for w in bucket} == words
+        for n, part in enumerate(parts):
+            assert len(part) == 1 or len(files[f"t-{n}.js"].encode("utf-8")) <= MAX_TYPO_BYTES
+            for key, bucket in part.items():
+                assert all(w[0] + f"{len(w):02d}" == key for w in bucket)
+                assert file_for(firsts, key) == n
+    assert typo_keys("retreat") == ["r06", "r07", "r08", "e06", "e07"] and typo_keys("aaaaa") == ["a05", "a06"]
+
+
+def test_a_games_page_leads_with_that_games_results(bundled):
+    everywhere, _ = run(bundled, "en", "scoring")
+    here, _ = run(bundled, "en", "scoring", game="marauders")
+    assert not any(r["id"].startswith("marauders/") for r in everywhere[:3])
+    games = [r["id"].split("/")[0] for r in here]
+    assert games[0] == "marauders" and games == sorted(games, key=lambda g: g != "marauders")
+    assert "marauders/victory-point-table" in [r["id"] for r in here]
+    assert {r["id"] for r in here} != {r["id"] for r in everywhere}
+
+
+def test_one_result_per_concept(bundled):
+    results, _ = run(bundled, "ru", "брод")
+    titles = [r["title"] for r in results]
+    fords = [t for t in titles if concept(t, bundled[0].folding) == "брод"]
+    assert len(fords) == 1, titles
+    index = bundled[0]
+    same = [d["title"] for d in index.documents("ru") if d["game"] == "battlelore" and concept(d["title"], index.folding) == "брод"]
+    assert len(same) >= 2, same  # the bundled data has the concept several times: the test can fail
+    keys = [(r["id"].split("/")[0], concept(r["title"], index.folding)) for r in results]
+    assert len(keys) == len(set(keys))
+
+
+def test_results_carry_the_start_of_their_text(bundled):
+    results, _ = run(bundled, "en", "retreat")
+    assert "retreat" in results[0]["snippet"].lower() and len(results[0]["snippet"]) <= SNIPPET_CHARS + 2
+    term = next(d for d in bundled[0].documents("en") if d["id"] == "battlelore/term/retreat")
+    assert term["snippet"] == "отступление"  # a glossary term's snippet: its names in the other languages

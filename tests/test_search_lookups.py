@@ -44,21 +44,49 @@ def shown(driver, server) -> dict[tuple[str, str], list[str]]:
     return results
 
 
-def test_lookups_land_in_the_top_three(shown, capsys):
-    results, misses = [], []
+def report(shown: dict[tuple[str, str], list[str]]) -> tuple[int, int, list[str]]:
+    """(look-ups with an accepted entry first, in the top 3, the misses of the top 3)."""
+    first = top3 = 0
+    misses = []
     for lang, items in LOOKUPS.items():
         for item in items:
-            top = shown[lang, item["q"]][:3]
-            hit = any(entry in item["want"] for entry in top)
-            results.append(hit)
-            if not hit:
-                misses.append(f"{lang} {item['q']!r}: got {top}, want one of {item['want']}")
-    rate = sum(results) / len(results)
+            entries = shown[lang, item["q"]]
+            first += bool(entries) and entries[0] in item["want"]
+            if any(entry in item["want"] for entry in entries[:3]):
+                top3 += 1
+            else:
+                misses.append(f"{lang} {item['q']!r}: got {entries[:3]}, want one of {item['want']}")
+    return first, top3, misses
+
+
+def test_lookups_land_in_the_top_three(shown, capsys):
+    first, top3, misses = report(shown)
+    total = sum(len(items) for items in LOOKUPS.values())
     with capsys.disabled():
-        print(f"\nsearch look-ups: {sum(results)}/{len(results)} in the top 3 ({rate:.1%})")
+        print(f"\nsearch look-ups in Chromium: {first}/{total} first, {top3}/{total} in the top 3 ({top3 / total:.1%})")
         for miss in misses:
             print("  miss:", miss)
-    assert rate >= 0.95, misses
+    assert top3 / total >= 0.95, misses
+    assert first / total >= 0.85  # top-1, measured 54/60 when this was written
+
+
+@pytest.mark.unit
+def test_lookups_through_the_replay_report_top_one(capsys):
+    """The same look-ups through the Python replay on a fresh index (no browser, no build): the fast lane's figure."""
+    from generator.resolve import resolve
+    from generator.search import SearchIndex
+    from generator.validate import load_valid
+    index = SearchIndex(resolve(load_valid(REPO / "data")))
+    shown = {}
+    for lang, items in LOOKUPS.items():
+        files = index.build(lang)
+        for item in items:
+            shown[lang, item["q"]] = [r["id"] for r in replay(item["q"], lambda name, f=files: payload_of(f[name]), index.folding)]
+    first, top3, misses = report(shown)
+    total = sum(len(items) for items in LOOKUPS.values())
+    with capsys.disabled():
+        print(f"\nsearch look-ups (replay): {first}/{total} first, {top3}/{total} in the top 3")
+    assert top3 / total >= 0.95 and first / total >= 0.85, misses
 
 
 def test_the_python_replay_shows_what_the_browser_shows(shown, bundled_build: Path):

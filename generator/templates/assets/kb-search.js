@@ -1,61 +1,78 @@
 /* Rules knowledge base search: works served or opened from disk (file://).
  * Index files are JavaScript (search/<lang>/*.js) loaded by <script> tags on demand:
- * meta.js lists the first word of every shard; s-<n>.js, a shard, holds a run of words in sorted
- * order, each with its best documents; d-<n>.js holds document titles and links.
+ * meta.js lists each game's documents, the first word of every shard and the first key of every
+ * typo file; s-<n>.js, a shard, holds a run of words in sorted order, each with its rarity and
+ * best documents; t-<n>.js holds long words by first letter and length, for typos; d-<n>.js holds
+ * document titles, links and snippet texts.
  * Folding, tokenising, matching and ranking match generator/search.py (its `replay`) exactly;
  * words are measured in code points (Array.from), as Python does. */
 (function () {
   "use strict";
-  /* The languages (codes, search folding, search labels) come from the data: assets/kb-languages.js. */
-  var CONFIG = window.kbLanguages || {languages: [], fold: {}, labels: {}};
+  /* The languages (codes, names, search folding, search labels) come from the data: assets/kb-languages.js. */
+  var CONFIG = window.kbLanguages || {languages: [], names: {}, fold: {}, labels: {}};
   var FOLD = CONFIG.fold;
   var FOLDED = new RegExp("[" + Object.keys(FOLD).join("") + "]", "g");
+  var WORD = /[\p{L}\p{N}]+/gu;
   var DIGITS = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz-_";
-  var RESULTS = 10;
+  /* The constants of generator/search.py. */
+  var RESULTS = 10, CANDIDATES = 30, RARITY_STEPS = 16;
+  var TYPO_MIN_LETTERS = 5, TYPO_QUALITY = 0.7, TYPO_WORDS = 4;
+  var SNIPPET_LEAD = 60;   /* letters kept before the first marked word when the snippet starts later */
   var LABELS = CONFIG.labels;
-  var EMPTY = {m: {docs: 0, per_chunk: 1, shards: []}, s: {}, d: []};  // a file that failed to load
-  var pending = {};   // "kind:key" -> [resolve callbacks]
-  var loaded = {};    // "kind:key" -> payload (null while loading)
+  var EMPTY = {m: {docs: 0, per_chunk: 1, games: {}, shards: [], typos: []}, s: {}, t: {}, d: []};  // a file that failed to load
+  var loading = {};   // "lang:kind:key" -> the promise of its payload
+  var loaded = {};    // "lang:kind:key" -> its payload, once loaded
 
   function fold(text) {
     text = text.normalize("NFC").toLowerCase();  /* a pasted "z" + combining dot is the letter "ż" */
     return Object.keys(FOLD).length ? text.replace(FOLDED, function (c) { return FOLD[c]; }) : text;
   }
-  function tokens(text) { return fold(text).match(/[\p{L}\p{N}]+/gu) || []; }
+  function tokens(text) { return fold(text).match(WORD) || []; }
+  function letters(word) { return Array.from(word); }
+  function queryWords(text) { return tokens(text).filter(function (w) { return letters(w).length >= 2; }); }
 
   function siteRoot() {
     var config = document.getElementById("__config");
     var base = config ? JSON.parse(config.textContent).base : ".";
     return new URL(base.endsWith("/") ? base : base + "/", window.location.href);
   }
-  function readerLanguage(root) {
-    var rest = window.location.href.slice(root.href.length).split("/")[0];
-    return CONFIG.languages.indexOf(rest) >= 0 ? rest : CONFIG.languages[0];
+  /* [section, game] of this page: the section in its address, else (the root page) the first
+   * of the reader's browser languages the site has, else the first; the game, if a game's page. */
+  function place(root) {
+    var rest = window.location.href.slice(root.href.length).split("#")[0].split("/");
+    if (CONFIG.languages.indexOf(rest[0]) >= 0) return [rest[0], rest.length > 2 ? rest[1] : null, false];
+    var preferred = (navigator.languages || [navigator.language || ""]).map(function (l) { return l.slice(0, 2).toLowerCase(); });
+    var found = preferred.filter(function (l) { return CONFIG.languages.indexOf(l) >= 0; });
+    return [found.length ? found[0] : CONFIG.languages[0], null, true];
   }
 
-  window.kbSearchChunk = function (kind, key, payload) {
-    var id = kind + ":" + key;
-    loaded[id] = payload;
-    (pending[id] || []).forEach(function (done) { done(payload); });
-    delete pending[id];
-  };
+  /* An index file calls kbSearchChunk(kind, key, payload) as it runs; its script's load event
+   * follows at once, before any other script runs, and takes the payload. */
+  var lastChunk = null;
+  window.kbSearchChunk = function (kind, key, payload) { lastChunk = payload; };
 
   function load(root, lang, kind, key) {
-    var id = kind + ":" + key;
-    if (loaded[id] !== undefined && loaded[id] !== null) return Promise.resolve(loaded[id]);
-    return new Promise(function (resolve) {
-      (pending[id] = pending[id] || []).push(resolve);
-      if (loaded[id] === null) return;
-      loaded[id] = null;
-      var script = document.createElement("script");
-      script.src = new URL("search/" + lang + "/" + (kind === "m" ? "meta" : kind + "-" + key) + ".js", root).href;
-      script.onerror = function () { window.kbSearchChunk(kind, key, EMPTY[kind]); };
-      document.head.appendChild(script);
-    });
+    var id = lang + ":" + kind + ":" + key;
+    if (!loading[id]) {
+      loading[id] = new Promise(function (resolve) {
+        var script = document.createElement("script");
+        script.src = new URL("search/" + lang + "/" + (kind === "m" ? "meta" : kind + "-" + key) + ".js", root).href;
+        script.onload = script.onerror = function () {
+          loaded[id] = lastChunk || EMPTY[kind];
+          lastChunk = null;
+          resolve(loaded[id]);
+        };
+        document.head.appendChild(script);
+      });
+    }
+    return loading[id];
+  }
+  function loadAll(root, lang, kind, numbers) {
+    return Promise.all(Array.from(new Set(numbers)).map(function (n) { return load(root, lang, kind, String(n)); }));
   }
 
-  /* A word's head: per weight, highest first, the weight, a count and that many document numbers
-   * as differences; every number in 5-bit digits, little-end first, 32+ meaning "more follows". */
+  /* A word's head: its rarity, then per weight, highest first, the weight, a count and that many
+   * document numbers as differences; every number in 5-bit digits, little-end first, 32+ meaning "more follows". */
   function decodeHead(text) {
     var numbers = [], value = 0, shift = 0, postings = [], i, k;
     for (i = 0; i < text.length; i++) {
@@ -63,11 +80,11 @@
       value += (digit & 31) * Math.pow(2, shift);
       if (digit >= 32) { shift += 5; } else { numbers.push(value); value = 0; shift = 0; }
     }
-    for (i = 0; i < numbers.length; i += 2 + numbers[i + 1]) {
+    for (i = 1; i < numbers.length; i += 2 + numbers[i + 1]) {
       var doc = 0;
       for (k = 0; k < numbers[i + 1]; k++) { doc += numbers[i + 2 + k]; postings.push([doc, numbers[i]]); }
     }
-    return postings;
+    return {rarity: numbers[0], postings: postings};
   }
 
   /* How well an index word matches a query word: exact 1; the query is the start of the
@@ -75,7 +92,7 @@
    * shared share + 0.2. */
   function quality(query, word) {
     if (query === word) return 1;
-    var a = Array.from(query), b = Array.from(word);
+    var a = letters(query), b = letters(word);
     var p = 0, n = Math.min(a.length, b.length);
     while (p < n && a[p] === b[p]) p++;
     if (p === a.length && p >= 3) return 0.8;
@@ -83,16 +100,32 @@
     return 0;
   }
 
+  /* Two different words one edit apart: a letter dropped, added or changed, or two neighbours swapped. */
+  function oneEdit(query, word) {
+    var a = letters(query), b = letters(word), i = 0;
+    if (query === word || Math.abs(a.length - b.length) > 1) return false;
+    while (i < Math.min(a.length, b.length) && a[i] === b[i]) i++;
+    if (a.length > b.length) return a.slice(i + 1).join("") === b.slice(i).join("");
+    if (a.length < b.length) return a.slice(i).join("") === b.slice(i + 1).join("");
+    var swapped = i + 1 < a.length && a[i] === b[i + 1] && a[i + 1] === b[i];
+    return a.slice(i + 1).join("") === b.slice(i + 1).join("") || (swapped && a.slice(i + 2).join("") === b.slice(i + 2).join(""));
+  }
+
+  /* The file of a sorted, packed run where a key would stand (null: before the first). */
+  function fileFor(firsts, key) {
+    var found = null;
+    for (var n = 0; n < firsts.length && firsts[n] <= key; n++) found = n;
+    return found;
+  }
+
   /* The shards that can hold a word quality() matches: it starts with the query's first
    * max(4, length - 3) letters (two letters match only themselves), so the shard where that
    * prefix would stand and every later one beginning with it. */
   function shardsFor(firsts, query) {
     if (!firsts.length) return [];
-    var letters = Array.from(query), prefix = letters.slice(0, Math.max(4, letters.length - 3)).join("");
-    var start = 0;
-    while (start + 1 < firsts.length && firsts[start + 1] <= prefix) start++;
-    var wanted = [start];
-    if (letters.length >= 3) {
+    var a = letters(query), prefix = a.slice(0, Math.max(4, a.length - 3)).join("");
+    var wanted = [fileFor(firsts, prefix) || 0];
+    if (a.length >= 3) {
       while (wanted[wanted.length - 1] + 1 < firsts.length && firsts[wanted[wanted.length - 1] + 1].startsWith(prefix)) {
         wanted.push(wanted[wanted.length - 1] + 1);
       }
@@ -100,63 +133,190 @@
     return wanted;
   }
 
-  /* Per query word, a document's best quality × weight over the words it matches; summed over
-   * query words, times the square of the share of query words it matched; the top RESULTS. */
-  function rank(words, shardsOfWord) {
-    var scores = {}, matched = {};
-    words.forEach(function (query, i) {
-      var best = {};
-      shardsOfWord[i].forEach(function (shard) {
-        Object.keys(shard).forEach(function (word) {
-          var q = quality(query, word);
-          if (!q) return;
-          decodeHead(shard[word]).forEach(function (posting) {
-            var s = q * posting[1];
-            if (!best[posting[0]] || best[posting[0]] < s) best[posting[0]] = s;
-          });
+  /* The typo buckets (first letter + length) that hold the words one edit from a query word. */
+  function typoKey(first, n) { return first + String(n).padStart(2, "0"); }
+  function typoKeys(query) {
+    var a = letters(query), n = a.length, keys = [];
+    [[a[0], n - 1], [a[0], n], [a[0], n + 1], [a[1], n - 1], [a[1], n]].forEach(function (want) {
+      var key = typoKey(want[0], want[1]);
+      if (want[1] >= TYPO_MIN_LETTERS && keys.indexOf(key) < 0) keys.push(key);
+    });
+    return keys;
+  }
+
+  /* [quality, head] of every word of the shards that matches the query word. */
+  function matches(query, shards) {
+    var found = [];
+    shards.forEach(function (shard) {
+      Object.keys(shard).forEach(function (word) { var q = quality(query, word); if (q) found.push([q, shard[word]]); });
+    });
+    return found;
+  }
+  function needsTypos(query, found) {
+    return letters(query).length >= TYPO_MIN_LETTERS && !found.some(function (f) { return f[0] >= 0.8; });
+  }
+  function typoWords(query, parts) {
+    var near = new Set(), keys = typoKeys(query);
+    parts.forEach(function (part) {
+      keys.forEach(function (key) { (part[key] || []).forEach(function (w) { if (oneEdit(query, w)) near.add(w); }); });
+    });
+    return Array.from(near).sort().slice(0, TYPO_WORDS);
+  }
+
+  /* Per query word, a document's best quality × weight × rarity over the words it matches; summed
+   * over query words, times the square of the share of the query it matched, each query word
+   * counting by its rarity; a scope's documents (a game's: [first, after the last]) first; the top CANDIDATES. */
+  function rank(found, scope) {
+    var scores = {}, covered = {}, total = 0;
+    found.forEach(function (entries) {
+      var best = {}, share = 1;
+      entries.forEach(function (entry) {
+        var head = decodeHead(entry[1]);
+        if (entry[0] === 1) share = head.rarity / RARITY_STEPS;
+        head.postings.forEach(function (posting) {
+          var s = entry[0] * posting[1] * head.rarity / RARITY_STEPS;
+          if (!best[posting[0]] || best[posting[0]] < s) best[posting[0]] = s;
         });
       });
+      total += share;
       Object.keys(best).forEach(function (doc) {
         scores[doc] = (scores[doc] || 0) + best[doc];
-        matched[doc] = (matched[doc] || 0) + 1;
+        covered[doc] = (covered[doc] || 0) + share;
       });
     });
+    var first = scope ? scope[0] : 0, after = scope ? scope[1] : 0;
+    function outside(doc) { return first <= doc && doc < after ? 0 : 1; }
     return Object.keys(scores).map(function (doc) {
-      var coverage = matched[doc] / words.length;
-      return {doc: +doc, score: scores[doc] * coverage * coverage};
-    }).sort(function (a, b) { return b.score - a.score || a.doc - b.doc; }).slice(0, RESULTS);
+      var c = covered[doc] / total;
+      return {doc: +doc, score: scores[doc] * c * c};
+    }).sort(function (a, b) { return outside(a.doc) - outside(b.doc) || b.score - a.score || a.doc - b.doc; }).slice(0, CANDIDATES);
   }
 
-  function search(root, lang, text) {
-    var words = tokens(text).filter(function (w) { return Array.from(w).length >= 2; });
-    if (!words.length) return Promise.resolve([]);
+  /* A title's concept: its words without what stands in brackets («Брод (ландшафт)», «брод»: «брод»). */
+  function concept(title) { return tokens(title.replace(/\([^)]*\)/g, " ")).join(" "); }
+
+  /* The steps of generator/search.py's `replay`: meta, the query words' shards, for long words that
+   * match nothing their typo buckets and the shards of the words one edit away, then document
+   * chunks until RESULTS distinct concepts (per game) are shown. */
+  function search(root, lang, text, game) {
+    var words = queryWords(text);
+    if (!words.length) return Promise.resolve({results: [], words: [], near: [], games: {}});
     return load(root, lang, "m", "meta").then(function (meta) {
+      var shardsOf = function (n) { return loaded[lang + ":s:" + n]; };
       var wanted = words.map(function (w) { return shardsFor(meta.shards, w); });
-      var names = Array.from(new Set([].concat.apply([], wanted)));
-      return Promise.all(names.map(function (n) { return load(root, lang, "s", String(n)); })).then(function () {
-        var ranked = rank(words, wanted.map(function (ns) { return ns.map(function (n) { return loaded["s:" + n]; }); }));
-        var parts = Array.from(new Set(ranked.map(function (r) { return Math.floor(r.doc / meta.per_chunk); })));
-        return Promise.all(parts.map(function (n) { return load(root, lang, "d", String(n)); })).then(function () {
-          return ranked.map(function (r) {
-            var d = loaded["d:" + Math.floor(r.doc / meta.per_chunk)][r.doc % meta.per_chunk];
-            return {url: new URL(d[0], root).href, title: d[1], context: d[2], kind: d[3], id: d[4], score: r.score};
+      var found;
+      return loadAll(root, lang, "s", [].concat.apply([], wanted)).then(function () {
+        found = words.map(function (w, i) { return matches(w, wanted[i].map(shardsOf)); });
+        var slips = words.map(function (w, i) { return needsTypos(w, found[i]) ? i : -1; }).filter(function (i) { return i >= 0; });
+        var parts = {};
+        slips.forEach(function (i) {
+          parts[i] = typoKeys(words[i]).map(function (key) { return fileFor(meta.typos, key); }).filter(function (n) { return n !== null; });
+        });
+        return loadAll(root, lang, "t", [].concat.apply([], slips.map(function (i) { return parts[i]; }))).then(function () {
+          var near = {};
+          slips.forEach(function (i) {
+            near[i] = typoWords(words[i], parts[i].map(function (n) { return loaded[lang + ":t:" + n]; }));
           });
+          var nearShards = [].concat.apply([], slips.map(function (i) { return near[i].map(function (w) { return fileFor(meta.shards, w); }); }));
+          return loadAll(root, lang, "s", nearShards).then(function () {
+            slips.forEach(function (i) {
+              near[i].forEach(function (w) { found[i].push([TYPO_QUALITY, shardsOf(fileFor(meta.shards, w))[w]]); });
+            });
+            return near;
+          });
+        });
+      }).then(function (near) {
+        var ranked = rank(found, meta.games[game] || null), results = [], seen = {}, done = 0;
+        function more() {
+          if (results.length >= RESULTS || done >= ranked.length) return Promise.resolve();
+          var batch = ranked.slice(done, done + RESULTS - results.length);
+          done += batch.length;
+          return loadAll(root, lang, "d", batch.map(function (r) { return Math.floor(r.doc / meta.per_chunk); })).then(function () {
+            batch.forEach(function (r) {
+              var d = loaded[lang + ":d:" + Math.floor(r.doc / meta.per_chunk)][r.doc % meta.per_chunk];
+              var key = d[4].split("/")[0] + "\n" + concept(d[1]);
+              if (seen[key]) return;
+              seen[key] = true;
+              results.push({url: new URL(d[0], root).href, title: d[1], context: d[2], kind: d[3], id: d[4], snippet: d[5], score: r.score});
+            });
+            return more();
+          });
+        }
+        return more().then(function () {
+          var typed = [].concat.apply([], Object.keys(near).map(function (i) { return near[i]; }));
+          return {results: results, words: words.concat(typed), games: meta.games};
         });
       });
     });
   }
 
-  function render(box, results, lang) {
+  /* Text with the words that match the query marked: text nodes and <mark> elements, never HTML. */
+  function marked(text, words) {
+    var out = document.createDocumentFragment(), at = 0, match;
+    WORD.lastIndex = 0;
+    while ((match = WORD.exec(text)) !== null) {
+      var word = fold(match[0]);
+      if (!words.some(function (q) { return quality(q, word) > 0; })) continue;
+      out.appendChild(document.createTextNode(text.slice(at, match.index)));
+      var mark = document.createElement("mark");
+      mark.textContent = match[0];
+      out.appendChild(mark);
+      at = match.index + match[0].length;
+    }
+    out.appendChild(document.createTextNode(text.slice(at)));
+    return out;
+  }
+  /* The snippet from a little before the first word that matches, when it stands further on. */
+  function excerpt(text, words) {
+    var match;
+    WORD.lastIndex = 0;
+    while ((match = WORD.exec(text)) !== null) {
+      var word = fold(match[0]);
+      if (!words.some(function (q) { return quality(q, word) > 0; })) continue;
+      if (match.index <= SNIPPET_LEAD) return text;
+      var start = text.indexOf(" ", match.index - SNIPPET_LEAD);
+      return "… " + text.slice(start + 1);
+    }
+    return text;
+  }
+
+  function button(label, pressed, onPress) {
+    var b = document.createElement("button");
+    b.type = "button";
+    b.className = "kb-search-scope";
+    b.textContent = label;
+    b.setAttribute("aria-pressed", pressed ? "true" : "false");
+    b.addEventListener("click", onPress);
+    return b;
+  }
+
+  function render(box, found, state, rerun) {
     box.textContent = "";
-    if (!results.length) {
+    var labels = LABELS[state.lang], bar = document.createElement("div");
+    bar.className = "kb-search-scopes";
+    if (state.root) {
+      var label = document.createElement("span");
+      label.textContent = labels.search_section;
+      bar.appendChild(label);
+      CONFIG.languages.forEach(function (code) {
+        var b = button(CONFIG.names[code] || code, code === state.lang, function () { state.lang = code; rerun(); });
+        b.lang = code;
+        bar.appendChild(b);
+      });
+    } else if (state.game && found.games[state.game]) {
+      bar.appendChild(button(labels.search_scope_game, state.scoped, function () { state.scoped = true; rerun(); }));
+      bar.appendChild(button(labels.search_scope_all, !state.scoped, function () { state.scoped = false; rerun(); }));
+    }
+    if (bar.childNodes.length) box.appendChild(bar);
+    if (!found.results.length) {
       var none = document.createElement("p");
       none.className = "kb-search-none";
-      none.textContent = LABELS[lang].no_results;
+      none.textContent = labels.no_results;
       box.appendChild(none);
       return;
     }
     var list = document.createElement("ol");
-    results.forEach(function (r) {
+    found.results.forEach(function (r) {
       var item = document.createElement("li");
       var link = document.createElement("a");
       link.href = r.url;
@@ -164,12 +324,18 @@
       link.dataset.entry = r.id;
       var title = document.createElement("span");
       title.className = "kb-search-title";
-      title.textContent = r.title;
+      title.appendChild(marked(r.title, found.words));
       var context = document.createElement("span");
       context.className = "kb-search-context";
       context.textContent = r.context;
       link.appendChild(title);
       link.appendChild(context);
+      if (r.snippet) {
+        var text = document.createElement("span");
+        text.className = "kb-search-snippet";
+        text.appendChild(marked(excerpt(r.snippet, found.words), found.words));
+        link.appendChild(text);
+      }
       item.appendChild(link);
       list.appendChild(item);
     });
@@ -178,15 +344,18 @@
 
   function setUp() {
     if (document.querySelector(".kb-search")) return;
-    var root = siteRoot(), lang = readerLanguage(root);
+    var root = siteRoot(), here = place(root);
+    /* lang: the section searched; game: this page's game; scoped: its results first (the default there) */
+    var state = {lang: here[0], game: here[1], root: here[2], scoped: true};
+    var labels = LABELS[state.lang];
     var form = document.createElement("form");
     form.className = "kb-search";
     form.setAttribute("role", "search");
     var input = document.createElement("input");
     input.type = "search";
     input.name = "q";
-    input.placeholder = LABELS[lang].search_placeholder;
-    input.setAttribute("aria-label", LABELS[lang].search);
+    input.placeholder = labels.search_placeholder;
+    input.setAttribute("aria-label", labels.search);
     input.autocomplete = "off";
     var box = document.createElement("div");
     box.className = "kb-search-results";
@@ -199,14 +368,15 @@
     function run() {
       var query = input.value, ticket = ++latest;
       /* nothing to say until a word of two letters is there: no "Nothing found." after the first letter */
-      if (!tokens(query).some(function (w) { return Array.from(w).length >= 2; })) {
+      if (!queryWords(query).length) {
         box.textContent = ""; form.classList.remove("kb-open"); return;
       }
-      search(root, lang, query).then(function (results) {
+      search(root, state.lang, query, state.scoped ? state.game : null).then(function (found) {
         if (ticket !== latest) return;
-        render(box, results, lang);
+        render(box, found, state, run);
         form.classList.add("kb-open");
         form.dataset.query = query;
+        form.dataset.scope = state.root ? state.lang : (state.scoped && state.game) || "";
       });
     }
     input.addEventListener("input", function () { clearTimeout(timer); timer = setTimeout(run, 120); });
@@ -215,7 +385,7 @@
       var first = box.querySelector("a.kb-search-result");
       if (first) window.location.href = first.href; else run();
     });
-    window.kbSearch = function (query) { return search(root, lang, query); };
+    window.kbSearch = function (query) { return search(root, state.lang, query, state.scoped ? state.game : null); };
   }
 
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", setUp); else setUp();
