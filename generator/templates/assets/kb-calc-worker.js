@@ -1,13 +1,11 @@
 /* The calculators' worker: runs rules_check itself (the same Python as the command line) under Pyodide.
- * Loaded by kb-calc.js as a module worker when a calculator is first opened; everything comes from the
- * site's own assets/calc/ (runtime.json names the files), so it works offline once the service worker
- * has cached them.
+ * Started by kb-calc.js as a module worker (from a blob of this file, named with its URL) when a calculator
+ * is first opened; everything comes from the site's own assets/calc/ (runtime.json names the files), so it
+ * works offline once the service worker has cached them.
  * In:  {id, warm: true}                              start the runtime, answer {id, ready: true}
  *      {id, game, check, inputs (JSON text), lang}   answer {id, result: rules_check.explain.answer(...)}
  * Out: {id, error} when the runtime cannot start or the check fails in a way it does not describe. */
-import { loadPyodide } from "./calc/pyodide/pyodide.mjs";
-
-const BASE = new URL("./calc/", import.meta.url);
+const BASE = new URL("./calc/", self.name || import.meta.url);  // run from a blob: kb-calc.js names the worker's own URL
 let starting = null;
 
 async function bytes(path) {
@@ -17,6 +15,7 @@ async function bytes(path) {
 }
 
 async function start() {
+  const { loadPyodide } = await import(new URL("pyodide/pyodide.mjs", BASE).href);  // here, so that a failure is reported
   const runtime = await (await fetch(new URL("runtime.json", BASE))).json();
   const [pyodide, wheels, packageZip] = await Promise.all([
     loadPyodide({ indexURL: new URL(runtime.pyodide, BASE).href }),

@@ -9,7 +9,7 @@
   if (window.kbCalc) return;
   var calc = window.kbCalc = {timings: []};   // timings: [{check, ms}] for the bench and tests
   var specs = {};      // spec URL -> Promise of the spec
-  var worker = null;
+  var worker = null;   // a Promise of the worker, once a calculator is opened
   var waiting = {};    // message id -> resolve
   var nextId = 1;
 
@@ -34,27 +34,40 @@
     return specs[url];
   }
 
-  function ask(message) {
-    if (!worker) {
-      var root = document.querySelector("script[src$='kb-calc.js']").src;
-      worker = new Worker(new URL("kb-calc-worker.js", root), {type: "module"});
-      worker.onmessage = function (event) {
+  /* The worker runs from a blob of its source, fetched by the page: a page's fetches go through the
+   * section's service worker (offline), and so do a blob worker's, while Chromium fetches a worker's own
+   * script past it. `name` tells the worker where it lives (its files are beside it). */
+  function startWorker() {
+    var url = new URL("kb-calc-worker.js", document.querySelector("script[src$='kb-calc.js']").src).href;
+    return fetch(url).then(function (response) {
+      if (!response.ok) throw new Error(url + ": HTTP " + response.status);
+      return response.text();
+    }).then(function (source) {
+      var started = new Worker(URL.createObjectURL(new Blob([source], {type: "text/javascript"})), {type: "module", name: url});
+      started.onmessage = function (event) {
         var done = waiting[event.data.id];
         delete waiting[event.data.id];
         if (done) done(event.data);
       };
-      worker.onerror = function (event) {  // the worker's script did not load or run: every question fails
+      started.onerror = function (event) {  // the worker did not run: every question fails
         var message = event.message || "the calculator's worker did not start";
         Object.keys(waiting).forEach(function (id) { waiting[id]({id: +id, error: message}); delete waiting[id]; });
         worker = null;
         event.preventDefault();
       };
-    }
-    return new Promise(function (resolve) {
-      message.id = nextId++;
-      waiting[message.id] = resolve;
-      worker.postMessage(message);
+      return started;
     });
+  }
+
+  function ask(message) {
+    worker = worker || startWorker();
+    return worker.then(function (started) {
+      return new Promise(function (resolve) {
+        message.id = nextId++;
+        waiting[message.id] = resolve;
+        started.postMessage(message);
+      });
+    }, function (err) { worker = null; return {error: String(err.message || err)}; });
   }
 
   /* ---- a form from a JSON Schema: each field is {node, read(), fill(value)}; read() gives undefined for an
