@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 from browser import calculate, make_driver, open_calculator, press, serve
-from selenium.webdriver.support.ui import WebDriverWait
 from conftest import REPO
+from selenium.webdriver.support.ui import WebDriverWait
 
 from generator.validate_calculators import check_schemas, names_to_label
 from rules_check.explain import Words, sentence
