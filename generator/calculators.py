@@ -13,6 +13,10 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import os
+import shutil
+import subprocess
+import tempfile
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,7 +24,8 @@ from typing import Any
 
 from markupsafe import Markup
 
-from .errors import FrontEndMissing
+from .children import die_with_parent
+from .errors import FrontEndMissing, KbError
 from .resolve import Resolved
 from .rules_data import label_texts
 from .validate_calculators import check_schemas, rules_check_folder
@@ -30,6 +35,7 @@ PYODIDE = REPO / "node_modules" / "pyodide"
 PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json")
 BROWSER_WHEELS = REPO / ".venv" / "browser-wheels"  # scripts/setup.sh, from requirements-browser.txt
 RUNTIME = "assets/calc"  # under the site root
+SNAPSHOT_CACHE = REPO / "build" / "calc-cache"  # start-up snapshots by digest of what they hold
 
 
 def game_checks(resolved: Resolved, game: str) -> list[str]:
@@ -66,23 +72,66 @@ def calculators_spec(resolved: Resolved, game: str, reader: str, href) -> dict[s
     return {"game": game, "lang": reader, "data_version": resolved.data_version, "checks": checks, "entries": named}
 
 
-def package_zip(rules_data: list[tuple[str, str]]) -> bytes:
-    """The rules_check package as Pyodide unpacks it: its code and schemas, and this build's data files."""
-    folder = rules_check_folder()
+def _zip(files: Iterator[tuple[str, bytes | str]]) -> bytes:
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-        for path in sorted(folder.rglob("*")):
-            relative = path.relative_to(folder)
-            if path.is_file() and path.suffix in (".py", ".json") and relative.parts[0] != "data" and "__pycache__" not in relative.parts:
-                archive.writestr(zipfile.ZipInfo(f"rules_check/{relative.as_posix()}", (2020, 1, 1, 0, 0, 0)), path.read_bytes())
-        for name, content in rules_data:
-            archive.writestr(zipfile.ZipInfo(f"rules_check/data/{name}", (2020, 1, 1, 0, 0, 0)), content)
+        for name, content in files:
+            archive.writestr(zipfile.ZipInfo(name, (2020, 1, 1, 0, 0, 0)), content)  # fixed dates: same files, same zip
     return buffer.getvalue()
 
 
+def code_zip() -> bytes:
+    """The rules_check package's code and schemas, as Pyodide unpacks them (its data goes apart: data_zip)."""
+    folder = rules_check_folder()
+    return _zip((f"rules_check/{path.relative_to(folder).as_posix()}", path.read_bytes())
+                for path in sorted(folder.rglob("*"))
+                if path.is_file() and path.suffix in (".py", ".json") and path.relative_to(folder).parts[0] != "data"
+                and "__pycache__" not in path.parts)
+
+
+def data_zip(rules_data: list[tuple[str, str]]) -> bytes:
+    """This build's rules data (rules_check/data/<game>.json)."""
+    return _zip((f"rules_check/data/{name}", content) for name, content in rules_data)
+
+
+def start_snapshot(wheels: list[Path], code: bytes) -> bytes:
+    """Pyodide's memory with the wheels and rules_check's code imported (generator/make_snapshot.mjs, run
+    with Node.js). Made once per Pyodide, wheels and code, and kept in build/calc-cache/ (data edits do
+    not change it: the data is unpacked after the snapshot is loaded)."""
+    key = hashlib.sha256(b"".join([(PYODIDE / "package.json").read_bytes(), code, *(w.read_bytes() for w in wheels),
+                                    (Path(__file__).parent / "make_snapshot.mjs").read_bytes()])).hexdigest()[:16]
+    cached = SNAPSHOT_CACHE / f"{key}.bin"
+    if cached.is_file():
+        return cached.read_bytes()
+    node = shutil.which("node")
+    if node is None:
+        raise FrontEndMissing("Node.js is not installed (the calculators' start-up snapshot is made with it)")
+    with tempfile.TemporaryDirectory() as work:
+        for wheel in wheels:
+            shutil.copy(wheel, work)
+        (Path(work) / "code.zip").write_bytes(code)
+        made = Path(work) / "snapshot.bin"
+        result = subprocess.run([node, str(Path(__file__).parent / "make_snapshot.mjs"), str(PYODIDE), work, str(made)],
+                                capture_output=True, text=True, preexec_fn=die_with_parent)
+        if result.returncode != 0 or not made.is_file():
+            last = (result.stderr.strip().splitlines() or ["no message"])[-1][:300]
+            raise SnapshotError(f"making the calculators' start-up snapshot failed: {last}")
+        SNAPSHOT_CACHE.mkdir(parents=True, exist_ok=True)
+        partial = cached.with_suffix(f".partial-{os.getpid()}")
+        shutil.copy(made, partial)
+        os.replace(partial, cached)  # whole or not at all, whatever runs beside this build
+    return cached.read_bytes()
+
+
+class SnapshotError(KbError):
+    code = "B007"
+    hint = "A bug, or a Pyodide the snapshot cannot be made with: report the message; package-lock.json pins the version that works."
+
+
 def runtime_files(rules_data: list[tuple[str, str]]) -> Iterator[tuple[str, bytes]]:
-    """(path under the site root, bytes) of the calculators' runtime: Pyodide, the wheels, the package, and
-    runtime.json naming them (the package's name carries its digest, so a new build is a new file)."""
+    """(path under the site root, bytes) of the calculators' runtime: Pyodide, the wheels, rules_check's code
+    and this build's data, the start-up snapshot, and runtime.json naming them (names carry digests, so a
+    new build is a new file)."""
     missing = [name for name in PYODIDE_FILES if not (PYODIDE / name).is_file()]
     wheels = sorted(BROWSER_WHEELS.glob("*.whl"))
     if missing or not wheels:
@@ -91,10 +140,12 @@ def runtime_files(rules_data: list[tuple[str, str]]) -> Iterator[tuple[str, byte
         yield f"{RUNTIME}/pyodide/{name}", (PYODIDE / name).read_bytes()
     for wheel in wheels:
         yield f"{RUNTIME}/wheels/{wheel.name}", wheel.read_bytes()
-    package = package_zip(rules_data)
-    package_name = f"rules_check-{hashlib.sha256(package).hexdigest()[:12]}.zip"
-    yield f"{RUNTIME}/{package_name}", package
-    manifest = {"pyodide": "pyodide/", "wheels": [f"wheels/{w.name}" for w in wheels], "package": package_name,
+    code = code_zip()
+    named = {}
+    for kind, content in (("code", code), ("data", data_zip(rules_data)), ("snapshot", start_snapshot(wheels, code))):
+        named[kind] = f"rules_check-{kind}-{hashlib.sha256(content).hexdigest()[:12]}.{'bin' if kind == 'snapshot' else 'zip'}"
+        yield f"{RUNTIME}/{named[kind]}", content
+    manifest = {"pyodide": "pyodide/", "wheels": [f"wheels/{w.name}" for w in wheels], **named,
                 "pyodide_version": json.loads((PYODIDE / "package.json").read_text(encoding="utf-8"))["version"]}
     yield f"{RUNTIME}/runtime.json", json.dumps(manifest, indent=1).encode()
 

@@ -14,18 +14,34 @@ async function bytes(path) {
   return new Uint8Array(await response.arrayBuffer());
 }
 
+const phases = {};  // milliseconds of each step of the start, for the bench (scripts/bench_calculators.py)
+
 async function start() {
+  let mark = performance.now();
+  const step = (name) => { const now = performance.now(); phases[name] = Math.round(now - mark); mark = now; };
   const { loadPyodide } = await import(new URL("pyodide/pyodide.mjs", BASE).href);  // here, so that a failure is reported
   const runtime = await (await fetch(new URL("runtime.json", BASE))).json();
-  const [pyodide, wheels, packageZip] = await Promise.all([
-    loadPyodide({ indexURL: new URL(runtime.pyodide, BASE).href }),
-    Promise.all(runtime.wheels.map(bytes)),
-    bytes(runtime.package),
-  ]);
+  const indexURL = new URL(runtime.pyodide, BASE).href;
+  const [snapshot, wheels, code, data] = await Promise.all([
+    bytes(runtime.snapshot).catch(() => null), Promise.all(runtime.wheels.map(bytes)), bytes(runtime.code), bytes(runtime.data)]);
+  step("download");
+  /* Started from the build's snapshot (Python running, rules_check imported: generator/make_snapshot.mjs);
+   * else, should this browser refuse it, started anew. The files are unpacked either way: the data is
+   * this build's, and imports made later read them. */
+  let pyodide = null;
+  if (snapshot) {
+    try { pyodide = await loadPyodide({ indexURL, _loadSnapshot: snapshot }); phases.from = "snapshot"; } catch (err) { pyodide = null; }
+  }
+  if (!pyodide) { pyodide = await loadPyodide({ indexURL }); phases.from = "start"; }
+  step("python");
   wheels.forEach((wheel) => pyodide.unpackArchive(wheel, "wheel"));
   const sitePackages = pyodide.runPython("import sysconfig; sysconfig.get_path('purelib')");
-  pyodide.unpackArchive(packageZip, "zip", { extractDir: sitePackages });
-  return pyodide.pyimport("rules_check.explain").answer;
+  pyodide.unpackArchive(code, "zip", { extractDir: sitePackages });
+  pyodide.unpackArchive(data, "zip", { extractDir: sitePackages });
+  step("unpack");
+  const answer = pyodide.pyimport("rules_check.explain").answer;
+  step("import");
+  return answer;
 }
 
 self.onmessage = async (event) => {
@@ -33,7 +49,7 @@ self.onmessage = async (event) => {
   try {
     starting = starting || start();
     const answer = await starting;
-    self.postMessage(warm ? { id, ready: true } : { id, result: answer(game, check, inputs, lang) });
+    self.postMessage(warm ? { id, ready: true, phases } : { id, result: answer(game, check, inputs, lang) });
   } catch (err) {
     if (!(err && err.type)) starting = null;  // a failed start may be retried (the network came back); a Python error is the check's
     self.postMessage({ id, error: String((err && err.message) || err) });

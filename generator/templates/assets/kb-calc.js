@@ -329,7 +329,7 @@
       status.textContent = ui.loading;
       return ask({warm: true}).then(function (result) {
         status.textContent = result.error ? ui.failed.replace("{error}", result.error) : "";
-        calc.timings.push({check: name, ready_ms: performance.now() - started});
+        calc.timings.push({check: name, ready_ms: performance.now() - started, phases: result.phases});
         block.setAttribute("data-ready", result.error ? "failed" : "yes");
       });
     }).catch(function (err) {
