@@ -18,6 +18,7 @@ The headings are the checks' calculator titles and labels (calculators.yaml) and
 from __future__ import annotations
 
 import importlib
+import itertools
 import json
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -157,15 +158,23 @@ class Words:
         return str(value)
 
 
-def merge_alike(table: AnswerTable) -> AnswerTable:
-    """The table with rows whose answers all print alike joined under one heading ("plains, hill, ford"), the
-    inputs of the first kept for its cells; rows the rules refuse throughout (all dashes) left out."""
-    merged: dict[tuple[str, ...], tuple[list[str], list[Cell]]] = {}
+def merge_alike(table: AnswerTable, group_label: Callable[[list[str]], str]) -> AnswerTable:
+    """The table with rows whose answers all print alike joined under one heading ("plains, hill, ford") and
+    likewise groups of columns (their labels joined by `group_label`), the inputs of the first kept for the cells;
+    rows the rules refuse throughout (all dashes) left out."""
+    rows: dict[tuple[str, ...], tuple[list[str], list[Cell]]] = {}
     for heading, cells in table.rows:
         texts = tuple(cell.text for cell in cells)
         if any(text != DASH for text in texts):
-            merged.setdefault(texts, ([], cells))[0].append(heading)
-    table.rows = [(", ".join(headings), cells) for headings, cells in merged.values()]
+            rows.setdefault(texts, ([], cells))[0].append(heading)
+    starts = list(itertools.accumulate((len(columns) for _, columns in table.groups), initial=0))
+    groups: dict[tuple, tuple[list[str], list[str], int]] = {}
+    for (label, columns), start, end in zip(table.groups, starts, starts[1:], strict=False):
+        answers = (tuple(columns), *(texts[start:end] for texts in rows))
+        groups.setdefault(answers, ([], columns, start))[0].append(label)
+    table.groups = [(group_label(labels), columns) for labels, columns, _ in groups.values()]
+    table.rows = [(", ".join(headings), [cell for _, columns, start in groups.values() for cell in cells[start:start + len(columns)]])
+                  for headings, cells in rows.values()]
     return table
 
 
@@ -200,9 +209,9 @@ def battlelore(words: Words) -> Iterator[AnswerTable]:
             for terrain in input_schema("battlelore", f"{schema}.target.terrain")["enum"]]
     table = words.table(
         "expected_hits", "average", f"{words.label('target')}: {words.label('terrain')}",
-        [(words.label(kind) + (f" ({words.label('weakened', 'expected_hits')})" if weakened else "")
-          + f": {words.label('dice', 'expected_hits')}", [str(d) for d in dice]) for kind, weakened in attacks], rows)
-    yield merge_alike(table)
+        [(words.label(kind) + (f" ({words.label('weakened', 'expected_hits')})" if weakened else ""), [str(d) for d in dice])
+         for kind, weakened in attacks], rows)
+    yield merge_alike(table, lambda kinds: f"{', '.join(kinds)}: {words.label('dice', 'expected_hits')}")
 
 
 def marauders(words: Words) -> Iterator[AnswerTable]:
