@@ -6,10 +6,11 @@ The checks run on the rules data this build has just rendered (`render_rules_dat
 reads a file that is not yet published. A value the rules refuse (RulesError) prints as a dash.
 
     CitOW: the chance of at least k hits with n battle dice (hit_probability), in per cent;
-    BattleLore: combat dice by the target's terrain and the kind of attack (combat_dice), and the damage
-        one result of each die face inflicts by the kind of attack (damage_and_retreat);
+    BattleLore: each die face's chance (face_probability), and the damage an attack inflicts on average by the
+        target's terrain, the kind of attack and the dice on the attacker's card (expected_hits);
     Chaos Marauders: the score of a battle line of every length, completed or not (score);
-    Wizard's Quest: the losses each roll inflicts for each death range (battle).
+    Wizard's Quest: the chance that a Battle roll hits, and the losses it inflicts on average, for each death
+        range (hit_probability).
 
 The headings are the checks' calculator titles and labels (calculators.yaml) and the ui's words.
 """
@@ -17,8 +18,9 @@ The headings are the checks' calculator titles and labels (calculators.yaml) and
 from __future__ import annotations
 
 import importlib
+import itertools
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,6 +37,7 @@ class Cell:
     text: str
     inputs: dict | None  # the check's input (None: no check ran, the cell is a dash)
     output: str          # the output field shown (a dotted path into the check's output)
+    kind: str            # how the value prints (Words.text)
 
 
 @dataclass
@@ -43,7 +46,6 @@ class AnswerTable:
     id: str                    # "<game>-<check>", also the table's data-answer-table attribute
     game: str
     check: str
-    kind: str                  # how values print: "percent" or "number"
     title: str
     row_label: str
     groups: list[tuple[str, list[str]]]
@@ -129,27 +131,58 @@ class Words:
     def title(self, check: str) -> str:
         return self.tables.r.text_in(self.calculators["checks"][check]["title"], self.reader)
 
-    def table(self, check: str, kind: str, row_label: str, groups: list[tuple[str, list[str]]],
-              rows: list[tuple[str, list[tuple[dict | None, str]]]]) -> AnswerTable:
-        """A table whose cells are (input, output field) of `check`, answered here."""
-        return AnswerTable(f"{self.game}-{check}", self.game, check, kind, self.title(check), row_label, groups,
-                           [(heading, [self.cell(check, kind, inputs, output) for inputs, output in cells]) for heading, cells in rows])
+    def table(self, check: str, kinds: str | list[str], row_label: str, groups: list[tuple[str, list[str]]],
+              rows: Sequence[tuple[str, Sequence[tuple[dict | None, str]]]]) -> AnswerTable:
+        """A table whose cells are (input, output field) of `check`, answered here; `kinds`: how the values print,
+        one for the whole table or one per column."""
+        columns = sum(len(names) for _, names in groups)
+        per_column = [kinds] * columns if isinstance(kinds, str) else kinds
+        return AnswerTable(f"{self.game}-{check}", self.game, check, self.title(check), row_label, groups,
+                           [(heading, [self.cell(check, kind, inputs, output)
+                                       for kind, (inputs, output) in zip(per_column, cells, strict=True)])
+                            for heading, cells in rows])
 
     def cell(self, check: str, kind: str, inputs: dict | None, output: str) -> Cell:
         value = self.tables.answer(self.game, check, inputs, output) if inputs is not None else None
-        return Cell(self.text(value, kind), inputs, output)
+        return Cell(self.text(value, kind), inputs, output, kind)
 
     def text(self, value: Any, kind: str) -> str:
-        """How a table prints an answer: a probability in per cent, a number, or a dash where the rules refuse."""
+        """How a table prints an answer: a probability in per cent ("percent"), an average with two decimals
+        ("average"), a number or a fraction as the check gives it ("number"), or a dash where the rules refuse."""
         if value is None:
             return DASH
-        return percent(value, self.ui["decimal"]) if kind == "percent" else str(value)
+        if kind == "percent":
+            return percent(value, self.ui["decimal"])
+        if kind == "average":
+            return f"{value:.2f}".replace(".", self.ui["decimal"])
+        return str(value)
+
+
+def merge_alike(table: AnswerTable, group_label: Callable[[list[str]], str]) -> AnswerTable:
+    """The table with rows whose answers all print alike joined under one heading ("plains, hill, ford") and
+    likewise groups of columns (their labels joined by `group_label`), the inputs of the first kept for the cells;
+    rows the rules refuse throughout (all dashes) left out."""
+    rows: dict[tuple[str, ...], tuple[list[str], list[Cell]]] = {}
+    for heading, cells in table.rows:
+        texts = tuple(cell.text for cell in cells)
+        if any(text != DASH for text in texts):
+            rows.setdefault(texts, ([], cells))[0].append(heading)
+    starts = list(itertools.accumulate((len(columns) for _, columns in table.groups), initial=0))
+    groups: dict[tuple, tuple[list[str], list[str], int]] = {}
+    for (label, columns), start, end in zip(table.groups, starts, starts[1:], strict=False):
+        answers = (tuple(columns), *(texts[start:end] for texts in rows))
+        groups.setdefault(answers, ([], columns, start))[0].append(label)
+    table.groups = [(group_label(labels), columns) for labels, columns, _ in groups.values()]
+    table.rows = [(", ".join(headings), [cell for _, columns, start in groups.values() for cell in cells[start:start + len(columns)]])
+                  for headings, cells in rows.values()]
+    return table
 
 
 # -- the tables of each game -------------------------------------------------------------------
 CITOW_DICE = 10  # rows and columns: as many as a card and a phone hold
 CITOW_HITS = 8
 DICE_OF_A_UNIT = 4  # BattleLore: combat dice on a reference card shown in the table
+WIZARDS_QUEST_DIE = 6  # Wizard's Quest: death ranges 1-6, one for each roll of the die (6 and above: every roll hits)
 
 
 def citow(words: Words) -> Iterator[AnswerTable]:
@@ -161,22 +194,24 @@ def citow(words: Words) -> Iterator[AnswerTable]:
 
 
 def battlelore(words: Words) -> Iterator[AnswerTable]:
-    terrains = input_schema("battlelore", "combat_dice_input.target.terrain")["enum"]
-    dice = list(span("battlelore", "combat_dice_input.attacker.dice", 1, DICE_OF_A_UNIT))
-    kinds = input_schema("battlelore", "combat_dice_input.attack_type")["enum"]
+    faces = input_schema("battlelore", "face_probability_input.face")["enum"]
     yield words.table(
-        "combat_dice", "number", f"{words.label('target')}: {words.label('terrain')}",
-        [(f"{words.label(kind)}: {words.label('dice')}", [str(d) for d in dice]) for kind in kinds],
-        [(words.label(terrain), [({"attacker": {"dice": d}, "target": {"terrain": terrain}, "attack_type": kind}, "dice")
-                                 for kind in kinds for d in dice]) for terrain in terrains])
-    faces = input_schema("battlelore", "damage_and_retreat_input.results")["propertyNames"]["enum"]
-    attacks = [("melee", False), ("melee", True), ("ranged", False)]
-    yield words.table(
-        "damage_and_retreat", "number", words.label("results"),
-        [(words.label("attack_type"), [words.label(kind) + (f" ({words.label('attacker_weakened')})" if weakened else "")
-                                       for kind, weakened in attacks])],
-        [(words.label(face), [({"target": {}, "results": {face: 1}, "attack_type": kind, "attacker_weakened": weakened,
-                                "path": [{}]}, "damage_taken") for kind, weakened in attacks]) for face in faces])
+        "face_probability", ["percent", "number"], words.label("face"),
+        [(words.label("chance", "face_probability"), ["%", words.label("exact", "face_probability")])],
+        [(words.label(face), [({"face": face}, "probability"), ({"face": face}, "exact")]) for face in faces])
+    schema = "expected_hits_input"
+    dice = list(span("battlelore", f"{schema}.attacker.dice", 1, DICE_OF_A_UNIT))
+    attacks = [(kind, weakened) for kind in input_schema("battlelore", f"{schema}.attack_type")["enum"]
+               for weakened in ([False, True] if kind == "melee" else [False])]  # only a melee unit's weakness counts
+    rows = [(words.label(terrain), [({"attacker": {"dice": d}, "target": {"terrain": terrain}, "attack_type": kind,
+                                      "attacker_weakened": weakened}, "expected_damage")
+                                    for kind, weakened in attacks for d in dice])
+            for terrain in input_schema("battlelore", f"{schema}.target.terrain")["enum"]]
+    table = words.table(
+        "expected_hits", "average", f"{words.label('target')}: {words.label('terrain')}",
+        [(words.label(kind) + (f" ({words.label('weakened', 'expected_hits')})" if weakened else ""), [str(d) for d in dice])
+         for kind, weakened in attacks], rows)
+    yield merge_alike(table, lambda kinds: f"{', '.join(kinds)}: {words.label('dice', 'expected_hits')}")
 
 
 def marauders(words: Words) -> Iterator[AnswerTable]:
@@ -188,11 +223,11 @@ def marauders(words: Words) -> Iterator[AnswerTable]:
 
 
 def wizards_quest(words: Words) -> Iterator[AnswerTable]:
-    rolls = list(span("wizards-quest", "battle_roll.roll"))
     yield words.table(
-        "battle", "number", words.label("death_range"), [(words.label("roll"), [str(r) for r in rolls])],
-        [(str(d), [({"side": "attacker", "battles": [{"death_range": d, "roll": r}]}, "defender_losses.0") for r in rolls])
-         for d in span("wizards-quest", "battle_roll.death_range", 1)])
+        "hit_probability", ["percent", "average"], words.label("death_range"),
+        [(words.label("roll"), [words.label("hit", "hit_probability"), words.label("expected_losses", "hit_probability")])],
+        [(str(d), [({"death_range": d}, "probability"), ({"death_range": d}, "expected_losses")])
+         for d in span("wizards-quest", "hit_probability_input.death_range", 1, WIZARDS_QUEST_DIE)])
 
 
 BUILDERS: dict[str, Callable[[Words], Iterator[AnswerTable]]] = {

@@ -96,7 +96,7 @@ def test_sampled_cells_are_the_cli_answers_on_the_page_and_the_aids(bundled_buil
                 heading, cells = table.rows[row]
                 cell = cells[column]
                 answer = cli(game, table.check, cell.inputs, data)
-                expected = Words(tables, game, lang).text(value_at(answer, cell.output) if answer else None, table.kind)
+                expected = Words(tables, game, lang).text(value_at(answer, cell.output) if answer else None, cell.kind)
                 assert cell.text == expected, (table.id, row, column)
                 for name, html_tables in found.items():
                     assert html_tables[table.id][row] == [heading, *(c.text for c in cells)], (table.id, lang, name)
@@ -107,3 +107,18 @@ def test_the_tables_print_the_readers_words(resolved, tables):
     en, pl = tables.of_game("citow", "en")[0], tables.of_game("citow", "pl")[0]
     assert en.title != pl.title and en.groups[0][0] != pl.groups[0][0]
     assert en.rows[0][1][0].text == "50.0" and pl.rows[0][1][0].text == "50,0"  # 1 die: a hit on 4, 5 or 6
+
+
+def test_battlelore_and_wizards_quest_tables_answer_the_issues_questions(tables):
+    """BattleLore: each face 1 in 6; the average damage by terrain (terrains alike joined, water, where no unit stands,
+    left out), kind of attack and dice. Wizard's Quest: the chance of a hit and the losses for death ranges 1-6."""
+    faces, damage = tables.of_game("battlelore", "en")
+    assert [cells[1].text for _, cells in faces.rows] == ["1/6"] * 6
+    rows = {heading: [cell.text for cell in cells] for heading, cells in damage.rows}
+    assert list(rows) == ["plains, hill, ford, bridge, command tent", "forest", "building"]
+    assert rows["plains, hill, ford, bridge, command tent"][:4] == ["0.33", "0.67", "1.00", "1.33"]  # melee, 1-4 dice
+    assert rows["forest"][:4] == ["0.33", "0.67", "0.67", "0.67"]  # at most 2 dice
+    assert rows["building"][0] == "0.00"  # the building ignores the one damage a die can deal
+    (hits,) = tables.of_game("wizards-quest", "ru")
+    assert [(heading, [cell.text for cell in cells]) for heading, cells in hits.rows][::5] == [
+        ("1", ["16,7", "0,17"]), ("6", ["100,0", "3,50"])]

@@ -90,6 +90,15 @@ def _dice_table(data: GameData) -> dict[str, dict]:
     }
 
 
+def _exact(value: Fraction) -> str:
+    return f"{value.numerator}/{value.denominator}"
+
+
+def _chance(name: str, value: Fraction) -> dict:
+    """An exact value as an output gives it: a float, and the fraction as text under `<name>_exact`."""
+    return {name: float(value), f"{name}_exact": _exact(value)}
+
+
 def _terrain_params(data: GameData) -> dict[str, dict]:
     return {name: data.params(entry_id) for name, entry_id in TERRAIN_ENTRIES.items()}
 
@@ -103,6 +112,9 @@ class Rules(Game):
         self.DICE_TABLE = _dice_table(
             data
         )  # face -> who uses it, damage, retreat hexes, lore; from battlelore/quickref-dice-results
+        self.FACE_CHANCES = {
+            face: Fraction(1, len(self.DICE_TABLE)) for face in self.DICE_TABLE
+        }  # one side of the die per result of battlelore/quickref-dice-results (battlelore/clarify-dice-face-icons)
         self.TERRAIN = _terrain_params(
             data
         )  # terrain -> its params, from the terrain entries (battlelore/forest, battlelore/building, ...)
@@ -376,6 +388,55 @@ class Rules(Game):
         if health is not None:
             result.update(health_left=max(health - taken, 0), destroyed=taken >= health)
         return result
+
+    # -- the odds of a roll: each face's chance, and what a roll of an attack's dice is worth on average ---------
+
+    @check("face_probability")
+    def face_probability(self, face: str) -> dict:
+        """The chance that one die shows `face`. The guide names six results (battlelore/dice-results) and prints them
+        one row each in the dice-results table; the die has six sides (battlelore/clarify-dice-face-icons), so each
+        result is on one side: a chance of 1 in as many sides as the table has rows."""
+        if face not in self.FACE_CHANCES:
+            raise RulesError(f"unknown face {face}; faces are {', '.join(self.FACE_CHANCES)}")
+        chance = self.FACE_CHANCES[face]
+        return {"probability": float(chance), "exact": _exact(chance), "sides": len(self.FACE_CHANCES)}
+
+    @check("expected_hits")
+    def expected_hits(self, attacker: dict, target: dict, attack_type: str, attacker_weakened: bool = False) -> dict:
+        """What one combat roll is worth on average: the dice it rolls (`combat_dice`: terrain limits, Flying), the
+        faces that deal damage in this attack and the damage they deal (`damage_and_retreat`, one result at a time),
+        then over every roll of those dice, exactly: the expected hits (damage dealt), the chance of at least one
+        hit, and the expected damage the target takes once its terrain has ignored its share (a building: 1 per
+        combat). Morale results are not counted: a retreat deals damage only when it cannot be carried out.
+        `attacker` {dice, terrain, flying}, `target` {terrain, flying}."""
+        terrain = self._terrain(target.get("terrain", "plains"))
+        if terrain in self.IMPASSABLE and not target.get("flying"):
+            raise RulesError(f"no unit stands in {terrain}: it is impassable terrain ({TERRAIN_ENTRIES[terrain]})")
+        roll = self.combat_dice(attacker, target, attack_type)
+        dealt_by_face = {  # one result of each face, the target free to retreat over plains
+            face: self.damage_and_retreat(target={}, results={face: 1}, attack_type=attack_type, attacker_weakened=attacker_weakened,
+                                          path=[{}] * self.DICE_TABLE[face]["retreat_hexes"])["damage_dealt"]
+            for face in self.FACE_CHANCES
+        }
+        one_die: dict[int, Fraction] = {}
+        for face, damage in dealt_by_face.items():
+            one_die[damage] = one_die.get(damage, Fraction(0)) + self.FACE_CHANCES[face]
+        dealt = {0: Fraction(1)}  # damage dealt by the dice rolled so far -> its chance
+        for _ in range(roll["dice"]):
+            added: dict[int, Fraction] = {}
+            for total, chance in dealt.items():
+                for damage, face_chance in one_die.items():
+                    added[total + damage] = added.get(total + damage, Fraction(0)) + chance * face_chance
+            dealt = added
+        taken = {d: self.damage_and_retreat(target={"terrain": terrain}, damage=d)["damage_taken"] for d in dealt}
+        return {
+            "dice": roll["dice"],
+            "terrain_cap": roll["terrain_cap"],
+            "hit_faces": [face for face, damage in dealt_by_face.items() if damage],
+            **_chance("expected_hits", sum((d * chance for d, chance in dealt.items()), Fraction(0))),
+            **_chance("at_least_one_hit", 1 - dealt.get(0, Fraction(0))),
+            **_chance("expected_damage", sum((taken[d] * chance for d, chance in dealt.items()), Fraction(0))),
+        }
 
     @check("victory_points")
     def victory_points(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 from ..core import Game, GameData, RulesError, check
 
 DEATH_RANGE_PARAMS = (
@@ -17,6 +19,8 @@ DEATH_RANGE_PARAMS = (
     "defender_forest_or_mountains_bonus",
     "defender_across_bridge_or_great_tunnel_bonus",
 )
+DIE = range(1, 7)  # a Battle's roll is one die, 1-6: "1D6" (wizards-quest/sorcerer-summary), "one die (1-6)"
+# (wizards-quest/clarify-death-range-cap); no entry gives it as a param
 TWO_PLAYER_PARAMS = ("reinforce_first", "reinforce_second", "reinforce_first_again", "extra_men_defending_treasure")
 
 
@@ -114,6 +118,23 @@ class Rules(Game):
             result["both_failed"].append(both_failed)
         result.update(clarification=self.BATTLE_RULE, both_fail_rule=self.BOTH_FAIL_RULE)
         return result
+
+    @check("hit_probability")
+    def hit_probability(self, death_range: int) -> dict:
+        """The chance that one Battle roll hits - at or under the roller's own death range - and the losses it
+        inflicts on average, each roll of the die counted once, under the clarified battle rule (`battle`)."""
+        inflicted = {roll: self._inflicted({"death_range": death_range, "roll": roll}) for roll in DIE}
+        hits = [roll for roll, losses in inflicted.items() if losses]
+        probability = Fraction(len(hits), len(DIE))
+        losses = Fraction(sum(inflicted.values()), len(DIE))
+        return {
+            "probability": float(probability),
+            "exact": f"{probability.numerator}/{probability.denominator}",
+            "hit_rolls": hits,
+            "expected_losses": float(losses),
+            "expected_losses_exact": f"{losses.numerator}/{losses.denominator}",
+            "clarification": self.BATTLE_RULE,
+        }
 
     @check("reinforcements")
     def reinforcements(self, kingdom_locations: int, heroes: int = 0, sorcerers: int = 0) -> dict:
