@@ -46,9 +46,6 @@ def mini_build(tmp_path_factory) -> Path:
 @pytest.fixture(scope="session")
 def bundled_build(tmp_path_factory) -> Path:
     """Build the bundled data (the real knowledge base) into a temporary folder; returns it."""
-    import os
-    if os.environ.get("KB_DEV_BUILD"):
-        return Path(os.environ["KB_DEV_BUILD"])
     root = tmp_path_factory.mktemp("bundled-build")
     result = run_generator("build", "--out", str(root))
     assert result.returncode == 0, result.stdout + result.stderr
