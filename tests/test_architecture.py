@@ -19,9 +19,10 @@ STAGE_OF = {
     "safe_markdown": "base", "yamlio": "base", "children": "base",
     "load": "load", "model": "load",
     "validate": "validate", "validate_checks": "validate", "validate_languages": "validate", "validate_markup": "validate",
-    "validate_text": "validate", "schema": "validate", "coverage": "validate",
+    "validate_text": "validate", "schema": "validate", "coverage": "validate", "validate_calculators": "validate",
     "resolve": "resolve",
     "site": "render", "search": "render", "cards": "render", "rules_data": "render", "mkdocs_hooks": "render",
+    "calculators": "render", "answer_tables": "render", "offline": "render",
     "write": "write",
     "build": "pipeline", "bench": "pipeline", "serve": "pipeline", "ingest": "pipeline", "__main__": "pipeline", "__init__": "pipeline",
 }
