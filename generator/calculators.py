@@ -59,7 +59,8 @@ def calculators_spec(resolved: Resolved, game: str, reader: str, href) -> dict[s
     for name in game_checks(resolved, game):
         texts = words["checks"][name]
         labels = {key: label_texts(resolved, label) for key, label in {**words["labels"], **texts.get("labels", {})}.items()}
-        examples = [{"id": entry["id"], "title": resolved.title_of(entry["id"], reader), "inputs": entry["example"]["inputs"]}
+        examples = [{"id": entry["id"], "title": resolved.title_of(entry["id"], reader), "lang": (shown := resolved.display_language(entry, reader)),
+                     "language": None if shown == reader else resolved.languages.name_in(shown, reader), "inputs": entry["example"]["inputs"]}
                     for entry in kb.entries_of(game) if "example" in entry and example_check(entry["example"]) == (game, name)]
         checks[name] = {
             "title": resolved.text_in(texts["title"], reader),

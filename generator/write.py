@@ -175,7 +175,8 @@ def remove_leftovers(out: Path) -> list[str]:
     build = out / "build"
     current = (build / "current").resolve() if (build / "current").is_symlink() else None
     removed = []
-    candidates = [*build.glob("staging-*"), *build.glob(".current-*"), *build.glob("old-*"), *build.glob("cards-cache/*.partial"), *build.glob("calc-cache/*.partial-*")]
+    candidates = [*build.glob("staging-*"), *build.glob(".current-*"), *build.glob("old-*"), *build.glob("cards-cache/*.partial"),
+                  *build.glob("calc-cache/*.partial-*")]
     if (build / "releases").is_dir():
         candidates += [r for r in (build / "releases").iterdir() if r.resolve() != current]
     for path in candidates:

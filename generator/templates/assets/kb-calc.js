@@ -296,7 +296,9 @@
       var answer = el("div", {className: "kb-calc-answer", "aria-live": "polite"});
       var buttons = el("p", {className: "kb-calc-buttons"}, [run]);
       check.examples.forEach(function (example) {
-        var fillButton = el("button", {type: "button", className: "md-button kb-calc-example", "data-example": example.id, text: ui.example + ": " + example.title});
+        var fillButton = el("button", {type: "button", className: "md-button kb-calc-example", "data-example": example.id}, [
+          el("span", {text: ui.example + ": "}), el("span", {lang: example.lang, text: example.title}),
+          example.language ? el("span", {text: " (" + example.language + ")"}) : null]);  // a title in another language says which
         fillButton.addEventListener("click", function () { field.fill(example.inputs); answer.textContent = ""; });
         buttons.appendChild(fillButton);
       });
