@@ -36,6 +36,7 @@ PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_s
 BROWSER_WHEELS = REPO / ".venv" / "browser-wheels"  # scripts/setup.sh, from requirements-browser.txt
 RUNTIME = "assets/calc"  # under the site root
 SNAPSHOT_CACHE = REPO / "build" / "calc-cache"  # start-up snapshots by digest of what they hold
+SNAPSHOTS_KEPT = 4  # the newest; each is about 30 MB
 
 
 def game_checks(resolved: Resolved, game: str) -> list[str]:
@@ -103,6 +104,7 @@ def start_snapshot(wheels: list[Path], code: bytes) -> bytes:
                                     (Path(__file__).parent / "make_snapshot.mjs").read_bytes()])).hexdigest()[:16]
     cached = SNAPSHOT_CACHE / f"{key}.bin"
     if cached.is_file():
+        os.utime(cached)  # recently used: kept by the pruning below
         return cached.read_bytes()
     node = shutil.which("node")
     if node is None:
@@ -121,6 +123,8 @@ def start_snapshot(wheels: list[Path], code: bytes) -> bytes:
         partial = cached.with_suffix(f".partial-{os.getpid()}")
         shutil.copy(made, partial)
         os.replace(partial, cached)  # whole or not at all, whatever runs beside this build
+    for stale in sorted(SNAPSHOT_CACHE.glob("*.bin"), key=lambda path: path.stat().st_mtime)[:-SNAPSHOTS_KEPT]:
+        stale.unlink(missing_ok=True)
     return cached.read_bytes()
 
 

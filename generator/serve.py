@@ -52,6 +52,14 @@ LIVE_SCRIPT = """(function () {
 """
 
 
+# What `serve` answers for a section's service worker: one that removes itself (and so any offline copy
+# an earlier visit of this address installed), so that every page comes fresh from the editor's build.
+NO_OFFLINE_WORKER = """self.addEventListener("install", () => self.skipWaiting());
+self.addEventListener("activate", (event) => event.waitUntil(
+  caches.keys().then((names) => Promise.all(names.map((name) => caches.delete(name)))).then(() => self.registration.unregister())));
+"""
+
+
 class PortError(UsageError):
     code = "U002"
     hint = "Choose another port with --port N (1024-65535), or stop the program that uses this one."
@@ -123,6 +131,8 @@ def handler_for(site: LiveSite):
                 return self.send_bytes(json.dumps(site.status()).encode("utf-8"), "application/json")
             if path == "/__kb/live.js":
                 return self.send_bytes(LIVE_SCRIPT.encode("utf-8"), "text/javascript")
+            if path.endswith("/sw.js"):  # no offline copy while editing: it would answer with the pages it stored
+                return self.send_bytes(NO_OFFLINE_WORKER.encode("utf-8"), "text/javascript")
             if path.endswith("/"):
                 path += "index.html"
             if path.endswith(".html"):

@@ -94,6 +94,10 @@ def add_second_game(data: Path) -> None:
     (data / "games" / "tiny" / "checks.yaml").write_text(
         "checks:\n  retreat_spaces:\n    help: spaces a unit moves back when it must retreat\n"
         "    implements: [tiny/retreat]\n    params:\n      tiny/retreat: [spaces]\n", encoding="utf-8")
+    (data / "games" / "tiny" / "calculators.yaml").write_text(
+        'labels:\n  retreats: {en: "Retreats", pl: "Odwroty", ru: "Отступления"}\n'
+        'checks:\n  retreat_spaces:\n    title: {en: "How far back?", pl: "Jak daleko?", ru: "Как далеко?"}\n'
+        '    answer: {en: "Spaces: {spaces}.", pl: "Pola: {spaces}.", ru: "Клеток: {spaces}."}\n', encoding="utf-8")
 
 
 TINY_MODULE = '''"""Tiny: one trivial check, its number from the data."""
@@ -119,22 +123,27 @@ def test_a_second_game_goes_through_the_same_code_paths(tmp_path: Path):
     data = tmp_path / "data"
     shutil.copytree(MINI, data)
     add_second_game(data)
-    result = run_generator("build", "--data", str(data), "--out", str(tmp_path / "out"))
+    # the game's rule module is the one thing written for it: in a copy of the package, first on the path
+    package = tmp_path / "pkg" / "rules_check"
+    shutil.copytree(REPO / "rules_check", package, ignore=shutil.ignore_patterns("data", "__pycache__"))
+    (package / "games" / "tiny.py").write_text(TINY_MODULE, encoding="utf-8")
+    (package / "schemas" / "tiny.schema.json").write_text(json.dumps(TINY_SCHEMA), encoding="utf-8")
+    result = subprocess.run([sys.executable, "-m", "generator", "build", "--data", str(data), "--out", str(tmp_path / "out")],
+                            capture_output=True, text=True, cwd=tmp_path, env={**os.environ, "PYTHONPATH": f"{package.parent}:{REPO}"})
     assert result.returncode == 0, result.stdout + result.stderr
     site = tmp_path / "out" / "site"
     assert "Tiny Game" in (site / "en" / "tiny" / "index.html").read_text(encoding="utf-8")
     assert 'id="retreat"' in (site / "en" / "tiny" / "10-rules.html").read_text(encoding="utf-8")
     assert "tiny.retreat_spaces" in (site / "en" / "tiny" / "10-rules.html").read_text(encoding="utf-8")
+    assert 'data-check="retreat_spaces"' in (site / "pl" / "tiny" / "10-rules.html").read_text(encoding="utf-8")  # its calculator
+    spec = json.loads((site / "pl" / "tiny" / "calculators.json").read_text(encoding="utf-8"))
+    assert spec["checks"]["retreat_spaces"]["schema"] == TINY_SCHEMA["$defs"]["retreat_spaces_input"]
+    assert spec["checks"]["retreat_spaces"]["labels"]["retreats"] == "Odwroty"
     assert (site / "cards" / "tiny-pl-cards-a4.pdf").is_file()
     config = script_config((site / "assets" / "kb-languages.js").read_text(encoding="utf-8"))
     folder = site / "search" / "en"
     found = replay("Tiny retreat", lambda name: payload_of((folder / name).read_text(encoding="utf-8")), config["fold"])
     assert "tiny/retreat" in [r["id"] for r in found[:3]]
-    # the game's rule module is the one thing written for it: in a copy of the package
-    package = tmp_path / "pkg" / "rules_check"
-    shutil.copytree(REPO / "rules_check", package, ignore=shutil.ignore_patterns("data", "__pycache__"))
-    (package / "games" / "tiny.py").write_text(TINY_MODULE, encoding="utf-8")
-    (package / "schemas" / "tiny.schema.json").write_text(json.dumps(TINY_SCHEMA), encoding="utf-8")
     env = {**os.environ, "PYTHONPATH": str(package.parent), "RULES_CHECK_DATA": str(tmp_path / "out" / "rules_check" / "data")}
     answer = subprocess.run([sys.executable, "-m", "rules_check", "tiny", "retreat_spaces"], input='{"retreats": 3}',
                             capture_output=True, text=True, env=env, cwd=tmp_path)

@@ -37,6 +37,10 @@
   var script = document.createElement("script");
   script.src = new URL("assets/workbox/workbox-window.prod.umd.js", root).href;
   script.onload = function () {
+    if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", register); else register();
+  };
+  function register() {
+    if (document.querySelector("script[src='/__kb/live.js']")) return;  // the editor's loop (generator serve): no offline copy
     var wb = new window.workbox.Workbox(new URL("sw.js", section).href, {scope: section.href});
     wb.addEventListener("installed", function (event) {
       if (!event.isUpdate) notice(words.offline_ready);
@@ -48,6 +52,6 @@
       });
     });
     wb.register().then(function (registration) { document.documentElement.setAttribute("data-kb-offline", registration ? "registered" : "none"); });
-  };
+  }
   document.head.appendChild(script);
 })();
