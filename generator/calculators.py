@@ -50,6 +50,27 @@ def example_check(example: dict) -> tuple[str, str]:
     return game.replace("_", "-"), check
 
 
+def with_choices(schema: Any, choices: dict[str, list[str]]) -> Any:
+    """The input schema as the form shows it: a text field named in calculators.yaml's `choices` (or the
+    items of such a list, or the keys of such a map) becomes a choice among those values. The check's own
+    schema is unchanged (rules_check validates what is sent)."""
+    if isinstance(schema, list):
+        return [with_choices(item, choices) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    shown = {key: with_choices(value, choices) for key, value in schema.items()}
+    for name, field in shown.get("properties", {}).items():
+        if name not in choices:
+            continue
+        if field.get("type") == "string":
+            field["enum"] = choices[name]
+        elif field.get("type") == "array" and field.get("items", {}).get("type") == "string":
+            field["items"] = {**field["items"], "enum": choices[name]}
+        elif field.get("type") == "object" and "additionalProperties" in field:
+            field["propertyNames"] = {"enum": choices[name]}
+    return shown
+
+
 def calculators_spec(resolved: Resolved, game: str, reader: str, href) -> dict[str, Any]:
     """What the forms of one game need in one language; `href(entry_id)` is an entry's URL from the
     game's folder. Text in another language than the reader's is listed in `fallback` (kb-calc.js marks it)."""
@@ -65,7 +86,7 @@ def calculators_spec(resolved: Resolved, game: str, reader: str, href) -> dict[s
                     for entry in kb.entries_of(game) if "example" in entry and example_check(entry["example"]) == (game, name)]
         checks[name] = {
             "title": resolved.text_in(texts["title"], reader),
-            "schema": schemas.get(f"{name}_input", {}),
+            "schema": with_choices(schemas.get(f"{name}_input", {}), words.get("choices", {})),
             "labels": {key: resolved.text_in(texts_of, reader) for key, texts_of in labels.items()},
             "implements": kb.checks[game][name]["implements"],
             "examples": examples,

@@ -107,6 +107,10 @@ def _check_game(kb: KnowledgeBase, doc, game: str, checks: dict, problems: Probl
         if schemas is not None:  # else the check's schema file is the rules_check package's to provide (rules_check tests)
             _check_answer(doc, name, item["answer"], schemas.get(f"{name}_output", {}), problems)
             _check_labels(doc, game, name, schemas.get(f"{name}_input", {}), languages, reported, problems)
+    for field, values in doc.data.get("choices", {}).items():
+        for i, value in enumerate(values):
+            if value not in doc.data["labels"]:
+                _report(problems, Where(doc, ["choices", field, i]), "E081", f"no label for '{value}', a choice of the field '{field}'")
     for path, label in _term_labels(doc):
         if label["term"] not in kb.terms and label["term"] not in kb.unchecked_ids:
             _report(problems, Where(doc, path), "E083", f"no glossary term '{label['term']}'")

@@ -79,6 +79,7 @@ def mini_check_schemas(data: Path, monkeypatch) -> None:
 
 SETUP = {
     "E081": mini_check_schemas,
+    "E081-choice": mini_check_schemas,
     "E082": mini_check_schemas,
     "E083": mini_check_schemas,
     "E008-unreadable-file": refuse_to_open("10-rules.yaml"),
