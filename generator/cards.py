@@ -17,6 +17,7 @@ import gc
 import hashlib
 import html as html_module
 import io
+import itertools
 import os
 import re
 import signal
@@ -454,7 +455,8 @@ def produce(job: AidJob) -> AidFiles:
     files: dict[str, bytes] = {name("sheet.html"): job.sheet_html.encode("utf-8"),
                                name("cards.html"): job.card_html.encode("utf-8")}
     sheet_pdf = check_and_write(job.sheet_html, name("sheet"), max_pages=MAX_SHEET_PAGES)
-    card_pdf = check_and_write(job.card_html, name("cards"), max_pages=None)
+    card_html, card_pdf = lay_out_cards(job.card_html, name("cards"))
+    files[name("cards.html")] = card_html.encode("utf-8")
     for paper in SHEETS:
         for kind, pdf in (("sheet", on_paper(sheet_pdf, paper)), ("cards", impose(card_pdf, paper))):
             files[name(f"{kind}-{paper}.pdf")] = pdf
@@ -484,8 +486,10 @@ def css_colour(value: str) -> Markup:
 
 def css_string(text: str) -> Markup:
     """Text for the inside of a CSS string in a <style> element: every character but letters,
-    digits and spaces as a CSS escape, so that neither the string nor the element can be closed."""
-    return Markup("".join(c if c.isalnum() or c == " " else f"\\{ord(c):06x}" for c in str(text)))
+    digits and spaces as a CSS escape, so that neither the string nor the element can be closed.
+    Each escape ends with a space, which CSS takes as part of the escape: without it, a space after
+    an escaped character would be eaten ("rules:·en" for "rules: · en")."""
+    return Markup("".join(c if c.isalnum() or c == " " else f"\\{ord(c):06x} " for c in str(text)))
 
 
 class NothingFetcher(URLFetcher):
@@ -503,6 +507,57 @@ class NothingFetcher(URLFetcher):
 
 
 def check_and_write(html: str, name: str, max_pages: int | None) -> bytes:
+    return checked_document(html, name, max_pages).write_pdf()
+
+
+DENSE = "\n{selector} {{ font-size: 88%; }}  /* cards that did not fit at full size */\n"
+
+
+def lay_out_cards(html: str, name: str) -> tuple[str, bytes]:
+    """The cards' HTML as printed and their PDF, one card a page. A card whose content runs on
+    past its page (a long table and its footnotes) would leave an untitled card behind: it is
+    set smaller instead. Only those cards are laid out again (the others hidden), and their
+    pages replace the overrunning ones; if a card still does not fit, the aid fails."""
+    document = checked_document(html, name, max_pages=None)
+    items = card_of_each_page(document)
+    overrun = [card for card, next_page in itertools.pairwise(items) if card is not None and next_page is None]
+    if not overrun:
+        return html, document.write_pdf()
+    chosen = ", ".join(f'.item[id="{css_string(item)}"]' for item in overrun)
+    dense_html = html.replace("</style>", DENSE.format(selector=chosen) + "</style>", 1)
+    hide_others = (f".item:not({chosen.replace(', ', '):not(')}) {{ display: none; }}\n"
+                   f'.item[id="{css_string(overrun[0])}"] {{ break-before: auto; }}\n')  # no blank first page
+    only = dense_html.replace("</style>", hide_others + "</style>", 1)
+    small = checked_document(only, name, max_pages=None)
+    small_items = card_of_each_page(small)
+    if None in small_items:
+        raise AidError(f"{name}: the card {overrun[small_items.index(None) - 1]!r} does not fit on one card even set smaller: "
+                       f"shorten its summary or its table")
+    replacement = dict(zip(small_items, small.pages, strict=True))
+    pages = [replacement.get(item, page) for item, page in zip(items, document.pages, strict=True) if item is not None]
+    return dense_html, document.copy(pages).write_pdf()
+
+
+def card_of_each_page(document) -> list[str | None]:
+    """The id of the card whose title stands on each page; None for a page without a card title
+    (the rest of a card that ran over its page)."""
+    cards: list[str | None] = []
+    for page in document.pages:
+        stack, card = [(page._page_box, None)], None
+        while stack and card is None:
+            box, item = stack.pop()
+            tag, element = getattr(box, "element_tag", ""), getattr(box, "element", None)
+            if tag == "div" and element is not None and "item" in element.get("class", "").split():
+                item = element.get("id")
+            if tag == "h3":
+                card = item
+            stack.extend((child, item) for child in getattr(box, "children", []))
+        cards.append(card)
+    return cards
+
+
+def checked_document(html: str, name: str, max_pages: int | None):
+    """`html` laid out by WeasyPrint, or an AidError: a glyph no font has, a fetch, too many pages, overflow."""
     missing = uncovered_characters(html)
     if missing:
         raise AidError(f"{name}: no glyph in {FONT_FAMILY} for {', '.join(missing[:10])}")
@@ -517,7 +572,7 @@ def check_and_write(html: str, name: str, max_pages: int | None) -> bytes:
     overflow = overflowing_boxes(document)
     if overflow:
         raise AidError(f"{name}: " + "; ".join(overflow[:5]))
-    return document.write_pdf()
+    return document
 
 
 def job_key(job: AidJob) -> str:

@@ -8,7 +8,7 @@ import pytest
 from weasyprint import HTML
 
 from conftest import REPO
-from generator.cards import overflowing_boxes
+from generator.cards import card_of_each_page, overflowing_boxes
 
 
 @pytest.fixture(scope="module")
@@ -52,6 +52,7 @@ def test_every_table_once_and_never_split_across_cards(bundled_build: Path, reso
         assert sheet.count(f'data-table="{table}"') + sheet.count(f'data-answer-table="{table}"') == 1, table
     document = HTML(filename=str(cards / f"{game}-{lang}-cards.html")).render()
     assert overflowing_boxes(document) == []
+    assert None not in card_of_each_page(document)  # no card runs on to a second, untitled one
     pages = tables_by_page(document)
     assert set(pages) == set(wanted)
     for table, on in pages.items():

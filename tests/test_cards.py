@@ -13,7 +13,7 @@ from conftest import MINI, run_generator
 from pypdf import PdfReader
 from weasyprint import HTML
 
-from generator.cards import SHEETS, AidError, _resources_and_streams, check_and_write, fonts, overflowing_boxes, uncovered_characters
+from generator.cards import SHEETS, AidError, _resources_and_streams, check_and_write, css_string, fonts, overflowing_boxes, uncovered_characters
 
 LANGS = ("en", "pl", "ru")
 FORMATS = ("sheet-a4", "sheet-letter", "cards-a4", "cards-letter")
@@ -53,6 +53,16 @@ def test_data_version_on_every_page(cards: Path, lang: str):
         for page in pdf_text(cards / f"mini-{lang}-{fmt}.pdf"):
             words = " ".join(page.split())
             assert ("data version" in words or "wersja danych" in words or "версия данных" in words), words[-200:]
+
+
+@pytest.mark.parametrize("text", ["Full rules: en/citow/ · data version 3b80", "a\"b</style>", "Полные правила: ru/ · 1 / 2"])
+def test_css_string_keeps_every_character_and_space(text: str):
+    """The sheet's footer goes through a CSS string: read back by a CSS parser it is the same text
+    (an escape followed by a space once lost that space: "rules:·en")."""
+    import tinycss2
+    token = tinycss2.parse_component_value_list(f'"{css_string(text)}"')[0]
+    assert token.type == "string" and token.value == text
+    assert "<" not in css_string(text) and '"' not in css_string(text)
 
 
 @pytest.mark.parametrize("lang", LANGS)

@@ -1,0 +1,90 @@
+"""Every page of every player aid as PNG, to look at them all (issue 16): every game and language,
+the sheet and the cards, A4 (and US Letter with --letter), one PNG a page in colour, with an
+index.html that shows them side by side.
+
+    .venv/bin/python scripts/aid_gallery.py [--letter] [--out build/aid-gallery]
+    .venv/bin/python scripts/aid_gallery.py --preview citow-en-sheet-a4 1 docs/screenshots/aid-citow-en-sheet-a4-p1.png
+
+The aids are laid out from data/ as `build` lays them out (taken from build/cards-cache/ when their
+HTML has not changed), so the gallery needs no built site. `--preview NAME PAGE FILE` writes one
+page as a small committed preview (palette PNG, a fraction of the gallery's size) for the README.
+"""
+from __future__ import annotations
+
+import argparse
+import html
+import io
+import sys
+from pathlib import Path
+
+import pypdfium2
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+from generator.cards import SHEETS, start_aids  # noqa: E402
+from generator.resolve import resolve  # noqa: E402
+from generator.validate import load_valid  # noqa: E402
+
+GALLERY_SCALE = 100 / 72   # 100 dpi: every word readable
+PREVIEW_SCALE = 0.9        # about 65 dpi: the layout at a glance, under ~150 KB
+
+
+def aid_pdfs(papers: list[str]) -> dict[str, bytes]:
+    """Name (e.g. "citow-en-sheet-a4") -> PDF of every aid on the given papers."""
+    pending = start_aids(resolve(load_valid(REPO / "data")), cache=REPO / "build" / "cards-cache")
+    suffixes = tuple(f"-{paper}.pdf" for paper in papers)
+    return {name.removesuffix(".pdf"): content for name, content in pending.files() if name.endswith(suffixes)}
+
+
+def page_pngs(pdf: bytes, scale: float, colours: int | None = None) -> list[bytes]:
+    """Every page of `pdf` as PNG, in colour (or reduced to a palette of `colours`)."""
+    pngs = []
+    for page in pypdfium2.PdfDocument(pdf):
+        image = page.render(scale=scale).to_pil()
+        if colours:
+            image = image.quantize(colours)
+        out = io.BytesIO()
+        image.save(out, format="PNG", optimize=True)
+        pngs.append(out.getvalue())
+    return pngs
+
+
+def write_gallery(pdfs: dict[str, bytes], out: Path) -> list[Path]:
+    out.mkdir(parents=True, exist_ok=True)
+    for old in out.glob("*.png"):
+        old.unlink()
+    written, figures = [], []
+    for name in sorted(pdfs):
+        for number, png in enumerate(page_pngs(pdfs[name], GALLERY_SCALE), 1):
+            path = out / f"{name}-p{number}.png"
+            path.write_bytes(png)
+            written.append(path)
+            figures.append(f'<figure><a href="{html.escape(path.name)}"><img src="{html.escape(path.name)}" loading="lazy" '
+                           f'alt=""></a><figcaption>{html.escape(name)} · {number}</figcaption></figure>')
+    (out / "index.html").write_text(
+        "<!doctype html><meta charset='utf-8'><title>Player aids: every page</title>"
+        "<style>body{font-family:sans-serif;display:flex;flex-wrap:wrap;gap:12px}figure{margin:0;width:300px}"
+        "img{width:100%;border:1px solid #999}</style>\n" + "\n".join(figures) + "\n", encoding="utf-8")
+    return written
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--letter", action="store_true", help="US Letter too (A4 only by default)")
+    parser.add_argument("--out", type=Path, default=REPO / "build" / "aid-gallery")
+    parser.add_argument("--preview", nargs=3, metavar=("NAME", "PAGE", "FILE"), help="write one page as a small preview")
+    args = parser.parse_args()
+    papers = list(SHEETS) if args.letter else ["a4"]
+    if args.preview:
+        name, page, file = args.preview
+        pdf = aid_pdfs([name.rsplit("-", 1)[1]])[name]
+        Path(file).write_bytes(page_pngs(pdf, PREVIEW_SCALE, colours=64)[int(page) - 1])
+        print(f"{file}: {Path(file).stat().st_size // 1024} KB")
+        return 0
+    written = write_gallery(aid_pdfs(papers), args.out)
+    print(f"{len(written)} pages in {args.out} (index.html shows them all)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
