@@ -122,3 +122,48 @@ def test_battlelore_line_of_sight_is_symmetric(rc, a, step, terrain, units, rang
     assert (there["runs_along_edge"], there["through_corner"]) == (back["runs_along_edge"], back["through_corner"])
     crossed = sorted(sorted(map(tuple, s["hexes"])) for s in there["sides"])
     assert crossed == sorted(sorted(map(tuple, s["hexes"])) for s in back["sides"])  # the same hexes, walked back
+
+
+_NEIGHBOURS = [(1, 0), (-1, 0), (0, 1), (0, -1), (1, -1), (-1, 1)]
+
+
+def _walk(start, directions):
+    """A path of adjacent hexes from `start`, one direction per step."""
+    path, here = [], start
+    for dq, dr in directions:
+        here = (here[0] + dq, here[1] + dr)
+        path.append(here)
+    return path
+
+
+def _move(rc, start, path, speed, terrain=(), units=()):
+    return rc.run("battlelore", "move", {"start": list(start), "path": [list(h) for h in path], "march_speed": speed,
+                                          "terrain": [{"hex": list(h), "terrain": t} for h, t in terrain],
+                                          "units": [list(u) for u in units]})
+
+
+@settings(SETTINGS, max_examples=80)
+@given(start=_hex, steps=st.lists(st.sampled_from(_NEIGHBOURS), min_size=1, max_size=4), extra=st.integers(0, 3))
+def test_battlelore_a_move_over_open_ground_is_legal_both_ways(rc, start, steps, extra):
+    """On plains with no other unit, the rules make movement symmetric: a legal path walked back from its
+    end is legal too (battlelore/movement)."""
+    path = _walk(start, steps)
+    if len(set(path) | {start}) != len(path) + 1:
+        return  # a path that comes back to a hex it left: not a move anyone makes
+    speed = len(path) + extra
+    there = _move(rc, start, path, speed)
+    back = _move(rc, path[-1], [*reversed(path[:-1]), start], speed)
+    assert there["legal"] and back["legal"], (there["problems"], back["problems"])
+    assert there["hexes_moved"] == back["hexes_moved"] == len(path)
+
+
+@settings(SETTINGS, max_examples=80)
+@given(start=_hex, steps=st.lists(st.sampled_from(_NEIGHBOURS), min_size=1, max_size=4), terrain=_terrain,
+       units=st.lists(_hex, max_size=6, unique=True), speed=st.integers(0, 4))
+def test_battlelore_more_march_speed_never_makes_a_legal_move_illegal(rc, start, steps, terrain, units, speed):
+    path = _walk(start, steps)
+    others = [u for u in units if u != start]
+    slow = _move(rc, start, path, speed, terrain.items(), others)
+    fast = _move(rc, start, path, speed + 1, terrain.items(), others)
+    assert not slow["legal"] or fast["legal"]
+    assert len(path) <= speed or not slow["legal"]  # and a path longer than the speed is never legal
