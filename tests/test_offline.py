@@ -39,7 +39,11 @@ def test_a_visited_section_works_with_the_network_off(bundled_build: Path, offli
         count = driver.execute_script("return caches.open(arguments[0]).then(c => c.keys()).then(k => k.length)", names[0])
         pages = len(list((bundled_build / "site" / "ru").rglob("*.html")))
         assert count > pages  # every page of the section, and its search index and assets besides
+        aid = next(p.name for p in (bundled_build / "site" / "cards").glob("citow-ru-sheet-a4*.pdf"))
+        opened = "return fetch(arguments[0]).then(r => r.ok ? r.arrayBuffer().then(b => b.byteLength) : -r.status, e => String(e))"
+        assert driver.execute_script(opened, f"{url}/cards/{aid}") > 1000  # an aid opened once, online
     # the server is gone
+    assert driver.execute_script(opened, f"{url}/cards/{aid}") == (bundled_build / "site" / "cards" / aid).stat().st_size
     driver.get(f"{url}/ru/battlelore/index.html")                       # a page never opened online
     assert "BattleLore" in driver.title
     results = search(driver, "отступление")
