@@ -10,8 +10,12 @@ const [pyodideDir, inputDir, output] = process.argv.slice(2);
 const { loadPyodide } = await import(path.resolve(pyodideDir, "pyodide.mjs"));
 const pyodide = await loadPyodide({ indexURL: path.resolve(pyodideDir) + "/", _makeSnapshot: true, stdout: () => {}, stderr: () => {} });
 const read = (name) => new Uint8Array(fs.readFileSync(path.join(inputDir, name)));
-for (const name of fs.readdirSync(inputDir).filter((n) => n.endsWith(".whl")).sort()) pyodide.unpackArchive(read(name), "wheel");
+// Into site-packages, where the browser unpacks them again after loading the snapshot (files jsonschema
+// reads later, such as its vocabularies, must be where the imported modules were found).
 const sitePackages = pyodide.runPython("import sysconfig; sysconfig.get_path('purelib')");
+for (const name of fs.readdirSync(inputDir).filter((n) => n.endsWith(".whl")).sort()) {
+  pyodide.unpackArchive(read(name), "wheel", { extractDir: sitePackages });
+}
 pyodide.unpackArchive(read("code.zip"), "zip", { extractDir: sitePackages });
 pyodide.runPython("import jsonschema, rules_check.explain");
 fs.writeFileSync(output, pyodide.makeMemorySnapshot());

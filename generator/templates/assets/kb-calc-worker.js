@@ -25,19 +25,18 @@ async function start() {
   const [snapshot, wheels, code, data] = await Promise.all([
     bytes(runtime.snapshot).catch(() => null), Promise.all(runtime.wheels.map(bytes)), bytes(runtime.code), bytes(runtime.data)]);
   step("download");
-  /* Started from the build's snapshot (Python running, rules_check imported: generator/make_snapshot.mjs);
-   * else, should this browser refuse it, started anew. The files are unpacked either way: the data is
-   * this build's, and imports made later read them. */
+  /* Started from the build's snapshot (Python running, the wheels and rules_check imported:
+   * generator/make_snapshot.mjs); else, should this browser refuse it, started anew. The files are
+   * unpacked either way, where the snapshot found them: modules read files later (jsonschema its
+   * vocabularies), and the data is this build's. */
   let pyodide = null;
   if (snapshot) {
     try { pyodide = await loadPyodide({ indexURL, _loadSnapshot: snapshot }); phases.from = "snapshot"; } catch (err) { pyodide = null; }
   }
   if (!pyodide) { pyodide = await loadPyodide({ indexURL }); phases.from = "start"; }
   step("python");
-  wheels.forEach((wheel) => pyodide.unpackArchive(wheel, "wheel"));
   const sitePackages = pyodide.runPython("import sysconfig; sysconfig.get_path('purelib')");
-  pyodide.unpackArchive(code, "zip", { extractDir: sitePackages });
-  pyodide.unpackArchive(data, "zip", { extractDir: sitePackages });
+  for (const archive of [...wheels, code, data]) pyodide.unpackArchive(archive, "zip", { extractDir: sitePackages });
   step("unpack");
   const answer = pyodide.pyimport("rules_check.explain").answer;
   step("import");
