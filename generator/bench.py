@@ -136,9 +136,9 @@ def full_build(data: Path, out: Path) -> float:
 
 def edit_loop(data: Path, out: Path) -> dict:
     """The editor's loop on a built corpus: a rebuild with nothing changed, and the time from saving an
-    edit of one entry's text to `serve` serving the page that shows it (polled every 50 ms)."""
+    edit of one entry's text to `serve` serving the page that shows it (polled every 50 ms), once
+    `serve` has made its first build."""
     import socket
-    import urllib.request
 
     from .serve import wait_until_serving
     if not (out / "site").exists():
@@ -154,26 +154,45 @@ def edit_loop(data: Path, out: Path) -> dict:
     try:
         base = f"http://127.0.0.1:{port}"
         wait_until_serving(f"{base}/__kb/status")
+        wait_until_ready(base)
         chapter = sorted(data.glob("games/*/chapters/*.yaml"))[0]
-        text = chapter.read_text(encoding="utf-8")
-        marker = "benchmarkedit"
-        anchor = "\n      en: "
-        position = text.index(anchor, text.index("entries:")) + len(anchor)
-        chapter.write_text(text[:position] + marker + " " + text[position:], encoding="utf-8")
-        edited = time.perf_counter()
-        page = f"{base}/en/{chapter.parent.parent.name}/{chapter.stem}.html"
-        while time.perf_counter() - edited < 120:
-            try:
-                if marker in urllib.request.urlopen(page, timeout=5).read().decode("utf-8"):
-                    break
-            except OSError:
-                pass
-            time.sleep(0.05)
-        served = round(time.perf_counter() - edited, 2)
+        served = edit_and_wait(chapter, f"{base}/en/{chapter.parent.parent.name}/{chapter.stem}.html", "benchmarkedit")
     finally:
         server.terminate()
         server.wait(timeout=10)
     return {"no_change_rebuild_seconds": no_change, "edit_to_page_seconds": served}
+
+
+def wait_until_ready(base: str, seconds: float = 600) -> None:
+    """Wait until a `serve` at `base` has made its first build (its later rebuilds start from it)."""
+    import urllib.request
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if json.loads(urllib.request.urlopen(f"{base}/__kb/status", timeout=5).read())["ready"]:
+            return
+        time.sleep(0.1)
+    raise RuntimeError(f"serve at {base} did not finish its first build in {seconds} s")
+
+
+def edit_and_wait(chapter: Path, page: str, marker: str) -> float:
+    """Put `marker` at the start of the English text of the chapter file's first entry, as an editor
+    would, and return the seconds until `page` is served with it (polled every 50 ms)."""
+    import urllib.request
+    text = chapter.read_text(encoding="utf-8")
+    english = re.compile(r"\n    text:\n(?:      [a-z]{2}: .*\n(?:\n|        .*\n)*)*?      en: (?:[|>][-+]?\n        )?(?=\w)")
+    found = english.search(text, text.index("\nentries:"))
+    if found is None:
+        raise RuntimeError(f"{chapter}: the first entry's English text is not written as a block or a plain line")
+    chapter.write_text(text[:found.end()] + marker + " " + text[found.end():], encoding="utf-8")
+    edited = time.perf_counter()
+    while time.perf_counter() - edited < 120:
+        try:
+            if marker in urllib.request.urlopen(page, timeout=5).read().decode("utf-8"):
+                break
+        except OSError:
+            pass
+        time.sleep(0.05)
+    return round(time.perf_counter() - edited, 2)
 
 
 # -- what a query downloads ----------------------------------------------------------------------
