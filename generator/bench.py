@@ -33,7 +33,7 @@ def sample_queries(site: Path, data_dir: Path) -> dict[str, list[str]]:
         queries[lang] = [doc[1] for doc in docs[:2]]
     return {lang: q for lang, q in queries.items() if len(q) == 2}
 TARGETS = ("generator ≤ ¼ site engine · 100× ≤ 120 × 1× · peak < 2 GB at 100× · ≤ 150 KB search data per query · "
-           "median page ≤ 60 KB · 1× full build ≤ 10 s")
+           "median page ≤ 60 KB · 1× full build ≤ 8 s · edit → page served ≤ 2 s · no-change rebuild ≤ 2 s")
 
 
 # -- the corpus --------------------------------------------------------------------------------
@@ -135,9 +135,10 @@ def full_build(data: Path, out: Path) -> float:
 
 
 def edit_loop(data: Path, out: Path) -> dict:
-    """The editor's loop on a built corpus: a rebuild with nothing changed, and the time from saving an
-    edit of one entry's text to `serve` serving the page that shows it (polled every 50 ms), once
-    `serve` has made its first build."""
+    """The editor's loop on a built corpus, under a running `serve` once it has made its first build:
+    a rebuild with nothing changed (a data file saved as it was, until `serve` has finished the
+    rebuild), and the time from saving an edit of one entry's text to `serve` serving the page that
+    shows it. Also `generator build` run again with nothing changed (the aids cached)."""
     import socket
 
     from .serve import wait_until_serving
@@ -145,7 +146,7 @@ def edit_loop(data: Path, out: Path) -> dict:
         full_build(data, out)
     start = time.perf_counter()
     full_build(data, out)  # the aids are cached from the build before: this is a rebuild with no change
-    no_change = round(time.perf_counter() - start, 2)
+    build_again = round(time.perf_counter() - start, 2)
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
@@ -154,24 +155,30 @@ def edit_loop(data: Path, out: Path) -> dict:
     try:
         base = f"http://127.0.0.1:{port}"
         wait_until_serving(f"{base}/__kb/status")
-        wait_until_ready(base)
+        builds = wait_for_builds(base, 1)
         chapter = sorted(data.glob("games/*/chapters/*.yaml"))[0]
+        start = time.perf_counter()
+        chapter.write_bytes(chapter.read_bytes())
+        wait_for_builds(base, builds + 1)
+        no_change = round(time.perf_counter() - start, 2)
         served = edit_and_wait(chapter, f"{base}/en/{chapter.parent.parent.name}/{chapter.stem}.html", "benchmarkedit")
     finally:
         server.terminate()
         server.wait(timeout=10)
-    return {"no_change_rebuild_seconds": no_change, "edit_to_page_seconds": served}
+    return {"no_change_rebuild_seconds": no_change, "edit_to_page_seconds": served, "build_again_seconds": build_again}
 
 
-def wait_until_ready(base: str, seconds: float = 600) -> None:
-    """Wait until a `serve` at `base` has made its first build (its later rebuilds start from it)."""
+def wait_for_builds(base: str, count: int, seconds: float = 600) -> int:
+    """Wait until a `serve` at `base` has finished `count` builds (its first one loads what later
+    rebuilds keep); returns how many it has finished."""
     import urllib.request
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
-        if json.loads(urllib.request.urlopen(f"{base}/__kb/status", timeout=5).read())["ready"]:
-            return
-        time.sleep(0.1)
-    raise RuntimeError(f"serve at {base} did not finish its first build in {seconds} s")
+        builds = json.loads(urllib.request.urlopen(f"{base}/__kb/status", timeout=5).read())["builds"]
+        if builds >= count:
+            return builds
+        time.sleep(0.05)
+    raise RuntimeError(f"serve at {base} did not finish build {count} in {seconds} s")
 
 
 def edit_and_wait(chapter: Path, page: str, marker: str) -> float:
@@ -232,7 +239,7 @@ def run_size(factor: int) -> dict:
         if done.returncode != 0:
             raise RuntimeError(f"{factor}x failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
         result = json.loads(done.stdout)
-        if factor == 1:  # the 10-second target is about the real command, aids and site overlapping
+        if factor == 1:  # the 8-second target is about the real command, aids and site overlapping
             result["full_build_seconds"] = full_build(data, root / "full")
         if factor in (1, 10):
             result["edit_loop"] = edit_loop(data, root / "full" if factor == 1 else root / "loop")
@@ -254,7 +261,7 @@ def evaluate(results: list[dict]) -> list[tuple[str, bool, str]]:
         one = by_factor[1]
         total_1 = sum(s["seconds"] for s in one["stages"].values())
         full = one.get("full_build_seconds", total_1)
-        checks.append(("1×: full build (`generator build`, no aid cache) ≤ 10 s", full <= 10,
+        checks.append(("1×: full build (`generator build`, no aid cache) ≤ 8 s", full <= 8,
                        f"{full:.1f} s (stages one after another: {total_1:.1f} s)"))
         for factor in (10, 100):
             if factor in by_factor:
@@ -266,8 +273,8 @@ def evaluate(results: list[dict]) -> list[tuple[str, bool, str]]:
             loop = r["edit_loop"]
             checks.append((f"{r['factor']}×: edit → page served ≤ 2 s", loop["edit_to_page_seconds"] <= 2,
                            f"{loop['edit_to_page_seconds']:.1f} s"))
-            checks.append((f"{r['factor']}×: no-change rebuild ≤ 2 s", loop["no_change_rebuild_seconds"] <= 2,
-                           f"{loop['no_change_rebuild_seconds']:.1f} s"))
+            checks.append((f"{r['factor']}×: no-change rebuild (serve) ≤ 2 s", loop["no_change_rebuild_seconds"] <= 2,
+                           f"{loop['no_change_rebuild_seconds']:.1f} s (`generator build` again, aids cached: {loop['build_again_seconds']:.1f} s)"))
     if 100 in by_factor:
         peak = max(s["peak_mb"] for s in by_factor[100]["stages"].values())
         checks.append(("100×: peak memory < 2 GB", peak < 2048, f"{peak:.0f} MB"))

@@ -10,7 +10,6 @@ import shutil
 import socket
 import subprocess
 import sys
-import time
 import urllib.request
 from pathlib import Path
 
@@ -19,7 +18,7 @@ from conftest import MINI, REPO, run_generator
 from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.support.ui import WebDriverWait
 
-from generator.bench import edit_and_wait
+from generator.bench import edit_and_wait, wait_for_builds
 from generator.serve import wait_until_serving
 
 
@@ -45,6 +44,11 @@ def served(tmp_path: Path):
     process.communicate(timeout=10)
 
 
+def page_wait(driver) -> WebDriverWait:
+    """Wait on the open page; it may be reloading (live.js) while it is looked at."""
+    return WebDriverWait(driver, 60, poll_frequency=0.2, ignored_exceptions=[StaleElementReferenceException])
+
+
 @pytest.mark.browser
 def test_an_edit_shows_without_a_manual_reload_and_a_mistake_shows_a_banner(driver, served):
     data, url = served
@@ -54,31 +58,20 @@ def test_an_edit_shows_without_a_manual_reload_and_a_mistake_shows_a_banner(driv
     chapter = data / "games/mini/chapters/10-rules.yaml"
     good = chapter.read_text(encoding="utf-8")
     chapter.write_text(good.replace("en: Rules of Mini}", "en: Rules of Mini (edited live)}"), encoding="utf-8")
-    WebDriverWait(driver, 60, poll_frequency=0.2, ignored_exceptions=[StaleElementReferenceException]).until(
+    page_wait(driver).until(
         lambda d: d.find_element("css selector", "h1").text == "Rules of Mini (edited live)")
     assert driver.execute_script("return window.__sameDocument === undefined")  # the page reloaded itself
     chapter.write_text(good.replace("en: Rules of Mini}", "en: Rules of Mini (edited live)}") + "chapter: [\n", encoding="utf-8")
-    banner = WebDriverWait(driver, 60, poll_frequency=0.2, ignored_exceptions=[StaleElementReferenceException]).until(lambda d: d.find_elements("id", "kb-live-error"))[0]
+    banner = page_wait(driver).until(lambda d: d.find_elements("id", "kb-live-error"))[0]
     assert "10-rules.yaml" in banner.text and " E0" in banner.text
     assert driver.find_element("css selector", "h1").text == "Rules of Mini (edited live)"  # the last good page stays
     chapter.write_text(good, encoding="utf-8")
-    WebDriverWait(driver, 60, poll_frequency=0.2, ignored_exceptions=[StaleElementReferenceException]).until(lambda d: d.find_element("css selector", "h1").text == "Rules of Mini")
+    page_wait(driver).until(lambda d: d.find_element("css selector", "h1").text == "Rules of Mini")
     assert driver.find_elements("id", "kb-live-error") == []
 
 
 def status(url: str) -> dict:
     return json.loads(urllib.request.urlopen(f"{url}/__kb/status", timeout=5).read())
-
-
-def wait_for_builds(url: str, count: int, seconds: float = 120) -> dict:
-    """Wait until `serve` has finished `count` builds (the pages and everything after them)."""
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        now = status(url)
-        if now["builds"] >= count:
-            return now
-        time.sleep(0.1)
-    raise AssertionError(f"serve did not finish build {count} in {seconds} s: {now}")
 
 
 def tree(folder: Path) -> dict[str, str]:
@@ -107,13 +100,13 @@ def test_each_edit_is_served_and_leaves_the_site_a_full_build_makes(tmp_path: Pa
                                cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
         assert wait_until_serving(f"{url}/__kb/status", seconds=120)  # it builds the site first (none there yet)
-        builds = wait_for_builds(url, 1)["builds"]
+        builds = wait_for_builds(url, 1)
         chapter, glossary = data / "games/mini/chapters/10-rules.yaml", data / "games/mini/glossary.yaml"
 
         seconds = edit_and_wait(chapter, f"{url}/en/mini/10-rules.html", "livemarker")  # one entry's English text
         print(f"\nedit of one entry's text -> page served: {seconds:.2f} s")
         assert seconds < 60
-        builds = wait_for_builds(url, builds + 1)["builds"]
+        builds = wait_for_builds(url, builds + 1)
         assert_same_as_a_full_build(data, out, tmp_path, "text")
 
         edits = {
@@ -126,12 +119,21 @@ def test_each_edit_is_served_and_leaves_the_site_a_full_build_makes(tmp_path: Pa
             text = path.read_text(encoding="utf-8")
             assert old in text
             path.write_text(text.replace(old, new, 1), encoding="utf-8")
-            now = wait_for_builds(url, builds + 1)
-            builds = now["builds"]
-            assert now["error"] is None, now["error"]
+            builds = wait_for_builds(url, builds + 1)
+            assert status(url)["error"] is None, status(url)["error"]
             assert_same_as_a_full_build(data, out, tmp_path, name)
         page = urllib.request.urlopen(f"{url}/pl/mini/10-rules.html", timeout=5).read().decode("utf-8")
         assert "Rules of Mini (renamed)" not in page and "Added rule" in page  # the Polish page: its nav, the new entry (in English)
+
+        good, before = chapter.read_text(encoding="utf-8"), tree(out / "site")
+        chapter.write_text(good.replace("kind: rule", "kind: rule\n   broken: indentation", 1), encoding="utf-8")
+        builds = wait_for_builds(url, builds + 1)
+        assert "10-rules.yaml" in status(url)["error"] and " E0" in status(url)["error"]
+        assert tree(out / "site") == before  # the last good site stays
+        chapter.write_text(good.replace("Added rule", "Added rule (mended)"), encoding="utf-8")
+        builds = wait_for_builds(url, builds + 1)
+        assert status(url)["error"] is None
+        assert_same_as_a_full_build(data, out, tmp_path, "mended")
     finally:
         process.terminate()
         output = process.communicate(timeout=30)[0]
