@@ -25,6 +25,7 @@ from mkdocs.utils import write_file
 
 SITE_META = "kb-site.json"
 _pages: dict[str, dict] = {}
+_html: dict[str, str] = {}       # a page's HTML between on_page_markdown and on_page_content
 _sections: dict[str, dict] = {}  # language section -> {theme: Material's language, site_name} (data/languages/)
 _defaults: dict[str, Any] = {}   # the root pages' theme language and site name (mkdocs.yml)
 built: dict[str, Any] = {}       # the theme's template environment, files and nav: for the sections' 404 pages,
@@ -54,9 +55,14 @@ def on_config(config):
 
 
 def on_page_markdown(markdown, page, config, files):
+    """A generated page's "Markdown" is its HTML already (site.py), which Markdown would only parse to
+    pass through untouched (most of the site engine's time): it is set aside and given back as the
+    page's content (`on_page_content`), and Markdown gets nothing to do."""
     meta = _pages.get(page.file.src_uri)
     if meta is not None:
         page.meta["title"] = meta["title"]
+        _html[page.file.src_uri] = markdown
+        return ""
     return markdown
 
 
@@ -109,6 +115,7 @@ def on_post_build(config):
 def on_page_content(html, page, config, files):
     meta = _pages.get(page.file.src_uri)
     if meta is not None:
+        html = _html.pop(page.file.src_uri).strip()  # as Markdown gives it back
         page.toc = get_toc([{"level": 2, "id": anchor, "name": title, "children": []} for anchor, title in meta["toc"]])
     page.markdown = None
     return html
