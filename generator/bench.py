@@ -57,7 +57,9 @@ def make_corpus(factor: int, target: Path) -> Path:
                 renames.append((rf"(?<![\w-]){re.escape(source['id'])}(?![\w-])", new_id))
                 extra_sources.append({**source, "id": new_id, "game": new_game})
             renames.append((rf"(?m)^(  id: ){re.escape(game)}$", rf"\g<1>{new_game}"))
-            shutil.copytree(data / "games" / game, data / "games" / new_game)
+            # The copies have no rules-checks: rules_check has a module per real game only (the answer
+            # tables and calculators ask it), so a copy's checks.yaml and calculators.yaml are left out.
+            shutil.copytree(data / "games" / game, data / "games" / new_game, ignore=shutil.ignore_patterns("checks.yaml", "calculators.yaml"))
             for path in (data / "games" / new_game).rglob("*.yaml"):
                 text = path.read_text(encoding="utf-8")
                 for pattern, replacement in renames:

@@ -112,7 +112,7 @@ class LiveSite:
     def published(self, release: str) -> None:
         """Pages of a new release are served: open pages reload (as soon as the pages are out, before the aids)."""
         self._tell(version=release, error=None)
-        print(f"pages published ({time.perf_counter() - self.started:.1f} s after the change)", flush=True)
+        print(f"pages published, {time.perf_counter() - self.started:.1f} s into the rebuild", flush=True)
 
     def rebuild(self) -> None:
         """Build in this process with what is kept between builds; on success the switch publishes the new site."""
@@ -125,6 +125,8 @@ class LiveSite:
             self._fail(err.problems.report() + f"\n{len(err.problems)} problem(s) found")
         except KbError as err:
             self._fail(f"error: {err.report()}")
+        except Exception as err:  # a bug: said in one line, and serve goes on watching
+            self._fail(f"error: the build failed unexpectedly ({type(err).__name__}: {err}); this is a bug in the generator")
         else:
             print(f"rebuilt in {time.perf_counter() - self.started:.1f} s: {report.summary()}", flush=True)
         self._tell(ready=True, builds=self.builds + 1)
