@@ -40,7 +40,7 @@ def sample_queries(site: Path, data_dir: Path) -> dict[str, list[str]]:
 
 
 TARGETS = ("generator ≤ ¼ site engine · 100× ≤ 120 × 1× · peak < 2 GB at 100× · ≤ 150 KB search data per query · "
-           "median page ≤ 60 KB · 1× full build ≤ 10 s")
+           "median page ≤ 60 KB · 1× full build ≤ 8 s · edit → page served ≤ 2 s · no-change rebuild ≤ 2 s")
 
 
 # -- the corpus --------------------------------------------------------------------------------
@@ -64,7 +64,9 @@ def make_corpus(factor: int, target: Path) -> Path:
                 renames.append((rf"(?<![\w-]){re.escape(source['id'])}(?![\w-])", new_id))
                 extra_sources.append({**source, "id": new_id, "game": new_game})
             renames.append((rf"(?m)^(  id: ){re.escape(game)}$", rf"\g<1>{new_game}"))
-            shutil.copytree(data / "games" / game, data / "games" / new_game)
+            # The copies have no rules-checks: rules_check has a module per real game only (the answer
+            # tables and calculators ask it), so a copy's checks.yaml and calculators.yaml are left out.
+            shutil.copytree(data / "games" / game, data / "games" / new_game, ignore=shutil.ignore_patterns("checks.yaml", "calculators.yaml"))
             for path in (data / "games" / new_game).rglob("*.yaml"):
                 text = path.read_text(encoding="utf-8")
                 for pattern, replacement in renames:
@@ -142,17 +144,18 @@ def full_build(data: Path, out: Path) -> float:
 
 
 def edit_loop(data: Path, out: Path) -> dict:
-    """The editor's loop on a built corpus: a rebuild with nothing changed, and the time from saving an
-    edit of one entry's text to `serve` serving the page that shows it (polled every 50 ms)."""
+    """The editor's loop on a built corpus, under a running `serve` once it has made its first build:
+    a rebuild with nothing changed (a data file saved as it was, until `serve` has finished the
+    rebuild), and the time from saving an edit of one entry's text to `serve` serving the page that
+    shows it. Also `generator build` run again with nothing changed (the aids cached)."""
     import socket
-    import urllib.request
 
     from .serve import wait_until_serving
     if not (out / "site").exists():
         full_build(data, out)
     start = time.perf_counter()
     full_build(data, out)  # the aids are cached from the build before: this is a rebuild with no change
-    no_change = round(time.perf_counter() - start, 2)
+    build_again = round(time.perf_counter() - start, 2)
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
@@ -161,26 +164,51 @@ def edit_loop(data: Path, out: Path) -> dict:
     try:
         base = f"http://127.0.0.1:{port}"
         wait_until_serving(f"{base}/__kb/status")
+        builds = wait_for_builds(base, 1)
         chapter = sorted(data.glob("games/*/chapters/*.yaml"))[0]
-        text = chapter.read_text(encoding="utf-8")
-        marker = "benchmarkedit"
-        anchor = "\n      en: "
-        position = text.index(anchor, text.index("entries:")) + len(anchor)
-        chapter.write_text(text[:position] + marker + " " + text[position:], encoding="utf-8")
-        edited = time.perf_counter()
-        page = f"{base}/en/{chapter.parent.parent.name}/{chapter.stem}.html"
-        while time.perf_counter() - edited < 120:
-            try:
-                if marker in urllib.request.urlopen(page, timeout=5).read().decode("utf-8"):
-                    break
-            except OSError:
-                pass
-            time.sleep(0.05)
-        served = round(time.perf_counter() - edited, 2)
+        start = time.perf_counter()
+        chapter.write_bytes(chapter.read_bytes())
+        wait_for_builds(base, builds + 1)
+        no_change = round(time.perf_counter() - start, 2)
+        served = edit_and_wait(chapter, f"{base}/en/{chapter.parent.parent.name}/{chapter.stem}.html", "benchmarkedit")
     finally:
         server.terminate()
         server.wait(timeout=10)
-    return {"no_change_rebuild_seconds": no_change, "edit_to_page_seconds": served}
+    return {"no_change_rebuild_seconds": no_change, "edit_to_page_seconds": served, "build_again_seconds": build_again}
+
+
+def wait_for_builds(base: str, count: int, seconds: float = 600) -> int:
+    """Wait until a `serve` at `base` has finished `count` builds (its first one loads what later
+    rebuilds keep); returns how many it has finished."""
+    import urllib.request
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        builds = json.loads(urllib.request.urlopen(f"{base}/__kb/status", timeout=5).read())["builds"]
+        if builds >= count:
+            return builds
+        time.sleep(0.05)
+    raise RuntimeError(f"serve at {base} did not finish build {count} in {seconds} s")
+
+
+def edit_and_wait(chapter: Path, page: str, marker: str) -> float:
+    """Put `marker` at the start of the English text of the chapter file's first entry, as an editor
+    would, and return the seconds until `page` is served with it (polled every 50 ms)."""
+    import urllib.request
+    text = chapter.read_text(encoding="utf-8")
+    english = re.compile(r"\n    text:\n(?:      [a-z]{2}: .*\n(?:\n|        .*\n)*)*?      en: (?:[|>][-+]?\n        )?(?=\w)")
+    found = english.search(text, text.index("\nentries:"))
+    if found is None:
+        raise RuntimeError(f"{chapter}: the first entry's English text is not written as a block or a plain line")
+    chapter.write_text(text[:found.end()] + marker + " " + text[found.end():], encoding="utf-8")
+    edited = time.perf_counter()
+    while time.perf_counter() - edited < 120:
+        try:
+            if marker in urllib.request.urlopen(page, timeout=5).read().decode("utf-8"):
+                break
+        except OSError:
+            pass
+        time.sleep(0.05)
+    return round(time.perf_counter() - edited, 2)
 
 
 # -- what a query downloads ----------------------------------------------------------------------
@@ -223,7 +251,7 @@ def run_size(factor: int) -> dict:
         if done.returncode != 0:
             raise RuntimeError(f"{factor}x failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
         result = json.loads(done.stdout)
-        if factor == 1:  # the 10-second target is about the real command, aids and site overlapping
+        if factor == 1:  # the 8-second target is about the real command, aids and site overlapping
             result["full_build_seconds"] = full_build(data, root / "full")
         if factor in (1, 10):
             result["edit_loop"] = edit_loop(data, root / "full" if factor == 1 else root / "loop")
@@ -245,7 +273,7 @@ def evaluate(results: list[dict]) -> list[tuple[str, bool, str]]:
         one = by_factor[1]
         total_1 = sum(s["seconds"] for s in one["stages"].values())
         full = one.get("full_build_seconds", total_1)
-        checks.append(("1×: full build (`generator build`, no aid cache) ≤ 10 s", full <= 10,
+        checks.append(("1×: full build (`generator build`, no aid cache) ≤ 8 s", full <= 8,
                        f"{full:.1f} s (stages one after another: {total_1:.1f} s)"))
         for factor in (10, 100):
             if factor in by_factor:
@@ -257,8 +285,8 @@ def evaluate(results: list[dict]) -> list[tuple[str, bool, str]]:
             loop = r["edit_loop"]
             checks.append((f"{r['factor']}×: edit → page served ≤ 2 s", loop["edit_to_page_seconds"] <= 2,
                            f"{loop['edit_to_page_seconds']:.1f} s"))
-            checks.append((f"{r['factor']}×: no-change rebuild ≤ 2 s", loop["no_change_rebuild_seconds"] <= 2,
-                           f"{loop['no_change_rebuild_seconds']:.1f} s"))
+            checks.append((f"{r['factor']}×: no-change rebuild (serve) ≤ 2 s", loop["no_change_rebuild_seconds"] <= 2,
+                           f"{loop['no_change_rebuild_seconds']:.1f} s (`generator build` again, aids cached: {loop['build_again_seconds']:.1f} s)"))
     if 100 in by_factor:
         peak = max(s["peak_mb"] for s in by_factor[100]["stages"].values())
         checks.append(("100×: peak memory < 2 GB", peak < 2048, f"{peak:.0f} MB"))

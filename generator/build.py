@@ -1,24 +1,26 @@
 """The whole pipeline as one straight line: load, validate, resolve, render, write."""
 from __future__ import annotations
 
-import shutil
+import itertools
+import json
 import time
+from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .calculators import runtime_files
+from .calculators import RUNTIME, runtime_files
 from .cards import aid_links, start_aids
 from .errors import OutputError
 from .load import load
 from .offline import offline_files, service_workers
 from .problems import DataError, Problems
-from .resolve import resolve
+from .resolve import Resolved, resolve
 from .rules_data import render_rules_data
 from .search import SearchIndex
-from .site import SiteRenderer
+from .site import PageMeta, SiteRenderer
 from .validate import check
-from .write import Release, build_lock, run_mkdocs, write_files
+from .write import LiveEngine, Release, build_lock, run_mkdocs, write_files, write_folder
 
 REPO = Path(__file__).resolve().parent.parent
 ASSETS = Path(__file__).resolve().parent / "templates" / "assets"
@@ -43,7 +45,7 @@ class BuildReport:
         self.seconds[name] = time.perf_counter() - start
 
 
-def build(data_dir: Path, out: Path = REPO, stage=None, aids_alongside: bool = True) -> BuildReport:
+def build(data_dir: Path, out: Path = REPO, stage=None, aids_alongside: bool = True, kept: Kept | None = None) -> BuildReport:
     """Build into out/site, out/docs/generated and out/rules_check/data; out defaults to the repository.
 
     The player aids are laid out in worker processes while the site is rendered and built (they
@@ -51,7 +53,9 @@ def build(data_dir: Path, out: Path = REPO, stage=None, aids_alongside: bool = T
     Everything is written into a new release folder and published with one atomic switch only
     when every stage has succeeded (see write.py).
     The bench passes its own `stage` (a context manager per stage name, which also weighs memory)
-    and `aids_alongside=False`, to measure each stage on its own."""
+    and `aids_alongside=False`, to measure each stage on its own.
+    `serve` passes what it keeps between its rebuilds (`Kept`): the same stages then do only what
+    the edit changed, and the pages are published before the rest (see `_render_and_publish`)."""
     report = BuildReport()
     stage = stage or report.stage
     problems = Problems()
@@ -65,7 +69,7 @@ def build(data_dir: Path, out: Path = REPO, stage=None, aids_alongside: bool = T
         resolved = resolve(kb)
     try:
         with build_lock(out):
-            _render_and_publish(resolved, out, stage, aids_alongside, report)
+            _render_and_publish(resolved, out, stage, aids_alongside, report, kept)
     except OSError as err:
         raise OutputError(f"writing the output failed: {err.strerror or err} ({err.filename or out}); nothing was replaced") from err
     report.entries = len(kb.entries)
@@ -73,34 +77,116 @@ def build(data_dir: Path, out: Path = REPO, stage=None, aids_alongside: bool = T
     return report
 
 
-def _render_and_publish(resolved, out: Path, stage, aids_alongside: bool, report: BuildReport) -> None:
-    release = Release(out)
+class Superseded(Exception):
+    """A newer edit is waiting (serve): what is left of this build is dropped, the next one does it."""
+
+
+@dataclass
+class Kept:
+    """What `serve` keeps between rebuilds, so that a rebuild does only what its edit changed:
+
+    - a new release starts as a copy of the published one (hard links); files whose content is
+      the same are left alone (write.write_files);
+    - render makes only the pages of the games the edit can have changed (`games_to_render`), the
+      others' titles and tables of contents kept from the last build;
+    - the site engine stays loaded (write.LiveEngine) and renders only the changed pages;
+    - when it did, those pages are published at once; the search index, the calculators'
+      runtime, the offline lists and the aids follow in a second release, dropped if a newer edit
+      is waiting (`superseded`)."""
+    engine: LiveEngine
+    resolved: Resolved | None = None  # of the last published pages
+    engine_release: Path | None = None  # the release whose site the engine's last run made (or a copy of it)
+    page_meta: dict[str, PageMeta] = field(default_factory=dict)
+    on_publish: Callable[[str], None] = lambda release: None  # told the release whose pages were just published
+    superseded: Callable[[], bool] = lambda: False
+
+    def published(self, release: Release, resolved: Resolved, renderer: SiteRenderer) -> None:
+        self.resolved, self.page_meta = resolved, dict(renderer.page_meta)
+        self.on_publish(release.folder.name)
+
+
+def games_to_render(before: Resolved | None, after: Resolved) -> set[str] | None:
+    """The games whose pages an edit may have changed, when that is sure: only entries changed,
+    each keeping its id, chapter and titles, and no other game's data names any of them (their
+    titles show on other pages; their text only on their own game's). None: every page."""
+    if before is None:
+        return None
+    old, new = before.kb, after.kb
+    if any(getattr(old, part) != getattr(new, part) for part in SAME_FOR_PARTIAL) or list(old.languages) != list(new.languages):
+        return None
+    if old.entries.keys() != new.entries.keys():
+        return None
+    changed = [entry_id for entry_id, entry in new.entries.items() if entry != old.entries[entry_id]]
+    if any(new.entries[entry_id]["title"] != old.entries[entry_id]["title"] for entry_id in changed):
+        return None
+    games = {new.game_of(entry_id) for entry_id in changed}
+    for game in set(new.games) - games:
+        text = json.dumps([new.games[game], new.entries_of(game), new.terms_of(game)], ensure_ascii=False, default=str)
+        if any(entry_id in text for entry_id in changed):
+            return None
+    return games
+
+
+SAME_FOR_PARTIAL = ("sources", "games", "chapters", "entry_chapter", "terms", "aids", "checks", "calculators")
+
+
+def _render_and_publish(resolved: Resolved, out: Path, stage, aids_alongside: bool, report: BuildReport, kept: Kept | None) -> None:
+    based_on = Release.published(out) if kept is not None and kept.resolved is not None else None
+    release = Release(out, based_on)
     docs, site = release.part("docs"), release.part("site")
+    games = games_to_render(kept.resolved, resolved) if kept is not None and based_on is not None else None
     aids = None
     try:
-        aids = start_aids(resolved, cache=out / "build" / "cards-cache") if aids_alongside else None
+        aids = start_aids(resolved, cache=out / "build" / "cards-cache") if aids_alongside and kept is None else None
+        changed: list[str] = []
         with stage("render"):
             renderer = SiteRenderer(resolved, aid_links=aid_links(resolved))
-            report.pages = write_files(docs, renderer.pages())
-            shutil.copytree(ASSETS, docs / "assets")
+            if games is not None:
+                renderer.page_meta.update(kept.page_meta)  # type: ignore[union-attr]  # the pages not made again
+                write_files(docs, itertools.chain(renderer.pages(games), asset_files()), changed)
+            else:
+                write_folder(docs, "", itertools.chain(renderer.pages(), asset_files()), changed)
+            report.pages = len(renderer.page_meta)
         with stage("rules-check"):
             rules_data = render_rules_data(resolved)
-            release.part("rules_check_data").mkdir()  # published even when no game has checks
-            write_files(release.part("rules_check_data"), rules_data)  # read by the rules_check package
+            write_folder(release.part("rules_check_data"), "", rules_data)  # read by the rules_check package
         with stage("site engine"):
-            run_mkdocs(REPO, docs, site, renderer.site_meta(), release.work)
+            if kept is None:
+                run_mkdocs(REPO, docs, site, renderer.site_meta(), release.work)
+            else:
+                partial = kept.engine.run(docs, site, renderer.site_meta(), changed if based_on == kept.engine_release else None)
+                kept.engine_release = release.folder
+                if partial:  # only the changed pages: publish them now
+                    release.publish()
+                    kept.published(release, resolved, renderer)
+                    release = Release(out, based_on=release.folder)
+                    site = release.part("site")
+        if kept is not None and kept.superseded():
+            raise Superseded
         with stage("search index"):
-            write_files(site, SearchIndex(resolved).all_files())
+            write_folder(site, "search", SearchIndex(resolved).all_files().items())
         with stage("calculators"):
-            write_files(site, runtime_files(rules_data))  # Pyodide, wheels and the package, for the calculators' worker
+            write_folder(site, RUNTIME, runtime_files(rules_data))  # Pyodide, wheels and the package, for the calculators' worker
         with stage("offline"):
             write_files(site, list(offline_files(site, resolved.languages)))
             write_files(site, list(service_workers(site, resolved.languages, resolved.data_version)))  # precaches what is written
+        if kept is not None and kept.superseded():
+            raise Superseded
         with stage("cards" if aids is None else "cards (waiting)"):
-            write_files(site / "cards", (aids or start_aids(resolved, cache=out / "build" / "cards-cache")).files())
+            write_folder(site / "cards", "", (aids or start_aids(resolved, cache=out / "build" / "cards-cache")).files())
         release.publish()
+        if kept is not None:
+            if release.based_on == kept.engine_release:  # the pages' release, with the rest added
+                kept.engine_release = release.folder
+            if kept.resolved is not resolved:
+                kept.published(release, resolved, renderer)
     except BaseException:
         if aids:
             aids.cancel()
         release.discard()
         raise
+
+
+def asset_files():
+    """(path under the docs folder, bytes) of the site's own scripts and styles."""
+    return ((f"assets/{path.relative_to(ASSETS).as_posix()}", path.read_bytes()) for path in sorted(ASSETS.rglob("*")) if path.is_file())

@@ -25,15 +25,23 @@ from mkdocs.utils import write_file
 
 SITE_META = "kb-site.json"
 _pages: dict[str, dict] = {}
+_html: dict[str, str] = {}       # a page's HTML between on_page_markdown and on_page_content
 _sections: dict[str, dict] = {}  # language section -> {theme: Material's language, site_name} (data/languages/)
 _defaults: dict[str, Any] = {}   # the root pages' theme language and site name (mkdocs.yml)
-_built: dict[str, Any] = {}      # the theme's template environment, files and nav, for the sections' 404 pages
+built: dict[str, Any] = {}       # the theme's template environment, files and nav: for the sections' 404 pages,
+                                 # and for write.LiveEngine, which renders single pages again with them
 
 
-def on_config(config):
+def read_site_meta(config) -> dict:
+    """Read kb-site.json: keep every page's title and table of contents, return all of it."""
     meta = json.loads((Path(config.config_file_path).parent / SITE_META).read_text(encoding="utf-8"))
     _pages.clear()
     _pages.update(meta["pages"])
+    return meta
+
+
+def on_config(config):
+    meta = read_site_meta(config)
     _sections.clear()
     _sections.update(meta["sections"])
     _defaults.update(theme=config.theme["language"], site_name=config.site_name,
@@ -47,9 +55,14 @@ def on_config(config):
 
 
 def on_page_markdown(markdown, page, config, files):
+    """A generated page's "Markdown" is its HTML already (site.py), which Markdown would only parse to
+    pass through untouched (most of the site engine's time): it is set aside and given back as the
+    page's content (`on_page_content`), and Markdown gets nothing to do."""
     meta = _pages.get(page.file.src_uri)
     if meta is not None:
         page.meta["title"] = meta["title"]
+        _html[page.file.src_uri] = markdown
+        return ""
     return markdown
 
 
@@ -68,12 +81,12 @@ def _use_section(config, section: dict) -> None:
 
 
 def on_env(env, config, files):
-    _built.update(env=env, files=files)
+    built.update(env=env, files=files)
     return env
 
 
 def on_nav(nav, config, files):
-    _built["nav"] = nav
+    built["nav"] = nav
     return nav
 
 
@@ -89,11 +102,11 @@ def on_template_context(context, template_name, config):
 
 def on_post_build(config):
     """Each section's own 404 page, in its language (a server can show it for missing pages under /<lang>/)."""
-    template = _built["env"].get_template("404.html")
+    template = built["env"].get_template("404.html")
     base_url = urlsplit(config.site_url or "/").path  # as mkdocs does for its error pages
     for code, section in _sections.items():
         _use_section(config, section)
-        context = {**get_context(_built["nav"], _built["files"], config, base_url=base_url),
+        context = {**get_context(built["nav"], built["files"], config, base_url=base_url),
                    "kb_not_found": [{"code": code, **section["not_found"]}]}
         write_file(template.render(context).encode("utf-8"), str(Path(config.site_dir) / code / "404.html"))
     _use_section(config, _defaults)
@@ -102,6 +115,7 @@ def on_post_build(config):
 def on_page_content(html, page, config, files):
     meta = _pages.get(page.file.src_uri)
     if meta is not None:
+        html = _html.pop(page.file.src_uri).strip()  # as Markdown gives it back
         page.toc = get_toc([{"level": 2, "id": anchor, "name": title, "children": []} for anchor, title in meta["toc"]])
     page.markdown = None
     return html

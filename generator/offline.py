@@ -81,8 +81,21 @@ def section_files(site: Path, code: str) -> list[str]:
 def precache_manifest(site: Path, code: str) -> list[dict[str, str]]:
     """Workbox's precache list for the section, URLs relative to <code>/sw.js, revision = content digest."""
     return [{"url": path[len(code) + 1:] if path.startswith(f"{code}/") else f"../{path}",
-             "revision": hashlib.sha256((site / path).read_bytes()).hexdigest()[:16]}
+             "revision": digest(site / path)}
             for path in section_files(site, code)]
+
+
+_digests: dict[tuple[int, int, int, int], str] = {}
+
+
+def digest(path: Path) -> str:
+    """A file's content digest, kept while the file stays the same file (device, inode, size, time): the
+    shared files are in every section's list, and serve's rebuilds keep unchanged files as hard links."""
+    stat = path.stat()
+    key = (stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns)
+    if key not in _digests:
+        _digests[key] = hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+    return _digests[key]
 
 
 def offline_files(site: Path, languages: Languages) -> Iterator[tuple[str, bytes]]:

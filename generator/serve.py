@@ -1,11 +1,16 @@
 """`serve`: the editor's loop. Serves the built site on 127.0.0.1, watches `data/` and the templates,
 rebuilds when they change and makes open pages reload themselves.
 
-- A rebuild is an ordinary `build` in a child process, so it publishes through the same atomic
-  switch: while it runs, and when it fails, readers keep the last good site.
-- Pages served here (not the built files) get one extra script, `/__kb/live.js`, which asks
-  `/__kb/status` about once a second: a new version reloads the page; a failed build shows its
-  problems in a banner over the page until the data is mended.
+- A rebuild is the ordinary `build`, run in this process with what it keeps between rebuilds
+  (`build.Kept`): the site engine stays loaded, only the pages an edit changed are made and
+  rendered again, and they are published first; the search index, offline lists and aids
+  follow. Every release goes through the same atomic switch: while a build runs, and when it
+  fails, readers keep the last good site. `serve` builds once when it starts (so the kept state
+  matches the data); `/__kb/status` says `ready` once that is done.
+- Pages served here (not the built files) get one extra script, `/__kb/live.js`, which waits on
+  `/__kb/status?known=<version>` (answered at once if the version differs, else when it
+  changes or after 25 s): a new version reloads the page; a failed build shows its problems in a
+  banner over the page until the data is mended.
 - No folder listings; a busy or invalid port is one line and exit 2.
 """
 from __future__ import annotations
@@ -13,17 +18,20 @@ from __future__ import annotations
 import functools
 import http.server
 import json
-import subprocess
-import sys
+import re
 import threading
 import time
+import urllib.parse
 from pathlib import Path
 
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 from watchdog.observers.api import BaseObserver
 
-from .errors import UsageError
+from .build import REPO, Kept, Superseded, build
+from .errors import KbError, UsageError
+from .problems import DataError
+from .write import LiveEngine
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 LIVE_SCRIPT = """(function () {
@@ -40,24 +48,27 @@ LIVE_SCRIPT = """(function () {
     banner.textContent = problems;  /* text, never HTML: the problems quote the data */
   }
   function poll() {
-    fetch("/__kb/status", {cache: "no-store"}).then(function (r) { return r.json(); }).then(function (status) {
+    var known = version === null ? "" : "?known=" + encodeURIComponent(version) + "&error=" + (banner ? 1 : 0);
+    fetch("/__kb/status" + known, {cache: "no-store"}).then(function (r) { return r.json(); }).then(function (status) {
       if (version === null) version = status.version;
       else if (status.version !== version) { location.reload(); return; }
       if (status.error) show(status.error);
       else if (banner) { banner.remove(); banner = null; }
-    }).catch(function () {}).then(function () { setTimeout(poll, 700); });
+      setTimeout(poll, 50);
+    }).catch(function () { setTimeout(poll, 1000); });
   }
   poll();
 })();
 """
 
 
-# What `serve` answers for a section's service worker: one that removes itself (and so any offline copy
-# an earlier visit of this address installed), so that every page comes fresh from the editor's build.
-NO_OFFLINE_WORKER = """self.addEventListener("install", () => self.skipWaiting());
+# While watching, every section's service worker is this one: pages must come from the server, fresh after
+# each rebuild, never from an offline copy (a worker installed by an earlier visit replaces itself with it).
+LIVE_WORKER = """self.addEventListener("install", () => self.skipWaiting());
 self.addEventListener("activate", (event) => event.waitUntil(
   caches.keys().then((names) => Promise.all(names.map((name) => caches.delete(name)))).then(() => self.registration.unregister())));
 """
+SERVICE_WORKER = re.compile(r"^/[^/]+/sw\.js$")
 
 
 class PortError(UsageError):
@@ -72,34 +83,63 @@ class LiveSite:
         self.data_dir, self.out = data_dir, out
         self.version = self.published_version()
         self.error: str | None = None
-        self.lock = threading.Lock()
+        self.ready = False  # the first build (which loads what later rebuilds keep) is done
+        self.builds = 0  # builds finished (or failed) since serve started
+        self.watching = False
+        self.changed = threading.Condition()  # notified when version, error or ready change
         self.pending = threading.Event()
+        self.started = time.perf_counter()  # of the build under way
+        self.kept = Kept(LiveEngine(REPO, out / "build" / "serve"), on_publish=self.published, superseded=self.pending.is_set)
 
     def published_version(self) -> str:
         current = self.out / "build" / "current"
         return current.resolve().name if current.is_symlink() else ""
 
     def status(self) -> dict:
-        return {"version": self.version, "error": self.error}
+        return {"version": self.version, "error": self.error, "ready": self.ready, "builds": self.builds}
+
+    def wait_for_news(self, known: str, error: bool, seconds: float = 25) -> dict:
+        """The status once it differs from what the page knows (its version; whether it shows a banner), or after `seconds`."""
+        with self.changed:
+            self.changed.wait_for(lambda: self.version != known or (self.error is not None) != error, timeout=seconds)
+            return self.status()
+
+    def _tell(self, **news) -> None:
+        with self.changed:
+            for name, value in news.items():
+                setattr(self, name, value)
+            self.changed.notify_all()
+
+    def published(self, release: str) -> None:
+        """Pages of a new release are served: open pages reload (as soon as the pages are out, before the aids)."""
+        self._tell(version=release, error=None)
+        print(f"pages published, {time.perf_counter() - self.started:.1f} s into the rebuild", flush=True)
 
     def rebuild(self) -> None:
-        """Build in a child process; on success the switch publishes the new site."""
-        with self.lock:
-            start = time.perf_counter()
-            result = subprocess.run([sys.executable, "-m", "generator", "build", "--data", str(self.data_dir), "--out", str(self.out)],
-                                    capture_output=True, text=True, cwd=Path(__file__).resolve().parent.parent)
-            seconds = time.perf_counter() - start
-            if result.returncode == 0:
-                self.error = None
-                self.version = self.published_version()
-                print(f"rebuilt in {seconds:.1f} s: {result.stdout.strip()}", flush=True)
-            else:
-                self.error = (result.stdout + result.stderr).strip() or f"the build failed (exit {result.returncode})"
-                print(f"the build failed ({seconds:.1f} s); the last good site stays served:\n{self.error}", flush=True)
+        """Build in this process with what is kept between builds; on success the switch publishes the new site."""
+        self.started = time.perf_counter()
+        try:
+            report = build(self.data_dir, self.out, kept=self.kept)
+        except Superseded:
+            print("a newer change is waiting: the rest of this build is left to the next one", flush=True)
+        except DataError as err:
+            self._fail(err.problems.report() + f"\n{len(err.problems)} problem(s) found")
+        except KbError as err:
+            self._fail(f"error: {err.report()}")
+        except Exception as err:  # a bug: said in one line, and serve goes on watching
+            self._fail(f"error: the build failed unexpectedly ({type(err).__name__}: {err}); this is a bug in the generator")
+        else:
+            print(f"rebuilt in {time.perf_counter() - self.started:.1f} s: {report.summary()}", flush=True)
+        self._tell(ready=True, builds=self.builds + 1)
 
-    def watch(self, folders: list[Path], settle: float = 0.3) -> BaseObserver:
-        """Rebuild once the watched folders have been quiet for `settle` seconds after a change."""
+    def _fail(self, problems: str) -> None:
+        self._tell(error=problems)
+        print(f"the build failed ({time.perf_counter() - self.started:.1f} s); the last good site stays served:\n{problems}", flush=True)
+
+    def watch(self, folders: list[Path], settle: float = 0.1) -> BaseObserver:
+        """Build once, then again each time the watched folders have been quiet for `settle` seconds after a change."""
         site = self
+        self.watching = True
 
         class Changed(FileSystemEventHandler):
             def on_any_event(self, event: FileSystemEvent) -> None:
@@ -107,6 +147,8 @@ class LiveSite:
                     site.pending.set()
 
         def rebuild_when_quiet() -> None:
+            if not site.ready:
+                site.pending.set()  # the first build
             while True:
                 site.pending.wait()
                 while site.pending.is_set():  # wait until edits stop arriving
@@ -128,11 +170,13 @@ def handler_for(site: LiveSite):
         def do_GET(self) -> None:
             path = self.path.split("?", 1)[0].split("#", 1)[0]
             if path == "/__kb/status":
-                return self.send_bytes(json.dumps(site.status()).encode("utf-8"), "application/json")
+                query = urllib.parse.parse_qs(urllib.parse.urlsplit(self.path).query)
+                status = site.wait_for_news(query["known"][0], query.get("error") == ["1"]) if "known" in query else site.status()
+                return self.send_bytes(json.dumps(status).encode("utf-8"), "application/json")
             if path == "/__kb/live.js":
                 return self.send_bytes(LIVE_SCRIPT.encode("utf-8"), "text/javascript")
-            if path.endswith("/sw.js"):  # no offline copy while editing: it would answer with the pages it stored
-                return self.send_bytes(NO_OFFLINE_WORKER.encode("utf-8"), "text/javascript")
+            if site.watching and SERVICE_WORKER.match(path):
+                return self.send_bytes(LIVE_WORKER.encode("utf-8"), "text/javascript")
             if path.endswith("/"):
                 path += "index.html"
             if path.endswith(".html"):
@@ -187,6 +231,8 @@ def serve(data_dir: Path, out: Path, port: int, watch: bool = True) -> int:
         raise PortError(f"cannot serve on port {port}: {err.strerror}") from None
     if watch:
         site.watch([data_dir, TEMPLATES])
+    else:
+        site.ready = True
     with server:
         what = f"watching {data_dir} and the templates; pages reload after each rebuild" if watch else "not watching"
         print(f"serving {out / 'site'} on http://127.0.0.1:{port}/ ({what}; Ctrl-C stops)", flush=True)

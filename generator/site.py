@@ -23,7 +23,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup, escape
 
 from .answer_tables import AnswerTables
-from .calculators import CalculatorBlocks
+from .calculators import CalculatorBlocks, game_checks
 from .model import Entry, Game
 from .resolve import Resolved
 from .safe_markdown import Linker, render, without_tables
@@ -279,6 +279,11 @@ class SiteRenderer:
             yield self.page(f"{folder}/calculators.md", "calculators.html.j2", labels["calculator"]["calculators"] + f" — {game_title}",
                             blocks=self.calculators.of_game(game_id, reader), tables=self.answer_tables.of_game(game_id, reader),
                             tables_heading=labels["calculator"]["answer_tables"])
+            yield from self.calculators_data(game_id, reader)
+
+    def calculators_data(self, game_id: str, reader: str):
+        """(path, JSON) of the game's calculators.json in one language, if it has calculators."""
+        if game_checks(self.r, game_id):
             yield self.calculators.spec_file(game_id, reader, lambda entry_id: self.href(entry_id, game_id))
 
     def a_to_z_page(self, path: str, game_id: str, reader: str) -> tuple[str, str]:
@@ -391,18 +396,27 @@ class SiteRenderer:
                 "languages": [{"lang": lang, "name": self.langs[lang].name, "href": f"../{lang}/{game['id']}/index.html"}
                               for lang in self.langs.codes if lang in game["languages"]]}
 
-    def pages(self):
+    def pages(self, games: set[str] | None = None):
         """(path under the docs folder, HTML) for every page, generated one game at a time:
         a large corpus never holds all its pages in memory (write them as they come), and each
-        text is rendered once for all readers of its game."""
-        yield self.page("index.md", "root.html.j2", self.root_title(), languages=[
-            {"code": lang, "name": self.langs[lang].name, "href": f"{lang}/index.html"} for lang in self.langs.codes])
+        text is rendered once for all readers of its game.
+
+        `games`: only the pages of these games (a rebuild that knows the others did not change);
+        the titles and tables of contents of the others are then taken from `page_meta` as given."""
+        if games is None:
+            yield self.page("index.md", "root.html.j2", self.root_title(), languages=[
+                {"code": lang, "name": self.langs[lang].name, "href": f"{lang}/index.html"} for lang in self.langs.codes])
         for game in self.r.games():
+            readers = [lang for lang in self.langs.codes if lang in game["languages"]]
+            if games is not None and game["id"] not in games:
+                for reader in readers:  # its pages are as they were, but its calculators' data names the data version
+                    yield from self.calculators_data(game["id"], reader)
+                continue
             self._rendered.clear()
-            for reader in (lang for lang in self.langs.codes if lang in game["languages"]):
+            for reader in readers:
                 yield from self.game_pages(game["id"], reader)
         self._rendered.clear()
-        for reader in self.langs.codes:
+        for reader in self.langs.codes if games is None else ():
             yield from self.language_pages(reader)
 
     def root_title(self) -> str:

@@ -1,20 +1,25 @@
-"""The editor's loop in a real browser: an edit under a running `serve` shows on the open page without
+"""The editor's loop: an edit under a running `serve` is served within the time it prints, and the
+site it leaves equals a full build of the same data, whatever the edit touched (a text, a title in
+the navigation, a new entry, a glossary term). In a real browser: the open page shows the edit without
 a manual reload; broken data shows a banner while the last good page stays."""
 from __future__ import annotations
 
+import hashlib
+import json
 import shutil
 import socket
 import subprocess
 import sys
+import urllib.request
 from pathlib import Path
 
 import pytest
 from conftest import MINI, REPO, run_generator
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.support.ui import WebDriverWait
 
+from generator.bench import edit_and_wait, wait_for_builds
 from generator.serve import wait_until_serving
-
-pytestmark = pytest.mark.browser
 
 
 def free_port() -> int:
@@ -33,11 +38,18 @@ def served(tmp_path: Path):
                                cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     url = f"http://127.0.0.1:{port}"
     assert wait_until_serving(f"{url}/__kb/status")
+    wait_for_builds(url, 1)  # serve's own first build publishes (and reloads open pages) once
     yield data, url
     process.terminate()
     process.communicate(timeout=10)
 
 
+def page_wait(driver) -> WebDriverWait:
+    """Wait on the open page; it may be reloading (live.js) while it is looked at."""
+    return WebDriverWait(driver, 60, poll_frequency=0.2, ignored_exceptions=[StaleElementReferenceException])
+
+
+@pytest.mark.browser
 def test_an_edit_shows_without_a_manual_reload_and_a_mistake_shows_a_banner(driver, served):
     data, url = served
     driver.get(f"{url}/en/mini/10-rules.html")
@@ -46,13 +58,83 @@ def test_an_edit_shows_without_a_manual_reload_and_a_mistake_shows_a_banner(driv
     chapter = data / "games/mini/chapters/10-rules.yaml"
     good = chapter.read_text(encoding="utf-8")
     chapter.write_text(good.replace("en: Rules of Mini}", "en: Rules of Mini (edited live)}"), encoding="utf-8")
-    WebDriverWait(driver, 60, poll_frequency=0.2).until(
+    page_wait(driver).until(
         lambda d: d.find_element("css selector", "h1").text == "Rules of Mini (edited live)")
     assert driver.execute_script("return window.__sameDocument === undefined")  # the page reloaded itself
     chapter.write_text(good.replace("en: Rules of Mini}", "en: Rules of Mini (edited live)}") + "chapter: [\n", encoding="utf-8")
-    banner = WebDriverWait(driver, 60, poll_frequency=0.2).until(lambda d: d.find_elements("id", "kb-live-error"))[0]
+    banner = page_wait(driver).until(lambda d: d.find_elements("id", "kb-live-error"))[0]
     assert "10-rules.yaml" in banner.text and " E0" in banner.text
     assert driver.find_element("css selector", "h1").text == "Rules of Mini (edited live)"  # the last good page stays
     chapter.write_text(good, encoding="utf-8")
-    WebDriverWait(driver, 60, poll_frequency=0.2).until(lambda d: d.find_element("css selector", "h1").text == "Rules of Mini")
+    page_wait(driver).until(lambda d: d.find_element("css selector", "h1").text == "Rules of Mini")
     assert driver.find_elements("id", "kb-live-error") == []
+
+
+def status(url: str) -> dict:
+    return json.loads(urllib.request.urlopen(f"{url}/__kb/status", timeout=5).read())
+
+
+def tree(folder: Path) -> dict[str, str]:
+    """Every file under a folder (through the published links) with its content digest."""
+    return {p.relative_to(folder).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def assert_same_as_a_full_build(data: Path, out: Path, tmp_path: Path, name: str) -> None:
+    full = tmp_path / f"full-{name}"
+    done = run_generator("build", "--data", str(data), "--out", str(full))
+    assert done.returncode == 0, done.stderr
+    for part in ("site", "docs/generated", "rules_check/data"):
+        served, built = tree(out / part), tree(full / part)
+        assert served.keys() == built.keys(), f"{name}: {part}: files differ: {sorted(served.keys() ^ built.keys())}"
+        differing = sorted(path for path in served if served[path] != built[path])
+        assert differing == [], f"{name}: {part}: content differs from a full build"
+
+
+@pytest.mark.integration
+def test_each_edit_is_served_and_leaves_the_site_a_full_build_makes(tmp_path: Path):
+    data, out = tmp_path / "data", tmp_path / "out"
+    shutil.copytree(MINI, data)
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    process = subprocess.Popen([sys.executable, "-m", "generator", "serve", "--data", str(data), "--out", str(out), "--port", str(port)],
+                               cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        assert wait_until_serving(f"{url}/__kb/status", seconds=120)  # it builds the site first (none there yet)
+        builds = wait_for_builds(url, 1)
+        chapter, glossary = data / "games/mini/chapters/10-rules.yaml", data / "games/mini/glossary.yaml"
+
+        seconds = edit_and_wait(chapter, f"{url}/en/mini/10-rules.html", "livemarker")  # one entry's English text
+        print(f"\nedit of one entry's text -> page served: {seconds:.2f} s")
+        assert seconds < 60
+        builds = wait_for_builds(url, builds + 1)
+        assert_same_as_a_full_build(data, out, tmp_path, "text")
+
+        edits = {
+            "title in the navigation": (chapter, "en: Rules of Mini}", "en: Rules of Mini (renamed)}"),
+            "glossary term": (glossary, "names: {en: unit,", "names: {en: troop,"),
+            "new entry": (chapter, "entries:\n", "entries:\n  - id: mini/added\n    kind: rule\n    title: {en: Added rule}\n"
+                                                 "    text: {en: A rule added while serving.}\n    origin: {en: {authored: true}}\n"),
+        }
+        for name, (path, old, new) in edits.items():
+            text = path.read_text(encoding="utf-8")
+            assert old in text
+            path.write_text(text.replace(old, new, 1), encoding="utf-8")
+            builds = wait_for_builds(url, builds + 1)
+            assert status(url)["error"] is None, status(url)["error"]
+            assert_same_as_a_full_build(data, out, tmp_path, name)
+        page = urllib.request.urlopen(f"{url}/pl/mini/10-rules.html", timeout=5).read().decode("utf-8")
+        assert "Rules of Mini (renamed)" not in page and "Added rule" in page  # the Polish page: its nav, the new entry (in English)
+
+        good, before = chapter.read_text(encoding="utf-8"), tree(out / "site")
+        chapter.write_text(good.replace("kind: rule", "kind: rule\n   broken: indentation", 1), encoding="utf-8")
+        builds = wait_for_builds(url, builds + 1)
+        assert "10-rules.yaml" in status(url)["error"] and " E0" in status(url)["error"]
+        assert tree(out / "site") == before  # the last good site stays
+        chapter.write_text(good.replace("Added rule", "Added rule (mended)"), encoding="utf-8")
+        builds = wait_for_builds(url, builds + 1)
+        assert status(url)["error"] is None
+        assert_same_as_a_full_build(data, out, tmp_path, "mended")
+    finally:
+        process.terminate()
+        output = process.communicate(timeout=30)[0]
+    assert "Traceback" not in output, output
