@@ -14,6 +14,7 @@ from browser import calculate, make_driver, open_calculator, press, serve
 from conftest import REPO
 from selenium.webdriver.support.ui import WebDriverWait
 
+from generator.calculators import with_choices
 from generator.validate_calculators import check_schemas, names_to_label
 from rules_check.explain import Words, sentence
 
@@ -74,6 +75,11 @@ def contains(whole, part) -> bool:
     return whole == part
 
 
+def calculators_data(game: str) -> dict:
+    from ruamel.yaml import YAML
+    return YAML(typ="safe").load((REPO / "data" / "games" / game / "calculators.yaml").read_text(encoding="utf-8"))
+
+
 def built_games(site: Path) -> dict[str, dict]:
     """game -> {lang: its calculators.json} as built."""
     games: dict[str, dict] = {}
@@ -96,7 +102,8 @@ def test_every_check_is_a_calculator_in_every_language_of_its_game(bundled_build
             page = (site / lang / game / "calculators.html").read_text(encoding="utf-8")
             for name, check in spec["checks"].items():
                 assert f'data-check="{name}"' in page
-                assert check["schema"] == schemas[f"{name}_input"]           # the form is the check's own input schema
+                choices = calculators_data(game).get("choices", {})
+                assert check["schema"] == with_choices(schemas[f"{name}_input"], choices)  # the check's own input schema
                 for key in names_to_label(check["schema"]):
                     assert check["labels"].get(key), (game, lang, name, key)  # every field and choice named
                 for entry_id in check["implements"]:                        # and the calculator sits on its entries
