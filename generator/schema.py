@@ -249,11 +249,19 @@ def check_shape(kind: str, document, shown_path: str, positions: Positions, prob
     empty_key_of = {tuple(e.absolute_path): key for e in errors if e.validator in UNKNOWN_FIELD_VALIDATORS
                     and (key := _empty_key_slip(e)) is not None}   # mapping path -> its key left empty
     slips = {path + (key,) for path, key in empty_key_of.items()}
+    run_together = {tuple(e.absolute_path) + (e.instance,) for e in errors if _colon_slip(e)}  # "name {value}" keys
     reported: set[tuple] = set()
     for error in errors:
         path = tuple(error.absolute_path)
-        if any(path[:len(slip)] == slip for slip in slips):
-            continue  # the empty key's own type error: part of the indentation slip
+        if any(path[:len(slip)] == slip for slip in slips | run_together):
+            continue  # the empty key's own type error, or the run-together key's value: part of the same slip
+        if _colon_slip(error):
+            failed.add(path + (error.instance,))
+            name = error.instance.split(" ", 1)[0]
+            problems.add(shown_path, positions.of_key(path, error.instance), "E014",
+                         f"{describe(document, path)}: '{error.instance}' is a name and its value run together: "
+                         f"a colon is missing after '{name}' (write '{name}: …')")
+            continue
         where = describe(document, path)
         if error.validator in UNKNOWN_FIELD_VALIDATORS and isinstance(error.instance, dict):
             allowed = set(error.schema.get("properties", {}))
@@ -279,6 +287,15 @@ def check_shape(kind: str, document, shown_path: str, positions: Positions, prob
             reported.add((path, code, message))
             problems.add(shown_path, positions.of(path), code, f"{where}: {message}")
     return failed
+
+
+COLON_SLIP = re.compile(r"^[A-Za-z0-9_/-]+ +[\[{\"']")  # `dice {term: x}`: YAML reads "dice {term" as one key
+
+
+def _colon_slip(error) -> bool:
+    """A key refused by its mapping's name pattern that is a name, a space and the start of a value."""
+    return ("propertyNames" in error.absolute_schema_path and isinstance(error.instance, str)
+            and COLON_SLIP.match(error.instance) is not None)
 
 
 def is_inside_failed(path: tuple, failed: set[tuple]) -> bool:

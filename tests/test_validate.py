@@ -246,3 +246,18 @@ def test_output_cut_short_by_a_pipe_is_no_traceback(tmp_path: Path):
                           capture_output=True, text=True, cwd=REPO, env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"})
     assert done.stdout.count("\n") == 1 and ": E0" in done.stdout
     assert "Traceback" not in done.stderr, done.stderr
+
+
+@pytest.mark.unit
+def test_a_missing_colon_is_one_problem_at_the_key(tmp_path: Path):
+    """`dice {term: x}` is valid YAML (one key "dice {term"): said once, as the slip it is, not also as the value's type."""
+    from generator.load import load
+    data = tmp_path / "data"
+    shutil.copytree(MINI, data)
+    (data / "games/mini/checks.yaml").write_text("checks:\n  retreat:\n    help: h\n    implements: [mini/retreat]\n", encoding="utf-8")
+    (data / "games/mini/calculators.yaml").write_text(
+        "labels:\n  dice {term: mini/term/retreat}\nchecks:\n  retreat:\n    title: {en: T, pl: T, ru: T}\n"
+        "    answer: {en: A, pl: A, ru: A}\n", encoding="utf-8")
+    kb, problems = validate(data)
+    assert [line.split(" ", 2)[:2] for line in printed_lines(problems)] == [["data/games/mini/calculators.yaml:2:3:", "E014"]]
+    assert "a colon is missing after 'dice'" in printed_lines(problems)[0]
