@@ -275,9 +275,9 @@ class SiteRenderer:
                              self.clarifications_by_topic(clarifications, game_id, reader))
         yield self.list_page(f"{folder}/examples.md", labels["examples"] + f" — {game_title}", [
             {"title": None, "anchor": None, "items": [{**self.link(e["id"], game_id, reader), "note": None} for e in examples]}])
-        if self.calculators.of_game(game_id, reader):
+        if blocks := self.calculators.of_game(game_id, reader):
             yield self.page(f"{folder}/calculators.md", "calculators.html.j2", labels["calculator"]["calculators"] + f" — {game_title}",
-                            blocks=self.calculators.of_game(game_id, reader), tables=self.answer_tables.of_game(game_id, reader),
+                            blocks=blocks, tables=self.answer_tables.of_game(game_id, reader),
                             tables_heading=labels["calculator"]["answer_tables"])
             yield from self.calculators_data(game_id, reader)
 
