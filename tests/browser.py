@@ -92,6 +92,7 @@ def calculate(driver, block, timeout: float = 60) -> dict:
         const block = arguments[0], pre = block.querySelector('.kb-calc-json pre');
         const text = (selector) => { const node = block.querySelector(selector); return node ? node.textContent : null; };
         return {sentence: text('.kb-calc-sentence'), json: pre ? JSON.parse(pre.textContent) : null,
-                refused: text('.kb-calc-refused'), followed: Array.from(block.querySelectorAll('.kb-calc-followed a')).map(a => a.getAttribute('href')),
+                refused: text('.kb-calc-refused'),
+                followed: Array.from(block.querySelectorAll('.kb-calc-followed a')).map(a => a.getAttribute('href')),
                 errors: Array.from(block.querySelectorAll('.kb-calc-error')).map(e => ({text: e.textContent,
                         field: (e.parentElement.querySelector('input,select') || {}).name || null}))};""", block)

@@ -5,9 +5,9 @@ import re
 from pathlib import Path
 
 import pytest
+from conftest import REPO
 from weasyprint import HTML
 
-from conftest import REPO
 from generator.cards import card_of_each_page, overflowing_boxes
 
 

@@ -10,8 +10,8 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-
 from conftest import REPO
+
 from generator.answer_tables import AnswerTables, Words, value_at
 
 GAMES = ["citow", "battlelore", "marauders", "wizards-quest"]

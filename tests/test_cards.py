@@ -134,7 +134,7 @@ def test_each_paper_has_its_size_and_the_same_layout_centred(cards: Path, lang: 
             left, bottom, right, top = text_box_from_centre(page)
             half_w, half_h = SHEETS[paper][0] / 2, SHEETS[paper][1] / 2
             assert min(left + half_w, bottom + half_h, half_w - right, half_h - top) > 3 * 72 / 25.4, (paper, page)
-    for a4, letter in zip(documents["a4"], documents["letter"]):
+    for a4, letter in zip(documents["a4"], documents["letter"], strict=True):
         assert text_box_from_centre(a4) == pytest.approx(text_box_from_centre(letter), abs=0.1)
     texts = {paper: pdf_text(cards / f"mini-{lang}-{kind}-{paper}.pdf") for paper in SHEETS}
     assert texts["a4"] == texts["letter"]
@@ -191,8 +191,9 @@ def test_an_aid_that_does_not_fit_fails_the_build_and_keeps_the_old_site(tmp_pat
     long_text = " ".join(["A unit adjacent to 2 other units ignores 1 retreat."] * 900)
     chapter.write_text(chapter.read_text(encoding="utf-8").replace(
         "en: A unit adjacent to 2 other units ignores 1 retreat.", f"en: {long_text}"), encoding="utf-8")
-    chapter.write_text(chapter.read_text(encoding="utf-8").replace("    origin:\n      pl: {source: mini-pl, lines: \"9-11\"}",
-                                                                   "    numbers_differ: {note: test padding}\n    origin:\n      pl: {source: mini-pl, lines: \"9-11\"}"), encoding="utf-8")
+    origin = '    origin:\n      pl: {source: mini-pl, lines: "9-11"}'
+    chapter.write_text(chapter.read_text(encoding="utf-8").replace(origin, "    numbers_differ: {note: test padding}\n" + origin),
+                       encoding="utf-8")
     result = run_generator("build", "--data", str(data), "--out", str(tmp_path))
     assert result.returncode == 1
     assert "pages, at most 2" in result.stderr and "Traceback" not in result.stderr

@@ -40,7 +40,7 @@ def test_an_untraced_line_is_reported(tmp_path):
     shutil.copytree(REPO / "data", data)
     noise = data / "games/citow/noise/d.yaml"
     text = noise.read_text(encoding="utf-8")
-    line = next(l for l in text.splitlines() if "class: legal" in l)
+    line = next(row for row in text.splitlines() if "class: legal" in row)
     noise.write_text(text.replace(line + "\n", ""), encoding="utf-8")
     report = json.loads(run_generator("coverage", "--data", str(data), "--json").stdout)
     assert report["003_fdafb84476611fdf.txt"]["untraced"] == [1415]

@@ -319,8 +319,9 @@ def test_dial_counters_edges(rc):
     assert result["clarifications"] == ["citow/clarify-khorne-threat-condition"]
     assert dac(power="khorne", events=[])["total_counters"] == 0
     # Slaanesh: two tokens without a Noble or Hero token, or one token with it, gain nothing
-    assert dac(power="slaanesh", events=[{"region": "tilea", "phase": "corruption", "corruption_placed": 2, "tokens": ["skaven"]},
-                                         {"region": "empire", "phase": "corruption", "corruption_placed": 1, "tokens": ["noble"]}])["total_counters"] == 0
+    events = [{"region": "tilea", "phase": "corruption", "corruption_placed": 2, "tokens": ["skaven"]},
+              {"region": "empire", "phase": "corruption", "corruption_placed": 1, "tokens": ["noble"]}]
+    assert dac(power="slaanesh", events=events)["total_counters"] == 0
     with pytest.raises(rc.RulesError, match="condition_met"):
         dac(power="nurgle", events=[{"region": "tilea", "phase": "corruption"}])
     assert dac(power="tzeentch", events=[{"region": "tilea", "phase": "end", "condition_met": True}])["total_counters"] == 1

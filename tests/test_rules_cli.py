@@ -65,5 +65,6 @@ def test_a_number_changed_in_the_data_changes_the_answer(tmp_path: Path):
     path.write_text(text.replace("vp: 40", "vp: 45"), encoding="utf-8")
     result = run_generator("build", "--data", str(data), "--out", str(tmp_path))
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr
-    done = cli(tmp_path / "rules_check" / "data", "marauders", "score", stdin=json.dumps({"lines": [{"completed": False, "cards": 1, "scoring_cards": ["pile_of_loot"]}]}))
+    one_line = {"lines": [{"completed": False, "cards": 1, "scoring_cards": ["pile_of_loot"]}]}
+    done = cli(tmp_path / "rules_check" / "data", "marauders", "score", stdin=json.dumps(one_line))
     assert json.loads(done.stdout)["total"] == 55  # 45 for the Pile of Loot + 10 for the card

@@ -251,7 +251,6 @@ def test_output_cut_short_by_a_pipe_is_no_traceback(tmp_path: Path):
 @pytest.mark.unit
 def test_a_missing_colon_is_one_problem_at_the_key(tmp_path: Path):
     """`dice {term: x}` is valid YAML (one key "dice {term"): said once, as the slip it is, not also as the value's type."""
-    from generator.load import load
     data = tmp_path / "data"
     shutil.copytree(MINI, data)
     (data / "games/mini/checks.yaml").write_text("checks:\n  retreat:\n    help: h\n    implements: [mini/retreat]\n", encoding="utf-8")
