@@ -34,6 +34,7 @@ def test_a_visited_section_works_with_the_network_off(bundled_build: Path, offli
     with serve(bundled_build / "site") as url:
         names = install(driver, url, "ru/citow/10-round.html")
         assert len(names) == 1 and names[0].startswith("kb-ru-precache")
+        assert driver.execute_cdp_cmd("Page.getInstallabilityErrors", {})["installabilityErrors"] == []  # "Install app" offered
         notice = WebDriverWait(driver, 10).until(lambda d: d.find_elements("css selector", ".kb-offline-notice"))
         assert "без сети" in notice[0].text
         count = driver.execute_script("return caches.open(arguments[0]).then(c => c.keys()).then(k => k.length)", names[0])
