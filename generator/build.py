@@ -5,12 +5,13 @@ import itertools
 import json
 import time
 from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from .calculators import RUNTIME, runtime_files
-from .cards import aid_links, start_aids
+from .cards import aid_links, layout_workers, start_aids
 from .errors import OutputError
 from .load import load
 from .offline import offline_files, service_workers
@@ -59,19 +60,25 @@ def build(data_dir: Path, out: Path = REPO, stage=None, aids_alongside: bool = T
     report = BuildReport()
     stage = stage or report.stage
     problems = Problems()
-    with stage("load"):
-        loaded = load(data_dir, problems)
-    with stage("validate"):
-        kb = check(loaded, problems)
-    if problems:
-        raise DataError(problems)
-    with stage("resolve"):
-        resolved = resolve(kb)
+    workers = layout_workers() if aids_alongside and kept is None else None  # they load WeasyPrint meanwhile
     try:
-        with build_lock(out):
-            _render_and_publish(resolved, out, stage, aids_alongside, report, kept)
-    except OSError as err:
-        raise OutputError(f"writing the output failed: {err.strerror or err} ({err.filename or out}); nothing was replaced") from err
+        with stage("load"):
+            loaded = load(data_dir, problems)
+        with stage("validate"):
+            kb = check(loaded, problems)
+        if problems:
+            raise DataError(problems)
+        with stage("resolve"):
+            resolved = resolve(kb)
+        try:
+            with build_lock(out):
+                _render_and_publish(resolved, out, stage, workers, report, kept)
+        except OSError as err:
+            raise OutputError(f"writing the output failed: {err.strerror or err} ({err.filename or out}); nothing was replaced") from err
+    except BaseException:
+        if workers is not None:
+            workers.shutdown(wait=False, cancel_futures=True)
+        raise
     report.entries = len(kb.entries)
     report.data_version = resolved.data_version
     return report
@@ -130,14 +137,15 @@ def games_to_render(before: Resolved | None, after: Resolved) -> set[str] | None
 SAME_FOR_PARTIAL = ("sources", "games", "chapters", "entry_chapter", "terms", "aids", "checks", "calculators")
 
 
-def _render_and_publish(resolved: Resolved, out: Path, stage, aids_alongside: bool, report: BuildReport, kept: Kept | None) -> None:
+def _render_and_publish(resolved: Resolved, out: Path, stage, workers: ProcessPoolExecutor | None, report: BuildReport,
+                        kept: Kept | None) -> None:
     based_on = Release.published(out) if kept is not None and kept.resolved is not None else None
     release = Release(out, based_on)
     docs, site = release.part("docs"), release.part("site")
     games = games_to_render(kept.resolved, resolved) if kept is not None and based_on is not None else None
     aids = None
     try:
-        aids = start_aids(resolved, cache=out / "build" / "cards-cache") if aids_alongside and kept is None else None
+        aids = start_aids(resolved, cache=out / "build" / "cards-cache", workers=workers) if workers is not None else None
         changed: list[str] = []
         with stage("render"):
             renderer = SiteRenderer(resolved, aid_links=aid_links(resolved))

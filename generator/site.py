@@ -57,6 +57,7 @@ class SiteRenderer:
         self._rendered: dict[tuple[str, str, str], tuple[Markup, frozenset]] = {}  # see text_html
         self.calculators = CalculatorBlocks(resolved, self.fragment)
         self._page_terms: set[str] = set()  # glossary terms linked anywhere on the page being made (their previews)
+        self._previews: dict[tuple[str, str, str], dict] = {}  # see _term_preview
         self.answer_tables = AnswerTables(resolved)  # on each game's Calculators page
 
     # -- links -----------------------------------------------------------------------------
@@ -105,24 +106,29 @@ class SiteRenderer:
         page, its name, the first paragraph of the entry defining it (else its names in the other
         languages) and links to the definition and to the glossary. Definitions link no terms: a
         preview is one step, not a chain."""
-        previews = []
-        for term_id in sorted(self._page_terms):
-            term = self.kb.terms[term_id]
-            definition = self.kb.entries.get(term.get("definition", ""))
-            text = None
-            if definition is not None:
-                shown = self.r.display_language(definition, reader)
-                linker = Linker(reference_href=lambda ref: self.href(ref, game), reference_label=functools.partial(self.r.title_of, reader=shown))
-                text = render(first_paragraph(without_tables(definition["text"][shown])), linker)
-            name_lang = self.langs.pick(term["names"], reader)
-            previews.append({
-                "id": "preview-" + self.r.anchor_of(term_id), "name": term["names"][name_lang], "text": text,
-                "others": [f"{self.langs.name_in(lang, reader)}: {term['names'][lang]}"
-                           for lang in self.langs.codes if lang != name_lang and lang in term["names"]],
-                "definition": self.link(definition["id"], game, reader) if definition is not None else None,
-                "glossary": self.href(term_id, game),
-            })
-        return previews
+        return [self._term_preview(term_id, game, reader) for term_id in sorted(self._page_terms)]
+
+    def _term_preview(self, term_id: str, game: str, reader: str) -> dict:
+        """One term's preview, made once per game and reader (the same on every page of the game)."""
+        key = (term_id, game, reader)
+        if key in self._previews:
+            return self._previews[key]
+        term = self.kb.terms[term_id]
+        definition = self.kb.entries.get(term.get("definition", ""))
+        text = None
+        if definition is not None:
+            shown = self.r.display_language(definition, reader)
+            linker = Linker(reference_href=lambda ref: self.href(ref, game), reference_label=functools.partial(self.r.title_of, reader=shown))
+            text = render(first_paragraph(without_tables(definition["text"][shown])), linker)
+        name_lang = self.langs.pick(term["names"], reader)
+        self._previews[key] = {
+            "id": "preview-" + self.r.anchor_of(term_id), "name": term["names"][name_lang], "text": text,
+            "others": [f"{self.langs.name_in(lang, reader)}: {term['names'][lang]}"
+                       for lang in self.langs.codes if lang != name_lang and lang in term["names"]],
+            "definition": self.link(definition["id"], game, reader) if definition is not None else None,
+            "glossary": self.href(term_id, game),
+        }
+        return self._previews[key]
 
     # -- pieces ----------------------------------------------------------------------------
     def citation(self, item: Mapping[str, Any], reader: str) -> list[str]:

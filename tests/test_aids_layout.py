@@ -8,7 +8,7 @@ import pytest
 from conftest import REPO
 from weasyprint import HTML
 
-from generator.cards import card_of_each_page, overflowing_boxes
+from generator.aid_layout import card_of_each_page, overflowing_boxes
 
 
 @pytest.fixture(scope="module")

@@ -13,7 +13,8 @@ from conftest import MINI, run_generator
 from pypdf import PdfReader
 from weasyprint import HTML
 
-from generator.cards import SHEETS, AidError, _resources_and_streams, check_and_write, css_string, fonts, overflowing_boxes, uncovered_characters
+from generator.aid_layout import _resources_and_streams, check_and_write, fonts, overflowing_boxes, uncovered_characters
+from generator.cards import SHEETS, AidError, css_string
 
 LANGS = ("en", "pl", "ru")
 FORMATS = ("sheet-a4", "sheet-letter", "cards-a4", "cards-letter")
@@ -102,13 +103,14 @@ def test_text_running_off_the_page_fails_the_aid():
 
 
 @pytest.mark.parametrize("lang", LANGS)
-def test_first_page_rendered_to_png(cards: Path, lang: str):
-    for fmt in FORMATS:
-        png = (cards / f"mini-{lang}-{fmt}.png").read_bytes()
-        assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 5000
-        width, height = int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")
-        paper_w, paper_h = SHEETS[fmt.split("-")[1]]
-        assert (width, height) == (round(paper_w * 1.5), round(paper_h * 1.5)), fmt  # the paper at 1.5 × 72 dpi
+def test_sheet_preview_rendered_to_png(cards: Path, lang: str):
+    """The A4 sheet's first page, the preview the site shows; no other PDF gets one (nothing shows it)."""
+    png = (cards / f"mini-{lang}-sheet-a4.png").read_bytes()
+    assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 5000
+    width, height = int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")
+    paper_w, paper_h = SHEETS["a4"]
+    assert (width, height) == (round(paper_w * 1.5), round(paper_h * 1.5))  # the paper at 1.5 × 72 dpi
+    assert sorted(p.name for p in cards.glob(f"mini-{lang}-*.png")) == [f"mini-{lang}-sheet-a4.png"]
 
 
 def text_box_from_centre(page) -> tuple[float, ...]:

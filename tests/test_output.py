@@ -203,7 +203,8 @@ class Recorder(http.server.BaseHTTPRequestHandler):
 @pytest.mark.unit
 def test_the_aid_layout_fetches_nothing(tmp_path: Path):
     """The second wall: even HTML that asks for a file or a loopback URL gets nothing, and fails."""
-    from generator.cards import AidFetchError, check_and_write
+    from generator.aid_layout import check_and_write
+    from generator.cards import AidFetchError
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Recorder)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     secret = tmp_path / "secret.txt"
