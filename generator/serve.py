@@ -16,6 +16,7 @@ rebuilds when they change and makes open pages reload themselves.
 from __future__ import annotations
 
 import functools
+import hashlib
 import http.server
 import json
 import re
@@ -89,6 +90,7 @@ class LiveSite:
         self.changed = threading.Condition()  # notified when version, error or ready change
         self.pending = threading.Event()
         self.started = time.perf_counter()  # of the build under way
+        self.published_inputs: str | None = None  # digest of the inputs of the last whole build published here
         self.kept = Kept(LiveEngine(REPO, out / "build" / "serve"), on_publish=self.published, superseded=self.pending.is_set)
 
     def published_version(self) -> str:
@@ -112,12 +114,20 @@ class LiveSite:
 
     def published(self, release: str) -> None:
         """Pages of a new release are served: open pages reload (as soon as the pages are out, before the aids)."""
+        self.published_inputs = None  # until this build has published all of its outputs (see rebuild)
         self._tell(version=release, error=None)
         print(f"pages published, {time.perf_counter() - self.started:.1f} s into the rebuild", flush=True)
 
     def rebuild(self) -> None:
-        """Build in this process with what is kept between builds; on success the switch publishes the new site."""
+        """Build in this process with what is kept between builds; on success the switch publishes the new site.
+        When the inputs are byte for byte those of the published site (a file saved unchanged, an
+        edit undone), there is nothing to build: the published site is theirs."""
         self.started = time.perf_counter()
+        inputs = inputs_digest([self.data_dir, TEMPLATES])
+        if inputs == self.published_inputs:
+            self._tell(error=None, ready=True, builds=self.builds + 1)
+            print(f"no change since the published site ({time.perf_counter() - self.started:.2f} s)", flush=True)
+            return
         try:
             report = build(self.data_dir, self.out, kept=self.kept)
         except Superseded:
@@ -129,6 +139,7 @@ class LiveSite:
         except Exception as err:  # a bug: said in one line, and serve goes on watching
             self._fail(f"error: the build failed unexpectedly ({type(err).__name__}: {err}); this is a bug in the generator")
         else:
+            self.published_inputs = inputs
             print(f"rebuilt in {time.perf_counter() - self.started:.1f} s: {report.summary()}", flush=True)
         self._tell(ready=True, builds=self.builds + 1)
 
@@ -163,6 +174,17 @@ class LiveSite:
         observer.start()
         threading.Thread(target=rebuild_when_quiet, daemon=True).start()
         return observer
+
+
+def inputs_digest(folders: list[Path]) -> str:
+    """A digest of every file under `folders`: its path and its bytes (what a build reads from them)."""
+    digest = hashlib.sha256()
+    for folder in folders:
+        for path in sorted(folder.rglob("*")):
+            if path.is_file():
+                digest.update(f"{path}\0{path.stat().st_size}\0".encode())
+                digest.update(path.read_bytes())
+    return digest.hexdigest()
 
 
 def handler_for(site: LiveSite):

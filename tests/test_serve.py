@@ -134,7 +134,19 @@ def test_each_edit_is_served_and_leaves_the_site_a_full_build_makes(tmp_path: Pa
         builds = wait_for_builds(url, builds + 1)
         assert status(url)["error"] is None
         assert_same_as_a_full_build(data, out, tmp_path, "mended")
+
+        mended, before = chapter.read_bytes(), tree(out / "site")
+        chapter.write_bytes(mended)  # saved as it was: nothing to build
+        builds = wait_for_builds(url, builds + 1)
+        assert status(url)["error"] is None and tree(out / "site") == before
+        chapter.write_bytes(mended.replace(b"kind: rule", b"kind: rule\n   broken: indentation", 1))
+        builds = wait_for_builds(url, builds + 1)
+        assert status(url)["error"] is not None
+        chapter.write_bytes(mended)  # the mistake undone: the published site is this data's again
+        builds = wait_for_builds(url, builds + 1)
+        assert status(url)["error"] is None and tree(out / "site") == before
     finally:
         process.terminate()
         output = process.communicate(timeout=30)[0]
     assert "Traceback" not in output, output
+    assert output.count("no change since the published site") == 2, output
