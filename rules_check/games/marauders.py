@@ -36,10 +36,11 @@ class Rules(Game):
             (r["cards_min"], r["cards_max"], r["vp"]) for r in self.VP_TABLE if r["rule"] == "completed_line_length"
         ]
         self.CARD_VP = {r["card"].replace("-", "_"): r["vp"] for r in self.VP_TABLE if r["rule"] == "card"}
-        self.PER_CARD = next(r["vp"] for r in self.VP_TABLE if r["rule"] == "per_card")
-        self.WITH_CREW = next(r["vp"] for r in self.VP_TABLE if r["rule"] == "war_machine_with_crew")
-        self.WITHOUT_CREW = next(r["vp"] for r in self.VP_TABLE if r["rule"] == "war_machine_without_crew")
-        self.FIRST_THREE = next(r["vp"] for r in self.VP_TABLE if r["rule"] == "first_to_complete_three_lines")
+        vp_of = {r["rule"]: r["vp"] for r in self.VP_TABLE if r["rule"] not in ("completed_line_length", "card")}  # one row each
+        self.PER_CARD = vp_of["per_card"]
+        self.WITH_CREW = vp_of["war_machine_with_crew"]
+        self.WITHOUT_CREW = vp_of["war_machine_without_crew"]
+        self.FIRST_THREE = vp_of["first_to_complete_three_lines"]
         self.SHORT_LINE = data.ref("marauders/clarify-four-card-line")
         self.RATING_MIN = data.param("marauders/attack-rating", "attack_rating_min")  # from marauders/attack-rating
         self.RATING_MAX = data.param("marauders/attack-rating", "attack_rating_max")
