@@ -13,7 +13,7 @@ from pathlib import Path
 from .calculators import RUNTIME, runtime_files
 from .cards import aid_links, layout_workers, start_aids
 from .errors import OutputError
-from .load import load
+from .load import ParsedFiles, load
 from .offline import offline_files, service_workers
 from .problems import DataError, Problems
 from .resolve import Resolved, resolve
@@ -63,7 +63,7 @@ def build(data_dir: Path, out: Path = REPO, stage=None, aids_alongside: bool = T
     workers = layout_workers() if aids_alongside and kept is None else None  # they load WeasyPrint meanwhile
     try:
         with stage("load"):
-            loaded = load(data_dir, problems)
+            loaded = load(data_dir, problems, kept.parsed if kept is not None else None)
         with stage("validate"):
             kb = check(loaded, problems)
         if problems:
@@ -92,6 +92,7 @@ class Superseded(Exception):
 class Kept:
     """What `serve` keeps between rebuilds, so that a rebuild does only what its edit changed:
 
+    - load parses only the files whose bytes changed (`parsed`);
     - a new release starts as a copy of the published one (hard links); files whose content is
       the same are left alone (write.write_files);
     - render makes only the pages of the games the edit can have changed (`games_to_render`), the
@@ -104,6 +105,7 @@ class Kept:
     resolved: Resolved | None = None  # of the last published pages
     engine_release: Path | None = None  # the release whose site the engine's last run made (or a copy of it)
     page_meta: dict[str, PageMeta] = field(default_factory=dict)
+    parsed: ParsedFiles = field(default_factory=dict)  # the data files as last parsed (load)
     on_publish: Callable[[str], None] = lambda release: None  # told the release whose pages were just published
     superseded: Callable[[], bool] = lambda: False
 

@@ -129,8 +129,15 @@ def _files(folder: Path, root: Path, real_root: str, problems: Problems, seen: s
             problems.add(_shown(path, root), (1, 1), "E008", "neither a plain file nor a folder")
 
 
-def load(root: Path, problems: Problems) -> LoadedData:
-    """Read all files; every file is either loaded or reported, never skipped."""
+ParsedFiles = dict[str, tuple[bytes, Any]]  # shown path -> (its bytes, their plain data), see `load`
+
+
+def load(root: Path, problems: Problems, parsed: ParsedFiles | None = None) -> LoadedData:
+    """Read all files; every file is either loaded or reported, never skipped.
+
+    `parsed` (kept by `serve` between rebuilds) holds the files that parsed cleanly last time: a
+    file whose bytes are the same is not parsed again (its data is used as it is: no stage changes
+    a document). It is updated with this load's files."""
     loaded = LoadedData(root=root)
     if not root.is_dir():
         problems.add(str(root), (1, 1), "E008", "the data folder does not exist or is not a folder")
@@ -160,7 +167,7 @@ def load(root: Path, problems: Problems) -> LoadedData:
             continue
         kind, game, order = place
         raw = read_bytes(path, shown, problems)
-        data = None if raw is None else parse_yaml(raw, shown, problems)
+        data = None if raw is None else _parse(raw, shown, problems, parsed)
         if data is None:
             ids = set(ID_LINE.findall(raw.decode("utf-8", errors="replace"))) if raw is not None else None
             loaded.unloaded.append(Unloaded(shown, kind, game, ids))
@@ -174,4 +181,18 @@ def load(root: Path, problems: Problems) -> LoadedData:
         loaded.unloaded.append(Unloaded(_shown(folder, root), kind, game, None))
     if not games_seen:
         problems.add(_shown(root / "games", root), (1, 1), "E037", "the data folder holds no game")
+    if parsed is not None:  # forget the files that are gone
+        for shown in set(parsed) - {document.path for document in loaded.documents}:
+            del parsed[shown]
     return loaded
+
+
+def _parse(raw: bytes, shown: str, problems: Problems, parsed: ParsedFiles | None) -> Any | None:
+    """`parse_yaml`, or the data of the same bytes parsed before (see `load`)."""
+    if parsed is not None and shown in parsed and parsed[shown][0] == raw:
+        return parsed[shown][1]
+    before = len(problems)
+    data = parse_yaml(raw, shown, problems)
+    if parsed is not None and data is not None and len(problems) == before:
+        parsed[shown] = (raw, data)
+    return data

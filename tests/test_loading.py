@@ -122,3 +122,32 @@ def test_every_schema_gets_the_quick_check_and_a_changed_keyword_falls_back():
     assert not _same_in_draft7({"properties": {"a": {"prefixItems": [{"type": "string"}]}}})
     assert not _same_in_draft7({"dependentRequired": {"a": ["b"]}})
     assert not _same_in_draft7({"items": [{"type": "string"}]})   # array form: a tuple in draft-07
+
+
+def test_serve_parses_again_only_the_files_whose_bytes_changed(tmp_path: Path):
+    """`load` with the files parsed last time (serve keeps them): an unchanged file's data is the same
+    object, an edited one is parsed anew, one that no longer parses is reported and not kept, and a
+    removed one is forgotten."""
+    import shutil
+
+    from conftest import MINI
+
+    from generator.load import load
+    data = tmp_path / "data"
+    shutil.copytree(MINI, data)
+    parsed: dict = {}
+    first = {d.path: d.data for d in load(data, Problems(), parsed).documents}
+    assert set(parsed) == set(first)
+    chapter, glossary = data / "games/mini/chapters/10-rules.yaml", data / "games/mini/glossary.yaml"
+    chapter.write_text(chapter.read_text(encoding="utf-8").replace("en: Rules of Mini", "en: Rules of Mini (edited)"), encoding="utf-8")
+    second = {d.path: d.data for d in load(data, Problems(), parsed).documents}
+    edited = next(path for path in second if path.endswith("10-rules.yaml"))
+    assert second[edited] is not first[edited] and second[edited]["chapter"]["title"]["en"] == "Rules of Mini (edited)"
+    assert all(second[path] is first[path] for path in first if path != edited)
+
+    chapter.write_text("chapter: [unclosed\n", encoding="utf-8")
+    glossary.unlink()
+    problems = Problems()
+    third = {d.path: d.data for d in load(data, problems, parsed).documents}
+    assert [p.code for p in problems.items] and edited not in third
+    assert edited not in parsed and not any(path.endswith("glossary.yaml") for path in parsed)
