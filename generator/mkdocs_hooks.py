@@ -8,9 +8,9 @@
   language is set per page from the language definitions (data/languages/<code>/language.yaml).
 - "Page not found" in every language: the root 404.html says it in all of them, and each section
   gets its own <lang>/404.html in its language, built like Material's 404 (site-absolute links).
-- Memory stays flat as the site grows: mkdocs reads every page's source before it renders the
-  first and keeps its Markdown and HTML until the end of the build; a generated page's file is
-  read only when its content is made, and its HTML dropped once the page is written (nothing
+- Memory stays flat as the site grows: mkdocs reads and converts every page before it renders the
+  first, and keeps its Markdown and HTML until the end of the build; a generated page's file is
+  read only when the page is rendered, and its HTML dropped once the page is written (nothing
   later reads them: anchors are validated from ids kept separately).
 """
 from __future__ import annotations
@@ -57,8 +57,9 @@ def on_config(config):
 def on_page_read_source(page, config):
     """A generated page's "Markdown" is its HTML already (site.py), which Markdown would only parse to
     pass through untouched (most of the site engine's time): Markdown gets nothing, and the file is
-    read when the page's content is made (`on_page_content`). (mkdocs reads every page's source
-    before it renders the first: at 100× the data, holding them all took 2 GB.)"""
+    read when the page is rendered into its template (`on_page_context`). mkdocs makes every
+    page's content before it renders the first page, and keeps it until then: at 100× the data
+    the site engine held every page's HTML at once, 1.9 GB."""
     return "" if page.file.src_uri in _pages else None
 
 
@@ -70,8 +71,11 @@ def on_page_markdown(markdown, page, config, files):
 
 
 def on_page_context(context, page, config, nav):
-    """Material's chrome in the section's language ("Skip to content", "Back to top", aria-labels and
-    <html lang>): its templates read config.theme.language when each page is rendered."""
+    """The page's HTML, read from its file now (see on_page_read_source); Material's chrome in the
+    section's language ("Skip to content", "Back to top", aria-labels and <html lang>): its
+    templates read config.theme.language when each page is rendered."""
+    if page.file.src_uri in _pages:
+        page.content = page.file.content_string.strip()  # as Markdown would give it back
     _use_section(config, _sections.get(page.file.src_uri.split("/", 1)[0], _defaults))
     return context
 
@@ -118,7 +122,7 @@ def on_post_build(config):
 def on_page_content(html, page, config, files):
     meta = _pages.get(page.file.src_uri)
     if meta is not None:
-        html = page.file.content_string.strip()  # as Markdown gives it back
+        html = ""  # made when the page is rendered (on_page_context)
         page.toc = get_toc([{"level": 2, "id": anchor, "name": title, "children": []} for anchor, title in meta["toc"]])
     page.markdown = None
     return html
