@@ -15,7 +15,6 @@ import io
 import json
 import os
 import shutil
-import subprocess
 import tempfile
 import zipfile
 from collections.abc import Iterator
@@ -24,7 +23,7 @@ from typing import Any
 
 from markupsafe import Markup
 
-from .children import die_with_parent
+from .children import run_dying_with_this_process
 from .errors import FrontEndMissing, KbError
 from .resolve import Resolved
 from .rules_data import label_texts
@@ -135,8 +134,7 @@ def start_snapshot(wheels: list[Path], code: bytes) -> bytes:
             shutil.copy(wheel, work)
         (Path(work) / "code.zip").write_bytes(code)
         made = Path(work) / "snapshot.bin"
-        result = subprocess.run([node, str(Path(__file__).parent / "make_snapshot.mjs"), str(PYODIDE), work, str(made)],
-                                capture_output=True, text=True, preexec_fn=die_with_parent)
+        result = run_dying_with_this_process([node, str(Path(__file__).parent / "make_snapshot.mjs"), str(PYODIDE), work, str(made)])
         if result.returncode != 0 or not made.is_file():
             last = (result.stderr.strip().splitlines() or ["no message"])[-1][:300]
             raise SnapshotError(f"making the calculators' start-up snapshot failed: {last}")

@@ -21,7 +21,7 @@ from pathlib import Path
 from markupsafe import Markup
 
 from .answer_tables import AnswerTable, AnswerTables
-from .children import die_with_parent
+from .children import die_with_parent, held_interrupts, let_interrupts_in
 from .errors import KbError
 from .model import Entry
 from .resolve import Resolved, slug_of
@@ -319,7 +319,8 @@ def layout_workers() -> ProcessPoolExecutor:
     """Worker processes (one per core) that lay out aids. Started before the data is loaded, they
     import WeasyPrint and make their font configuration meanwhile, on the other core."""
     workers = ProcessPoolExecutor(max_workers=os.cpu_count() or 1, initializer=start_layout_worker, initargs=(os.getpid(),))
-    workers.submit(int)  # the pool starts its processes on the first task, not before
+    with held_interrupts():  # see children.py
+        workers.submit(int)  # the pool starts (forks) its processes on the first task, not before
     return workers
 
 
@@ -327,6 +328,7 @@ def start_layout_worker(build: int) -> None:
     """A layout worker dies with the build (`build`: its pid) and leaves Ctrl-C to it, first of all;
     then it loads WeasyPrint and the PDF libraries (only the workers do)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    let_interrupts_in()
     die_with_parent(build)
     from . import aid_layout
     aid_layout.start_worker()
@@ -365,7 +367,8 @@ class PendingAids:
         if todo:
             self.pool = self.pool or ProcessPoolExecutor(max_workers=min(len(todo), os.cpu_count() or 1),
                                                          initializer=start_layout_worker, initargs=(os.getpid(),))
-            self.futures = {index: self.pool.submit(lay_out, jobs[index]) for index in todo}
+            with held_interrupts():  # the first submit forks the workers of a new pool (see children.py)
+                self.futures = {index: self.pool.submit(lay_out, jobs[index]) for index in todo}
         elif self.pool is not None:
             self.cancel()  # every aid came from the cache
 

@@ -22,7 +22,6 @@ import os
 import re
 import shutil
 import signal
-import subprocess
 import sys
 import time
 from collections.abc import Iterable, Iterator, Mapping
@@ -30,7 +29,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from .children import die_with_parent
+from .children import run_dying_with_this_process
 from .errors import KbError, OutputError
 
 SITE_META = "kb-site.json"  # beside the generated mkdocs.yml, read by mkdocs_hooks.py
@@ -108,8 +107,7 @@ def run_mkdocs(repo: Path, docs_dir: Path, site_dir: Path, site_meta: str, work:
     """mkdocs build --strict with the repository's mkdocs.yml; the navigation, titles and tables of
     contents reach it through `site_meta` (see mkdocs_hooks.py), never through YAML."""
     config = engine_config(repo, docs_dir, site_dir, site_meta, work)
-    result = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet", "-f", str(config)],
-                            capture_output=True, text=True, cwd=repo, preexec_fn=die_with_parent)
+    result = run_dying_with_this_process([sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet", "-f", str(config)], cwd=repo)
     if result.returncode != 0:
         raise engine_failure(result.stdout + result.stderr)
 
