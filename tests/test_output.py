@@ -122,7 +122,9 @@ def test_ctrl_c_ends_with_one_line_and_the_old_site(two_versions, mini_data_modu
     out, new_data, old, new = two_versions
     for _attempt in range(3):  # on a loaded machine the build may finish before the signal lands: try again
         published = manifest(out / "site")
-        process = generator_process("build", "--data", str(new_data), "--out", str(out), start_new_session=True)
+        # as from a terminal: SIGINT at its default even when the tests run where it is ignored (a job started with &)
+        process = generator_process("build", "--data", str(new_data), "--out", str(out), start_new_session=True,
+                                    preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
         deadline = time.monotonic() + 60
         while not list((out / "build" / "releases").glob("*/work/kb-site.json")):  # the site engine is starting
             assert time.monotonic() < deadline and process.poll() is None, "the build never reached the site engine"
