@@ -315,10 +315,12 @@ def store(aid: AidFiles, job: AidJob, cache: Path | None) -> None:
     partial.rename(folder)
 
 
-def layout_workers() -> ProcessPoolExecutor:
-    """Worker processes (one per core) that lay out aids. Started before the data is loaded, they
-    import WeasyPrint and make their font configuration meanwhile, on the other core."""
-    workers = ProcessPoolExecutor(max_workers=os.cpu_count() or 1, initializer=start_layout_worker, initargs=(os.getpid(),))
+def layout_workers(count: int | None = None) -> ProcessPoolExecutor:
+    """Worker processes (`count`, at most one per core) that lay out aids, started now. `build` starts
+    them before the data is loaded: they import WeasyPrint and make their font configuration
+    meanwhile, on the other core."""
+    workers = ProcessPoolExecutor(max_workers=min(count or os.cpu_count() or 1, os.cpu_count() or 1),
+                                  initializer=start_layout_worker, initargs=(os.getpid(),))
     with held_interrupts():  # see children.py
         workers.submit(int)  # the pool starts (forks) its processes on the first task, not before
     return workers
@@ -365,10 +367,8 @@ class PendingAids:
                       key=lambda i: -len(jobs[i].sheet_html) - len(jobs[i].card_html))
         self.pool, self.futures = workers, {}
         if todo:
-            self.pool = self.pool or ProcessPoolExecutor(max_workers=min(len(todo), os.cpu_count() or 1),
-                                                         initializer=start_layout_worker, initargs=(os.getpid(),))
-            with held_interrupts():  # the first submit forks the workers of a new pool (see children.py)
-                self.futures = {index: self.pool.submit(lay_out, jobs[index]) for index in todo}
+            self.pool = self.pool or layout_workers(len(todo))
+            self.futures = {index: self.pool.submit(lay_out, jobs[index]) for index in todo}
         elif self.pool is not None:
             self.cancel()  # every aid came from the cache
 
