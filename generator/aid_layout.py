@@ -1,12 +1,13 @@
-"""Stage 4c, second half: lay out an aid's HTML (made by cards.py) into its PDFs and preview, and
-check the layout. Runs in the aid worker processes only: the build's own process never imports
-WeasyPrint, so the workers load it while the build loads and checks the data.
+"""Stage 4c, second part: lay out an aid's HTML (made by cards.py) and check the layout; then have
+aid_compose.py make the PDFs of the pieces, and make the preview. Runs in the aid worker processes
+only: the build's own process never imports WeasyPrint, so the workers load it while the build
+loads and checks the data.
 
-Layout (WeasyPrint) is nearly all the cost, so each aid is laid out twice, not four times: the
-sheet once, on the area A4 and US Letter share, and the cards once, one card a page. The paper
-formats are made from those PDFs without laying anything out again (`on_paper`, `impose`).
-Layout problems are build errors, not surprises on paper: an aid longer than its page limit, a
-box running off its page, or a glyph no font has.
+Layout (WeasyPrint) is nearly all the cost, so each item of an aid is laid out once, on a page of
+its own the size of a card's text, and the other pieces (titles, bars, bands, footers) once, in a
+small second document; the sheet and the cards, on either paper, are made of those pages without
+laying anything out again. Layout problems are build errors, not surprises on paper: an aid longer
+than its page limit, a box running off its page, or a glyph no font has.
 """
 from __future__ import annotations
 
@@ -19,21 +20,18 @@ import os
 import re
 import subprocess
 from functools import cache
-from typing import Any
 
 import pypdfium2
 from fontTools.ttLib import TTFont
-from pypdf import PageObject, PdfReader, PdfWriter
-from pypdf.generic import ArrayObject, DictionaryObject, FloatObject, NameObject, RectangleObject, StreamObject
+from pypdf import PdfReader
 from weasyprint import HTML
 from weasyprint.formatting_structure.boxes import LineBox, MarginBox, ReplacedBox, TextBox
 from weasyprint.text.fonts import FontConfiguration
 from weasyprint.urls import URLFetcher
 
-from .cards import MM, PREVIEW, SHEETS, AidError, AidFetchError, AidFiles, AidJob, aid_file, css_string
+from .aid_compose import ItemPieces, Piece, arrange_sheet, card_sheets, readers, sheet_on_paper
+from .cards import CARD_TEXT, PREVIEW, SHEETS, AidError, AidFetchError, AidFiles, AidJob, aid_file, css_string
 
-CARD_W, CARD_H = 63 * MM, 88 * MM
-MAX_SHEET_PAGES = 2
 FONT_FAMILY = "DejaVu Sans Condensed"  # covers Latin, Polish and Cyrillic; the templates name it first
 
 
@@ -55,18 +53,13 @@ def overflowing_boxes(document) -> list[str]:
         page_box = page._page_box
         left, top = page_box.content_box_x(), page_box.content_box_y()
         right, bottom = left + page_box.width, top + page_box.height
-        stack = [child for child in page_box.children if not isinstance(child, MarginBox)]
-        while stack:
-            box = stack.pop()
-            x, y = getattr(box, "position_x", None), getattr(box, "position_y", None)
-            if x is not None and y is not None and paints(box):
-                # The border box: margins may run into the page margin (they collapse at a page break).
-                x, y = x + (box.margin_left or 0), y + (box.margin_top or 0)
-                width, height = box.border_width(), box.border_height()
-                if x < left - tolerance or y < top - tolerance or x + width > right + tolerance or y + height > bottom + tolerance:
-                    text = getattr(box, "text", "") or box.element_tag
-                    problems.append(f"page {number}: {type(box).__name__} '{str(text)[:40]}' leaves the page area")
-            stack.extend(getattr(box, "children", []))
+        for box in painted_boxes(page):
+            # The border box: margins may run into the page margin (they collapse at a page break).
+            x, y = box.position_x + (box.margin_left or 0), box.position_y + (box.margin_top or 0)
+            width, height = box.border_width(), box.border_height()
+            if x < left - tolerance or y < top - tolerance or x + width > right + tolerance or y + height > bottom + tolerance:
+                text = getattr(box, "text", "") or box.element_tag
+                problems.append(f"page {number}: {type(box).__name__} '{str(text)[:40]}' leaves the page area")
     return problems
 
 
@@ -120,76 +113,6 @@ def fonts(pdf: bytes) -> dict[str, bool]:
     return found
 
 
-def on_paper(sheet_pdf: bytes, paper: str) -> bytes:
-    """The sheet, laid out on SHEET_AREA, centred on `paper` by widening its pages' boxes.
-
-    Only the page boxes change, so the text, fonts, bookmarks and title stay as WeasyPrint wrote
-    them. (Not an incremental update: pypdf leaves /Info out of its trailer, and poppler-based
-    viewers then show no title.)"""
-    paper_w, paper_h = SHEETS[paper]
-    writer = PdfWriter(clone_from=PdfReader(io.BytesIO(sheet_pdf)))
-    for page in writer.pages:
-        left, bottom, right, top = (float(v) for v in page.mediabox)
-        dx, dy = (paper_w - (right - left)) / 2, (paper_h - (top - bottom)) / 2
-        box = RectangleObject([round(v, 3) for v in (left - dx, bottom - dy, right + dx, top + dy)])
-        page.mediabox = page.trimbox = page.bleedbox = box
-    return _pdf_bytes(writer)
-
-
-def impose(card_pdf: bytes, paper: str) -> bytes:
-    """Nine card pages to a sheet of `paper`, 3 × 3, centred, with cut marks in the margins.
-
-    Each card page becomes a form XObject made of the page's own content stream and resources, so
-    its text stays text, nothing is re-parsed or rasterised, and all cards share one copy of each
-    embedded font (copying page by page would embed the fonts once per card)."""
-    sheet_w, sheet_h = SHEETS[paper]
-    x0, y0 = (sheet_w - 3 * CARD_W) / 2, (sheet_h - 3 * CARD_H) / 2
-    writer = PdfWriter()
-    cards = [card_form(page, writer) for page in PdfReader(io.BytesIO(card_pdf)).pages]
-    for start in range(0, len(cards), 9):
-        xobjects, operators = DictionaryObject(), []
-        for slot, card in enumerate(cards[start:start + 9]):
-            column, row = slot % 3, slot // 3
-            xobjects[NameObject(f"/Card{slot}")] = card
-            x, y = x0 + column * CARD_W, sheet_h - y0 - (row + 1) * CARD_H
-            operators.append(f"q 1 0 0 1 {x:.3f} {y:.3f} cm /Card{slot} Do Q")
-        marks = " ".join(f"{x1:.3f} {y1:.3f} m {x2:.3f} {y2:.3f} l" for x1, y1, x2, y2 in cut_mark_lines(sheet_w, sheet_h, x0, y0))
-        operators.append(f"0 G 0.3 w {marks} S")
-        page = writer.add_blank_page(sheet_w, sheet_h)
-        page[NameObject("/Resources")] = DictionaryObject({NameObject("/XObject"): xobjects})
-        content = StreamObject()
-        content.set_data("\n".join(operators).encode("ascii"))
-        page.replace_contents(content)  # type: ignore[arg-type]  # a plain stream is what pypdf writes
-    return _pdf_bytes(writer)
-
-
-def card_form(page: PageObject, writer: PdfWriter):
-    """A reference, in `writer`, to a form XObject that draws `page` (one WeasyPrint page: one
-    content stream). Cloning maps each source object once per writer, hence the shared fonts."""
-    form: Any = page["/Contents"].get_object().clone(writer)  # type: ignore[union-attr]  # one content stream
-    form.update({NameObject("/Type"): NameObject("/XObject"), NameObject("/Subtype"): NameObject("/Form"),
-                 NameObject("/BBox"): ArrayObject(FloatObject(v) for v in page.mediabox),
-                 NameObject("/Resources"): page["/Resources"].clone(writer)})
-    return form.indirect_reference
-
-
-def _pdf_bytes(writer: PdfWriter) -> bytes:
-    buffer = io.BytesIO()
-    writer.write(buffer)
-    return buffer.getvalue()
-
-
-def cut_mark_lines(sheet_w: float, sheet_h: float, x0: float, y0: float) -> list[tuple[float, float, float, float]]:
-    """Short lines in the margins where the card edges fall (PDF coordinates, origin bottom left)."""
-    lines = []
-    for i in range(4):
-        x = x0 + i * CARD_W
-        lines += [(x, sheet_h - y0 + 4, x, sheet_h - y0 + 14), (x, y0 - 14, x, y0 - 4)]
-        y = y0 + i * CARD_H
-        lines += [(x0 - 14, y, x0 - 4, y), (sheet_w - x0 + 4, y, sheet_w - x0 + 14, y)]
-    return lines
-
-
 def first_page_png(pdf: bytes, scale: float = 1.5) -> bytes:
     """A preview of the first page, readable at 1.5 × 72 dpi. Grey and the fastest zlib level:
     it is a preview, not a print master (in colour with `optimize=True` it took 3–4× as long, for
@@ -202,19 +125,90 @@ def first_page_png(pdf: bytes, scale: float = 1.5) -> bytes:
 
 
 def produce(job: AidJob) -> AidFiles:
-    """Lay out, check and write one aid's files (runs in a worker process)."""
+    """Lay out, check and write one aid's files (runs in a worker process): the items and the other
+    pieces are laid out once each, and both PDFs made of them (aid_compose.py)."""
     def name(part: str) -> str:
         return aid_file(job.game, job.lang, part)
-    files: dict[str, bytes] = {name("sheet.html"): job.sheet_html.encode("utf-8"),
-                               name("cards.html"): job.card_html.encode("utf-8")}
-    sheet_pdf = check_and_write(job.sheet_html, name("sheet"), max_pages=MAX_SHEET_PAGES)
-    card_html, card_pdf = lay_out_cards(job.card_html, name("cards"))
-    files[name("cards.html")] = card_html.encode("utf-8")
+    parts_document = checked_document(job.parts_html, name("sheet"), max_pages=None)
+    parts = {piece_id: piece for page in parts_document.pages for piece_id, piece in [part_on(page, parts_document)]}
+    bands = [parts[f"band-{number}"] for number in range(len(job.sections))]
+    band_room = max((band.height + band.margin_bottom for band in bands), default=0)
+    card_html, items_document = lay_out_cards(with_page_height(job.card_html, CARD_TEXT[1] - band_room), name("cards"))
+    sources = readers({"items": items_document.write_pdf(), "parts": parts_document.write_pdf()})
+    items = item_pieces(job, items_document, name("cards"))
+    sheet = arrange_sheet(job, items, parts, name("sheet"))
+    files = {name("sheet.html"): job.sheet_html.encode("utf-8"), name("cards.html"): card_html.encode("utf-8")}
     for paper in SHEETS:
-        files[name(f"sheet-{paper}.pdf")] = on_paper(sheet_pdf, paper)
-        files[name(f"cards-{paper}.pdf")] = impose(card_pdf, paper)
+        files[name(f"sheet-{paper}.pdf")] = sheet_on_paper(job, sheet, sources, paper)
+        files[name(f"cards-{paper}.pdf")] = card_sheets(items, parts, sources, paper)
     files[name(PREVIEW)] = first_page_png(files[name("sheet-a4.pdf")])  # the one the site shows (cards.aid_links)
     return AidFiles(job.game, job.lang, files)
+
+
+PX = 0.75  # WeasyPrint lays out in CSS pixels; PDF pages are measured in points
+
+
+def with_page_height(html: str, height: float) -> str:
+    """The items' HTML with their pages `height` points high: what a card leaves below its band."""
+    return html.replace("</style>", f"@page {{ size: {CARD_TEXT[0]:.3f}pt {height:.3f}pt; }}\n</style>", 1)
+
+
+def extent(page) -> tuple[float, float]:
+    """Top and bottom, in points from the page's top, of what a laid-out page paints."""
+    tops, bottoms = [], []
+    for box in painted_boxes(page):
+        y = box.position_y + (box.margin_top or 0)
+        tops.append(y)
+        bottoms.append(y + box.border_height())
+    return (min(tops) * PX, max(bottoms) * PX) if tops else (0.0, 0.0)
+
+
+def part_on(page, document) -> tuple[str, Piece]:
+    """The piece on a page of the parts' document (one a page), by its id."""
+    number = document.pages.index(page)
+    box = next(box for box in all_boxes(page) if "piece" in class_of(box))
+    top, bottom = extent(page)
+    return box.element.get("id"), Piece("parts", number, top, box.border_width() * PX, bottom - top,
+                                        (box.margin_top or 0) * PX, (box.margin_bottom or 0) * PX)
+
+
+def item_pieces(job: AidJob, document, name: str) -> list[ItemPieces]:
+    """Each item of the aid, in order, with the pages it was laid out on (the items' document)."""
+    listed = [(number, item) for number, section in enumerate(job.sections) for item in section.items]
+    items: list[ItemPieces] = []
+    for page_number, (page, card) in enumerate(zip(document.pages, card_of_each_page(document), strict=True)):
+        top, bottom = extent(page)
+        if card is not None:
+            if len(items) == len(listed) or listed[len(items)][1][0] != card:
+                raise AidError(f"{name}: card '{card}' is not where the aid lists it")  # two items with one id
+            section, (_, title, colour) = listed[len(items)]
+            box = next(box for box in all_boxes(page) if "item" in class_of(box))
+            items.append(ItemPieces(section, title, colour, []))
+            margins = ((box.margin_top or 0) * PX, (box.margin_bottom or 0) * PX)
+        items[-1].pages.append(Piece("items", page_number, top, CARD_TEXT[0], bottom - top, *margins))
+    if len(items) != len(listed):
+        raise AidError(f"{name}: {len(listed) - len(items)} item(s) missing from the laid-out cards")
+    return items
+
+
+def all_boxes(page):
+    """Every box of a laid-out page but its margin boxes, parents before children."""
+    stack = [child for child in reversed(page._page_box.children) if not isinstance(child, MarginBox)]
+    while stack:
+        box = stack.pop()
+        yield box
+        stack.extend(reversed(getattr(box, "children", [])))
+
+
+def painted_boxes(page):
+    """The boxes of a page that put ink on paper, with a position."""
+    return (box for box in all_boxes(page)
+            if getattr(box, "position_x", None) is not None and getattr(box, "position_y", None) is not None and paints(box))
+
+
+def class_of(box) -> list[str]:
+    element = getattr(box, "element", None)
+    return element.get("class", "").split() if element is not None and getattr(box, "element_tag", None) else []
 
 
 @cache
@@ -250,8 +244,8 @@ def check_and_write(html: str, name: str, max_pages: int | None) -> bytes:
 DENSE = "\n{selector} {{ font-size: 88%; }}  /* cards that did not fit at full size */\n"
 
 
-def lay_out_cards(html: str, name: str) -> tuple[str, bytes]:
-    """The cards' HTML as printed and their PDF, one card a page. A card whose content runs on
+def lay_out_cards(html: str, name: str):
+    """The items' HTML as printed and their laid-out document, one card a page. A card whose content runs on
     past its page (a long table and its footnotes) would leave an untitled card behind: it is
     set smaller instead. Only those cards are laid out again (the others hidden), and their
     pages replace the overrunning ones. A card that still does not fit runs on over more cards,
@@ -261,7 +255,7 @@ def lay_out_cards(html: str, name: str) -> tuple[str, bytes]:
     items = card_of_each_page(document)
     overrun = [card for card, next_page in itertools.pairwise(items) if card is not None and next_page is None]
     if not overrun:
-        return html, document.write_pdf()
+        return html, document
     chosen = ", ".join(f'.item[id="{css_string(item)}"]' for item in overrun)
     dense_html = html.replace("</style>", DENSE.format(selector=chosen) + "</style>", 1)
     hide_others = (f".item:not({chosen.replace(', ', '):not(')}) {{ display: none; }}\n"
@@ -270,10 +264,10 @@ def lay_out_cards(html: str, name: str) -> tuple[str, bytes]:
     small = checked_document(only, name, max_pages=None)
     small_items = card_of_each_page(small)
     if None in small_items:  # still too long: it runs on rather than failing the whole build
-        return dense_html, checked_document(dense_html, name, max_pages=None).write_pdf()
+        return dense_html, checked_document(dense_html, name, max_pages=None)
     replacement = dict(zip(small_items, small.pages, strict=True))
     pages = [replacement.get(item, page) for item, page in zip(items, document.pages, strict=True) if item is not None]
-    return dense_html, document.copy(pages).write_pdf()
+    return dense_html, document.copy(pages)
 
 
 def card_of_each_page(document) -> list[str | None]:

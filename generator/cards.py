@@ -3,7 +3,8 @@ pages) and poker-size cards (63 × 88 mm, nine to a page with cut marks), as HTM
 PNG of the A4 sheet's first page (the preview the site shows).
 
 This module makes what an aid says, as HTML, and hands it to worker processes that lay it out
-(aid_layout.py); it never imports the layout libraries itself. Which entries an aid carries is data
+(aid_layout.py) and make the PDFs of the laid-out pieces (aid_compose.py); it never imports the
+layout libraries itself. Which entries an aid carries is data
 (data/games/<game>/cards.yaml); the text is the entries' own, so a change in the data changes the aid.
 """
 from __future__ import annotations
@@ -30,11 +31,23 @@ from .site import environment
 
 MM = 72 / 25.4
 SHEETS = {"a4": (210 * MM, 297 * MM), "letter": (8.5 * 72, 11 * 72)}
-# The sheet is laid out once, on the area both papers have (210 × 279.4 mm), and centred on each.
+# The printed aids are made of pieces laid out once (aid_compose.py); their sizes, in points:
+CARD_SIZE = (63 * MM, 88 * MM)
+CARD_MARGIN = (3.5 * MM, 3.5 * MM, 6 * MM)  # top, sides, bottom (where the footer stands)
+CARD_TEXT = (CARD_SIZE[0] - 2 * CARD_MARGIN[1], CARD_SIZE[1] - CARD_MARGIN[0] - CARD_MARGIN[2])  # band and item
+# The sheet is made once, on the area both papers have (210 × 279.4 mm), and centred on each.
 SHEET_AREA = (min(w for w, _ in SHEETS.values()), min(h for _, h in SHEETS.values()))
-SHEET_LAYOUT = {"page_size": f"{SHEET_AREA[0]:.4f}pt {SHEET_AREA[1]:.4f}pt", "margin": "8mm 8mm 10mm", "columns": 3,
-                "font_size": "7.6pt", "card": False}
-CARD_LAYOUT = {"page_size": "63mm 88mm", "margin": "3.5mm 3.5mm 6mm", "columns": 1, "font_size": "7.5pt", "card": True}
+SHEET_MARGIN = (8 * MM, 10 * MM)  # top, bottom (where the footer stands); the columns are centred across
+SHEET_COLUMNS, COLUMN_GAP = 3, 3.5 * MM
+RULE = (1.2, 2.6)  # on the sheet, a coloured rule left of each item, and the space between rule and text
+COLUMN_WIDTH = CARD_TEXT[0] + sum(RULE)  # an item is as wide on the sheet as on its card
+SHEET_TEXT_WIDTH = SHEET_COLUMNS * COLUMN_WIDTH + (SHEET_COLUMNS - 1) * COLUMN_GAP
+MAX_SHEET_PAGES = 2
+FONT_SIZE = "7.5pt"
+# The sheet as a web page (cards/<game>-<lang>-sheet.html), and every item on a card-sized page of its own.
+SHEET_LAYOUT = {"page_size": f"{SHEET_AREA[0]:.4f}pt {SHEET_AREA[1]:.4f}pt", "margin": "8mm 8mm 10mm", "columns": SHEET_COLUMNS,
+                "font_size": FONT_SIZE, "card": False}
+CARD_LAYOUT = {"page_size": f"{CARD_TEXT[0]:.4f}pt {CARD_TEXT[1]:.4f}pt", "columns": 1, "font_size": FONT_SIZE, "card": True}
 PAPER_NAMES = {"a4": "A4", "letter": "US Letter"}
 PREVIEW = "sheet-a4.png"  # the A4 sheet's first page, shown on the site beside the downloads
 
@@ -228,12 +241,23 @@ def aid_environment():
 
 
 @dataclass
+class PrintedSection:
+    """A section as the sheet PDF arranges it: its title (for the bookmarks), and each item's id
+    (as in the items' HTML), title and the colour of its rule."""
+    title: str
+    items: list[tuple[str, str, str]]
+
+
+@dataclass
 class AidJob:
-    """The HTML of one aid (game × language); laid out and checked in a worker process."""
+    """One aid (game × language): its HTML, laid out and checked in a worker process."""
     game: str
     lang: str
-    sheet_html: str   # laid out on SHEET_AREA, for both papers
-    card_html: str
+    sheet_html: str   # the sheet as a web page (site/cards/<game>-<lang>-sheet.html)
+    card_html: str    # every item on a page of its own, the size of a card's text: both PDFs are made of these pages
+    parts_html: str   # the other pieces of the printed aids, one a page (aid-parts.html.j2)
+    title: str        # the sheet PDF's title
+    sections: list[PrintedSection]
 
 
 def aid_job(resolved: Resolved, game: str, lang: str, tables: AnswerTables | None = None) -> AidJob:
@@ -242,18 +266,26 @@ def aid_job(resolved: Resolved, game: str, lang: str, tables: AnswerTables | Non
     game_title = resolved.text_in(kb.aids[game].get("title") or kb.games[game]["title"], lang)
     env = aid_environment()
     sections = aid_sections(resolved, game, lang, tables)
-    template = env.get_template("aid.html.j2")
     layouts = {"sheet": (SHEET_LAYOUT, labels["aid_sheet"]), "cards": (CARD_LAYOUT, labels["aid_cards"])}
+
+    def footer(version: str) -> str:
+        return f"{game_title} · {labels['full_rules']}: {lang}/{game}/ · {version}"
 
     def html(kind: str, version: str) -> str:
         layout, kind_label = layouts[kind]
-        return template.render(**layout, lang=lang, game_title=game_title, kind=kind_label, title=f"{game_title} · {kind_label}",
-                               sections=sections, footer=f"{game_title} · {labels['full_rules']}: {lang}/{game}/ · {version}",
-                               footer_version=version)
+        return env.get_template("aid.html.j2").render(**layout, lang=lang, game_title=game_title, kind=kind_label,
+                                                      title=f"{game_title} · {kind_label}", sections=sections, footer=footer(version))
     # The printed version is a digest of what this aid shows, not of the whole data: an edit in
     # one game changes neither the version nor the cache key of another game's aids.
     version = f"{labels['data_version']} {content_version(html('sheet', '') + html('cards', ''))}"
-    return AidJob(game, lang, html("sheet", version), html("cards", version))
+    parts = env.get_template("aid-parts.html.j2").render(
+        lang=lang, game_title=game_title, kind=labels["aid_sheet"], title=f"{game_title} · {labels['aid_sheet']}",
+        font_size=FONT_SIZE, sections=sections, card_refs=[item["ref"] for section in sections for item in section["items"]],
+        version=version, footer=footer(version), max_pages=MAX_SHEET_PAGES, page_width=round(SHEET_TEXT_WIDTH, 3),
+        sheet_width=round(SHEET_TEXT_WIDTH, 3), column_width=round(COLUMN_WIDTH, 3), card_width=round(CARD_TEXT[0], 3))
+    printed = [PrintedSection(section["title"], [(item["anchor"], item["title"], item["colour"] or section["colour"])
+                                                 for item in section["items"]]) for section in sections]
+    return AidJob(game, lang, html("sheet", version), html("cards", version), parts, f"{game_title} · {labels['aid_sheet']}", printed)
 
 
 def content_version(html: str) -> str:
@@ -280,7 +312,7 @@ def css_string(text: str) -> Markup:
 def job_key(job: AidJob) -> str:
     """Content address of an aid: its HTML plus the code and library that lay it out."""
     digest = hashlib.sha256()
-    for part in (job.game, job.lang, job.card_html, job.sheet_html, layout_code_version()):
+    for part in (job.game, job.lang, job.card_html, job.sheet_html, job.parts_html, layout_code_version()):
         digest.update(part.encode("utf-8"))
     return digest.hexdigest()[:24]
 
@@ -288,7 +320,7 @@ def job_key(job: AidJob) -> str:
 @cache
 def layout_code_version() -> str:
     """The aids' code and WeasyPrint's version: read once, not once per aid looked up."""
-    code = b"".join(path.read_bytes() for path in (Path(__file__), Path(__file__).with_name("aid_layout.py")))
+    code = b"".join(Path(__file__).with_name(name).read_bytes() for name in ("cards.py", "aid_layout.py", "aid_compose.py"))
     return hashlib.sha256(code).hexdigest() + importlib.metadata.version("weasyprint")
 
 

@@ -92,3 +92,25 @@ def test_table_cells_in_another_language_are_marked(bundled_build: Path, resolve
     for lang in ("en", "pl"):
         html = (bundled_build / f"site/cards/citow-{lang}-sheet.html").read_text(encoding="utf-8")
         assert '<sup class="fallback-mark">' not in html
+
+
+def test_sheet_is_made_of_the_items_and_its_own_pieces_only(bundled_build: Path, resolved):
+    """The sheet is made of the pages laid out for the cards: none of the cards' bands or footers is
+    hidden in it (a piece clipped away would still carry its text), each page has its one footer,
+    and its bookmarks are the title, then each section with its items, in the aid's order."""
+    from pypdf import PdfReader
+
+    from generator.cards import aid_sections
+    reader = PdfReader(bundled_build / "site/cards/citow-ru-sheet-a4.pdf")
+    text = " ".join(page.extract_text() for page in reader.pages)
+    assert ".html#" not in text  # each card's footer names its page on the site
+    assert text.count("версия данных") == len(reader.pages) == 2
+
+    def levels(outline, depth=0):
+        for node in outline:
+            yield from levels(node, depth + 1) if isinstance(node, list) else [(depth, " ".join(node.title.split()))]
+    expected = [(0, "Хаос в Старом Свете · Памятка игрока")]
+    for section in aid_sections(resolved, "citow", "ru"):
+        expected.append((1, section["title"]))
+        expected += [(2, " ".join(item["title"].split())) for item in section["items"]]
+    assert list(levels(reader.outline)) == expected

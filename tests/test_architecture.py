@@ -21,7 +21,7 @@ STAGE_OF = {
     "validate": "validate", "validate_checks": "validate", "validate_languages": "validate", "validate_markup": "validate",
     "validate_text": "validate", "schema": "validate", "coverage": "validate", "validate_calculators": "validate",
     "resolve": "resolve",
-    "site": "render", "search": "render", "cards": "render", "aid_layout": "render", "rules_data": "render", "mkdocs_hooks": "render",
+    "site": "render", "search": "render", "cards": "render", "aid_layout": "render", "aid_compose": "render", "rules_data": "render", "mkdocs_hooks": "render",
     "calculators": "render", "answer_tables": "render", "offline": "render",
     "write": "write",
     "build": "pipeline", "bench": "pipeline", "serve": "pipeline", "ingest": "pipeline", "__main__": "pipeline", "__init__": "pipeline",

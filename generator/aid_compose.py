@@ -1,0 +1,260 @@
+"""Stage 4c, last part: the printed aids made of laid-out pieces, without laying anything out again.
+
+WeasyPrint lays out each item of an aid once, on a page of its own the size of a card's text, and
+the other pieces once, a page each (the sheet's title, section bars and footers, the cards' bands
+and footers: aid-parts.html.j2). Both PDFs are made of those pages, each drawn where it belongs
+as a PDF form XObject: the cards (band, item, footer on each 63 × 88 mm page) and the sheet (items
+in columns under their sections' bars, at most MAX_SHEET_PAGES pages). The paper formats are made
+from these PDFs in turn (`on_paper`, `impose`). Text stays text, and each font is embedded once per
+source document. The layout checks ran on the pieces (aid_layout.py); a sheet over its page limit
+is refused here.
+"""
+from __future__ import annotations
+
+import io
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from pypdf import PageObject, PdfReader, PdfWriter
+from pypdf.generic import ArrayObject, DictionaryObject, Fit, FloatObject, NameObject, StreamObject
+
+from .cards import (
+    CARD_MARGIN,
+    CARD_SIZE,
+    COLUMN_GAP,
+    COLUMN_WIDTH,
+    MAX_SHEET_PAGES,
+    RULE,
+    SHEET_AREA,
+    SHEET_COLUMNS,
+    SHEET_MARGIN,
+    SHEET_TEXT_WIDTH,
+    SHEETS,
+    AidError,
+    AidJob,
+)
+
+BLEED = 2.0  # points of room around a piece: a dashed outline is drawn just outside its table
+
+
+@dataclass
+class Piece:
+    """Where a laid-out piece stands on its page (points, from the page's top left), and the margins
+    it asks for above and below (as CSS gives them; between two pieces the larger one counts)."""
+    source: str   # "items" or "parts"
+    page: int
+    top: float
+    width: float
+    height: float
+    margin_top: float = 0.0
+    margin_bottom: float = 0.0
+
+
+@dataclass
+class ItemPieces:
+    """One item of the aid as laid out: usually one page, more if it ran on."""
+    section: int
+    title: str
+    colour: str   # of its rule on the sheet
+    pages: list[Piece]
+
+
+class Composition:
+    """A PDF whose pages are made of pieces of other PDFs; each page of a source becomes one form
+    XObject, drawn by every page that needs it."""
+
+    def __init__(self, sources: dict[str, PdfReader]):
+        self.writer = PdfWriter()
+        self.sources = sources
+        self.forms: dict[tuple[str, int], tuple[str, Any]] = {}  # (source, page) -> (name, form)
+        self.pages: list[tuple[float, float, list[str]]] = []  # width, height, drawing operators
+        self.origin = (0.0, 0.0)  # where (0, 0) of the coordinates given is, from the page's top left
+
+    def new_page(self, width: float, height: float) -> int:
+        self.pages.append((width, height, []))
+        return len(self.pages) - 1
+
+    def place(self, page: int, piece: Piece, x: float, top: float) -> None:
+        """Draw `piece` on `page` with its top left at (x, top), clipped to its own area."""
+        _, height, operators = self.pages[page]
+        x, top = x + self.origin[0], top + self.origin[1]
+        source = self.sources[piece.source].pages[piece.page]
+        if (piece.source, piece.page) not in self.forms:
+            self.forms[(piece.source, piece.page)] = (f"/P{len(self.forms)}", page_form(source, self.writer))
+        name = self.forms[(piece.source, piece.page)][0]
+        dx, dy = x, (height - top) - (float(source.mediabox.height) - piece.top)
+        clip = (x - BLEED, height - top - piece.height - BLEED, piece.width + 2 * BLEED, piece.height + 2 * BLEED)
+        operators.append(f"q {' '.join(f'{v:.3f}' for v in clip)} re W n 1 0 0 1 {dx:.3f} {dy:.3f} cm {name} Do Q")
+
+    def rectangle(self, page: int, colour: str, x: float, top: float, width: float, height: float) -> None:
+        """A filled rectangle (colour: #rrggbb, checked when the aid's HTML was made)."""
+        page_height, operators = self.pages[page][1], self.pages[page][2]
+        x, top = x + self.origin[0], top + self.origin[1]
+        rgb = " ".join(f"{int(colour[i:i + 2], 16) / 255:.3f}" for i in (1, 3, 5))
+        operators.append(f"q {rgb} rg {x:.3f} {page_height - top - height:.3f} {width:.3f} {height:.3f} re f Q")
+
+    def pdf(self, title: str | None = None, outline: Iterable[tuple[int, str, int, float]] = ()) -> bytes:
+        """The PDF. `outline`: bookmarks in order, as (level, label, page, top), level 0 the outermost."""
+        xobjects = DictionaryObject({NameObject(name): form for name, form in self.forms.values()})
+        for width, height, operators in self.pages:
+            page = self.writer.add_blank_page(width, height)
+            page[NameObject("/Resources")] = DictionaryObject({NameObject("/XObject"): xobjects})
+            content = StreamObject()
+            content.set_data("\n".join(operators).encode("ascii"))
+            page.replace_contents(content)  # type: ignore[arg-type]  # a plain stream is what pypdf writes
+        parents: list[Any] = []
+        for level, label, page_number, top in outline:
+            del parents[level:]
+            parents.append(self.writer.add_outline_item(title=label, page_number=page_number, parent=parents[-1] if parents else None,
+                                                        fit=Fit.xyz(left=0, top=self.pages[page_number][1] - top - self.origin[1])))
+        if title:
+            self.writer.add_metadata({"/Title": title})
+        return _pdf_bytes(self.writer)
+
+
+def page_form(page: PageObject, writer: PdfWriter):
+    """A reference, in `writer`, to a form XObject that draws `page` (one WeasyPrint page: one
+    content stream). Cloning maps each source object once per writer, hence the shared fonts."""
+    form: Any = page["/Contents"].get_object().clone(writer)  # type: ignore[union-attr]  # one content stream
+    form.update({NameObject("/Type"): NameObject("/XObject"), NameObject("/Subtype"): NameObject("/Form"),
+                 NameObject("/BBox"): ArrayObject(FloatObject(v) for v in page.mediabox),
+                 NameObject("/Resources"): page["/Resources"].clone(writer)})
+    return form.indirect_reference
+
+
+def card_sheets(items: list[ItemPieces], parts: dict[str, Piece], sources: dict[str, PdfReader], paper: str) -> bytes:
+    """The cards, nine to a sheet of `paper`, 3 × 3, centred, with cut marks in the margins. On each
+    card the section's band, the item, and the item's footer (its game, the aid's version and its
+    place on the site) in the bottom margin. An item that ran on makes more cards, each with its
+    band and footer."""
+    sheet_w, sheet_h = SHEETS[paper]
+    x0, y0 = (sheet_w - 3 * CARD_SIZE[0]) / 2, (sheet_h - 3 * CARD_SIZE[1]) / 2
+    cards = [(number, piece) for number, item in enumerate(items) for piece in item.pages]
+    composition = Composition(sources)
+    for start in range(0, len(cards), 9):
+        page = composition.new_page(sheet_w, sheet_h)
+        for slot, (number, piece) in enumerate(cards[start:start + 9]):
+            left, top = x0 + slot % 3 * CARD_SIZE[0], y0 + slot // 3 * CARD_SIZE[1]  # the card's corner
+            band, footer = parts[f"band-{items[number].section}"], parts[f"card-foot-{number}"]
+            composition.place(page, band, left + CARD_MARGIN[1], top + CARD_MARGIN[0])
+            composition.place(page, piece, left + CARD_MARGIN[1], top + CARD_MARGIN[0] + band.height + band.margin_bottom)
+            footer_top = top + CARD_SIZE[1] - CARD_MARGIN[2] + max(0.0, (CARD_MARGIN[2] - footer.height) / 2)
+            composition.place(page, footer, left + CARD_MARGIN[1], footer_top)
+        marks = " ".join(f"{x1:.3f} {y1:.3f} m {x2:.3f} {y2:.3f} l" for x1, y1, x2, y2 in cut_mark_lines(sheet_w, sheet_h, x0, y0))
+        composition.pages[page][2].append(f"0 G 0.3 w {marks} S")
+    return composition.pdf()
+
+
+class Columns:
+    """Where the next piece goes on the sheet: down a column, then the next column, then the next page."""
+
+    def __init__(self, first_top: float):
+        self.page, self.column, self.y = 0, 0, first_top
+        self.first_top = first_top  # the columns of the first page start below the title
+        self.margin_above: float | None = None  # the margin below the last piece; None: at a column's top
+
+    @property
+    def x(self) -> float:
+        return (SHEET_AREA[0] - SHEET_TEXT_WIDTH) / 2 + self.column * (COLUMN_WIDTH + COLUMN_GAP)
+
+    def room_for(self, pieces: list[Piece]) -> bool:
+        """Whether the pieces fit one under the other in what is left of this column."""
+        y, margin = self.y, self.margin_above
+        for piece in pieces:
+            y += 0 if margin is None else max(margin, piece.margin_top)
+            y += piece.height
+            margin = piece.margin_bottom
+        return y <= SHEET_AREA[1] - SHEET_MARGIN[1]
+
+    def next_column(self) -> None:
+        self.column, self.margin_above = self.column + 1, None
+        if self.column == SHEET_COLUMNS:
+            self.page, self.column = self.page + 1, 0
+        self.y = self.first_top if self.page == 0 else SHEET_MARGIN[0]
+
+    def put(self, piece: Piece) -> float:
+        """Take room for `piece` (moving on to the next column if it does not fit); its top."""
+        if self.margin_above is not None and not self.room_for([piece]):
+            self.next_column()
+        self.y += 0 if self.margin_above is None else max(self.margin_above, piece.margin_top)
+        top, self.y, self.margin_above = self.y, self.y + piece.height, piece.margin_bottom
+        return top
+
+
+@dataclass
+class SheetLayout:
+    """Where each piece of the sheet goes, on SHEET_AREA (points from its top left)."""
+    pages: int
+    placed: list[tuple[int, Piece, float, float, str | None]]  # page, piece, x, top, colour of its rule
+    outline: list[tuple[int, str, int, float]]  # level, label, page, top
+
+
+def arrange_sheet(job: AidJob, items: list[ItemPieces], parts: dict[str, Piece], name: str) -> SheetLayout:
+    """The sheet: the title across the top of the first page, then each section's bar and items
+    down the columns. An item is never split (unless it is longer than a column), and a section's
+    bar stands above its first item. Each page's footer says which page it is, of how many."""
+    title = parts["title"]
+    left = (SHEET_AREA[0] - SHEET_TEXT_WIDTH) / 2
+    columns = Columns(SHEET_MARGIN[0] + title.height + title.margin_bottom)
+    placed: list[tuple[int, Piece, float, float, str | None]] = [(0, title, left, SHEET_MARGIN[0], None)]
+    outline = [(0, job.title, 0, SHEET_MARGIN[0])]
+    bars_placed = set()
+    for item in items:
+        bar = [parts[f"section-{item.section}"]] if item.section not in bars_placed else []
+        if not columns.room_for(bar + item.pages) and columns.margin_above is not None:
+            columns.next_column()  # a bar and its first item, or an item, start a column together
+        for piece in bar:
+            placed.append((columns.page, piece, columns.x, columns.put(piece), None))
+            outline.append((1, job.sections[item.section].title, columns.page, placed[-1][3]))
+            bars_placed.add(item.section)
+        for number, piece in enumerate(item.pages):
+            top = columns.put(piece)
+            placed.append((columns.page, piece, columns.x + sum(RULE), top, item.colour))
+            if number == 0:
+                outline.append((2, item.title, columns.page, top))
+            if top + piece.height > SHEET_AREA[1] - SHEET_MARGIN[1]:
+                raise AidError(f"{name}: '{item.title[:40]}' is longer than a column of the sheet")
+    pages = columns.page + 1
+    if pages > MAX_SHEET_PAGES:
+        raise AidError(f"{name}: {pages} pages, at most {MAX_SHEET_PAGES}: take entries out of the aid in cards.yaml or shorten them")
+    for page in range(pages):
+        footer = parts[f"sheet-foot-{page + 1}-{pages}"]
+        placed.append((page, footer, left, SHEET_AREA[1] - SHEET_MARGIN[1] + max(0.0, (SHEET_MARGIN[1] - footer.height) / 2), None))
+    return SheetLayout(pages, placed, outline)
+
+
+def sheet_on_paper(job: AidJob, layout: SheetLayout, sources: dict[str, PdfReader], paper: str) -> bytes:
+    """The sheet's PDF on `paper`, centred; with its title and bookmarks (the title, the sections, the items)."""
+    composition = Composition(sources)
+    composition.origin = ((SHEETS[paper][0] - SHEET_AREA[0]) / 2, (SHEETS[paper][1] - SHEET_AREA[1]) / 2)
+    for _ in range(layout.pages):
+        composition.new_page(*SHEETS[paper])
+    for page, piece, x, top, rule in layout.placed:
+        if rule is not None:
+            composition.rectangle(page, rule, x - sum(RULE), top, RULE[0], piece.height)
+        composition.place(page, piece, x, top)
+    return composition.pdf(job.title, layout.outline)
+
+
+def readers(sources: dict[str, bytes]) -> dict[str, PdfReader]:
+    return {name: PdfReader(io.BytesIO(pdf)) for name, pdf in sources.items()}
+
+
+def _pdf_bytes(writer: PdfWriter) -> bytes:
+    buffer = io.BytesIO()
+    writer.write(buffer)
+    return buffer.getvalue()
+
+
+def cut_mark_lines(sheet_w: float, sheet_h: float, x0: float, y0: float) -> list[tuple[float, float, float, float]]:
+    """Short lines in the margins where the card edges fall (PDF coordinates, origin bottom left)."""
+    lines = []
+    for i in range(4):
+        x = x0 + i * CARD_SIZE[0]
+        lines += [(x, sheet_h - y0 + 4, x, sheet_h - y0 + 14), (x, y0 - 14, x, y0 - 4)]
+        y = y0 + i * CARD_SIZE[1]
+        lines += [(x0 - 14, y, x0 - 4, y), (sheet_w - x0 + 4, y, sheet_w - x0 + 14, y)]
+    return lines
+
+
