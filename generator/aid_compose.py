@@ -12,6 +12,7 @@ is refused here.
 from __future__ import annotations
 
 import io
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -237,8 +238,40 @@ def sheet_on_paper(job: AidJob, layout: SheetLayout, sources: dict[str, PdfReade
     return composition.pdf(job.title, layout.outline)
 
 
-def readers(sources: dict[str, bytes]) -> dict[str, PdfReader]:
-    return {name: PdfReader(io.BytesIO(pdf)) for name, pdf in sources.items()}
+def readers(items_pdf: bytes, parts_pdf: bytes) -> dict[str, PdfReader]:
+    """The two laid-out documents, read; the parts' fonts renamed (`own_font_names`)."""
+    sources = {"items": PdfReader(io.BytesIO(items_pdf)), "parts": PdfReader(io.BytesIO(parts_pdf))}
+    own_font_names(sources["parts"])
+    return sources
+
+
+TF = re.compile(rb"/([A-Z]{6}) ([0-9.]+ Tf)")
+
+
+def own_font_names(reader: PdfReader) -> None:
+    """Give the fonts of a laid-out document names of their own. WeasyPrint names a font's subset
+    after the font alone, so the items' and the parts' subsets of one font, which hold different
+    glyphs, came out with one name: tools that know a font by its name (pypdf's text extraction,
+    for one) then read one piece's text with the other's glyphs. Each letter of the six-letter
+    subset tag moves 13 places, in the font objects, the pages' resources and their Tf operators."""
+    def renamed(name: str) -> str:
+        tag, _, rest = name.lstrip("/").partition("+")
+        return "/" + "".join(chr(65 + (ord(c) - 65 + 13) % 26) for c in tag) + ("+" + rest if rest else "")
+    done: set[int] = set()
+    for page in reader.pages:
+        fonts: Any = page["/Resources"]["/Font"]  # type: ignore[index]  # WeasyPrint's pages all have fonts
+        for key in list(fonts):
+            reference = fonts.raw_get(key)
+            if id(font := reference.get_object()) not in done:
+                done.add(id(font))
+                descendant = font["/DescendantFonts"][0].get_object() if "/DescendantFonts" in font else font
+                for holder, field in ((font, "/BaseFont"), (descendant, "/BaseFont")):
+                    holder[NameObject(field)] = NameObject(renamed(holder[field]))
+                descriptor = descendant["/FontDescriptor"].get_object()
+                descriptor[NameObject("/FontName")] = NameObject(renamed(descriptor["/FontName"]))
+            fonts[NameObject(renamed(key))] = fonts.pop(key)  # keeps the reference
+        contents: Any = page["/Contents"].get_object()  # one content stream (WeasyPrint)
+        contents.set_data(TF.sub(lambda m: renamed("/" + m.group(1).decode()).encode() + b" " + m.group(2), contents.get_data()))
 
 
 def _pdf_bytes(writer: PdfWriter) -> bytes:

@@ -134,7 +134,7 @@ def produce(job: AidJob) -> AidFiles:
     bands = [parts[f"band-{number}"] for number in range(len(job.sections))]
     band_room = max((band.height + band.margin_bottom for band in bands), default=0)
     card_html, items_document = lay_out_cards(with_page_height(job.card_html, CARD_TEXT[1] - band_room), name("cards"))
-    sources = readers({"items": items_document.write_pdf(), "parts": parts_document.write_pdf()})
+    sources = readers(items_document.write_pdf(), parts_document.write_pdf())
     items = item_pieces(job, items_document, name("cards"))
     sheet = arrange_sheet(job, items, parts, name("sheet"))
     files = {name("sheet.html"): job.sheet_html.encode("utf-8"), name("cards.html"): card_html.encode("utf-8")}

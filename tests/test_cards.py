@@ -154,8 +154,9 @@ def test_sheet_keeps_title_and_bookmarks(cards: Path, lang: str):
 
 
 def test_imposed_cards_embed_each_font_once(cards: Path):
-    """Every card on the imposed sheets uses the same font objects, not a copy per card: one per font
-    of each of the two laid-out documents the cards are made of (the items, the other pieces)."""
+    """Every card on the imposed sheets uses the same font objects, not a copy per card, and no two
+    fonts share a name (the cards are made of two laid-out documents, each with its own subsets:
+    tools that know a font by its name would read one's text with the other's glyphs)."""
     pdf = (cards / "mini-en-cards-a4.pdf").read_bytes()
     font_objects, names = set(), set()
     for resources, _ in _resources_and_streams(pdf):
@@ -163,9 +164,8 @@ def test_imposed_cards_embed_each_font_once(cards: Path):
         for font in resources.get("/Font", {}).values():
             font_objects.add(font.idnum)
             names.add(font.get_object()["/BaseFont"])
-    assert len(PdfReader(cards / "mini-en-cards-a4.pdf").pages[0]["/Resources"]["/XObject"]) > 1
-    assert len(PdfReader(cards / "mini-en-cards-a4.pdf").pages[0]["/Resources"]["/XObject"]) > 2 * len(names)
-    assert len(names) <= len(font_objects) <= 2 * len(names)
+    assert len(PdfReader(cards / "mini-en-cards-a4.pdf").pages[0]["/Resources"]["/XObject"]) > len(names)
+    assert len(font_objects) == len(names) > 0
 
 
 def test_site_links_the_aids(mini_build: Path):
