@@ -37,6 +37,7 @@ from .cards import (
 )
 
 BLEED = 2.0  # points of room around a piece: a dashed outline is drawn just outside its table
+SHEET_LEFT = (SHEET_AREA[0] - SHEET_TEXT_WIDTH) / 2  # the sheet's columns are centred across it
 
 
 @dataclass
@@ -140,11 +141,15 @@ def card_sheets(items: list[ItemPieces], parts: dict[str, Piece], sources: dict[
             band, footer = parts[f"band-{items[number].section}"], parts[f"card-foot-{number}"]
             composition.place(page, band, left + CARD_MARGIN[1], top + CARD_MARGIN[0])
             composition.place(page, piece, left + CARD_MARGIN[1], top + CARD_MARGIN[0] + band.height + band.margin_bottom)
-            footer_top = top + CARD_SIZE[1] - CARD_MARGIN[2] + max(0.0, (CARD_MARGIN[2] - footer.height) / 2)
-            composition.place(page, footer, left + CARD_MARGIN[1], footer_top)
+            composition.place(page, footer, left + CARD_MARGIN[1], top + footer_top(CARD_SIZE[1], CARD_MARGIN[2], footer))
         marks = " ".join(f"{x1:.3f} {y1:.3f} m {x2:.3f} {y2:.3f} l" for x1, y1, x2, y2 in cut_mark_lines(sheet_w, sheet_h, x0, y0))
         composition.pages[page][2].append(f"0 G 0.3 w {marks} S")
     return composition.pdf()
+
+
+def footer_top(page_height: float, bottom_margin: float, footer: Piece) -> float:
+    """Where a footer's top goes: centred in the page's bottom margin, or at its top if taller."""
+    return page_height - bottom_margin + max(0.0, (bottom_margin - footer.height) / 2)
 
 
 class Columns:
@@ -157,7 +162,7 @@ class Columns:
 
     @property
     def x(self) -> float:
-        return (SHEET_AREA[0] - SHEET_TEXT_WIDTH) / 2 + self.column * (COLUMN_WIDTH + COLUMN_GAP)
+        return SHEET_LEFT + self.column * (COLUMN_WIDTH + COLUMN_GAP)
 
     def room_for(self, pieces: list[Piece]) -> bool:
         """Whether the pieces fit one under the other in what is left of this column."""
@@ -196,9 +201,8 @@ def arrange_sheet(job: AidJob, items: list[ItemPieces], parts: dict[str, Piece],
     down the columns. An item is never split (unless it is longer than a column), and a section's
     bar stands above its first item. Each page's footer says which page it is, of how many."""
     title = parts["title"]
-    left = (SHEET_AREA[0] - SHEET_TEXT_WIDTH) / 2
     columns = Columns(SHEET_MARGIN[0] + title.height + title.margin_bottom)
-    placed: list[tuple[int, Piece, float, float, str | None]] = [(0, title, left, SHEET_MARGIN[0], None)]
+    placed: list[tuple[int, Piece, float, float, str | None]] = [(0, title, SHEET_LEFT, SHEET_MARGIN[0], None)]
     outline = [(0, job.title, 0, SHEET_MARGIN[0])]
     bars_placed = set()
     for item in items:
@@ -221,7 +225,7 @@ def arrange_sheet(job: AidJob, items: list[ItemPieces], parts: dict[str, Piece],
         raise AidError(f"{name}: {pages} pages, at most {MAX_SHEET_PAGES}: take entries out of the aid in cards.yaml or shorten them")
     for page in range(pages):
         footer = parts[f"sheet-foot-{page + 1}-{pages}"]
-        placed.append((page, footer, left, SHEET_AREA[1] - SHEET_MARGIN[1] + max(0.0, (SHEET_MARGIN[1] - footer.height) / 2), None))
+        placed.append((page, footer, SHEET_LEFT, footer_top(SHEET_AREA[1], SHEET_MARGIN[1], footer), None))
     return SheetLayout(pages, placed, outline)
 
 

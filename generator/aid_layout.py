@@ -130,7 +130,7 @@ def produce(job: AidJob) -> AidFiles:
     def name(part: str) -> str:
         return aid_file(job.game, job.lang, part)
     parts_document = checked_document(job.parts_html, name("sheet"), max_pages=None)
-    parts = {piece_id: piece for page in parts_document.pages for piece_id, piece in [part_on(page, parts_document)]}
+    parts = dict(part_on(page, number) for number, page in enumerate(parts_document.pages))
     bands = [parts[f"band-{number}"] for number in range(len(job.sections))]
     band_room = max((band.height + band.margin_bottom for band in bands), default=0)
     card_html, items_document = lay_out_cards(with_page_height(job.card_html, CARD_TEXT[1] - band_room), name("cards"))
@@ -163,9 +163,8 @@ def extent(page) -> tuple[float, float]:
     return (min(tops) * PX, max(bottoms) * PX) if tops else (0.0, 0.0)
 
 
-def part_on(page, document) -> tuple[str, Piece]:
-    """The piece on a page of the parts' document (one a page), by its id."""
-    number = document.pages.index(page)
+def part_on(page, number: int) -> tuple[str, Piece]:
+    """The piece on page `number` of the parts' document (one a page), by its id."""
     box = next(box for box in all_boxes(page) if "piece" in class_of(box))
     top, bottom = extent(page)
     return box.element.get("id"), Piece("parts", number, top, box.border_width() * PX, bottom - top,
@@ -278,10 +277,9 @@ def card_of_each_page(document) -> list[str | None]:
         stack, card = [(page._page_box, None)], None
         while stack and card is None:
             box, item = stack.pop()
-            tag, element = getattr(box, "element_tag", ""), getattr(box, "element", None)
-            if tag == "div" and element is not None and "item" in element.get("class", "").split():
-                item = element.get("id")
-            if tag == "h3":
+            if "item" in class_of(box):
+                item = box.element.get("id")
+            if getattr(box, "element_tag", None) == "h3":
                 card = item
             stack.extend((child, item) for child in getattr(box, "children", []))
         cards.append(card)
