@@ -12,7 +12,6 @@ is refused here.
 from __future__ import annotations
 
 import io
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -249,33 +248,27 @@ def readers(items_pdf: bytes, parts_pdf: bytes) -> dict[str, PdfReader]:
     return sources
 
 
-TF = re.compile(rb"/([A-Z]{6}) ([0-9.]+ Tf)")
-
-
 def own_font_names(reader: PdfReader) -> None:
-    """Give the fonts of a laid-out document names of their own. WeasyPrint names a font's subset
+    """Give the font subsets of a laid-out document names of their own. WeasyPrint names a subset
     after the font alone, so the items' and the parts' subsets of one font, which hold different
-    glyphs, came out with one name: tools that know a font by its name (pypdf's text extraction,
-    for one) then read one piece's text with the other's glyphs. Each letter of the six-letter
-    subset tag moves 13 places, in the font objects, the pages' resources and their Tf operators."""
-    def renamed(name: str) -> str:
+    glyphs, came out with one name, and tools that know a font by its name may draw or read one
+    piece's text with the other's glyphs. Each letter of the six-letter subset tag moves 13 places
+    (in /BaseFont and /FontName only: the content streams, and the forms WeasyPrint nests in them
+    for transparency, name fonts by resource keys, which stay)."""
+    def renamed(name: str) -> NameObject:
         tag, _, rest = name.lstrip("/").partition("+")
-        return "/" + "".join(chr(65 + (ord(c) - 65 + 13) % 26) for c in tag) + ("+" + rest if rest else "")
+        return NameObject("/" + "".join(chr(65 + (ord(c) - 65 + 13) % 26) for c in tag) + "+" + rest)
     done: set[int] = set()
     for page in reader.pages:
-        fonts: Any = page["/Resources"]["/Font"]  # type: ignore[index]  # WeasyPrint's pages all have fonts
-        for key in list(fonts):
-            reference = fonts.raw_get(key)
-            if id(font := reference.get_object()) not in done:
+        resources: Any = page["/Resources"]
+        fonts = resources["/Font"]
+        for font in (reference.get_object() for reference in fonts.values()):
+            if id(font) not in done:
                 done.add(id(font))
                 descendant = font["/DescendantFonts"][0].get_object() if "/DescendantFonts" in font else font
-                for holder, field in ((font, "/BaseFont"), (descendant, "/BaseFont")):
-                    holder[NameObject(field)] = NameObject(renamed(holder[field]))
                 descriptor = descendant["/FontDescriptor"].get_object()
-                descriptor[NameObject("/FontName")] = NameObject(renamed(descriptor["/FontName"]))
-            fonts[NameObject(renamed(key))] = fonts.pop(key)  # keeps the reference
-        contents: Any = page["/Contents"].get_object()  # one content stream (WeasyPrint)
-        contents.set_data(TF.sub(lambda m: renamed("/" + m.group(1).decode()).encode() + b" " + m.group(2), contents.get_data()))
+                for holder, field in ((font, "/BaseFont"), (descendant, "/BaseFont"), (descriptor, "/FontName")):
+                    holder[NameObject(field)] = renamed(holder[field])
 
 
 def _pdf_bytes(writer: PdfWriter) -> bytes:

@@ -105,6 +105,11 @@ def test_sheet_is_made_of_the_items_and_its_own_pieces_only(bundled_build: Path,
     text = " ".join(page.extract_text() for page in reader.pages)
     assert ".html#" not in text  # each card's footer names its page on the site
     assert text.count("версия данных") == len(reader.pages) == 2
+    # pdfium reads the page as a viewer draws it: each piece must find its own fonts, also from the
+    # forms WeasyPrint nests for transparency (the title's "· Памятка игрока" is in one)
+    import pypdfium2
+    drawn = pypdfium2.PdfDocument(bundled_build / "site/cards/citow-ru-sheet-a4.pdf")[0].get_textpage().get_text_range()
+    assert " ".join(drawn.split()).startswith("Хаос в Старом Свете · Памятка игрока Подготовка к игре")
 
     def levels(outline, depth=0):
         for node in outline:
