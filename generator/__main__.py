@@ -66,7 +66,7 @@ def cmd_ingest(args) -> int:
 
 def cmd_build(args) -> int:
     from .build import build
-    report = build(args.data, args.out)
+    report = build(args.data, args.out, skip_unchanged=not args.force)
     print(report.summary())
     return 0
 
@@ -116,6 +116,7 @@ def main(argv: list[str] | None = None) -> int:
     p = sub.add_parser("build", help="build the site, search index, cards and rules_check from the data")
     p.add_argument("--data", type=Path, default=DEFAULT_DATA)
     p.add_argument("--out", type=Path, default=ROOT, help="folder that receives site/, docs/generated/, rules_check/ (default: the repository)")
+    p.add_argument("--force", action="store_true", help="build even when nothing changed since the published build")
     p.set_defaults(func=cmd_build)
 
     p = sub.add_parser("bench", help="time and weigh every stage at 1x, 10x and 100x the data; targets met or not")

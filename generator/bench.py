@@ -147,14 +147,15 @@ def edit_loop(data: Path, out: Path) -> dict:
     """The editor's loop on a built corpus, under a running `serve` once it has made its first build:
     a rebuild with nothing changed (a data file saved as it was, until `serve` has finished the
     rebuild), and the time from saving an edit of one entry's text to `serve` serving the page that
-    shows it. Also `generator build` run again with nothing changed (the aids cached)."""
+    shows it. Also `generator build` run again with nothing changed (it finds the inputs' digest
+    unchanged and leaves the site alone)."""
     import socket
 
     from .serve import wait_until_serving
     if not (out / "site").exists():
         full_build(data, out)
     start = time.perf_counter()
-    full_build(data, out)  # the aids are cached from the build before: this is a rebuild with no change
+    full_build(data, out)  # nothing changed since the build before
     build_again = round(time.perf_counter() - start, 2)
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -285,8 +286,10 @@ def evaluate(results: list[dict]) -> list[tuple[str, bool, str]]:
             loop = r["edit_loop"]
             checks.append((f"{r['factor']}×: edit → page served ≤ 2 s", loop["edit_to_page_seconds"] <= 2,
                            f"{loop['edit_to_page_seconds']:.1f} s"))
-            checks.append((f"{r['factor']}×: no-change rebuild (serve) ≤ 2 s", loop["no_change_rebuild_seconds"] <= 2,
-                           f"{loop['no_change_rebuild_seconds']:.1f} s (`generator build` again, aids cached: {loop['build_again_seconds']:.1f} s)"))
+            slower = max(loop["no_change_rebuild_seconds"], loop["build_again_seconds"])
+            checks.append((f"{r['factor']}×: no-change rebuild ≤ 2 s", slower <= 2,
+                           f"under `serve` {loop['no_change_rebuild_seconds']:.1f} s, `generator build` again "
+                           f"{loop['build_again_seconds']:.1f} s"))
     if 100 in by_factor:
         peak = max(s["peak_mb"] for s in by_factor[100]["stages"].values())
         checks.append(("100×: peak memory < 2 GB", peak < 2048, f"{peak:.0f} MB"))

@@ -13,6 +13,7 @@ from pathlib import Path
 from .calculators import RUNTIME, runtime_files
 from .cards import aid_links, layout_workers, start_aids
 from .errors import OutputError
+from .inputs import inputs_digest
 from .load import ParsedFiles, load
 from .offline import offline_files, service_workers
 from .problems import DataError, Problems
@@ -33,8 +34,12 @@ class BuildReport:
     pages: int = 0
     entries: int = 0
     data_version: str = ""
+    unchanged_release: str = ""  # set when nothing was built: the published release's name
 
     def summary(self) -> str:
+        if self.unchanged_release:
+            return (f"nothing changed since the published build ({self.unchanged_release}): the site is left as it is "
+                    "(--force builds it again)")
         stages = ", ".join(f"{name} {s:.2f}s" for name, s in self.seconds.items())
         return f"built {self.pages} pages from {self.entries} entries (data version {self.data_version}): {stages}"
 
@@ -46,7 +51,8 @@ class BuildReport:
         self.seconds[name] = time.perf_counter() - start
 
 
-def build(data_dir: Path, out: Path = REPO, stage=None, aids_alongside: bool = True, kept: Kept | None = None) -> BuildReport:
+def build(data_dir: Path, out: Path = REPO, stage=None, aids_alongside: bool = True, kept: Kept | None = None,
+          skip_unchanged: bool = False) -> BuildReport:
     """Build into out/site, out/docs/generated and out/rules_check/data; out defaults to the repository.
 
     The player aids are laid out in worker processes while the site is rendered and built (they
@@ -56,8 +62,15 @@ def build(data_dir: Path, out: Path = REPO, stage=None, aids_alongside: bool = T
     The bench passes its own `stage` (a context manager per stage name, which also weighs memory)
     and `aids_alongside=False`, to measure each stage on its own.
     `serve` passes what it keeps between its rebuilds (`Kept`): the same stages then do only what
-    the edit changed, and the pages are published before the rest (see `_render_and_publish`)."""
+    the edit changed, and the pages are published before the rest (see `_render_and_publish`).
+    A whole build records the digest of its inputs in its release (inputs.py); with `skip_unchanged`
+    (the `build` command without --force) nothing is done when the published release has the same."""
     report = BuildReport()
+    inputs = inputs_digest(data_dir) if kept is None else None  # before reading them: an edit meanwhile makes it stale
+    if skip_unchanged and inputs == Release.published_inputs(out):
+        with build_lock(out):  # refused while another build runs; tidies what killed builds left
+            report.unchanged_release = Release.published(out).name  # type: ignore[union-attr]  # a stamp is in a release
+        return report
     stage = stage or report.stage
     problems = Problems()
     workers = layout_workers() if aids_alongside and kept is None else None  # they load WeasyPrint meanwhile
@@ -72,7 +85,7 @@ def build(data_dir: Path, out: Path = REPO, stage=None, aids_alongside: bool = T
             resolved = resolve(kb)
         try:
             with build_lock(out):
-                _render_and_publish(resolved, out, stage, workers, report, kept)
+                _render_and_publish(resolved, out, stage, workers, report, kept, inputs)
         except OSError as err:
             raise OutputError(f"writing the output failed: {err.strerror or err} ({err.filename or out}); nothing was replaced") from err
     except BaseException:
@@ -140,7 +153,7 @@ SAME_FOR_PARTIAL = ("sources", "games", "chapters", "entry_chapter", "terms", "a
 
 
 def _render_and_publish(resolved: Resolved, out: Path, stage, workers: ProcessPoolExecutor | None, report: BuildReport,
-                        kept: Kept | None) -> None:
+                        kept: Kept | None, inputs: str | None) -> None:
     based_on = Release.published(out) if kept is not None and kept.resolved is not None else None
     release = Release(out, based_on)
     docs, site = release.part("docs"), release.part("site")
@@ -184,6 +197,8 @@ def _render_and_publish(resolved: Resolved, out: Path, stage, workers: ProcessPo
             raise Superseded
         with stage("cards" if aids is None else "cards (waiting)"):
             write_folder(site / "cards", "", (aids or start_aids(resolved, cache=out / "build" / "cards-cache")).files())
+        if inputs is not None:
+            release.stamp_inputs(inputs)
         release.publish()
         if kept is not None:
             if release.based_on == kept.engine_release:  # the pages' release, with the rest added

@@ -125,6 +125,9 @@ def engine_failure(output: str) -> KbError:
     return SiteEngineError(f"the site engine (mkdocs) failed: {last}")
 
 
+INPUTS_FILE = "inputs.sha256"  # in a release folder: the digest of what it was built from
+
+
 class Release:
     """One build's outputs, staged in build/releases/<id>/ and published by `publish()`."""
 
@@ -141,6 +144,7 @@ class Release:
             self.folder.mkdir()
         else:
             shutil.copytree(based_on, self.folder, symlinks=True, copy_function=os.link)
+            (self.folder / INPUTS_FILE).unlink(missing_ok=True)  # made by another build: stamped anew or not at all
         (self.folder / "work").mkdir(exist_ok=True)
 
     made = 0  # releases made by this process: two in one second get different names
@@ -150,6 +154,16 @@ class Release:
         """The folder of the published release, if any."""
         current = out / "build" / "current"
         return current.resolve() if current.is_symlink() else None
+
+    @staticmethod
+    def published_inputs(out: Path) -> str | None:
+        """The digest of the inputs the published release was built from (inputs.py), if it is known."""
+        stamp = out / "build" / "current" / INPUTS_FILE
+        return stamp.read_text(encoding="ascii").strip() if stamp.is_file() else None
+
+    def stamp_inputs(self, digest: str) -> None:
+        """Record what this release is built from; only a whole build from those inputs may say so."""
+        (self.folder / INPUTS_FILE).write_text(digest + "\n", encoding="ascii")
 
     def part(self, name: str) -> Path:
         """Where the part `name` of RELEASE_PARTS is staged."""

@@ -96,7 +96,7 @@ def test_a_build_killed_anywhere_leaves_the_old_or_the_new_site_whole(two_versio
     out, new_data, old, new = two_versions
     seen = set()
     for point in FAULT_POINTS:  # inside the switch, deterministically
-        process = generator_process("build", "--data", str(new_data), "--out", str(out), env={"KB_KILL_AT": point})
+        process = generator_process("build", "--force", "--data", str(new_data), "--out", str(out), env={"KB_KILL_AT": point})
         process.communicate(timeout=120)
         assert process.returncode == -signal.SIGKILL, point
         published = manifest(out / "site")
@@ -105,7 +105,7 @@ def test_a_build_killed_anywhere_leaves_the_old_or_the_new_site_whole(two_versio
     assert seen == {"old", "new"}  # killed before the switch: old; after it: new
     rng = random.Random(7)
     for _ in range(5):  # and at random moments of the whole build
-        process = generator_process("build", "--data", str(new_data), "--out", str(out))
+        process = generator_process("build", "--force", "--data", str(new_data), "--out", str(out))
         time.sleep(rng.uniform(0.3, 4.0))
         process.kill()
         process.communicate(timeout=60)
@@ -123,7 +123,7 @@ def test_ctrl_c_ends_with_one_line_and_the_old_site(two_versions, mini_data_modu
     for _attempt in range(3):  # on a loaded machine the build may finish before the signal lands: try again
         published = manifest(out / "site")
         # as from a terminal: SIGINT at its default even when the tests run where it is ignored (a job started with &)
-        process = generator_process("build", "--data", str(new_data), "--out", str(out), start_new_session=True,
+        process = generator_process("build", "--force", "--data", str(new_data), "--out", str(out), start_new_session=True,
                                     preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
         deadline = time.monotonic() + 60
         while not list((out / "build" / "releases").glob("*/work/kb-site.json")):  # the site engine is starting
@@ -145,12 +145,74 @@ def test_a_full_disk_ends_with_one_line_and_the_old_site(two_versions):
 
     def small_files():
         resource.setrlimit(resource.RLIMIT_FSIZE, (20_000, 20_000))
-    process = generator_process("build", "--data", str(new_data), "--out", str(out), preexec_fn=small_files)
+    process = generator_process("build", "--force", "--data", str(new_data), "--out", str(out), preexec_fn=small_files)
     stdout, stderr = process.communicate(timeout=120)
     assert process.returncode == 74, stderr
     assert "Traceback" not in stderr and len(stderr.strip().splitlines()) == 2  # the error and its hint
     assert stderr.startswith("error: O001 ")
     assert manifest(out / "site") == published
+
+
+def test_building_again_with_nothing_changed_leaves_the_site_alone(tmp_path: Path, mini_data: Path):
+    out = tmp_path / "out"
+    assert run_generator("build", "--data", str(mini_data), "--out", str(out)).returncode == 0
+    first = (out / "build/current").resolve()
+    (out / "build/releases/killed-build").mkdir()  # what a killed build leaves: tidied even when nothing is built
+
+    again = run_generator("build", "--data", str(mini_data), "--out", str(out))
+    assert again.returncode == 0, again.stderr
+    assert again.stdout.strip() == (f"nothing changed since the published build ({first.name}): "
+                                    "the site is left as it is (--force builds it again)")
+    assert (out / "build/current").resolve() == first and leftovers(out) == []
+
+    chapter = mini_data / "games/mini/chapters/10-rules.yaml"
+    chapter.write_text(chapter.read_text(encoding="utf-8").replace("en: Rules of Mini", "en: Rules of Mini (revised)"), encoding="utf-8")
+    edited = run_generator("build", "--data", str(mini_data), "--out", str(out))
+    assert edited.returncode == 0 and edited.stdout.startswith("built "), edited.stdout + edited.stderr
+    second = (out / "build/current").resolve()
+    assert second != first and "Rules of Mini (revised)" in (out / "site/en/mini/10-rules.html").read_text(encoding="utf-8")
+
+    forced = run_generator("build", "--force", "--data", str(mini_data), "--out", str(out))
+    assert forced.returncode == 0 and forced.stdout.startswith("built ")
+    assert (out / "build/current").resolve() not in (first, second)
+
+
+def test_the_inputs_digest_follows_every_input_and_no_output(tmp_path: Path, mini_data: Path, monkeypatch):
+    """Code, templates, configuration and data change the digest; outputs, bytecode and data moved elsewhere do not."""
+    from generator import inputs
+    repo = tmp_path / "repo"
+    files = {"generator/templates/site/page.html.j2": "<p>{{ title }}</p>", "generator/site.py": "x = 1", "mkdocs.yml": "site_name: x",
+             "schemas/entry.schema.json": "{}", "docs/data-format.md": "# Data", "docs/generated/en/index.md": "output",
+             "rules_check/data/citow.json": "{}", "generator/__pycache__/site.cpython-311.pyc": "bytecode"}
+    for name, text in files.items():
+        (repo / name).parent.mkdir(parents=True, exist_ok=True)
+        (repo / name).write_text(text, encoding="utf-8")
+    monkeypatch.setattr(inputs, "REPO", repo)
+    monkeypatch.setattr(inputs, "NOT_INPUTS", {repo / "rules_check/data", repo / "docs/generated"})
+    before = inputs.inputs_digest(mini_data)
+    for name in ("docs/generated/en/index.md", "rules_check/data/citow.json", "generator/__pycache__/site.cpython-311.pyc"):
+        (repo / name).write_text("changed", encoding="utf-8")
+    moved = tmp_path / "elsewhere"
+    mini_data.rename(moved)
+    assert inputs.inputs_digest(moved) == before
+    for name in ("generator/templates/site/page.html.j2", "generator/site.py", "mkdocs.yml", "schemas/entry.schema.json", "docs/data-format.md"):
+        (repo / name).write_text(files[name] + " ", encoding="utf-8")
+        assert inputs.inputs_digest(moved) != before, name
+        (repo / name).write_text(files[name], encoding="utf-8")
+    assert inputs.inputs_digest(moved) == before
+    (moved / "games/mini/glossary.yaml").write_bytes((moved / "games/mini/glossary.yaml").read_bytes() + b"\n")
+    assert inputs.inputs_digest(moved) != before
+
+
+def test_a_release_copied_for_serve_does_not_claim_its_inputs(tmp_path: Path):
+    from generator.write import Release
+    stamped = Release(tmp_path)
+    stamped.stamp_inputs("a" * 64)
+    stamped.publish()
+    assert Release.published_inputs(tmp_path) == "a" * 64
+    copy = Release(tmp_path, based_on=stamped.folder)
+    copy.publish()
+    assert Release.published_inputs(tmp_path) is None
 
 
 def free_port() -> int:
