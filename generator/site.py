@@ -36,7 +36,8 @@ EDITORIAL_TOPICS = ("extraction-damage", "reference")  # clarifications that are
 def environment(sub: str, autoescape: bool = True) -> Environment:
     """Templates of one output (site, cards) plus the shared ones; autoescaping HTML unless told otherwise."""
     return Environment(loader=FileSystemLoader([str(TEMPLATES / sub), str(TEMPLATES / "shared")]), undefined=StrictUndefined,
-                       keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True, autoescape=autoescape)
+                       keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True, autoescape=autoescape,
+                       auto_reload=False)  # an environment lives for one build: no need to look at the files again
 
 
 @dataclass
