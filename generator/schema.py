@@ -6,6 +6,7 @@ import json
 import re
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import fastjsonschema
 from jsonschema import Draft202012Validator
@@ -98,7 +99,30 @@ def quick_check_for(schema_file: str):
     if not _same_in_draft7(schema):
         return None
     schema = {key: value for key, value in schema.items() if key not in ("$id", "$defs")}
-    return fastjsonschema.compile({**schema, "$schema": "http://json-schema.org/draft-07/schema#"})
+    # yes or no is all it answers (jsonschema explains): no messages built for the branches of a oneOf
+    # that fail; fastjsonschema 2.21 cannot leave out the message of a `const`, so it gets its `enum` twin
+    return fastjsonschema.compile({**_const_as_enum(schema), "$schema": "http://json-schema.org/draft-07/schema#"},
+                                  detailed_exceptions=False)
+
+
+def _const_as_enum(schema):
+    """The schema with each `const: x` written `enum: [x]`, which means the same."""
+    if isinstance(schema, list):
+        return [_const_as_enum(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out: dict[str, Any] = {}
+    for key, value in schema.items():
+        if key in NAMED_SCHEMAS:  # names of properties, not keywords
+            out[key] = {name: _const_as_enum(item) for name, item in value.items()}
+        elif key == "const":
+            out["enum"] = [value]
+        else:
+            out[key] = value if key in ("enum", "default", "examples") else _const_as_enum(value)
+    return out
+
+
+NAMED_SCHEMAS = ("properties", "patternProperties", "dependentSchemas", "$defs", "definitions")
 
 
 def _inlined(schema, resolver, depth: int):

@@ -16,7 +16,6 @@ rebuilds when they change and makes open pages reload themselves.
 from __future__ import annotations
 
 import functools
-import hashlib
 import http.server
 import json
 import re
@@ -31,6 +30,7 @@ from watchdog.observers.api import BaseObserver
 
 from .build import REPO, Kept, Superseded, build
 from .errors import KbError, UsageError
+from .inputs import inputs_digest
 from .problems import DataError
 from .write import LiveEngine
 
@@ -123,7 +123,7 @@ class LiveSite:
         When the inputs are byte for byte those of the published site (a file saved unchanged, an
         edit undone), there is nothing to build: the published site is theirs."""
         self.started = time.perf_counter()
-        inputs = inputs_digest([self.data_dir, TEMPLATES])
+        inputs = inputs_digest(self.data_dir)
         if inputs == self.published_inputs:
             self._tell(error=None, ready=True, builds=self.builds + 1)
             print(f"no change since the published site ({time.perf_counter() - self.started:.2f} s)", flush=True)
@@ -174,17 +174,6 @@ class LiveSite:
         observer.start()
         threading.Thread(target=rebuild_when_quiet, daemon=True).start()
         return observer
-
-
-def inputs_digest(folders: list[Path]) -> str:
-    """A digest of every file under `folders`: its path and its bytes (what a build reads from them)."""
-    digest = hashlib.sha256()
-    for folder in folders:
-        for path in sorted(folder.rglob("*")):
-            if path.is_file():
-                digest.update(f"{path}\0{path.stat().st_size}\0".encode())
-                digest.update(path.read_bytes())
-    return digest.hexdigest()
 
 
 def handler_for(site: LiveSite):

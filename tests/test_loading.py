@@ -124,6 +124,23 @@ def test_every_schema_gets_the_quick_check_and_a_changed_keyword_falls_back():
     assert not _same_in_draft7({"items": [{"type": "string"}]})   # array form: a tuple in draft-07
 
 
+def test_the_quick_check_keeps_the_meaning_of_const():
+    """The quick check builds no messages, so each `const` becomes the `enum` of one value: same answers."""
+    import fastjsonschema
+
+    from generator.schema import _const_as_enum, quick_check_for
+    schema = {"type": "object", "properties": {"const": {"const": True}, "kind": {"const": "table"}},
+              "if": {"properties": {"class": {"const": "duplicate"}}}, "then": {"required": ["of"]}}
+    assert _const_as_enum(schema) == {"type": "object", "properties": {"const": {"enum": [True]}, "kind": {"enum": ["table"]}},
+                                      "if": {"properties": {"class": {"enum": ["duplicate"]}}}, "then": {"required": ["of"]}}
+    noise = quick_check_for("noise.schema.json")
+    item = {"source": "mini-pl", "lines": "1-2", "class": "duplicate", "note": "same as the first page"}
+    with pytest.raises(fastjsonschema.JsonSchemaValueException):  # a duplicate must say what it duplicates
+        noise({"noise": [item]})
+    noise({"noise": [{**item, "duplicate_of": "3-4"}]})
+    noise({"noise": [{**item, "class": "web"}]})
+
+
 def test_serve_parses_again_only_the_files_whose_bytes_changed(tmp_path: Path):
     """`load` with the files parsed last time (serve keeps them): an unchanged file's data is the same
     object, an edited one is parsed anew, one that no longer parses is reported and not kept, and a
