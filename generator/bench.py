@@ -263,7 +263,8 @@ def run_size(factor: int) -> dict:
 GENERATOR_STAGES = ("load", "validate", "resolve", "render", "rules-check")  # ours, load to write
 
 
-def evaluate(results: list[dict]) -> list[tuple[str, bool, str]]:
+def evaluate(results: list[dict]) -> list[tuple[str, bool | None, str]]:
+    """(target, met, figure) of every target; met is None for a figure only reported."""
     by_factor = {r["factor"]: r for r in results}
     checks = []
     for r in results:
@@ -284,8 +285,10 @@ def evaluate(results: list[dict]) -> list[tuple[str, bool, str]]:
     for r in results:
         if "edit_loop" in r:
             loop = r["edit_loop"]
-            checks.append((f"{r['factor']}×: edit → page served ≤ 2 s", loop["edit_to_page_seconds"] <= 2,
-                           f"{loop['edit_to_page_seconds']:.1f} s"))
+            if r["factor"] == 1:
+                checks.append(("1×: edit → page served ≤ 2 s", loop["edit_to_page_seconds"] <= 2, f"{loop['edit_to_page_seconds']:.1f} s"))
+            else:  # the issue's target is at 1×; other sizes are reported
+                checks.append((f"{r['factor']}×: edit → page served (reported)", None, f"{loop['edit_to_page_seconds']:.1f} s"))
             slower = max(loop["no_change_rebuild_seconds"], loop["build_again_seconds"])
             checks.append((f"{r['factor']}×: no-change rebuild ≤ 2 s", slower <= 2,
                            f"under `serve` {loop['no_change_rebuild_seconds']:.1f} s, `generator build` again "
@@ -330,7 +333,7 @@ def main(sizes: list[int], json_path: Path) -> int:
     print()
     checks = evaluate(results)
     for name, met, detail in checks:
-        print(f"{'met    ' if met else 'MISSED '} {name}: {detail}")
+        print(f"{'report ' if met is None else 'met    ' if met else 'MISSED '} {name}: {detail}")
     json_path.write_text(json.dumps({"targets": TARGETS, "results": results,
                                      "checks": [{"target": n, "met": m, "detail": d} for n, m, d in checks]},
                                     ensure_ascii=False, indent=1), encoding="utf-8")
