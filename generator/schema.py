@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import difflib
+import itertools
 import json
 import re
 from functools import cache
@@ -274,11 +275,20 @@ def check_shape(kind: str, document, shown_path: str, positions: Positions, prob
                     and (key := _empty_key_slip(e)) is not None}   # mapping path -> its key left empty
     slips = {path + (key,) for path, key in empty_key_of.items()}
     run_together = {tuple(e.absolute_path) + (e.instance,) for e in errors if _colon_slip(e)}  # "name {value}" keys
+    too_deep = _too_deep_slips(errors)  # (mapping path, key, field): a field indented under a key of its own mapping
+    for mapping, key, field in too_deep:
+        failed.add(mapping)
+        problems.add(shown_path, positions.of_key(mapping + (key,), field), "E007",
+                     f"{describe(document, mapping)}: '{field}' stands inside '{key}:', one level too deep: "
+                     f"move it back to the level of '{key}:', where it belongs")
+    slips |= {mapping + (key, field) for mapping, key, field in too_deep}
     reported: set[tuple] = set()
     for error in errors:
         path = tuple(error.absolute_path)
         if any(path[:len(slip)] == slip for slip in slips | run_together):
             continue  # the empty key's own type error, or the run-together key's value: part of the same slip
+        if _part_of_too_deep(error, path, too_deep):
+            continue
         if _colon_slip(error):
             failed.add(path + (error.instance,))
             name = error.instance.split(" ", 1)[0]
@@ -291,6 +301,14 @@ def check_shape(kind: str, document, shown_path: str, positions: Positions, prob
             allowed = set(error.schema.get("properties", {}))
             unknown = [key for key in error.instance if key not in allowed]
             empty = empty_key_of.get(path)
+            outdented = _too_shallow_slip(error)
+            if outdented is not None:
+                key, field = outdented
+                failed.add(path)
+                problems.add(shown_path, positions.of_key(path, field), "E007",
+                             f"{where}: '{field}' stands at the level of '{key}:' but belongs inside it, one level deeper: "
+                             f"indent it under '{key}:' like the lines above it")
+                continue
             if empty is not None:
                 failed.add(path + (empty,))
                 line = positions.of_key(path, empty)[0]
@@ -311,6 +329,72 @@ def check_shape(kind: str, document, shown_path: str, positions: Positions, prob
             reported.add((path, code, message))
             problems.add(shown_path, positions.of(path), code, f"{where}: {message}")
     return failed
+
+
+def _too_shallow_slip(error: ValidationError) -> tuple[str, str] | None:
+    """For an unknown-field error: (key, field) when the unknown field would be at home in the
+    mapping of the key just before it (`en:` outdented to the level of `title:`, under which the
+    other languages stand): one indentation mistake, not an unknown field and a missing language."""
+    instance = error.instance
+    if not isinstance(instance, dict):
+        return None
+    properties = error.schema.get("properties", {})
+    keys = list(instance)
+    for before, field in itertools.pairwise(keys):
+        value = instance[before]
+        if (field not in properties and before in properties and isinstance(value, dict) and value and field not in value
+                and _accepts_key(properties[before], str(field))
+                and not difflib.get_close_matches(str(field), [p for p in properties if p not in instance], n=1)):  # a misspelling
+            return str(before), str(field)
+    return None
+
+
+def _accepts_key(schema, key: str) -> bool:
+    """Whether a mapping of this (inlined) schema may hold `key`: a named property, or a name its
+    patterns allow."""
+    if not isinstance(schema, dict):
+        return False
+    if key in schema.get("properties", {}) or any(re.search(pattern, key) for pattern in schema.get("patternProperties", {})):
+        return True
+    names = schema.get("propertyNames", {})
+    if isinstance(names, dict) and "pattern" in names and schema.get("additionalProperties") is not False:
+        return re.search(names["pattern"], key) is not None
+    return any(_accepts_key(part, key) for part in schema.get("allOf", []))
+
+
+def _too_deep_slips(errors: list[ValidationError]) -> set[tuple]:
+    """A field a mapping requires that stands inside one of the mapping's own keys instead (`origin:`
+    indented under `text:`): one indentation mistake, not a missing field plus a wrong key and value.
+    Returns (mapping path, the key it stands under, the field) of each."""
+    refused = set()  # (mapping path, key) of keys refused where they stand, or whose value is
+    for error in errors:
+        path = tuple(error.absolute_path)
+        if isinstance(error.instance, str) and "propertyNames" in error.absolute_schema_path:
+            refused.add((path, error.instance))
+        elif error.validator in UNKNOWN_FIELD_VALIDATORS and isinstance(error.instance, dict):
+            refused |= {(path, key) for key in error.instance if key not in error.schema.get("properties", {})}
+        elif path:
+            refused.add((path[:-1], path[-1]))
+    found = set()
+    for error in errors:
+        if error.validator == "required" and isinstance(error.instance, dict):
+            mapping = tuple(error.absolute_path)
+            for field in error.validator_value:
+                found |= {(mapping, key, field) for key, value in error.instance.items()
+                          if field not in error.instance and isinstance(value, dict) and field in value
+                          and (mapping + (key,), field) in refused}
+    return found
+
+
+def _part_of_too_deep(error: ValidationError, path: tuple, too_deep: set[tuple]) -> bool:
+    """Whether the error is said by a too-deep slip's problem: its mapping missing the field, or the
+    field refused as a key where it stands."""
+    for mapping, key, field in too_deep:
+        if path == mapping and error.validator == "required" and field in error.validator_value:
+            return True
+        if path == mapping + (key,) and error.instance == field:  # a key refused by a name pattern
+            return True
+    return False
 
 
 COLON_SLIP = re.compile(r"^[A-Za-z0-9_/-]+ +[\[{\"']")  # `dice {term: x}`: YAML reads "dice {term" as one key
