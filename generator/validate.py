@@ -205,6 +205,7 @@ class KnowledgeBaseBuilder:
         """Register an item's id; False (with the problem reported) if it is another game's or taken."""
         if item_id.split("/", 1)[0] != game:
             _at(self.problems, where, ["id"], "E034", f"'{item_id}' does not start with '{game}/'")
+            self.unchecked({f"{game}/{item_id.split('/', 1)[-1]}"}, where.document.path)  # the id it was meant to have
             return False
         if item_id in self.kb.where:
             first = self.kb.where[item_id]
