@@ -282,13 +282,21 @@ def check_shape(kind: str, document, shown_path: str, positions: Positions, prob
                      f"{describe(document, mapping)}: '{field}' stands inside '{key}:', one level too deep: "
                      f"move it back to the level of '{key}:', where it belongs")
     slips |= {mapping + (key, field) for mapping, key, field in too_deep}
+    text_as_key = _text_as_key_slips(errors, document)  # (mapping path, text read as a key, the empty key above it)
+    for mapping, text, empty in text_as_key:
+        failed.add(mapping)
+        problems.add(shown_path, positions.of_key(mapping, text), "E007",
+                     f"{describe(document, mapping)}: this text stands at the level of '{empty}:' (line "
+                     f"{positions.of_key(mapping, empty)[0]}), which is left empty: indent the text further than '{empty}:'")
+        slips |= {mapping + (text,), mapping + (empty,)}
+    texts_as_keys = {(mapping, text) for mapping, text, _ in text_as_key}
     reported: set[tuple] = set()
     for error in errors:
         path = tuple(error.absolute_path)
         if any(path[:len(slip)] == slip for slip in slips | run_together):
             continue  # the empty key's own type error, or the run-together key's value: part of the same slip
-        if _part_of_too_deep(error, path, too_deep):
-            continue
+        if _part_of_too_deep(error, path, too_deep) or (isinstance(error.instance, str) and (path, error.instance) in texts_as_keys):
+            continue  # the mapping's own error about a key that a slip's problem names
         if _colon_slip(error):
             failed.add(path + (error.instance,))
             name = error.instance.split(" ", 1)[0]
@@ -360,6 +368,28 @@ def _accepts_key(schema, key: str) -> bool:
     if isinstance(names, dict) and "pattern" in names and schema.get("additionalProperties") is not False:
         return re.search(names["pattern"], key) is not None
     return any(_accepts_key(part, key) for part in schema.get("allOf", []))
+
+
+NAME_LIKE = re.compile(r"[a-z0-9_-]{1,12}")
+
+
+def _text_as_key_slips(errors: list[ValidationError], document) -> set[tuple]:
+    """Text refused as a key (read as a key for a ': ' in it) right after a key left empty: the text of
+    `pl: |` written at the level of `pl:`. A refused key that looks like a name (a misspelt language
+    code) is not text. (mapping path, the text, the empty key) of each."""
+    found = set()
+    for error in errors:
+        if not (isinstance(error.instance, str) and "propertyNames" in error.absolute_schema_path
+                and not NAME_LIKE.fullmatch(error.instance)):
+            continue
+        mapping = document
+        for step in error.absolute_path:
+            mapping = mapping[step] if isinstance(mapping, (dict, list)) else None
+        keys = list(mapping) if isinstance(mapping, dict) else []
+        at = keys.index(error.instance) if error.instance in keys else 0
+        if at > 0 and mapping[keys[at - 1]] in ("", None):
+            found.add((tuple(error.absolute_path), error.instance, keys[at - 1]))
+    return found
 
 
 def _too_deep_slips(errors: list[ValidationError]) -> set[tuple]:

@@ -232,6 +232,11 @@ def _parser_problem(err: MarkedYAMLError, text: str) -> tuple[tuple[int, int], s
     position = (mark.line + 1, mark.column + 1) if mark else (1, 1)
     message = " ".join(f"{err.context or ''} {err.problem or ''}".split()) or "invalid YAML"
     problem = err.problem or ""
+    unindented = _unindented_block_text(text.split("\n"), mark.line) if mark is not None else None
+    if unindented is not None:
+        line, column, key, header = unindented
+        return (line, column), "E007", (f"this line is the text of '{key}:' (line {header}) but is not indented under it: "
+                                        f"indent the text further than '{key}:'")
     if mark is not None and "mapping values are not allowed" in problem:
         lines = text.split("\n")
         before = lines[mark.line][:mark.column] if mark.line < len(lines) else ""
@@ -245,6 +250,26 @@ def _parser_problem(err: MarkedYAMLError, text: str) -> tuple[tuple[int, int], s
         where = f" (the {block} started at line {start.line + 1}, column {start.column + 1})" if start else ""
         return position, "E007", f"this line is not aligned with the {block} it seems to belong to{where}"
     return position, "E001", message
+
+
+BLOCK_HEADER = re.compile(r"^( *)(- +)?([^\s#][^#]*?): *[|>][-+0-9]* *(#.*)?$")  # `text: |`, `- en: >-`
+
+
+def _unindented_block_text(lines: list[str], error_line: int) -> tuple[int, int, str, int] | None:
+    """A syntax error just after a block of text (`pl: |`) whose first line stands no deeper than
+    its key: the text was read as keys and values. (line, column, key, header line), 1-based."""
+    for header in range(max(0, error_line - 3), min(error_line, len(lines))):
+        match = BLOCK_HEADER.match(lines[header])
+        if match is None:
+            continue
+        following = [n for n in range(header + 1, min(error_line + 1, len(lines))) if lines[n].strip()]
+        if not following:
+            continue
+        first = following[0]
+        indent = len(lines[first]) - len(lines[first].lstrip(" "))
+        if indent <= len(match.group(1)) + len(match.group(2) or ""):
+            return first + 1, indent + 1, match.group(3), header + 1
+    return None
 
 
 def parse_yaml(raw: bytes, shown_path: str, problems: Problems) -> Any | None:
