@@ -420,7 +420,7 @@ def _part_of_too_deep(error: ValidationError, path: tuple, too_deep: set[tuple])
     """Whether the error is said by a too-deep slip's problem: its mapping missing the field, or the
     field refused as a key where it stands."""
     for mapping, key, field in too_deep:
-        if path == mapping and error.validator == "required" and field in error.validator_value:
+        if path == mapping and error.validator == "required" and error.message == f"{field!r} is a required property":
             return True
         if path == mapping + (key,) and error.instance == field:  # a key refused by a name pattern
             return True
