@@ -19,6 +19,7 @@ import functools
 import http.server
 import json
 import re
+import sys
 import threading
 import time
 import urllib.parse
@@ -215,6 +216,15 @@ def handler_for(site: LiveSite):
     return SiteFiles
 
 
+class Server(http.server.ThreadingHTTPServer):
+    """The HTTP server of `serve`: a page closed or reloaded while its request was answered (the
+    status request waits for news) is no error to print a traceback for."""
+
+    def handle_error(self, request, client_address) -> None:
+        if not isinstance(sys.exc_info()[1], ConnectionError):  # BrokenPipeError, ConnectionResetError
+            super().handle_error(request, client_address)
+
+
 def wait_until_serving(url: str, seconds: float = 10) -> bool:
     """For callers that start `serve` in another process (the bench, tests): wait until `url` answers."""
     import urllib.request
@@ -237,7 +247,7 @@ def serve(data_dir: Path, out: Path, port: int, watch: bool = True) -> int:
             return 1
     handler = functools.partial(handler_for(site), directory=str(out / "site"))
     try:
-        server = http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
+        server = Server(("127.0.0.1", port), handler)
     except OSError as err:
         raise PortError(f"cannot serve on port {port}: {err.strerror}") from None
     if watch:

@@ -150,3 +150,26 @@ def test_each_edit_is_served_and_leaves_the_site_a_full_build_makes(tmp_path: Pa
         output = process.communicate(timeout=30)[0]
     assert "Traceback" not in output, output
     assert output.count("no change since the published site") == 2, output
+
+
+@pytest.mark.unit
+def test_a_page_gone_before_its_answer_prints_nothing_and_a_bug_its_traceback(capsys):
+    """A page closed while its status request waited for news: the answer meets a closed socket."""
+    import http.server
+
+    from generator.serve import Server
+    server = Server(("127.0.0.1", 0), http.server.BaseHTTPRequestHandler)
+    try:
+        for error in (BrokenPipeError(32, "Broken pipe"), ConnectionResetError(104, "Connection reset by peer")):
+            try:
+                raise error
+            except ConnectionError:
+                server.handle_error(None, ("127.0.0.1", 1))
+        assert capsys.readouterr().err == ""
+        try:
+            raise ValueError("a bug in a handler")
+        except ValueError:
+            server.handle_error(None, ("127.0.0.1", 1))
+        assert "ValueError: a bug in a handler" in capsys.readouterr().err
+    finally:
+        server.server_close()
