@@ -34,8 +34,9 @@ GAME_FILES = {"game.yaml": "game", "glossary.yaml": "glossary", "cards.yaml": "c
               "calculators.yaml": "calculators"}
 NAMED_FILE = re.compile(r"^[a-z0-9][a-z0-9-]*\.yaml$")
 CHAPTER_FILE = re.compile(r"^(\d\d)-[a-z0-9-]+\.yaml$")
-# An `id:` line, as an editor writes it; used only to guess the ids of a file that does not parse.
-ID_LINE = re.compile(r"""^[ \t-]*id:[ \t]*["']?([a-z0-9][a-z0-9/-]*)""", re.MULTILINE)
+# An `id:` line, as an editor writes it, or with its colon lost (`- id citow/x`, which may be what
+# broke the file); used only to guess the ids of a file that does not parse.
+ID_LINE = re.compile(r"""^[ \t-]*id(?:[ \t]*:|[ \t]+)[ \t]*["']?([a-z0-9][a-z0-9/-]*)""", re.MULTILINE)
 
 
 @dataclass

@@ -3,10 +3,10 @@
 `build_knowledge_base` turns loaded documents into a KnowledgeBase, skipping only items that
 already have a reported problem. `MeaningChecks` then runs the semantic checks.
 
-One mistake, one error: an item skipped for a problem (a file that does not parse, an entry of
-the wrong shape, the files of a game whose game.yaml is broken) leaves its ids in
-`kb.unchecked_ids`; references to them are not reported as dangling, and the root problem says in
-a note how many references were left unchecked.
+One mistake, one error: an item skipped for a problem (an entry of the wrong shape) leaves its ids
+in `kb.unchecked_ids`, and a file that does not parse (or a broken game.yaml) its whole game in
+`kb.unchecked_games` (which ids it would define is only a guess); references to them are not
+reported as dangling, and the root problem says in a note how many references were left unchecked.
 """
 from __future__ import annotations
 
@@ -120,8 +120,9 @@ class KnowledgeBaseBuilder:
                 self.kb.all_sources_unchecked = self.kb.all_sources_unchecked or unloaded.path
             elif unloaded.kind == "manifest":
                 self.kb.unchecked_sources.update(dict.fromkeys(unloaded.ids or (), unloaded.path))
-            elif unloaded.ids is None and unloaded.game:
+            elif unloaded.game:  # which ids it defines is a guess (a lost `- id:` line defines none): any of its game's
                 self.kb.unchecked_games.setdefault(unloaded.game, unloaded.path)
+                self.unchecked(unloaded.ids or set(), unloaded.path)
             else:
                 self.unchecked(unloaded.ids or set(), unloaded.path)
 

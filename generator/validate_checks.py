@@ -67,7 +67,7 @@ def _line_of(where: Where) -> str:
 def _known_entry(kb: KnowledgeBase, entry_id: str, where: Where, problems: Problems) -> bool:
     if entry_id in kb.entries:
         return True
-    if entry_id not in kb.unchecked_ids:  # an entry skipped for its own problem is not reported twice
+    if entry_id not in kb.unchecked_ids and kb.game_of(entry_id) not in kb.unchecked_games:  # said by its own problem
         _report(problems, where, [], "E040", f"no entry '{entry_id}' in the data")
     return False
 

@@ -169,6 +169,11 @@ class _Builder:
             slip = _indentation_slip(top, key, mark)
             if slip:
                 raise _Refused("E007", mark, slip)
+            keys = list(top.key_marks)
+            in_list = len(self.stack) >= 2 and isinstance(self.stack[-2].container, list)
+            if in_list and len(keys) >= 4 and key == keys[1]:  # a whole item, then its second key again: a new item lost its first line
+                raise _Refused("E002", mark, f'duplicate key "{key}" (first at line {top.key_marks[key].line + 1}): '
+                                             f"a new list item seems to start here without its first line ('- {keys[0]}: …')")
             raise _Refused("E002", mark, f'duplicate key "{key}" (first at line {top.key_marks[key].line + 1})')
         top.key = key
         top.key_marks[key] = mark
@@ -242,6 +247,10 @@ def _parser_problem(err: MarkedYAMLError, text: str) -> tuple[tuple[int, int], s
         before = lines[mark.line][:mark.column] if mark.line < len(lines) else ""
         if re.search(r":(\s|$)", before):
             return position, "E001", "a colon and a space inside an unquoted value start a new mapping: put the value in quotes"
+        lost = _key_without_colon_above(lines, mark.line)
+        if lost is not None:
+            at, name = lost
+            return at, "E001", f"a colon is missing after '{name}': write '{name}: …'"
         return position, "E007", ("this key stands deeper than the key above it, which already has a value: "
                                   "align it with its siblings")
     block = "mapping" if "block mapping" in (err.context or "") else "list" if "block collection" in (err.context or "") else None
@@ -250,6 +259,19 @@ def _parser_problem(err: MarkedYAMLError, text: str) -> tuple[tuple[int, int], s
         where = f" (the {block} started at line {start.line + 1}, column {start.column + 1})" if start else ""
         return position, "E007", f"this line is not aligned with the {block} it seems to belong to{where}"
     return position, "E001", message
+
+
+KEY_WITHOUT_COLON = re.compile(r"^( *(?:- +)?)([a-z_]+) +[^\s:#][^:#]*$")  # `- id citow/x`: a name, a space, a value, no colon
+
+
+def _key_without_colon_above(lines: list[str], line: int) -> tuple[tuple[int, int], str] | None:
+    """((line, column), name) of a key written without its colon on the line above `line` (`- id
+    citow/x`): YAML read it as text, and the keys below it as standing too deep."""
+    for n in range(min(line, len(lines)) - 1, -1, -1):
+        if lines[n].strip() and not lines[n].lstrip().startswith("#"):
+            lost = KEY_WITHOUT_COLON.match(lines[n])
+            return ((n + 1, lost.start(2) + 1), lost.group(2)) if lost else None
+    return None
 
 
 BLOCK_HEADER = re.compile(r"^( *)(- +)?([^\s#][^#]*?): *[|>][-+0-9]* *(#.*)?$")  # `text: |`, `- en: >-`
