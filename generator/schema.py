@@ -427,6 +427,36 @@ def _part_of_too_deep(error: ValidationError, path: tuple, too_deep: set[tuple])
     return False
 
 
+SWALLOWED_KEY = re.compile(r"^[ \t]*([a-z]{2,3}):[ \t]*(?:[|>][-+]?)?[ \t]*$", re.MULTILINE)  # a line `ru: |` alone
+
+
+def swallowed_keys(document, shown_path: str, positions: Positions, problems: Problems) -> set[tuple]:
+    """Keys indented into the text of the key above (`ru: |` two spaces deeper than `pl: |` is a line of
+    the Polish text, and Russian is missing): one E007 at that line, not a missing language and a
+    text that differs from its source. Returns the paths of the mappings concerned (they failed)."""
+    failed: set[tuple] = set()
+    stack: list[tuple[tuple, Any]] = [((), document)]
+    while stack:
+        path, node = stack.pop()
+        if isinstance(node, list):
+            stack.extend((path + (i,), item) for i, item in enumerate(node))
+        elif isinstance(node, dict):
+            for key, value in node.items():
+                if not isinstance(value, str):
+                    stack.append((path + (key,), value))
+                elif "\n" in value and ":" in value:
+                    found = next((m for m in SWALLOWED_KEY.finditer(value) if m.group(1) not in node), None)
+                    if found is not None:  # a block's text starts on the line after its key, two spaces deeper
+                        key_line, key_column = positions.of_key(path, key)
+                        line = key_line + 1 + value.count("\n", 0, found.start(1))
+                        column = key_column + 2 + found.start(1) - (value.rfind("\n", 0, found.start(1)) + 1)
+                        problems.add(shown_path, (line, column), "E007",
+                                     f"{describe(document, path)}: '{found.group(1)}:' stands inside the text of '{key}:', one "
+                                     f"level too deep: move it back to the level of '{key}:'")
+                        failed.add(path)
+    return failed
+
+
 COLON_SLIP = re.compile(r"^[A-Za-z0-9_/-]+ +[\[{\"']")  # `dice {term: x}`: YAML reads "dice {term" as one key
 
 

@@ -23,7 +23,7 @@ from .linerange import parse_ranges, range_lines
 from .load import Document, LoadedData, load
 from .model import Aid, Chapter, Entry, KnowledgeBase, Noise, Source, Where
 from .problems import DataError, Problems
-from .schema import check_shape, describe, is_inside_failed
+from .schema import check_shape, describe, is_inside_failed, swallowed_keys
 from .validate_calculators import check_calculators  # the calculators' words (calculators.yaml)
 from .validate_checks import check_catalogues, known_checks  # rules-check catalogues (checks.yaml)
 
@@ -66,6 +66,7 @@ class KnowledgeBaseBuilder:
         self.loaded, self.problems = loaded, problems
         self.kb = KnowledgeBase()
         self.failed = {doc.path: check_shape(doc.kind, doc.data, doc.path, doc.positions, problems)
+                                 | swallowed_keys(doc.data, doc.path, doc.positions, problems)
                        for doc in loaded.documents}
 
     def ok(self, doc: Document, path: list) -> bool:
