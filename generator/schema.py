@@ -262,72 +262,29 @@ def check_shape(kind: str, document, shown_path: str, positions: Positions, prob
     Returns the paths so that later checks skip exactly the broken items (reported here)
     and still check everything else in the file. An unknown field fails nothing: it is reported,
     and the item around it is still checked (later stages read only the fields they know)."""
-    failed: set[tuple] = set()
     quick_check = quick_check_for(SCHEMA_OF_KIND[kind])
     if quick_check is not None:
         try:
             quick_check(document)
-            return failed
+            return set()
         except fastjsonschema.JsonSchemaException:
             pass  # jsonschema says what is wrong, below
     errors = [_most_specific(error) for error in validator_for(SCHEMA_OF_KIND[kind]).iter_errors(document)]
-    empty_key_of = {tuple(e.absolute_path): key for e in errors if e.validator in UNKNOWN_FIELD_VALIDATORS
-                    and (key := _empty_key_slip(e)) is not None}   # mapping path -> its key left empty
-    slips = {path + (key,) for path, key in empty_key_of.items()}
-    run_together = {tuple(e.absolute_path) + (e.instance,) for e in errors if _colon_slip(e)}  # "name {value}" keys
-    too_deep = _too_deep_slips(errors)  # (mapping path, key, field): a field indented under a key of its own mapping
-    for mapping, key, field in too_deep:
-        failed.add(mapping)
-        problems.add(shown_path, positions.of_key(mapping + (key,), field), "E007",
-                     f"{describe(document, mapping)}: '{field}' stands inside '{key}:', one level too deep: "
-                     f"move it back to the level of '{key}:', where it belongs")
-    slips |= {mapping + (key, field) for mapping, key, field in too_deep}
-    text_as_key = _text_as_key_slips(errors, document)  # (mapping path, text read as a key, the empty key above it)
-    for mapping, text, empty in text_as_key:
-        failed.add(mapping)
-        problems.add(shown_path, positions.of_key(mapping, text), "E007",
-                     f"{describe(document, mapping)}: this text stands at the level of '{empty}:' (line "
-                     f"{positions.of_key(mapping, empty)[0]}), which is left empty: indent the text further than '{empty}:'")
-        slips |= {mapping + (text,), mapping + (empty,)}
-    texts_as_keys = {(mapping, text) for mapping, text, _ in text_as_key}
+    slips = Slips(errors, document, shown_path, positions, problems)
+    failed = set(slips.failed)
     reported: set[tuple] = set()
     for error in errors:
         path = tuple(error.absolute_path)
-        if any(path[:len(slip)] == slip for slip in slips | run_together):
-            continue  # the empty key's own type error, or the run-together key's value: part of the same slip
-        if _part_of_too_deep(error, path, too_deep) or (isinstance(error.instance, str) and (path, error.instance) in texts_as_keys):
-            continue  # the mapping's own error about a key that a slip's problem names
-        if _colon_slip(error):
-            failed.add(path + (error.instance,))
-            name = error.instance.split(" ", 1)[0]
-            problems.add(shown_path, positions.of_key(path, error.instance), "E014",
-                         f"{describe(document, path)}: '{error.instance}' is a name and its value run together: "
-                         f"a colon is missing after '{name}' (write '{name}: …')")
+        if slips.said(error, path):
             continue
         where = describe(document, path)
         if error.validator in UNKNOWN_FIELD_VALIDATORS and isinstance(error.instance, dict):
             allowed = set(error.schema.get("properties", {}))
-            unknown = [key for key in error.instance if key not in allowed]
-            empty = empty_key_of.get(path)
-            outdented = _too_shallow_slip(error)
-            if outdented is not None:
-                key, field = outdented
-                failed.add(path)
-                problems.add(shown_path, positions.of_key(path, field), "E007",
-                             f"{where}: '{field}' stands at the level of '{key}:' but belongs inside it, one level deeper: "
-                             f"indent it under '{key}:' like the lines above it")
-                continue
-            if empty is not None:
-                failed.add(path + (empty,))
-                line = positions.of_key(path, empty)[0]
-                problems.add(shown_path, positions.of_key(path, unknown[0]), "E007",
-                             f"{where}: '{unknown[0]}' stands at the level of '{empty}:' (line {line}), which has no value: "
-                             f"indent the lines after '{empty}:' under it")
-                continue
-            for key in unknown:
-                guess = difflib.get_close_matches(str(key), sorted(allowed - set(error.instance)), n=1)
-                problems.add(shown_path, positions.of_key(path, key), "E013",
-                             f"{where}: unknown field '{key}'" + (f" (did you mean '{guess[0]}'?)" if guess else ""))
+            for key in error.instance:
+                if key not in allowed and (path, key) not in slips.keys:
+                    guess = difflib.get_close_matches(str(key), sorted(allowed - set(error.instance)), n=1)
+                    problems.add(shown_path, positions.of_key(path, key), "E013",
+                                 f"{where}: unknown field '{key}'" + (f" (did you mean '{guess[0]}'?)" if guess else ""))
             continue
         failed.add(path)
         if error.validator == "required" and _misspelt_field(error):
@@ -337,6 +294,77 @@ def check_shape(kind: str, document, shown_path: str, positions: Positions, prob
             reported.add((path, code, message))
             problems.add(shown_path, positions.of(path), code, f"{where}: {message}")
     return failed
+
+
+class Slips:
+    """The indentation and colon slips among one document's schema errors: each reported once, as
+    the one problem it is, instead of the missing fields, unknown keys and wrong types it causes.
+    `said(error, path)` tells whether an error is one of those consequences."""
+
+    def __init__(self, errors: list[ValidationError], document, shown_path: str, positions: Positions, problems: Problems):
+        self.document, self.shown_path, self.positions, self.problems = document, shown_path, positions, problems
+        self.failed: set[tuple] = set()
+        self.below: set[tuple] = set()               # every error at or below these paths is a consequence
+        self.keys: set[tuple[tuple, Any]] = set()    # (mapping path, key): that key refused or unknown there
+        self.fields: set[tuple[tuple, str]] = set()  # (mapping path, field): that field said to be missing
+        self.mappings: set[tuple] = set()            # mappings whose unknown fields are all consequences
+        for error in errors:
+            if error.validator in UNKNOWN_FIELD_VALIDATORS and isinstance(error.instance, dict):
+                self.outdented_or_empty(error)
+        for key_path, name in _run_together_keys(errors).items():
+            mapping, key = key_path[:-1], key_path[-1]
+            lost = f"a space is missing after '{name}:'" if key[len(name)] == ":" else f"a colon is missing after '{name}'"
+            self.report(mapping, key, "E014", f"'{key}' is a name and its value run together: {lost} (write '{name}: …')",
+                        failed=key_path, below={key_path}, keys={(mapping, key)}, fields={(mapping, name)})
+        for mapping, key, field in _too_deep_slips(errors):
+            self.report(mapping + (key,), field, "E007", f"'{field}' stands inside '{key}:', one level too deep: "
+                        f"move it back to the level of '{key}:', where it belongs", failed=mapping, about=mapping,
+                        below={mapping + (key, field)}, keys={(mapping + (key,), field)}, fields={(mapping, field)})
+        for mapping, text, empty in _text_as_key_slips(errors, document):
+            line = positions.of_key(mapping, empty)[0]
+            self.report(mapping, text, "E007", f"this text stands at the level of '{empty}:' (line {line}), which is left empty: "
+                        f"indent the text further than '{empty}:'", failed=mapping, below={mapping + (text,), mapping + (empty,)},
+                        keys={(mapping, text)})
+
+    def outdented_or_empty(self, error: ValidationError) -> None:
+        """Unknown fields that belong one level deeper: under the key just before them (`en:` beside
+        `title:`), or under a key left empty (`origin:` with its languages at its own level)."""
+        path = tuple(error.absolute_path)
+        outdented = _too_shallow_slip(error)
+        if outdented is not None:
+            key, field = outdented
+            self.report(path, field, "E007", f"'{field}' stands at the level of '{key}:' but belongs inside it, one level deeper: "
+                        f"indent it under '{key}:' like the lines above it", failed=path, mappings={path})
+            return
+        empty = _empty_key_slip(error)
+        if empty is not None:
+            first = next(key for key in error.instance if key not in error.schema.get("properties", {}))
+            line = self.positions.of_key(path, empty)[0]
+            self.report(path, first, "E007", f"'{first}' stands at the level of '{empty}:' (line {line}), which has no value: "
+                        f"indent the lines after '{empty}:' under it", failed=path + (empty,), below={path + (empty,)}, mappings={path})
+
+    def report(self, mapping: tuple, key, code: str, message: str, failed: tuple, below=(), keys=(), fields=(), mappings=(),
+               about: tuple | None = None) -> None:
+        """One slip's problem, at `key` of `mapping` (naming the item and field at `about`, by default the
+        mapping), and what it explains."""
+        where = describe(self.document, mapping if about is None else about)
+        self.problems.add(self.shown_path, self.positions.of_key(mapping, key), code, f"{where}: {message}")
+        self.failed.add(failed)
+        self.below |= set(below)
+        self.keys |= set(keys)
+        self.fields |= set(fields)
+        self.mappings |= set(mappings)
+
+    def said(self, error: ValidationError, path: tuple) -> bool:
+        """Whether the error is a consequence of a slip reported here."""
+        if any(path[:len(slip)] == slip for slip in self.below):
+            return True
+        if isinstance(error.instance, str) and (path, error.instance) in self.keys:
+            return True  # a key refused by a name pattern
+        if error.validator == "required" and any(path == mapping and error.message == f"{field!r} is a required property"
+                                                 for mapping, field in self.fields):
+            return True
+        return error.validator in UNKNOWN_FIELD_VALIDATORS and path in self.mappings
 
 
 def _too_shallow_slip(error: ValidationError) -> tuple[str, str] | None:
@@ -416,17 +444,6 @@ def _too_deep_slips(errors: list[ValidationError]) -> set[tuple]:
     return found
 
 
-def _part_of_too_deep(error: ValidationError, path: tuple, too_deep: set[tuple]) -> bool:
-    """Whether the error is said by a too-deep slip's problem: its mapping missing the field, or the
-    field refused as a key where it stands."""
-    for mapping, key, field in too_deep:
-        if path == mapping and error.validator == "required" and error.message == f"{field!r} is a required property":
-            return True
-        if path == mapping + (key,) and error.instance == field:  # a key refused by a name pattern
-            return True
-    return False
-
-
 SWALLOWED_KEY = re.compile(r"^[ \t]*([a-z]{2,3}):[ \t]*(?:[|>][-+]?)?[ \t]*$", re.MULTILINE)  # a line `ru: |` alone
 
 
@@ -457,13 +474,27 @@ def swallowed_keys(document, shown_path: str, positions: Positions, problems: Pr
     return failed
 
 
-COLON_SLIP = re.compile(r"^[A-Za-z0-9_/-]+ +[\[{\"']")  # `dice {term: x}`: YAML reads "dice {term" as one key
+# `dice {term: x}` or `en:{authored: true}`: YAML reads "dice {term" or "en:{authored" as one key
+COLON_SLIP = re.compile(r"^([A-Za-z0-9_/-]+)(?: +|:)[\[{\"']")
 
 
-def _colon_slip(error) -> bool:
-    """A key refused by its mapping's name pattern that is a name, a space and the start of a value."""
-    return ("propertyNames" in error.absolute_schema_path and isinstance(error.instance, str)
-            and COLON_SLIP.match(error.instance) is not None)
+def _run_together_keys(errors: list[ValidationError]) -> dict[tuple, str]:
+    """Keys refused where they stand (by a name pattern, or as unknown fields) that are a name, a
+    missing colon or space, and the start of a value: key path -> the name."""
+    found = {}
+    for error in errors:
+        path = tuple(error.absolute_path)
+        if "propertyNames" in error.absolute_schema_path and isinstance(error.instance, str):
+            keys = [error.instance]
+        elif error.validator in UNKNOWN_FIELD_VALIDATORS and isinstance(error.instance, dict):
+            keys = [key for key in error.instance if isinstance(key, str) and key not in error.schema.get("properties", {})]
+        else:
+            continue
+        for key in keys:
+            match = COLON_SLIP.match(key)
+            if match is not None:
+                found[path + (key,)] = match.group(1)
+    return found
 
 
 def is_inside_failed(path: tuple, failed: set[tuple]) -> bool:
