@@ -109,6 +109,8 @@ class KnowledgeBaseBuilder:
                 self.unchecked(ids, doc.path)
                 if not ids and not skipped and doc.game:  # a file of no recognisable shape: anything of its game
                     self.kb.unchecked_games.setdefault(doc.game, doc.path)
+                if doc.game and _lost_its_id(doc.data, skipped or path[:1]):  # which id it had is unknown: any of its game
+                    self.kb.unchecked_games.setdefault(doc.game, doc.path)
         sound = {id(doc) for doc in self.loaded.documents if doc.kind in ("language", "ui") and self.ok(doc, [doc.kind])}
         validate_languages.check(self.loaded, self.kb, self.problems, sound)  # E062-E063: data/languages/
         return self.kb
@@ -248,6 +250,12 @@ class KnowledgeBaseBuilder:
             if self.ok(doc, where.path):
                 self.kb.noise.append(Noise(str(doc.game), item["source"], item["lines"], item["class"], item["note"],
                                            item.get("duplicate_of"), where))
+
+
+def _lost_its_id(document, item: tuple) -> bool:
+    """Whether the item at `item` (a chapter, an entry or a glossary term) is there without its `id`."""
+    node = _part(document, item)
+    return item[:1] in (("chapter",), ("entries",), ("terms",)) and isinstance(node, dict) and not isinstance(node.get("id"), str)
 
 
 def _part(document, path: tuple):
