@@ -269,8 +269,9 @@ def check_shape(kind: str, document, shown_path: str, positions: Positions, prob
             return set()
         except fastjsonschema.JsonSchemaException:
             pass  # jsonschema says what is wrong, below
-    errors = [_most_specific(error) for error in validator_for(SCHEMA_OF_KIND[kind]).iter_errors(document)]
-    slips = Slips(errors, document, shown_path, positions, problems)
+    validator = validator_for(SCHEMA_OF_KIND[kind])
+    errors = [_most_specific(error) for error in validator.iter_errors(document)]
+    slips = Slips(errors, validator.schema, document, shown_path, positions, problems)
     failed = set(slips.failed)
     reported: set[tuple] = set()
     for error in errors:
@@ -301,7 +302,8 @@ class Slips:
     the one problem it is, instead of the missing fields, unknown keys and wrong types it causes.
     `said(error, path)` tells whether an error is one of those consequences."""
 
-    def __init__(self, errors: list[ValidationError], document, shown_path: str, positions: Positions, problems: Problems):
+    def __init__(self, errors: list[ValidationError], root_schema: dict, document, shown_path: str, positions: Positions,
+                 problems: Problems):
         self.document, self.shown_path, self.positions, self.problems = document, shown_path, positions, problems
         self.failed: set[tuple] = set()
         self.below: set[tuple] = set()               # every error at or below these paths is a consequence
@@ -316,10 +318,14 @@ class Slips:
             lost = f"a space is missing after '{name}:'" if key[len(name)] == ":" else f"a colon is missing after '{name}'"
             self.report(mapping, key, "E014", f"'{key}' is a name and its value run together: {lost} (write '{name}: …')",
                         failed=key_path, below={key_path}, keys={(mapping, key)}, fields={(mapping, name)})
-        for mapping, key, field in _too_deep_slips(errors):
-            self.report(mapping + (key,), field, "E007", f"'{field}' stands inside '{key}:', one level too deep: "
-                        f"move it back to the level of '{key}:', where it belongs", failed=mapping, about=mapping,
-                        below={mapping + (key, field)}, keys={(mapping + (key,), field)}, fields={(mapping, field)})
+        for mapping, key, field, moved in _too_deep_slips(errors, root_schema):
+            if moved[0] == field:
+                message = f"'{field}' stands inside '{key}:', one level too deep: move it back to the level of '{key}:', where it belongs"
+            else:
+                message = (f"'{moved[0]}' and the keys after it belong to '{field}', which is missing: write '{field}:' above "
+                           f"them, at the level of '{key}:'")
+            self.report(mapping + (key,), moved[0], "E007", message, failed=mapping, about=mapping,
+                        below={mapping + (key, k) for k in moved}, keys={(mapping + (key,), k) for k in moved}, fields={(mapping, field)})
         for mapping, text, empty in _text_as_key_slips(errors, document):
             line = positions.of_key(mapping, empty)[0]
             self.report(mapping, text, "E007", f"this text stands at the level of '{empty}:' (line {line}), which is left empty: "
@@ -420,10 +426,25 @@ def _text_as_key_slips(errors: list[ValidationError], document) -> set[tuple]:
     return found
 
 
-def _too_deep_slips(errors: list[ValidationError]) -> set[tuple]:
+def _property_schema(root_schema: dict, schema_path: list, field: str) -> dict:
+    """The schema of `field` in the innermost schema along `schema_path` that names it (a `required`
+    of an if/then branch names a field whose schema is in the item's `properties`)."""
+    nodes, node = [root_schema], root_schema
+    for step in schema_path:
+        node = node[step] if isinstance(node, (dict, list)) else None
+        nodes.append(node)
+    for candidate in reversed(nodes):
+        if isinstance(candidate, dict) and isinstance(candidate.get("properties"), dict) and field in candidate["properties"]:
+            return candidate["properties"][field]
+    return {}
+
+
+def _too_deep_slips(errors: list[ValidationError], root_schema: dict) -> set[tuple]:
     """A field a mapping requires that stands inside one of the mapping's own keys instead (`origin:`
-    indented under `text:`): one indentation mistake, not a missing field plus a wrong key and value.
-    Returns (mapping path, the key it stands under, the field) of each."""
+    indented under `text:`), or whose own keys do, its line lost (`clarification:` deleted: `topic:`,
+    `statements:`… now stand in the `origin:` above them): one mistake, not a missing field plus
+    wrong keys and values. Returns (mapping path, the key they stand under, the field, the keys
+    that moved: the field itself, or its keys) of each."""
     refused = set()  # (mapping path, key) of keys refused where they stand, or whose value is
     for error in errors:
         path = tuple(error.absolute_path)
@@ -435,12 +456,22 @@ def _too_deep_slips(errors: list[ValidationError]) -> set[tuple]:
             refused.add((path[:-1], path[-1]))
     found = set()
     for error in errors:
-        if error.validator == "required" and isinstance(error.instance, dict):
-            mapping = tuple(error.absolute_path)
-            for field in error.validator_value:
-                found |= {(mapping, key, field) for key, value in error.instance.items()
-                          if field not in error.instance and isinstance(value, dict) and field in value
-                          and (mapping + (key,), field) in refused}
+        if error.validator != "required" or not isinstance(error.instance, dict):
+            continue
+        mapping = tuple(error.absolute_path)
+        field = next((f for f in error.validator_value if error.message == f"{f!r} is a required property"), None)
+        if field is None:
+            continue
+        field_schema = _property_schema(root_schema, list(error.absolute_schema_path), field)
+        for key, value in error.instance.items():
+            if not isinstance(value, dict):
+                continue
+            stray = [k for k in value if (mapping + (key,), k) in refused]
+            own = [k for k in stray if k != field and _accepts_key(field_schema, str(k))]  # keys of the field's own
+            if field in stray:  # and its keys, if they followed it at its level
+                found.add((mapping, key, field, (field, *own)))
+            elif stray and own == stray:
+                found.add((mapping, key, field, tuple(own)))
     return found
 
 
