@@ -318,7 +318,7 @@ class Slips:
             lost = f"a space is missing after '{name}:'" if key[len(name)] == ":" else f"a colon is missing after '{name}'"
             self.report(mapping, key, "E014", f"'{key}' is a name and its value run together: {lost} (write '{name}: …')",
                         failed=key_path, below={key_path}, keys={(mapping, key)}, fields={(mapping, name)})
-        for mapping, key, field, moved in _too_deep_slips(errors, root_schema):
+        for mapping, key, field, moved in _too_deep_slips(errors, root_schema, document):
             if moved[0] == field:
                 message = f"'{field}' stands inside '{key}:', one level too deep: move it back to the level of '{key}:', where it belongs"
             else:
@@ -416,9 +416,7 @@ def _text_as_key_slips(errors: list[ValidationError], document) -> set[tuple]:
         if not (isinstance(error.instance, str) and "propertyNames" in error.absolute_schema_path
                 and not NAME_LIKE.fullmatch(error.instance)):
             continue
-        mapping = document
-        for step in error.absolute_path:
-            mapping = mapping[step] if isinstance(mapping, (dict, list)) else None
+        mapping = part_at(document, tuple(error.absolute_path))
         keys = list(mapping) if isinstance(mapping, dict) else []
         at = keys.index(error.instance) if error.instance in keys else 0
         if at > 0 and mapping[keys[at - 1]] in ("", None):
@@ -426,34 +424,46 @@ def _text_as_key_slips(errors: list[ValidationError], document) -> set[tuple]:
     return found
 
 
-def _property_schema(root_schema: dict, schema_path: list, field: str) -> dict:
+def _property_schema(root_schema: dict, schema_path: list, field: str, beside: str | None = None) -> dict:
     """The schema of `field` in the innermost schema along `schema_path` that names it (a `required`
-    of an if/then branch names a field whose schema is in the item's `properties`)."""
+    of an if/then branch names a field whose schema is in the item's `properties`); with `beside`,
+    only in a schema that names that property too."""
     nodes, node = [root_schema], root_schema
     for step in schema_path:
         node = node[step] if isinstance(node, (dict, list)) else None
         nodes.append(node)
     for candidate in reversed(nodes):
-        if isinstance(candidate, dict) and isinstance(candidate.get("properties"), dict) and field in candidate["properties"]:
-            return candidate["properties"][field]
+        named = candidate.get("properties") if isinstance(candidate, dict) else None
+        if isinstance(named, dict) and field in named and (beside is None or beside in named):
+            return named[field]
     return {}
 
 
-def _too_deep_slips(errors: list[ValidationError], root_schema: dict) -> set[tuple]:
+def part_at(document, path: tuple):
+    """The part of a document at `path`, or None."""
+    for step in path:
+        try:
+            document = document[step]
+        except (KeyError, IndexError, TypeError):
+            return None
+    return document
+
+
+def _too_deep_slips(errors: list[ValidationError], root_schema: dict, document) -> set[tuple]:
     """A field a mapping requires that stands inside one of the mapping's own keys instead (`origin:`
     indented under `text:`), or whose own keys do, its line lost (`clarification:` deleted: `topic:`,
     `statements:`… now stand in the `origin:` above them): one mistake, not a missing field plus
     wrong keys and values. Returns (mapping path, the key they stand under, the field, the keys
     that moved: the field itself, or its keys) of each."""
-    refused = set()  # (mapping path, key) of keys refused where they stand, or whose value is
+    refused: dict[tuple, list] = {}  # (mapping path, key) of keys refused where they stand, or whose value is -> schema path
     for error in errors:
         path = tuple(error.absolute_path)
         if isinstance(error.instance, str) and "propertyNames" in error.absolute_schema_path:
-            refused.add((path, error.instance))
+            refused[(path, error.instance)] = list(error.absolute_schema_path)
         elif error.validator in UNKNOWN_FIELD_VALIDATORS and isinstance(error.instance, dict):
-            refused |= {(path, key) for key in error.instance if key not in error.schema.get("properties", {})}
+            refused |= {(path, key): list(error.absolute_schema_path) for key in error.instance if key not in error.schema.get("properties", {})}
         elif path:
-            refused.add((path[:-1], path[-1]))
+            refused[(path[:-1], path[-1])] = list(error.absolute_schema_path)
     found = set()
     for error in errors:
         if error.validator != "required" or not isinstance(error.instance, dict):
@@ -472,6 +482,14 @@ def _too_deep_slips(errors: list[ValidationError], root_schema: dict) -> set[tup
                 found.add((mapping, key, field, (field, *own)))
             elif stray and own == stray:
                 found.add((mapping, key, field, tuple(own)))
+    moved = {(mapping, under, key) for mapping, under, _, keys in found for key in keys}
+    for (inner, key), schema_path in refused.items():  # an optional field (`terms:`) indented into the mapping above it
+        if not inner or isinstance(inner[-1], int) or not isinstance(key, str) or (inner[:-1], inner[-1], key) in moved:
+            continue
+        mapping, under = inner[:-1], inner[-1]
+        outer = part_at(document, mapping)
+        if isinstance(outer, dict) and key not in outer and _property_schema(root_schema, schema_path, key, beside=under):
+            found.add((mapping, under, key, (key,)))
     return found
 
 

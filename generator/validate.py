@@ -23,7 +23,7 @@ from .linerange import parse_ranges, range_lines
 from .load import Document, LoadedData, load
 from .model import Aid, Chapter, Entry, KnowledgeBase, Noise, Source, Where
 from .problems import DataError, Problems
-from .schema import check_shape, describe, is_inside_failed, swallowed_keys
+from .schema import check_shape, describe, is_inside_failed, part_at, swallowed_keys
 from .validate_calculators import check_calculators  # the calculators' words (calculators.yaml)
 from .validate_checks import check_catalogues, known_checks  # rules-check catalogues (checks.yaml)
 
@@ -105,7 +105,7 @@ class KnowledgeBaseBuilder:
         for doc in self.loaded.documents:  # items skipped for a shape problem: a list's item, or the whole file
             for path in self.failed[doc.path]:
                 skipped = path[:2] if len(path) >= 2 and path[0] in ITEM_LISTS else ()
-                ids = ids_within(_part(doc.data, skipped))
+                ids = ids_within(part_at(doc.data, skipped))
                 self.unchecked(ids, doc.path)
                 if not ids and not skipped and doc.game:  # a file of no recognisable shape: anything of its game
                     self.kb.unchecked_games.setdefault(doc.game, doc.path)
@@ -254,19 +254,8 @@ class KnowledgeBaseBuilder:
 
 def _lost_its_id(document, item: tuple) -> bool:
     """Whether the item at `item` (a chapter, an entry or a glossary term) is there without its `id`."""
-    node = _part(document, item)
+    node = part_at(document, item)
     return item[:1] in (("chapter",), ("entries",), ("terms",)) and isinstance(node, dict) and not isinstance(node.get("id"), str)
-
-
-def _part(document, path: tuple):
-    """The part of a document at `path`, or None if it is not there."""
-    node = document
-    for step in path:
-        try:
-            node = node[step]
-        except (KeyError, IndexError, TypeError):
-            return None
-    return node
 
 
 def build_knowledge_base(loaded: LoadedData, problems: Problems) -> KnowledgeBase:
