@@ -319,13 +319,16 @@ class Slips:
             self.report(mapping, key, "E014", f"'{key}' is a name and its value run together: {lost} (write '{name}: …')",
                         failed=key_path, below={key_path}, keys={(mapping, key)}, fields={(mapping, name)})
         for mapping, key, field, moved in _too_deep_slips(errors, root_schema, document):
+            inner = mapping if key is None else mapping + (key,)  # where the moved keys stand
             if moved[0] == field:
                 message = f"'{field}' stands inside '{key}:', one level too deep: move it back to the level of '{key}:', where it belongs"
+            elif key is None:
+                message = f"'{moved[0]}' and the keys after it belong under '{field}:', which is missing: write '{field}:' above them"
             else:
                 message = (f"'{moved[0]}' and the keys after it belong to '{field}', which is missing: write '{field}:' above "
                            f"them, at the level of '{key}:'")
-            self.report(mapping + (key,), moved[0], "E007", message, failed=mapping, about=mapping,
-                        below={mapping + (key, k) for k in moved}, keys={(mapping + (key,), k) for k in moved}, fields={(mapping, field)})
+            self.report(inner, moved[0], "E007", message, failed=mapping, about=mapping,
+                        below={inner + (k,) for k in moved}, keys={(inner, k) for k in moved}, fields={(mapping, field)})
         for mapping, text, empty in _text_as_key_slips(errors, document):
             line = positions.of_key(mapping, empty)[0]
             self.report(mapping, text, "E007", f"this text stands at the level of '{empty}:' (line {line}), which is left empty: "
@@ -450,46 +453,65 @@ def part_at(document, path: tuple):
 
 
 def _too_deep_slips(errors: list[ValidationError], root_schema: dict, document) -> set[tuple]:
-    """A field a mapping requires that stands inside one of the mapping's own keys instead (`origin:`
-    indented under `text:`), or whose own keys do, its line lost (`clarification:` deleted: `topic:`,
-    `statements:`… now stand in the `origin:` above them): one mistake, not a missing field plus
-    wrong keys and values. Returns (mapping path, the key they stand under, the field, the keys
-    that moved: the field itself, or its keys) of each."""
-    refused: dict[tuple, list] = {}  # (mapping path, key) of keys refused where they stand, or whose value is -> schema path
-    for error in errors:
-        path = tuple(error.absolute_path)
-        if isinstance(error.instance, str) and "propertyNames" in error.absolute_schema_path:
-            refused[(path, error.instance)] = list(error.absolute_schema_path)
-        elif error.validator in UNKNOWN_FIELD_VALIDATORS and isinstance(error.instance, dict):
-            refused |= {(path, key): list(error.absolute_schema_path) for key in error.instance if key not in error.schema.get("properties", {})}
-        elif path:
-            refused[(path[:-1], path[-1])] = list(error.absolute_schema_path)
+    """Fields standing a level too deep, or whose line was lost: one mistake each, not a missing field
+    plus wrong keys and values. Returns (mapping path, the key they stand under or None for the
+    mapping itself, the field, the keys that moved) of each:
+
+    - a field inside one of its mapping's own keys (`origin:` indented under `text:`), with the keys
+      that followed it there;
+    - a required field's own keys where its line was lost (`clarification:` deleted: `topic:`,
+      `statements:`… now stand in the `origin:` above them; `aid:` deleted at the top of a file);
+    - an optional field indented into the mapping above it (`terms:` under `origin:`)."""
+    refused = _refused_keys(errors)
     found = set()
     for error in errors:
-        if error.validator != "required" or not isinstance(error.instance, dict):
-            continue
-        mapping = tuple(error.absolute_path)
-        field = next((f for f in error.validator_value if error.message == f"{f!r} is a required property"), None)
-        if field is None:
-            continue
-        field_schema = _property_schema(root_schema, list(error.absolute_schema_path), field)
-        for key, value in error.instance.items():
-            if not isinstance(value, dict):
-                continue
-            stray = [k for k in value if (mapping + (key,), k) in refused]
-            own = [k for k in stray if k != field and _accepts_key(field_schema, str(k))]  # keys of the field's own
-            if field in stray:  # and its keys, if they followed it at its level
-                found.add((mapping, key, field, (field, *own)))
-            elif stray and own == stray:
-                found.add((mapping, key, field, tuple(own)))
+        if error.validator == "required" and isinstance(error.instance, dict):
+            found |= _required_field_moved(error, refused, root_schema)
     moved = {(mapping, under, key) for mapping, under, _, keys in found for key in keys}
-    for (inner, key), schema_path in refused.items():  # an optional field (`terms:`) indented into the mapping above it
+    for (inner, key), schema_path in refused.items():
         if not inner or isinstance(inner[-1], int) or not isinstance(key, str) or (inner[:-1], inner[-1], key) in moved:
             continue
         mapping, under = inner[:-1], inner[-1]
         outer = part_at(document, mapping)
         if isinstance(outer, dict) and key not in outer and _property_schema(root_schema, schema_path, key, beside=under):
             found.add((mapping, under, key, (key,)))
+    return found
+
+
+def _refused_keys(errors: list[ValidationError]) -> dict[tuple, list]:
+    """(mapping path, key) of every key refused where it stands, or whose value is -> the error's schema path."""
+    refused: dict[tuple, list] = {}
+    for error in errors:
+        path, schema_path = tuple(error.absolute_path), list(error.absolute_schema_path)
+        if isinstance(error.instance, str) and "propertyNames" in schema_path:
+            refused[(path, error.instance)] = schema_path
+        elif error.validator in UNKNOWN_FIELD_VALIDATORS and isinstance(error.instance, dict):
+            refused |= {(path, key): schema_path for key in error.instance if key not in error.schema.get("properties", {})}
+        elif path:
+            refused[(path[:-1], path[-1])] = schema_path
+    return refused
+
+
+def _required_field_moved(error: ValidationError, refused: dict, root_schema: dict) -> set[tuple]:
+    """For a missing required field: where it, or its own keys, stand instead (see _too_deep_slips)."""
+    mapping = tuple(error.absolute_path)
+    field = next((f for f in error.validator_value if error.message == f"{f!r} is a required property"), None)
+    if field is None:
+        return set()
+    field_schema = _property_schema(root_schema, list(error.absolute_schema_path), field)
+    found = set()
+    beside = [k for k in error.instance if (mapping, k) in refused]
+    if beside and all(_accepts_key(field_schema, str(k)) for k in beside):
+        found.add((mapping, None, field, tuple(beside)))
+    for key, value in error.instance.items():
+        if not isinstance(value, dict):
+            continue
+        stray = [k for k in value if (mapping + (key,), k) in refused]
+        own = [k for k in stray if k != field and _accepts_key(field_schema, str(k))]  # keys of the field's own
+        if field in stray:  # and its keys, if they followed it at its level
+            found.add((mapping, key, field, (field, *own)))
+        elif stray and own == stray:
+            found.add((mapping, key, field, tuple(own)))
     return found
 
 

@@ -418,13 +418,15 @@ class MeaningChecks:
 
     def check_origin(self, item: Mapping[str, Any], game: str, where: Where, text_check: bool) -> None:
         origin = item.get("origin", {})
-        if origin and all("translated_from" in o for o in origin.values()):
+        # a version the title or text has and the origin lacks: check_languages says so; what is translated from it is not wrong
+        unstated = {lang for field in ("title", "text") for lang in item.get(field, {}) if lang not in origin}
+        if origin and all("translated_from" in o for o in origin.values()) and not unstated:
             _at(self.problems, where, ["origin"], "E026", "every version is marked as translated: which one is the original?")
         for lang, one in origin.items():
             path = ["origin", lang]
             if "translated_from" in one:
                 source_lang = one["translated_from"]
-                if source_lang == lang or source_lang not in origin:
+                if source_lang == lang or (source_lang not in origin and source_lang not in unstated):
                     _at(self.problems, where, path + ["translated_from"], "E026",
                         f"{lang} is translated from '{source_lang}', which this item does not have")
             elif "source" in one:
