@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 CODES: dict[str, tuple[str, str]] = {
     # code: (what it means, how to fix it)
     "E001": ("YAML syntax error", "Fix the YAML syntax at the position shown (indentation, a missing colon, an unclosed quote)."),
-    "E002": ("duplicate key in a mapping", "Remove or rename one of the two keys; YAML keeps only one of them."),
+    "E002": ("duplicate key in a mapping", "Remove or rename one of the two keys (YAML keeps only one of them); where a new list item starts, give it its first line (`- id: …`)."),
     "E003": ("file is not UTF-8", "Re-save the file as UTF-8 (no BOM needed)."),
     "E004": ("empty file", "Delete the file or give it content; an empty YAML file holds nothing to load."),
     "E005": ("YAML anchors and aliases are not allowed", "Write the value out in full; aliases can expand exponentially (\"billion laughs\")."),
