@@ -4,10 +4,9 @@ WeasyPrint lays out each item of an aid once, on a page of its own the size of a
 the other pieces once, a page each (the sheet's title, section bars and footers, the cards' bands
 and footers: aid-parts.html.j2). Both PDFs are made of those pages, each drawn where it belongs
 as a PDF form XObject: the cards (band, item, footer on each 63 × 88 mm page) and the sheet (items
-in columns under their sections' bars, at most MAX_SHEET_PAGES pages). The paper formats are made
-from these PDFs in turn (`on_paper`, `impose`). Text stays text, and each font is embedded once per
-source document. The layout checks ran on the pieces (aid_layout.py); a sheet over its page limit
-is refused here.
+in columns under their sections' bars, at most MAX_SHEET_PAGES pages), each composed directly on
+A4 and on US Letter. Text stays text, and each font is embedded once per source document. The
+layout checks ran on the pieces (aid_layout.py); a sheet over its page limit is refused here.
 """
 from __future__ import annotations
 

@@ -129,7 +129,7 @@ def produce(job: AidJob) -> AidFiles:
     pieces are laid out once each, and both PDFs made of them (aid_compose.py)."""
     def name(part: str) -> str:
         return aid_file(job.game, job.lang, part)
-    parts_document = checked_document(job.parts_html, name("sheet"), max_pages=None)
+    parts_document = checked_document(job.parts_html, name("sheet"))
     parts = dict(part_on(page, number) for number, page in enumerate(parts_document.pages))
     bands = [parts[f"band-{number}"] for number in range(len(job.sections))]
     band_room = max((band.height + band.margin_bottom for band in bands), default=0)
@@ -225,7 +225,7 @@ atexit.register(font_config.cache_clear)
 class NothingFetcher(URLFetcher):
     """WeasyPrint's URL fetcher for the aids: fetches nothing (no file, no network) and remembers
     what was asked. The aids need no resource (fonts come from fontconfig); WeasyPrint logs a
-    failed fetch and goes on, so `check_and_write` refuses the aid afterwards."""
+    failed fetch and goes on, so `checked_document` refuses the aid afterwards."""
 
     def __init__(self):
         super().__init__()
@@ -234,10 +234,6 @@ class NothingFetcher(URLFetcher):
     def fetch(self, url, headers=None):
         self.requested.append(url)
         raise ValueError("aids fetch nothing")
-
-
-def check_and_write(html: str, name: str, max_pages: int | None) -> bytes:
-    return checked_document(html, name, max_pages).write_pdf()
 
 
 DENSE = "\n{selector} {{ font-size: 88%; }}  /* cards that did not fit at full size */\n"
@@ -250,7 +246,7 @@ def lay_out_cards(html: str, name: str):
     pages replace the overrunning ones. A card that still does not fit runs on over more cards,
     its reference in their footer (only text no editor would print does: the layout tests hold
     the bundled aids to one titled card each)."""
-    document = checked_document(html, name, max_pages=None)
+    document = checked_document(html, name)
     items = card_of_each_page(document)
     overrun = [card for card, next_page in itertools.pairwise(items) if card is not None and next_page is None]
     if not overrun:
@@ -260,10 +256,10 @@ def lay_out_cards(html: str, name: str):
     hide_others = (f".item:not({chosen.replace(', ', '):not(')}) {{ display: none; }}\n"
                    f'.item[id="{css_string(overrun[0])}"] {{ break-before: auto; }}\n')  # no blank first page
     only = dense_html.replace("</style>", hide_others + "</style>", 1)
-    small = checked_document(only, name, max_pages=None)
+    small = checked_document(only, name)
     small_items = card_of_each_page(small)
     if None in small_items:  # still too long: it runs on rather than failing the whole build
-        return dense_html, checked_document(dense_html, name, max_pages=None)
+        return dense_html, checked_document(dense_html, name)
     replacement = dict(zip(small_items, small.pages, strict=True))
     pages = [replacement.get(item, page) for item, page in zip(items, document.pages, strict=True) if item is not None]
     return dense_html, document.copy(pages)
@@ -286,8 +282,9 @@ def card_of_each_page(document) -> list[str | None]:
     return cards
 
 
-def checked_document(html: str, name: str, max_pages: int | None):
-    """`html` laid out by WeasyPrint, or an AidError: a glyph no font has, a fetch, too many pages, overflow."""
+def checked_document(html: str, name: str):
+    """`html` laid out by WeasyPrint, or an AidError: a glyph no font has, a fetch, overflow. (How many
+    pages a sheet may have is checked where the sheet is arranged: aid_compose.arrange_sheet.)"""
     missing = uncovered_characters(html)
     if missing:
         raise AidError(f"{name}: no glyph in {FONT_FAMILY} for {', '.join(missing[:10])}")
@@ -296,9 +293,6 @@ def checked_document(html: str, name: str, max_pages: int | None):
     if fetcher.requested:
         asked = ", ".join(repr(url[:100]) for url in fetcher.requested[:3])
         raise AidFetchError(f"{name}: the aid asked for {asked}; aids fetch nothing")
-    if max_pages is not None and len(document.pages) > max_pages:
-        raise AidError(f"{name}: {len(document.pages)} pages, at most {max_pages}: "
-                       f"take entries out of the aid in cards.yaml or shorten them")
     overflow = overflowing_boxes(document)
     if overflow:
         raise AidError(f"{name}: " + "; ".join(overflow[:5]))

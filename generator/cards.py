@@ -278,14 +278,15 @@ def aid_job(resolved: Resolved, game: str, lang: str, tables: AnswerTables | Non
     # The printed version is a digest of what this aid shows, not of the whole data: an edit in
     # one game changes neither the version nor the cache key of another game's aids.
     version = f"{labels['data_version']} {content_version(html('sheet', '') + html('cards', ''))}"
+    sheet_title = f"{game_title} · {labels['aid_sheet']}"
     parts = env.get_template("aid-parts.html.j2").render(
-        lang=lang, game_title=game_title, kind=labels["aid_sheet"], title=f"{game_title} · {labels['aid_sheet']}",
+        lang=lang, game_title=game_title, kind=labels["aid_sheet"], title=sheet_title,
         font_size=FONT_SIZE, sections=sections, card_refs=[item["ref"] for section in sections for item in section["items"]],
-        version=version, footer=footer(version), max_pages=MAX_SHEET_PAGES, page_width=round(SHEET_TEXT_WIDTH, 3),
+        version=version, footer=footer(version), max_pages=MAX_SHEET_PAGES,
         sheet_width=round(SHEET_TEXT_WIDTH, 3), column_width=round(COLUMN_WIDTH, 3), card_width=round(CARD_TEXT[0], 3))
     printed = [PrintedSection(section["title"], [(item["anchor"], item["title"], item["colour"] or section["colour"])
                                                  for item in section["items"]]) for section in sections]
-    return AidJob(game, lang, html("sheet", version), html("cards", version), parts, f"{game_title} · {labels['aid_sheet']}", printed)
+    return AidJob(game, lang, html("sheet", version), html("cards", version), parts, sheet_title, printed)
 
 
 def content_version(html: str) -> str:

@@ -13,7 +13,7 @@ from conftest import MINI, run_generator
 from pypdf import PdfReader
 from weasyprint import HTML
 
-from generator.aid_layout import _resources_and_streams, check_and_write, fonts, overflowing_boxes, uncovered_characters
+from generator.aid_layout import _resources_and_streams, checked_document, fonts, overflowing_boxes, uncovered_characters
 from generator.cards import SHEETS, AidError, css_string
 
 LANGS = ("en", "pl", "ru")
@@ -84,7 +84,7 @@ def test_every_character_has_a_glyph(cards: Path, lang: str, kind: str):
 def test_a_character_without_a_glyph_fails_the_aid():
     assert uncovered_characters("<p>Łódź, ёж, ☉ and \U00013000</p>") == ["U+13000 \U00013000"]
     with pytest.raises(AidError, match="U\\+13000"):
-        check_and_write("<p>hieroglyph \U00013000</p>", "test", None)
+        checked_document("<p>hieroglyph \U00013000</p>", "test")
 
 
 @pytest.mark.parametrize("lang", LANGS)
@@ -97,9 +97,20 @@ def test_layout_stays_inside_the_page(cards: Path, lang: str, kind: str):
 
 def test_text_running_off_the_page_fails_the_aid():
     with pytest.raises(AidError, match="leaves the page area"):
-        check_and_write('<p style="white-space: nowrap">' + "overflowing " * 200 + "</p>", "test", None)
+        checked_document('<p style="white-space: nowrap">' + "overflowing " * 200 + "</p>", "test")
+
+
+def test_a_sheet_over_two_pages_fails_the_aid():
+    """Items 300 pt high: two to a column, six to a page; a thirteenth makes a third page."""
+    from generator.aid_compose import ItemPieces, Piece, arrange_sheet
+    from generator.cards import AidJob, PrintedSection
+    parts = {"title": Piece("parts", 0, 0, 500, 20), "section-0": Piece("parts", 1, 0, 150, 10),
+             **{f"sheet-foot-{page}-{total}": Piece("parts", 2, 0, 500, 6) for total in (1, 2, 3) for page in range(1, total + 1)}}
+    job = AidJob("g", "en", "", "", "", "G · Player aid", [PrintedSection("Rules", [])])
+    items = [ItemPieces(0, f"item {n}", "#336699", [Piece("items", n, 0, 150, 300)]) for n in range(13)]
+    assert arrange_sheet(job, items[:12], parts, "test").pages == 2
     with pytest.raises(AidError, match="pages, at most 2"):
-        check_and_write("<p>line</p>" * 400, "test", 2)
+        arrange_sheet(job, items, parts, "test")
 
 
 @pytest.mark.parametrize("lang", LANGS)

@@ -267,7 +267,7 @@ class Recorder(http.server.BaseHTTPRequestHandler):
 @pytest.mark.unit
 def test_the_aid_layout_fetches_nothing(tmp_path: Path):
     """The second wall: even HTML that asks for a file or a loopback URL gets nothing, and fails."""
-    from generator.aid_layout import check_and_write
+    from generator.aid_layout import checked_document
     from generator.cards import AidFetchError
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Recorder)
     threading.Thread(target=server.serve_forever, daemon=True).start()
@@ -278,7 +278,7 @@ def test_the_aid_layout_fetches_nothing(tmp_path: Path):
         for html in (f'<img src="{secret.as_uri()}">', f'<img src="{loopback}">',
                      f'<link rel="stylesheet" href="{loopback}"><p>x</p>', f'<p style="background: url({loopback})">x</p>'):
             with pytest.raises(AidFetchError) as refused:
-                check_and_write(f"<html><body>{html}</body></html>", "test", max_pages=None)
+                checked_document(f"<html><body>{html}</body></html>", "test")
             assert refused.value.code == "B005"
     finally:
         server.shutdown()
