@@ -107,9 +107,8 @@ class KnowledgeBaseBuilder:
                 skipped = path[:2] if len(path) >= 2 and path[0] in ITEM_LISTS else ()
                 ids = ids_within(part_at(doc.data, skipped))
                 self.unchecked(ids, doc.path)
-                if not ids and not skipped and doc.game:  # a file of no recognisable shape: anything of its game
-                    self.kb.unchecked_games.setdefault(doc.game, doc.path)
-                if doc.game and _lost_its_id(doc.data, skipped or path[:1]):  # which id it had is unknown: any of its game
+                # a file of no recognisable shape, or an item that lost its id (which, is unknown): anything of its game
+                if doc.game and ((not ids and not skipped) or _lost_its_id(doc.data, skipped or path[:1])):
                     self.kb.unchecked_games.setdefault(doc.game, doc.path)
         sound = {id(doc) for doc in self.loaded.documents if doc.kind in ("language", "ui") and self.ok(doc, [doc.kind])}
         validate_languages.check(self.loaded, self.kb, self.problems, sound)  # E062-E063: data/languages/
@@ -123,10 +122,9 @@ class KnowledgeBaseBuilder:
                 self.kb.all_sources_unchecked = self.kb.all_sources_unchecked or unloaded.path
             elif unloaded.kind == "manifest":
                 self.kb.unchecked_sources.update(dict.fromkeys(unloaded.ids or (), unloaded.path))
-            elif unloaded.game:  # which ids it defines is a guess (a lost `- id:` line defines none): any of its game's
-                self.kb.unchecked_games.setdefault(unloaded.game, unloaded.path)
-                self.unchecked(unloaded.ids or set(), unloaded.path)
             else:
+                if unloaded.game:  # which ids it defines is a guess (a lost `- id:` line defines none): any of its game's
+                    self.kb.unchecked_games.setdefault(unloaded.game, unloaded.path)
                 self.unchecked(unloaded.ids or set(), unloaded.path)
 
     def add_sources(self) -> None:
