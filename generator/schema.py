@@ -313,12 +313,13 @@ class Slips:
         for error in errors:
             if error.validator in UNKNOWN_FIELD_VALIDATORS and isinstance(error.instance, dict):
                 self.outdented_or_empty(error)
-        for key_path, name in _run_together_keys(errors).items():
+        refused = _refused_keys(errors)
+        for key_path, name in _run_together_keys(refused).items():
             mapping, key = key_path[:-1], key_path[-1]
             lost = f"a space is missing after '{name}:'" if key[len(name)] == ":" else f"a colon is missing after '{name}'"
             self.report(mapping, key, "E014", f"'{key}' is a name and its value run together: {lost} (write '{name}: …')",
                         failed=key_path, below={key_path}, keys={(mapping, key)}, fields={(mapping, name)})
-        for mapping, key, field, moved in _too_deep_slips(errors, root_schema, document):
+        for mapping, key, field, moved in _too_deep_slips(errors, refused, root_schema, document):
             inner = mapping if key is None else mapping + (key,)  # where the moved keys stand
             if moved[0] == field:
                 message = f"'{field}' stands inside '{key}:', one level too deep: move it back to the level of '{key}:', where it belongs"
@@ -452,7 +453,7 @@ def part_at(document, path: tuple):
     return document
 
 
-def _too_deep_slips(errors: list[ValidationError], root_schema: dict, document) -> set[tuple]:
+def _too_deep_slips(errors: list[ValidationError], refused: dict[tuple, list], root_schema: dict, document) -> set[tuple]:
     """Fields standing a level too deep, or whose line was lost: one mistake each, not a missing field
     plus wrong keys and values. Returns (mapping path, the key they stand under or None for the
     mapping itself, the field, the keys that moved) of each:
@@ -462,7 +463,6 @@ def _too_deep_slips(errors: list[ValidationError], root_schema: dict, document) 
     - a required field's own keys where its line was lost (`clarification:` deleted: `topic:`,
       `statements:`… now stand in the `origin:` above them; `aid:` deleted at the top of a file);
     - an optional field indented into the mapping above it (`terms:` under `origin:`)."""
-    refused = _refused_keys(errors)
     found = set()
     for error in errors:
         if error.validator == "required" and isinstance(error.instance, dict):
@@ -549,23 +549,11 @@ def swallowed_keys(document, shown_path: str, positions: Positions, problems: Pr
 COLON_SLIP = re.compile(r"^([A-Za-z0-9_/-]+)(?: +|:)[\[{\"']")
 
 
-def _run_together_keys(errors: list[ValidationError]) -> dict[tuple, str]:
-    """Keys refused where they stand (by a name pattern, or as unknown fields) that are a name, a
-    missing colon or space, and the start of a value: key path -> the name."""
-    found = {}
-    for error in errors:
-        path = tuple(error.absolute_path)
-        if "propertyNames" in error.absolute_schema_path and isinstance(error.instance, str):
-            keys = [error.instance]
-        elif error.validator in UNKNOWN_FIELD_VALIDATORS and isinstance(error.instance, dict):
-            keys = [key for key in error.instance if isinstance(key, str) and key not in error.schema.get("properties", {})]
-        else:
-            continue
-        for key in keys:
-            match = COLON_SLIP.match(key)
-            if match is not None:
-                found[path + (key,)] = match.group(1)
-    return found
+def _run_together_keys(refused: dict[tuple, list]) -> dict[tuple, str]:
+    """Of the keys refused where they stand, those that are a name, a missing colon or space, and
+    the start of a value: key path -> the name."""
+    return {mapping + (key,): match.group(1) for mapping, key in refused
+            if isinstance(key, str) and (match := COLON_SLIP.match(key)) is not None}
 
 
 def is_inside_failed(path: tuple, failed: set[tuple]) -> bool:
