@@ -1,14 +1,18 @@
 """Source line ranges written as "556-562" or "566-567, 572-578" (1-based, inclusive)."""
 from __future__ import annotations
 
+import functools
 
-def parse_ranges(spec: str) -> list[tuple[int, int]]:
-    """Return [(first, last), ...]. Assumes the schema pattern already matched."""
+
+@functools.lru_cache(maxsize=1 << 14)
+def parse_ranges(spec: str) -> tuple[tuple[int, int], ...]:
+    """Return ((first, last), ...). Assumes the schema pattern already matched. Kept per spec: the
+    checks ask for the same ranges many times."""
     ranges = []
     for part in str(spec).split(","):
         first, _, last = part.strip().partition("-")
         ranges.append((int(first), int(last or first)))
-    return ranges
+    return tuple(ranges)
 
 
 def range_lines(spec: str) -> list[int]:

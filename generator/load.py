@@ -20,6 +20,7 @@ not reported as dangling elsewhere.
 """
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 from collections.abc import Iterator
@@ -48,6 +49,7 @@ class Document:
     positions: Positions
     game: str | None = None
     order: int | None = None  # chapters: the NN- prefix
+    digest: bytes = b""  # of the file's bytes: what its data is a function of
 
 
 @dataclass
@@ -169,11 +171,12 @@ def load(root: Path, problems: Problems, parsed: ParsedFiles | None = None) -> L
         kind, game, order = place
         raw = read_bytes(path, shown, problems)
         data = None if raw is None else _parse(raw, shown, problems, parsed)
-        if data is None:
+        if raw is None or data is None:
             ids = set(ID_LINE.findall(raw.decode("utf-8", errors="replace"))) if raw is not None else None
             loaded.unloaded.append(Unloaded(shown, kind, game, ids))
             continue
-        loaded.documents.append(Document(shown, kind, data, Positions(path), game, order))
+        loaded.documents.append(Document(shown, kind, data, Positions(path), game, order,
+                                         hashlib.blake2b(raw, digest_size=16).digest()))
     for folder in unreadable:
         relative = folder.relative_to(root).parts
         games_seen = games_seen or relative in ((), ("games",))

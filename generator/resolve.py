@@ -6,6 +6,7 @@ which text, and a stable data version for the cards.
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import re
@@ -26,7 +27,7 @@ def slug_of(item_id: str) -> str:
     return item_id.split("/", 1)[1].replace("/", "-")
 
 
-@dataclass
+@dataclass(eq=False)  # compared (and hashed) as itself: see `_matcher_of_forms`
 class TermMatcher:
     """Finds glossary terms (names, variants, inflected forms) in text of one language.
 
@@ -176,12 +177,25 @@ def _term_matcher(terms: list[Term], lang: str) -> TermMatcher:
         for form in forms:
             if form and len(form) >= 3:
                 term_of_form.setdefault(form.lower(), term["id"])
+    return _matcher_of_forms(tuple(term_of_form.items()))
+
+
+@functools.lru_cache(maxsize=1024)
+def _matcher_of_forms(forms: tuple[tuple[str, str], ...]) -> TermMatcher:
+    """One matcher for the same forms, so that what it found is kept across `serve`'s rebuilds."""
+    term_of_form = dict(forms)
     longest_from: dict[str, int] = {}
     for form in term_of_form:
         words = WORD.findall(form)
         if words:
             longest_from[words[0]] = max(longest_from.get(words[0], 0), len(words))
     return TermMatcher(term_of_form, longest_from)
+
+
+@functools.lru_cache(maxsize=1 << 15)
+def terms_in_text(matcher: TermMatcher, title: str, text: str) -> frozenset[str]:
+    """The terms a title and text mention (kept per content: a rebuild looks again only at what an edit changed)."""
+    return frozenset(term for _, _, term in matcher.find(f"{title} {text}"))
 
 
 def resolve(kb: KnowledgeBase) -> Resolved:
@@ -202,7 +216,7 @@ def resolve(kb: KnowledgeBase) -> Resolved:
         game = kb.game_of(entry_id)
         found = set(entry.get("terms", []))
         for lang, text in entry["text"].items():
-            found.update(term for _, _, term in resolved.matchers[(game, lang)].find(f"{entry['title'][lang]} {text}"))
+            found |= terms_in_text(resolved.matchers[(game, lang)], entry["title"][lang], text)
         resolved.terms_in[entry_id] = found
     resolved.checks_of = checks_by_entry(kb)  # from the games' checks.yaml
     return resolved

@@ -5,6 +5,7 @@ lets `validate` notice a line range that does not hold the text it claims to car
 """
 from __future__ import annotations
 
+import functools
 import re
 
 WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
@@ -26,9 +27,21 @@ def words(text: str, min_length: int = 4) -> list[str]:
     return [w for w in normalise(text).split() if len(w) >= min_length]
 
 
-def numbers(text: str) -> list[str]:
-    """The numbers written with digits, in order (links removed)."""
-    return sorted(n.replace(",", ".") for n in NUMBER.findall(strip_links(text)))
+@functools.lru_cache(maxsize=1 << 16)
+def numbers(text: str) -> tuple[str, ...]:
+    """The numbers written with digits, sorted (links removed). Kept per text: every check of
+    numbers across languages asks again, and so does every rebuild under `serve`."""
+    return tuple(sorted(n.replace(",", ".") for n in NUMBER.findall(strip_links(text))))
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def shares_found(cited: str, title: str, text: str, corrections: str) -> tuple[float, float]:
+    """How much of a text's words its cited lines hold, and how much of the cited lines' words the
+    title, text and the corrections' `from` words carry (see E033). Kept per content, like `numbers`."""
+    cited_words = words(cited)
+    text_in_source = share_found(words(text), set(cited_words) | set(words(corrections)))
+    source_in_text = share_found(cited_words, set(words(f"{title} {text} {corrections}")))
+    return text_in_source, source_in_text
 
 
 def share_found(needles: list[str], haystack: set[str]) -> float:

@@ -56,6 +56,25 @@ def ids_within(node) -> set[str]:
     return found
 
 
+SOUND_SHAPES: set[tuple[str, bytes]] = set()  # (kind, digest) of files whose shape passed without a problem
+
+
+def shape_failures(doc: Document, problems: Problems) -> set[tuple]:
+    """The JSON paths of a document's items whose shape failed (reported). A file of the same kind
+    and bytes that passed before is not checked again: its shape depends on them alone, and under
+    `serve` most files are the same from one rebuild to the next."""
+    key = (doc.kind, doc.digest)
+    if key in SOUND_SHAPES:
+        return set()
+    before = len(problems)
+    failed = check_shape(doc.kind, doc.data, doc.path, doc.positions, problems) | swallowed_keys(doc.data, doc.path, doc.positions, problems)
+    if not failed and len(problems) == before:
+        if len(SOUND_SHAPES) >= 1 << 14:
+            SOUND_SHAPES.clear()  # a bound on memory in a long `serve`
+        SOUND_SHAPES.add(key)
+    return failed
+
+
 ITEM_LISTS = ("entries", "terms", "sources", "noise")  # lists whose items are skipped one by one
 
 
@@ -65,9 +84,7 @@ class KnowledgeBaseBuilder:
     def __init__(self, loaded: LoadedData, problems: Problems):
         self.loaded, self.problems = loaded, problems
         self.kb = KnowledgeBase()
-        self.failed = {doc.path: check_shape(doc.kind, doc.data, doc.path, doc.positions, problems)
-                                 | swallowed_keys(doc.data, doc.path, doc.positions, problems)
-                       for doc in loaded.documents}
+        self.failed = {doc.path: shape_failures(doc, problems) for doc in loaded.documents}
 
     def ok(self, doc: Document, path: list) -> bool:
         """Whether the item at `path` passed the shape check: nothing at, above or below it failed."""
@@ -466,12 +483,9 @@ class MeaningChecks:
         return "\n".join(source.lines[n - 1] for n in range_lines(spec) if n not in noise)
 
     def check_text_matches(self, item: Mapping[str, Any], lang: str, source: Source, spec: str, where: Where, path: list) -> None:
-        cited_words = textmatch.words(self.cited_text(source, spec, skip_noise=True))
         corrections = " ".join(c["from"] for c in item.get("corrections", []) if c["lang"] == lang)
-        text = item["text"][lang]
-        carried_words = textmatch.words(f"{item['title'].get(lang, '')} {text} {corrections}")
-        text_in_source = textmatch.share_found(textmatch.words(text), set(cited_words) | set(textmatch.words(corrections)))
-        source_in_text = textmatch.share_found(cited_words, set(carried_words))
+        text_in_source, source_in_text = textmatch.shares_found(
+            self.cited_text(source, spec, skip_noise=True), item["title"].get(lang, ""), item["text"][lang], corrections)
         shortfalls = []
         if text_in_source < MIN_TEXT_IN_SOURCE:
             shortfalls.append(f"only {text_in_source:.0%} of the {lang} text's words are in {source.id} lines {spec}")

@@ -16,8 +16,9 @@ against the text, and working notes left in published text.
 from __future__ import annotations
 
 import difflib
+import functools
 import re
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from .linerange import range_lines
@@ -43,6 +44,20 @@ def _add(problems: Problems, where: Where, sub_path: list, code: str, message: s
     problems.add(where.document.path, where.document.positions.of(where.path + sub_path), code, message)
 
 
+@functools.lru_cache(maxsize=1 << 14)
+def applies(corrected: str, title: str, text: str) -> bool:
+    """Whether a title or text carries a correction's `to` words, in order (kept per content)."""
+    wanted = keys(corrected)
+    return not wanted or _contains(keys(title) + [""] + keys(text), wanted)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def working_note(text: str) -> str | None:
+    """The first working note in a text, if any (kept per text, like `source_differences`)."""
+    match = WORKING_NOTE.search(text)
+    return match.group(0) if match else None
+
+
 def tokens(text: str) -> list[tuple[str, str]]:
     """(comparison key, original spelling) of every word and number, in order."""
     text = LINE_JOIN.sub(r"\1", strip_links(text))
@@ -61,13 +76,18 @@ class TextChecks:
         self.noise: dict[str, set[int]] = {}
         for item in kb.noise:
             self.noise.setdefault(item.source, set()).update(range_lines(item.lines))
-        # (source, line) -> entry ids whose origin cites it: a line shared by two entries
-        self.citing: dict[tuple[str, int], list[str]] = {}
-        for entry_id, entry in kb.entries.items():
+
+    @functools.cached_property
+    def citing(self) -> dict[tuple[str, int], list[str]]:
+        """(source, line) -> entry ids whose origin cites it: a line shared by two entries. Made
+        only when a text leaves out words at an end of its range (rare)."""
+        citing: dict[tuple[str, int], list[str]] = {}
+        for entry_id, entry in self.kb.entries.items():
             for origin in entry.get("origin", {}).values():
-                if "source" in origin and origin["source"] in kb.sources:
+                if "source" in origin and origin["source"] in self.kb.sources:
                     for n in range_lines(origin["lines"]):
-                        self.citing.setdefault((origin["source"], n), []).append(entry_id)
+                        citing.setdefault((origin["source"], n), []).append(entry_id)
+        return citing
 
     def run(self) -> None:
         for entry_id, entry in self.kb.entries.items():
@@ -91,10 +111,10 @@ class TextChecks:
         for field in fields:
             if field in item:
                 for path, value in _strings(item[field], [field]):
-                    match = WORKING_NOTE.search(value)
-                    if match:
+                    note = working_note(value)
+                    if note:
                         _add(self.problems, where, path, "E052",
-                             f"working note «{match.group(0)}» in published text ({'.'.join(map(str, path))})")
+                             f"working note «{note}» in published text ({'.'.join(map(str, path))})")
 
     # -- E051 --------------------------------------------------------------------------------
     def check_corrections_applied(self, entry: Entry, where: Where) -> set[str]:
@@ -103,9 +123,7 @@ class TextChecks:
             lang = correction["lang"]
             if lang not in entry.get("text", {}):
                 continue
-            wanted = keys(correction["to"])
-            have = keys(entry["title"].get(lang, "")) + [""] + keys(entry["text"][lang])
-            if wanted and not _contains(have, wanted):
+            if not applies(correction["to"], entry["title"].get(lang, ""), entry["text"][lang]):
                 unapplied.add(lang)
                 _add(self.problems, where, ["corrections", i, "to"], "E051",
                      f"the {lang} title and text do not apply the correction '{correction['from']}' → '{correction['to']}'")
@@ -119,36 +137,20 @@ class TextChecks:
         numbers = [n for n in range_lines(origin["lines"]) if n not in self.noise.get(source.id, set())]
         if any(n < 1 or n > len(source.lines) for n in numbers):
             return
-        title = set(keys(entry["title"].get(lang, "")))
         chapter = self.kb.chapters.get(self.kb.entry_chapter.get(entry_id, ""))
-        heading_words = title | (set(keys(chapter.data["title"].get(lang, ""))) if chapter else set())
-        source_tokens, optional = source_words([source.lines[n - 1] for n in numbers], title, heading_words)
-        for correction in entry.get("corrections", []):
-            if correction["lang"] == lang:
-                old, new = keys(correction["from"]), tokens(correction["to"])
-                source_tokens, optional = _apply(source_tokens, optional, old, new)
-        text_tokens = tokens(entry["text"][lang])
-        a = [k for k, _ in source_tokens]
-        b = [k for k, _ in text_tokens]
-        matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
-        differences = []
-        for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-            if tag == "equal":
-                continue
-            if tag == "delete" and all(optional[i1:i2]):
-                continue
-            if tag == "delete" and (i1 == 0 or i2 == len(a)) \
-                    and self._carried_elsewhere(entry_id, source.id, numbers, source_tokens[i1:i2]):
-                continue
-            said = [t for (_, t), heading in zip(source_tokens[i1:i2], optional[i1:i2], strict=True) if not heading]
-            differences.append((" ".join(said), " ".join(t for _, t in text_tokens[j1:j2])))
+        found = source_differences(
+            tuple(source.lines[n - 1] for n in numbers), entry["title"].get(lang, ""),
+            chapter.data["title"].get(lang, "") if chapter else "",
+            tuple((c["from"], c["to"]) for c in entry.get("corrections", []) if c["lang"] == lang), entry["text"][lang])
+        differences = [(said, written) for said, written, left_out_at_an_end in found
+                       if not (left_out_at_an_end and self._carried_elsewhere(entry_id, source.id, numbers, left_out_at_an_end))]
         if differences:
             shown = "; ".join(f"source «{s or '—'}», text «{t or '—'}»" for s, t in differences[:3])
             more = f" (and {len(differences) - 3} more)" if len(differences) > 3 else ""
             _add(self.problems, where, ["text", lang], "E050", f"the {lang} text differs from {source.id} lines "
                  f"{origin['lines']} without a recorded correction: {shown}{more}")
 
-    def _carried_elsewhere(self, entry_id: str, source_id: str, numbers: list[int], missing: list) -> bool:
+    def _carried_elsewhere(self, entry_id: str, source_id: str, numbers: list[int], missing: Sequence) -> bool:
         """Words of a shared line left out here because another entry citing the line carries them
         (as that entry's corrections repair them)."""
         for n in (numbers[0], numbers[-1]):
@@ -164,6 +166,35 @@ class TextChecks:
                     if _contains(keys(other["text"][lang]), [k for k, _ in run]):
                         return True
         return False
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def source_differences(lines: tuple[str, ...], title: str, chapter_title: str, corrections: tuple[tuple[str, str], ...],
+                       text: str) -> tuple[tuple[str, str, tuple], ...]:
+    """Where a text differs from the source lines it carries, once its corrections (from, to) are
+    applied: (the source's words, the text's words, and, for source words left out at either end of
+    the range, those words, which another entry citing the shared line may carry; else empty).
+
+    It depends on its arguments alone, so it is kept for the same arguments: under `serve` a
+    rebuild compares again only the texts an edit changed."""
+    title_words = set(keys(title))
+    heading_words = title_words | set(keys(chapter_title))
+    source_tokens, optional = source_words(list(lines), title_words, heading_words)
+    for old, new in corrections:
+        source_tokens, optional = _apply(source_tokens, optional, keys(old), tokens(new))
+    text_tokens = tokens(text)
+    a = [k for k, _ in source_tokens]
+    b = [k for k, _ in text_tokens]
+    matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
+    differences = []
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal" or (tag == "delete" and all(optional[i1:i2])):
+            continue
+        at_an_end = tag == "delete" and (i1 == 0 or i2 == len(a))
+        said = [t for (_, t), heading in zip(source_tokens[i1:i2], optional[i1:i2], strict=True) if not heading]
+        differences.append((" ".join(said), " ".join(t for _, t in text_tokens[j1:j2]),
+                            tuple(source_tokens[i1:i2]) if at_an_end else ()))
+    return tuple(differences)
 
 
 def source_words(lines: list[str], title: set[str], heading_words: set[str]) -> tuple[list, list[bool]]:
@@ -195,7 +226,7 @@ def source_words(lines: list[str], title: set[str], heading_words: set[str]) -> 
     return words, optional
 
 
-def _apply(source_tokens: list, optional: list, old: list[str], new: list) -> tuple[list, list]:
+def _apply(source_tokens: Sequence, optional: Sequence, old: list[str], new: list) -> tuple[list, list]:
     out_tokens, out_optional, i = [], [], 0
     while i < len(source_tokens):
         if old and [k for k, _ in source_tokens[i:i + len(old)]] == old:

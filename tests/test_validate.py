@@ -260,3 +260,36 @@ def test_a_missing_colon_is_one_problem_at_the_key(tmp_path: Path):
     kb, problems = validate(data)
     assert [line.split(" ", 2)[:2] for line in printed_lines(problems)] == [["data/games/mini/calculators.yaml:2:3:", "E014"]]
     assert "a colon is missing after 'dice'" in printed_lines(problems)[0]
+
+
+def test_results_kept_between_runs_follow_the_content(mini_data: Path):
+    """What the checks keep from run to run (so that `serve` re-checks only what an edit changed) is
+    keyed by content: after edits of clean files, a run in the same process reports exactly what a
+    run with nothing kept reports, and after the edits are undone, nothing."""
+    from generator import linerange, resolve, textmatch, validate_text
+    from generator import validate as validate_module
+    kept = [linerange.parse_ranges, textmatch.numbers, textmatch.shares_found, validate_text.source_differences,
+            validate_text.applies, validate_text.working_note, resolve.terms_in_text]
+
+    def forget() -> None:
+        for function in kept:
+            function.cache_clear()
+        validate_module.SOUND_SHAPES.clear()
+
+    chapter, glossary = mini_data / "games/mini/chapters/10-rules.yaml", mini_data / "games/mini/glossary.yaml"
+    originals = {path: path.read_text(encoding="utf-8") for path in (chapter, glossary)}
+    _, problems = validate(mini_data)  # everything clean is kept
+    assert not problems and validate_module.SOUND_SHAPES and validate_text.source_differences.cache_info().currsize
+    chapter.write_text(originals[chapter].replace("cofa się o 1 pole", "cofa się o 2 pola")    # E050, E030
+                                         .replace("en: Retreat}", "en: Retreat TODO}"),         # E052
+                       encoding="utf-8")
+    glossary.write_text(originals[glossary].replace("english: ours", "english: [ours]", 1), encoding="utf-8")  # shape
+    _, kept_problems = validate(mini_data)
+    forget()
+    _, fresh_problems = validate(mini_data)
+    assert printed_lines(kept_problems) == printed_lines(fresh_problems)
+    assert {"E050", "E030", "E052", "E014"} <= {p.code for p in fresh_problems.items}, printed_lines(fresh_problems)
+    for path, text in originals.items():
+        path.write_text(text, encoding="utf-8")
+    _, problems = validate(mini_data)
+    assert not problems, printed_lines(problems)
