@@ -317,7 +317,7 @@ class Slips:
         for key_path, name in _run_together_keys(refused).items():
             mapping, key = key_path[:-1], key_path[-1]
             lost = f"a space is missing after '{name}:'" if key[len(name)] == ":" else f"a colon is missing after '{name}'"
-            self.report(mapping, key, "E014", f"'{key}' is a name and its value run together: {lost} (write '{name}: …')",
+            self.report(mapping, key, "E001", f"'{key}' is a name and its value run together: {lost} (write '{name}: …')",
                         failed=key_path, below={key_path}, keys={(mapping, key)}, fields={(mapping, name)})
         for mapping, key, field, moved in _too_deep_slips(errors, refused, root_schema, document):
             inner = mapping if key is None else mapping + (key,)  # where the moved keys stand

@@ -258,7 +258,7 @@ def test_a_missing_colon_is_one_problem_at_the_key(tmp_path: Path):
         "labels:\n  dice {term: mini/term/retreat}\nchecks:\n  retreat:\n    title: {en: T, pl: T, ru: T}\n"
         "    answer: {en: A, pl: A, ru: A}\n", encoding="utf-8")
     kb, problems = validate(data)
-    assert [line.split(" ", 2)[:2] for line in printed_lines(problems)] == [["data/games/mini/calculators.yaml:2:3:", "E014"]]
+    assert [line.split(" ", 2)[:2] for line in printed_lines(problems)] == [["data/games/mini/calculators.yaml:2:3:", "E001"]]
     assert "a colon is missing after 'dice'" in printed_lines(problems)[0]
 
 
