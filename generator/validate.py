@@ -32,6 +32,10 @@ from .validate_checks import check_catalogues, known_checks  # rules-check catal
 # typos keep these below 1.
 MIN_TEXT_IN_SOURCE = 0.6
 MIN_SOURCE_IN_TEXT = 0.6
+# A text's last lines are another language's run on into it (its `xx: |` line lost) when fewer than
+# this share of their words (at least RUN_ON_MIN_WORDS of them) are in the cited lines.
+RUN_ON_SHARE = 0.2
+RUN_ON_MIN_WORDS = 4
 
 
 def _at(problems: Problems, where: Where, sub_path: list, code: str, message: str) -> None:
@@ -366,8 +370,12 @@ class MeaningChecks:
     def check_entry(self, entry_id: str, entry: Entry) -> None:
         where = self.kb.where[entry_id]
         game = self.kb.game_of(entry_id)
-        self.check_languages(entry, game, where, fields=("title", "text"))
-        self.check_origin(entry, game, where, text_check=entry["kind"] != "clarification")
+        run_on = self.text_run_on(entry_id, entry, where)
+        if run_on is None:
+            self.check_languages(entry, game, where, fields=("title", "text"))
+        else:
+            self.mismatched.add((entry_id, run_on))  # its words differ from the source: said by the E007
+        self.check_origin(entry, game, where, text_check=entry["kind"] != "clarification" and run_on is None)
         for i, ref in enumerate(entry.get("see", [])):
             self.check_reference(ref, where, ["see", i])
         for i, ref in enumerate(entry.get("terms", [])):
@@ -375,7 +383,7 @@ class MeaningChecks:
         for lang, text in entry["text"].items():
             for match in textmatch.LINK.finditer(text):
                 self.check_reference(match.group(1).strip(), where, ["text", lang])
-        if "numbers_differ" not in entry:
+        if "numbers_differ" not in entry and run_on is None:
             self.check_numbers(entry["text"], entry["origin"], where, ["text"])
         if "summary" in entry:
             self.check_summary(entry, game, where)
@@ -390,6 +398,35 @@ class MeaningChecks:
         differ: dict[str, Any] = entry.get("numbers_differ", {})
         if "clarification" in differ:
             self.check_reference(differ["clarification"], where, ["numbers_differ", "clarification"])
+
+    def text_run_on(self, entry_id: str, entry: Entry, where: Where) -> str | None:
+        """A text that runs on into the next language's, whose `en: |` line was lost: the next
+        language is missing from the text (the title or origin has it), and the text's lines from one
+        on share almost no words with its cited source lines while those before it do. One E007 at
+        that line says so (the missing language, the numbers and the words that differ from the
+        source all follow from it); returns the language whose text ran on, else None."""
+        missing = sorted((set(entry["title"]) | set(entry["origin"])) - set(entry["text"]))
+        if not missing:
+            return None
+        for lang, text in entry["text"].items():
+            origin = entry["origin"].get(lang, {})
+            source = self.kb.sources.get(origin.get("source", ""))
+            if source is None or source.language != lang or _lines_problem(source, origin["lines"]):
+                continue
+            cited = set(textmatch.words(self.cited_text(source, origin["lines"], skip_noise=True)))
+            lines = text.split("\n")
+            k = _change_point([[word in cited for word in textmatch.words(line)] for line in lines])
+            head, tail = textmatch.words("\n".join(lines[:k])), textmatch.words("\n".join(lines[k:]))
+            if (len(tail) >= RUN_ON_MIN_WORDS and textmatch.share_found(head, cited) >= MIN_TEXT_IN_SOURCE
+                    and textmatch.share_found(tail, cited) < RUN_ON_SHARE):
+                key_line, key_column = where.document.positions.of_key(where.path + ["text"], lang)
+                named = f"'{missing[0]}: |'" if len(missing) == 1 else f"the line of one of {', '.join(missing)}"
+                self.problems.add(where.document.path, (key_line + 1 + k, key_column + 2), "E007",
+                                  f"{describe(where.document.data, tuple(where.path))}: text: the {lang} text runs on here into "
+                                  f"text that is not in {source.id} lines {origin['lines']}: {named} above this line "
+                                  f"seems lost; write it at the level of '{lang}:'")
+                return lang
+        return None
 
     def check_clarification(self, clarification: dict[str, Any], game: str, where: Where) -> None:
         for i, statement in enumerate(clarification["statements"]):
@@ -551,6 +588,18 @@ class MeaningChecks:
             if correction["from"] not in cited and textmatch.normalise(correction["from"]) not in textmatch.normalise(cited):
                 _at(self.problems, where, ["corrections", i, "from"], "E032",
                     f"'{correction['from']}' is not in {source.id} lines {origin['lines']}")
+
+
+def _change_point(found_by_line: list[list[bool]]) -> int:
+    """The line at which a text best splits into words found in its source (above) and words not
+    found (from there on): the fewest words on the wrong side; the first such line, blank lines skipped."""
+    wrong = sum(found for line in found_by_line for found in line)  # split at 0: every found word is on the wrong side
+    best, best_wrong = 0, wrong
+    for k, line in enumerate(found_by_line[:-1]):
+        wrong += sum(not found for found in line) - sum(line)
+        if wrong < best_wrong and found_by_line[k + 1]:
+            best, best_wrong = k + 1, wrong
+    return best
 
 
 def _english(cell) -> str | None:
