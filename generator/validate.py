@@ -402,31 +402,40 @@ class MeaningChecks:
     def text_run_on(self, entry_id: str, entry: Entry, where: Where) -> str | None:
         """A text that runs on into the next language's, whose `en: |` line was lost: the next
         language is missing from the text (the title or origin has it), and the text's lines from one
-        on share almost no words with its cited source lines while those before it do. One E007 at
-        that line says so (the missing language, the numbers and the words that differ from the
-        source all follow from it); returns the language whose text ran on, else None."""
+        on are not its own while those before it are: their words are not in its cited source lines,
+        or (a translated text) they are in the missing language's script. One E007 at that line says
+        so (the missing language, the numbers and the words that differ from the source all follow
+        from it); returns the language whose text ran on, else None."""
         missing = sorted((set(entry["title"]) | set(entry["origin"])) - set(entry["text"]))
         if not missing:
             return None
         for lang, text in entry["text"].items():
-            origin = entry["origin"].get(lang, {})
-            source = self.kb.sources.get(origin.get("source", ""))
-            if source is None or source.language != lang or _lines_problem(source, origin["lines"]):
-                continue
-            cited = set(textmatch.words(self.cited_text(source, origin["lines"], skip_noise=True)))
             lines = text.split("\n")
-            k = _change_point([[word in cited for word in textmatch.words(line)] for line in lines])
-            head, tail = textmatch.words("\n".join(lines[:k])), textmatch.words("\n".join(lines[k:]))
-            if (len(tail) >= RUN_ON_MIN_WORDS and textmatch.share_found(head, cited) >= MIN_TEXT_IN_SOURCE
-                    and textmatch.share_found(tail, cited) < RUN_ON_SHARE):
-                key_line, key_column = where.document.positions.of_key(where.path + ["text"], lang)
-                named = f"'{missing[0]}: |'" if len(missing) == 1 else f"the line of one of {', '.join(missing)}"
-                self.problems.add(where.document.path, (key_line + 1 + k, key_column + 2), "E007",
-                                  f"{describe(where.document.data, tuple(where.path))}: text: the {lang} text runs on here into "
-                                  f"text that is not in {source.id} lines {origin['lines']}: {named} above this line "
-                                  f"seems lost; write it at the level of '{lang}:'")
-                return lang
+            for own_words, what in self._own_words(entry, lang, missing):
+                found_by_line = [[own_words(word) for word in textmatch.words(line)] for line in lines]
+                k = _change_point(found_by_line)
+                head, tail = sum(found_by_line[:k], []), sum(found_by_line[k:], [])
+                if len(tail) >= RUN_ON_MIN_WORDS and sum(head) >= MIN_TEXT_IN_SOURCE * len(head) and sum(tail) < RUN_ON_SHARE * len(tail):
+                    key_line, key_column = where.document.positions.of_key(where.path + ["text"], lang)
+                    named = f"'{missing[0]}: |'" if len(missing) == 1 else f"the line of one of {', '.join(missing)}"
+                    self.problems.add(where.document.path, (key_line + 1 + k, key_column + 2), "E007",
+                                      f"{describe(where.document.data, tuple(where.path))}: text: the {lang} text runs on here into "
+                                      f"{what}: {named} above this line seems lost; write it at the level of '{lang}:'")
+                    return lang
         return None
+
+    def _own_words(self, entry: Entry, lang: str, missing: list[str]):
+        """Tests of whether a word of the `lang` text is its own, with what the others are: found in its
+        cited source lines; written in its title's script where a missing language's title has another."""
+        origin = entry["origin"].get(lang, {})
+        source = self.kb.sources.get(origin.get("source", ""))
+        if source is not None and source.language == lang and not _lines_problem(source, origin["lines"]):
+            cited = set(textmatch.words(self.cited_text(source, origin["lines"], skip_noise=True)))
+            yield cited.__contains__, f"text that is not in {source.id} lines {origin['lines']}"
+        own = _script(entry["title"].get(lang, ""))
+        others = {_script(entry["title"][other]) for other in missing if other in entry["title"]} - {own, None}
+        if own is not None and others:
+            yield (lambda word: _script(word) == own), f"text in another script ({lang} is written in {own})"
 
     def check_clarification(self, clarification: dict[str, Any], game: str, where: Where) -> None:
         for i, statement in enumerate(clarification["statements"]):
@@ -588,6 +597,16 @@ class MeaningChecks:
             if correction["from"] not in cited and textmatch.normalise(correction["from"]) not in textmatch.normalise(cited):
                 _at(self.problems, where, ["corrections", i, "from"], "E032",
                     f"'{correction['from']}' is not in {source.id} lines {origin['lines']}")
+
+
+CYRILLIC_LETTER = re.compile(r"[\u0400-\u04ff]")
+LATIN_LETTER = re.compile(r"[a-zA-Z\u00c0-\u024f]")
+
+
+def _script(text: str) -> str | None:
+    """The script most of a text's letters are in (Cyrillic or Latin), or None without letters."""
+    cyrillic, latin = len(CYRILLIC_LETTER.findall(text)), len(LATIN_LETTER.findall(text))
+    return None if cyrillic == latin == 0 else "Cyrillic" if cyrillic > latin else "Latin"
 
 
 def _change_point(found_by_line: list[list[bool]]) -> int:
