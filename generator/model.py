@@ -143,6 +143,10 @@ class KnowledgeBase:
     unchecked_sources: dict[str, str] = field(default_factory=dict)
     all_sources_unchecked: str | None = None  # the manifest's path when it gave no list of sources
     unchecked_games: dict[str, str] = field(default_factory=dict)  # game -> a file or folder of it that could not be read
+    unchecked_checks: dict[str, str] = field(default_factory=dict)  # game -> its checks.yaml, which had a problem
+    # Noise ranges skipped for a problem -> its file: texts citing those lines are not compared with them.
+    unread_noise: dict[str, str] = field(default_factory=dict)               # game -> a noise file with a range unknown
+    unread_noise_lines: dict[tuple[str, int], str] = field(default_factory=dict)  # (source id, line) -> noise file
     languages: Languages = field(default_factory=lambda: Languages([]))  # data/languages/
     _groups: dict = field(default_factory=dict, repr=False, compare=False)  # see _by_game
 

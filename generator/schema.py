@@ -314,7 +314,7 @@ class Slips:
             if error.validator in UNKNOWN_FIELD_VALIDATORS and isinstance(error.instance, dict):
                 self.outdented_or_empty(error)
         refused = _refused_keys(errors)
-        for key_path, name in _run_together_keys(refused).items():
+        for key_path, name in _run_together_keys(refused, errors).items():
             mapping, key = key_path[:-1], key_path[-1]
             lost = f"a space is missing after '{name}:'" if key[len(name)] == ":" else f"a colon is missing after '{name}'"
             self.report(mapping, key, "E001", f"'{key}' is a name and its value run together: {lost} (write '{name}: …')",
@@ -547,13 +547,24 @@ def swallowed_keys(document, shown_path: str, positions: Positions, problems: Pr
 
 # `dice {term: x}` or `en:{authored: true}`: YAML reads "dice {term" or "en:{authored" as one key
 COLON_SLIP = re.compile(r"^([A-Za-z0-9_/-]+)(?: +|:)[\[{\"']")
+# `class marginal` or `class:marginal` in a flow mapping: one key, "a field's name, then more"
+NAME_THEN_MORE = re.compile(r"^([A-Za-z0-9_]+)(?: +|:)\S")
 
 
-def _run_together_keys(refused: dict[tuple, list]) -> dict[tuple, str]:
+def _run_together_keys(refused: dict[tuple, list], errors: list[ValidationError]) -> dict[tuple, str]:
     """Of the keys refused where they stand, those that are a name, a missing colon or space, and
-    the start of a value: key path -> the name."""
-    return {mapping + (key,): match.group(1) for mapping, key in refused
-            if isinstance(key, str) and (match := COLON_SLIP.match(key)) is not None}
+    the start of a value: key path -> the name. A value that is a plain word counts only where the
+    name is a field the mapping may have and lacks (elsewhere "two words" may be a key)."""
+    found = {mapping + (key,): match.group(1) for mapping, key in refused
+             if isinstance(key, str) and (match := COLON_SLIP.match(key)) is not None}
+    for error in errors:
+        if error.validator in UNKNOWN_FIELD_VALIDATORS and isinstance(error.instance, dict):
+            allowed = set(error.schema.get("properties", {}))
+            for key in error.instance:
+                match = NAME_THEN_MORE.match(key) if isinstance(key, str) and key not in allowed else None
+                if match and match.group(1) in allowed and match.group(1) not in error.instance:
+                    found.setdefault(tuple(error.absolute_path) + (key,), match.group(1))
+    return found
 
 
 def is_inside_failed(path: tuple, failed: set[tuple]) -> bool:

@@ -131,9 +131,22 @@ class KnowledgeBaseBuilder:
                 # a file of no recognisable shape, or an item that lost its id (which, is unknown): anything of its game
                 if doc.game and ((not ids and not skipped) or _lost_its_id(doc.data, skipped or path[:1])):
                     self.kb.unchecked_games.setdefault(doc.game, doc.path)
+                if doc.kind == "noise" and doc.game:
+                    self.unread_noise(doc, part_at(doc.data, skipped) if skipped else None)
         sound = {id(doc) for doc in self.loaded.documents if doc.kind in ("language", "ui") and self.ok(doc, [doc.kind])}
         validate_languages.check(self.loaded, self.kb, self.problems, sound)  # E062-E063: data/languages/
         return self.kb
+
+    def unread_noise(self, doc: Document, item) -> None:
+        """A noise range skipped for its problem: the lines it names, if it still names them, else any of its game's."""
+        try:
+            lines = range_lines(item["lines"]) if isinstance(item, dict) and isinstance(item.get("source"), str) else []
+        except (TypeError, ValueError):
+            lines = []
+        for n in lines:
+            self.kb.unread_noise_lines.setdefault((item["source"], n), doc.path)
+        if not lines:
+            self.kb.unread_noise.setdefault(str(doc.game), doc.path)
 
     def add_unloaded(self) -> None:
         for unloaded in self.loaded.unloaded:
@@ -146,6 +159,8 @@ class KnowledgeBaseBuilder:
             else:
                 if unloaded.game:  # which ids it defines is a guess (a lost `- id:` line defines none): any of its game's
                     self.kb.unchecked_games.setdefault(unloaded.game, unloaded.path)
+                if unloaded.game and unloaded.kind == "noise":
+                    self.kb.unread_noise.setdefault(unloaded.game, unloaded.path)
                 self.unchecked(unloaded.ids or set(), unloaded.path)
 
     def add_sources(self) -> None:
@@ -292,6 +307,7 @@ class MeaningChecks:
         self.mismatched: set[tuple[str, str]] = set()  # (entry id, language) reported by E033
         self.noise_lines: dict[str, set[int]] = {}   # filled by check_noise, used by check_text_matches
         self.not_checked: Counter[str] = Counter()   # file of a root problem -> references not checked for it
+        self.texts_not_compared: Counter[str] = Counter()  # noise file of a root problem -> texts not compared with their lines
 
     def run(self) -> None:
         for item in self.kb.noise:
@@ -315,8 +331,11 @@ class MeaningChecks:
                 self.check_reference(term["definition"], where, ["definition"])
         for game_id, aid in self.kb.aids.items():
             self.check_aid(game_id, aid, self.kb.where[f"{game_id}:aid"])
-        for path, count in sorted(self.not_checked.items()):
-            self.problems.add_note(path, f"{count} reference(s) to what it defines were not checked")
+        for path in sorted(set(self.not_checked) | set(self.texts_not_compared)):
+            notes = [f"{self.not_checked[path]} reference(s) to what it defines were not checked"] if self.not_checked[path] else []
+            if self.texts_not_compared[path]:
+                notes.append(f"{self.texts_not_compared[path]} text(s) were not compared with their source lines, as it may name some of them noise")
+            self.problems.add_note(path, "; ".join(notes))
 
     def check_aid(self, game_id: str, aid: Aid, where: Where) -> None:
         """Every id an aid names exists (E021); the tables and columns it picks exist (E064)."""
@@ -388,7 +407,10 @@ class MeaningChecks:
         if "summary" in entry:
             self.check_summary(entry, game, where)
         check_name = entry.get("example", {}).get("check")
-        if check_name and check_name not in self.known_checks:
+        unread_catalogue = self.kb.unchecked_checks.get(str(check_name).split(".")[0].replace("_", "-"))
+        if check_name and check_name not in self.known_checks and unread_catalogue:
+            self.not_checked[unread_catalogue] += 1
+        elif check_name and check_name not in self.known_checks:
             hint = difflib.get_close_matches(check_name, sorted(self.known_checks), n=1)
             _at(self.problems, where, ["example", "check"], "E039",
                 f"unknown rules-check '{check_name}'" + (f" (did you mean '{hint[0]}'?)" if hint else ""))
@@ -492,8 +514,17 @@ class MeaningChecks:
                         f"{lang} is translated from '{source_lang}', which this item does not have")
             elif "source" in one:
                 source = self.check_source_ref(one["source"], game, lang, where, path + ["source"], lines=one["lines"])
-                if source and text_check and lang in item.get("text", {}):
+                noise_blame = self.unread_noise_in(game, source.id, one["lines"]) if source else None
+                if noise_blame and text_check and lang in item.get("text", {}):
+                    self.texts_not_compared[noise_blame] += 1  # which of its lines are noise is not known
+                    self.mismatched.add((item["id"], lang))  # nor checked word for word (E050)
+                elif source and text_check and lang in item.get("text", {}):
                     self.check_text_matches(item, lang, source, one["lines"], where, path + ["lines"])
+
+    def unread_noise_in(self, game: str, source_id: str, spec: str) -> str | None:
+        """The noise file with a problem that may have named some of these lines noise, if any."""
+        return self.kb.unread_noise.get(game) or next(
+            (self.kb.unread_noise_lines[(source_id, n)] for n in range_lines(spec) if (source_id, n) in self.kb.unread_noise_lines), None)
 
     def check_source_ref(self, source_id, game, lang, where, path, lines=None) -> Source | None:
         """The source, if it exists, belongs to the game, is in `lang` and holds `lines`; else None

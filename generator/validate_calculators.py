@@ -79,7 +79,8 @@ def check_calculators(loaded: LoadedData, kb: KnowledgeBase, problems: Problems)
     for game, checks in kb.checks.items():
         doc = documents.get(game)
         if doc is None:
-            if not any(d.kind == "calculators" and d.game == game for d in loaded.documents):  # else reported as shape
+            written = [(d.kind, d.game) for d in loaded.documents] + [(u.kind, u.game) for u in loaded.unloaded]
+            if ("calculators", game) not in written:  # else its problem was reported
                 checks_doc = next(d for d in loaded.documents if d.kind == "checks" and d.game == game)
                 problems.add(checks_doc.path, (1, 1), "E080",
                              f"game '{game}' has checks but no calculators.yaml beside checks.yaml to say their answers")

@@ -13,9 +13,15 @@ from .schema import validator_for
 
 def check_catalogues(loaded: LoadedData, kb: KnowledgeBase, problems: Problems) -> None:
     """Fill kb.checks from the games' checks.yaml files and report what they name that the data lacks."""
+    for unloaded in loaded.unloaded:
+        if unloaded.kind == "checks" and unloaded.game:
+            kb.unchecked_checks[unloaded.game] = unloaded.path  # the examples' `check:` names are not checked
     for doc in loaded.documents:
-        if doc.kind != "checks" or doc.game not in kb.games or not validator_for("checks.schema.json").is_valid(doc.data):
-            continue  # a missing game (E037) or a shape problem was reported already
+        if doc.kind != "checks" or doc.game not in kb.games:
+            continue  # a missing game was reported already (E037)
+        if not validator_for("checks.schema.json").is_valid(doc.data):
+            kb.unchecked_checks[str(doc.game)] = doc.path  # its shape problem was reported already
+            continue
         kb.checks[doc.game] = doc.data["checks"]
         reported: set[tuple[str, str]] = set()  # (entry, param or "table"): one problem however many checks read it
         for name, item in doc.data["checks"].items():

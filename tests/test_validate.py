@@ -175,6 +175,30 @@ def test_one_colon_in_a_bundled_title_is_one_problem(tmp_path: Path, monkeypatch
     assert note == f"    note: {count} reference(s) to what it defines were not checked" and count >= 20
 
 
+SLIPS_IN_BUNDLED_FILES = {  # file, the line as written, the line slipped, the one code expected
+    "catalogue's shape": ("games/citow/checks.yaml", "  corruption:\n    help:", "  corruption:\n      help:", "E007"),
+    "calculators unparsed": ("games/citow/calculators.yaml", "  corruption:\n    title:\n", "  corruption:\n", "E007"),
+    "noise class run together": ("games/citow/noise/a.yaml", 'lines: "112", class: caption,', 'lines: "112", class caption,', "E001"),
+    "noise item's shape": ("games/citow/noise/a.yaml", '  - {source: citow-pl, lines: "216-217', '- {source: citow-pl, lines: "216-217', "E007"),
+}
+
+
+@pytest.mark.parametrize("slip", sorted(SLIPS_IN_BUNDLED_FILES))
+def test_a_slip_in_a_catalogue_or_a_noise_file_is_one_problem(slip: str, tmp_path: Path, monkeypatch):
+    """A checks.yaml, calculators.yaml or noise file with one slip: one problem in it, not also every
+    example naming its checks (E039), a missing calculators.yaml (E080), or the texts citing lines
+    the skipped noise range names (E050, E033); the note says what was left unchecked."""
+    name, written, slipped, code = SLIPS_IN_BUNDLED_FILES[slip]
+    shutil.copytree(REPO / "data", tmp_path / "data")
+    path = tmp_path / "data" / name
+    text = path.read_text(encoding="utf-8")
+    assert text.count(written) == 1
+    path.write_text(text.replace(written, slipped), encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    _, problems = validate(Path("data"))
+    assert [(p.path, p.code) for p in problems.items] == [(f"data/{name}", code)], printed_lines(problems)
+
+
 @pytest.mark.unit
 def test_braces_and_long_titles_up_to_the_limit_are_fine(mini_data: Path):
     chapter = mini_data / "games/mini/chapters/10-rules.yaml"
