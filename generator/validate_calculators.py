@@ -113,7 +113,7 @@ def _check_game(kb: KnowledgeBase, doc, game: str, checks: dict, problems: Probl
             if value not in doc.data["labels"]:
                 _report(problems, Where(doc, ["choices", field, i]), "E081", f"no label for '{value}', a choice of the field '{field}'")
     for path, label in _term_labels(doc):
-        if label["term"] not in kb.terms and label["term"] not in kb.unchecked_ids:
+        if label["term"] not in kb.terms and label["term"] not in kb.unchecked_ids and kb.game_of(label["term"]) not in kb.unchecked_games:
             _report(problems, Where(doc, path), "E083", f"no glossary term '{label['term']}'")
 
 

@@ -179,15 +179,16 @@ SLIPS_IN_BUNDLED_FILES = {  # file, the line as written, the line slipped, the o
     "catalogue's shape": ("games/citow/checks.yaml", "  corruption:\n    help:", "  corruption:\n      help:", "E007"),
     "calculators unparsed": ("games/citow/calculators.yaml", "  corruption:\n    title:\n", "  corruption:\n", "E007"),
     "noise class run together": ("games/citow/noise/a.yaml", 'lines: "112", class: caption,', 'lines: "112", class caption,', "E001"),
+    "glossary term's id line lost": ("games/wizards-quest/glossary.yaml", "  - id: wizards-quest/term/sorcerer\n", "", "E002"),
     "noise item's shape": ("games/citow/noise/a.yaml", '  - {source: citow-pl, lines: "216-217', '- {source: citow-pl, lines: "216-217', "E007"),
 }
 
 
 @pytest.mark.parametrize("slip", sorted(SLIPS_IN_BUNDLED_FILES))
-def test_a_slip_in_a_catalogue_or_a_noise_file_is_one_problem(slip: str, tmp_path: Path, monkeypatch):
-    """A checks.yaml, calculators.yaml or noise file with one slip: one problem in it, not also every
-    example naming its checks (E039), a missing calculators.yaml (E080), or the texts citing lines
-    the skipped noise range names (E050, E033); the note says what was left unchecked."""
+def test_a_slip_in_a_bundled_file_is_one_problem(slip: str, tmp_path: Path, monkeypatch):
+    """A checks.yaml, calculators.yaml, glossary or noise file with one slip: one problem in it, not also
+    every example naming its checks (E039), a missing calculators.yaml (E080), a calculator label naming
+    a term it may define (E083), or the texts citing lines the skipped noise range names (E050, E033)."""
     name, written, slipped, code = SLIPS_IN_BUNDLED_FILES[slip]
     shutil.copytree(REPO / "data", tmp_path / "data")
     path = tmp_path / "data" / name
