@@ -319,8 +319,15 @@ class Slips:
             lost = f"a space is missing after '{name}:'" if key[len(name)] == ":" else f"a colon is missing after '{name}'"
             self.report(mapping, key, "E001", f"'{key}' is a name and its value run together: {lost} (write '{name}: …')",
                         failed=key_path, below={key_path}, keys={(mapping, key)}, fields={(mapping, name)})
+        for path, key in _fields_outdented_to_items(errors, document).items():
+            mapping, field = path[:-1], path[-1]
+            self.report(mapping, field, "E007", f"'{field}' stands at the level of '{key}:' but belongs inside it, one level deeper: "
+                        f"indent it, and the lines under it, under '{key}:'", failed=path, about=mapping + (key,),
+                        below={path}, fields={(mapping + (key,), field)})
         for mapping, key, field, moved in _too_deep_slips(errors, refused, root_schema, document):
             inner = mapping if key is None else mapping + (key,)  # where the moved keys stand
+            if self.explained(inner):
+                continue
             if moved[0] == field:
                 message = f"'{field}' stands inside '{key}:', one level too deep: move it back to the level of '{key}:', where it belongs"
             elif key is None:
@@ -331,6 +338,8 @@ class Slips:
             self.report(inner, moved[0], "E007", message, failed=mapping, about=mapping,
                         below={inner + (k,) for k in moved}, keys={(inner, k) for k in moved}, fields={(mapping, field)})
         for mapping, text, empty in _text_as_key_slips(errors, document):
+            if self.explained(mapping):
+                continue
             line = positions.of_key(mapping, empty)[0]
             self.report(mapping, text, "E007", f"this text stands at the level of '{empty}:' (line {line}), which is left empty: "
                         f"indent the text further than '{empty}:'", failed=mapping, below={mapping + (text,), mapping + (empty,)},
@@ -365,9 +374,13 @@ class Slips:
         self.fields |= set(fields)
         self.mappings |= set(mappings)
 
+    def explained(self, path: tuple) -> bool:
+        """Whether `path` is inside what a slip reported here explains."""
+        return any(path[:len(slip)] == slip for slip in self.below)
+
     def said(self, error: ValidationError, path: tuple) -> bool:
         """Whether the error is a consequence of a slip reported here."""
-        if any(path[:len(slip)] == slip for slip in self.below):
+        if self.explained(path):
             return True
         if isinstance(error.instance, str) and (path, error.instance) in self.keys:
             return True  # a key refused by a name pattern
@@ -375,6 +388,25 @@ class Slips:
                                                  for mapping, field in self.fields):
             return True
         return error.validator in UNKNOWN_FIELD_VALIDATORS and path in self.mappings
+
+
+def _fields_outdented_to_items(errors: list[ValidationError], document) -> dict[tuple, str]:
+    """Among named items (the checks of checks.yaml…), an item's field outdented to the level of the
+    item names reads as an item of that name, which fails: its path -> the name of the item just
+    above it, whose field it is (a field of the same schema, which that item lacks)."""
+    found: dict[tuple, str] = {}
+    for error in errors:
+        path = tuple(error.absolute_path)
+        if not path or not isinstance(path[-1], str) or error.validator not in ("required", *UNKNOWN_FIELD_VALIDATORS):
+            continue
+        siblings = part_at(document, path[:-1])
+        if path[-1] not in error.schema.get("properties", {}) or not isinstance(siblings, dict) or path in found:
+            continue
+        names = list(siblings)
+        above = names[names.index(path[-1]) - 1] if names.index(path[-1]) > 0 else None
+        if above is not None and isinstance(siblings[above], dict) and path[-1] not in siblings[above]:
+            found[path] = above
+    return found
 
 
 def _too_shallow_slip(error: ValidationError) -> tuple[str, str] | None:

@@ -179,6 +179,10 @@ SLIPS_IN_BUNDLED_FILES = {  # file, the line as written, the line slipped, the o
     "catalogue's shape": ("games/citow/checks.yaml", "  corruption:\n    help:", "  corruption:\n      help:", "E007"),
     "calculators unparsed": ("games/citow/calculators.yaml", "  corruption:\n    title:\n", "  corruption:\n", "E007"),
     "noise class run together": ("games/citow/noise/a.yaml", 'lines: "112", class: caption,', 'lines: "112", class caption,', "E001"),
+    "a check's field outdented": ("games/citow/checks.yaml", "dice results\n    implements: [citow/battle-dice]\n    params:",
+                                  "dice results\n    implements: [citow/battle-dice]\n  params:", "E007"),
+    "an answer outdented": ("games/marauders/calculators.yaml", '    answer:\n      en: "Attack allowed',
+                            '  answer:\n      en: "Attack allowed', "E007"),
     "glossary term's id line lost": ("games/wizards-quest/glossary.yaml", "  - id: wizards-quest/term/sorcerer\n", "", "E002"),
     "noise item's shape": ("games/citow/noise/a.yaml", '  - {source: citow-pl, lines: "216-217', '- {source: citow-pl, lines: "216-217', "E007"),
 }
