@@ -407,13 +407,14 @@ class MeaningChecks:
         if "summary" in entry:
             self.check_summary(entry, game, where)
         check_name = entry.get("example", {}).get("check")
-        unread_catalogue = self.kb.unchecked_checks.get(str(check_name).split(".")[0].replace("_", "-"))
-        if check_name and check_name not in self.known_checks and unread_catalogue:
-            self.not_checked[unread_catalogue] += 1
-        elif check_name and check_name not in self.known_checks:
-            hint = difflib.get_close_matches(check_name, sorted(self.known_checks), n=1)
-            _at(self.problems, where, ["example", "check"], "E039",
-                f"unknown rules-check '{check_name}'" + (f" (did you mean '{hint[0]}'?)" if hint else ""))
+        if check_name and check_name not in self.known_checks:
+            unread_catalogue = self.kb.unchecked_checks.get(check_name.split(".")[0].replace("_", "-"))
+            if unread_catalogue:  # its checks.yaml has a problem: which checks it has is not known
+                self.not_checked[unread_catalogue] += 1
+            else:
+                hint = difflib.get_close_matches(check_name, sorted(self.known_checks), n=1)
+                _at(self.problems, where, ["example", "check"], "E039",
+                    f"unknown rules-check '{check_name}'" + (f" (did you mean '{hint[0]}'?)" if hint else ""))
         self.check_corrections(entry, where)
         if "clarification" in entry:
             self.check_clarification(entry["clarification"], game, where)
@@ -437,7 +438,8 @@ class MeaningChecks:
                 found_by_line = [[own_words(word) for word in textmatch.words(line)] for line in lines]
                 k = _change_point(found_by_line)
                 head, tail = sum(found_by_line[:k], []), sum(found_by_line[k:], [])
-                if len(tail) >= RUN_ON_MIN_WORDS and sum(head) >= MIN_TEXT_IN_SOURCE * len(head) and sum(tail) < RUN_ON_SHARE * len(tail):
+                if head and len(tail) >= RUN_ON_MIN_WORDS and sum(head) >= MIN_TEXT_IN_SOURCE * len(head) \
+                        and sum(tail) < RUN_ON_SHARE * len(tail):
                     key_line, key_column = where.document.positions.of_key(where.path + ["text"], lang)
                     named = f"'{missing[0]}: |'" if len(missing) == 1 else f"the line of one of {', '.join(missing)}"
                     self.problems.add(where.document.path, (key_line + 1 + k, key_column + 2), "E007",
