@@ -321,8 +321,7 @@ class Slips:
                         failed=key_path, below={key_path}, keys={(mapping, key)}, fields={(mapping, name)})
         for path, key in _fields_outdented_to_items(errors, document).items():
             mapping, field = path[:-1], path[-1]
-            self.report(mapping, field, "E007", f"'{field}' stands at the level of '{key}:' but belongs inside it, one level deeper: "
-                        f"indent it, and the lines under it, under '{key}:'", failed=path, about=mapping + (key,),
+            self.report(mapping, field, "E007", _outdented(field, key), failed=path, about=mapping + (key,),
                         below={path}, fields={(mapping + (key,), field)})
         for mapping, key, field, moved in _too_deep_slips(errors, refused, root_schema, document):
             inner = mapping if key is None else mapping + (key,)  # where the moved keys stand
@@ -352,8 +351,7 @@ class Slips:
         outdented = _too_shallow_slip(error)
         if outdented is not None:
             key, field = outdented
-            self.report(path, field, "E007", f"'{field}' stands at the level of '{key}:' but belongs inside it, one level deeper: "
-                        f"indent it under '{key}:' like the lines above it", failed=path, mappings={path})
+            self.report(path, field, "E007", _outdented(field, key), failed=path, mappings={path})
             return
         empty = _empty_key_slip(error)
         if empty is not None:
@@ -390,6 +388,11 @@ class Slips:
         return error.validator in UNKNOWN_FIELD_VALIDATORS and path in self.mappings
 
 
+def _outdented(field, key) -> str:
+    """The problem of a field outdented to the level of the key it belongs under (one wording for both finders)."""
+    return f"'{field}' stands at the level of '{key}:' but belongs inside it, one level deeper: indent it under '{key}:' like the lines above it"
+
+
 def _fields_outdented_to_items(errors: list[ValidationError], document) -> dict[tuple, str]:
     """Among named items (the checks of checks.yaml…), an item's field outdented to the level of the
     item names reads as an item of that name, which fails: its path -> the name of the item just
@@ -403,9 +406,9 @@ def _fields_outdented_to_items(errors: list[ValidationError], document) -> dict[
         if path[-1] not in error.schema.get("properties", {}) or not isinstance(siblings, dict) or path in found:
             continue
         names = list(siblings)
-        above = names[names.index(path[-1]) - 1] if names.index(path[-1]) > 0 else None
-        if above is not None and isinstance(siblings[above], dict) and path[-1] not in siblings[above]:
-            found[path] = above
+        at = names.index(path[-1])
+        if at > 0 and isinstance(siblings[names[at - 1]], dict) and path[-1] not in siblings[names[at - 1]]:
+            found[path] = names[at - 1]
     return found
 
 
@@ -566,11 +569,8 @@ def swallowed_keys(document, shown_path: str, positions: Positions, problems: Pr
                     stack.append((path + (key,), value))
                 elif "\n" in value and ":" in value:
                     found = next((m for m in SWALLOWED_KEY.finditer(value) if m.group(1) not in node), None)
-                    if found is not None:  # a block's text starts on the line after its key, two spaces deeper
-                        key_line, key_column = positions.of_key(path, key)
-                        line = key_line + 1 + value.count("\n", 0, found.start(1))
-                        column = key_column + 2 + found.start(1) - (value.rfind("\n", 0, found.start(1)) + 1)
-                        problems.add(shown_path, (line, column), "E007",
+                    if found is not None:
+                        problems.add(shown_path, positions.of_text_line(path, key, value, found.start(1)), "E007",
                                      f"{describe(document, path)}: '{found.group(1)}:' stands inside the text of '{key}:', one "
                                      f"level too deep: move it back to the level of '{key}:'")
                         failed.add(path)

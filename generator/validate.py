@@ -440,9 +440,9 @@ class MeaningChecks:
                 head, tail = sum(found_by_line[:k], []), sum(found_by_line[k:], [])
                 if head and len(tail) >= RUN_ON_MIN_WORDS and sum(head) >= MIN_TEXT_IN_SOURCE * len(head) \
                         and sum(tail) < RUN_ON_SHARE * len(tail):
-                    key_line, key_column = where.document.positions.of_key(where.path + ["text"], lang)
                     named = f"'{missing[0]}: |'" if len(missing) == 1 else f"the line of one of {', '.join(missing)}"
-                    self.problems.add(where.document.path, (key_line + 1 + k, key_column + 2), "E007",
+                    at = where.document.positions.of_text_line(where.path + ["text"], lang, text, sum(len(line) + 1 for line in lines[:k]))
+                    self.problems.add(where.document.path, at, "E007",
                                       f"{describe(where.document.data, tuple(where.path))}: text: the {lang} text runs on here into "
                                       f"{what}: {named} above this line seems lost; write it at the level of '{lang}:'")
                     return lang
@@ -516,17 +516,20 @@ class MeaningChecks:
                         f"{lang} is translated from '{source_lang}', which this item does not have")
             elif "source" in one:
                 source = self.check_source_ref(one["source"], game, lang, where, path + ["source"], lines=one["lines"])
-                noise_blame = self.unread_noise_in(game, source.id, one["lines"]) if source else None
-                if noise_blame and text_check and lang in item.get("text", {}):
+                if not (source and text_check and lang in item.get("text", {})):
+                    continue
+                noise_blame = self.unread_noise_in(game, source.id, one["lines"])
+                if noise_blame:
                     self.texts_not_compared[noise_blame] += 1  # which of its lines are noise is not known
                     self.mismatched.add((item["id"], lang))  # nor checked word for word (E050)
-                elif source and text_check and lang in item.get("text", {}):
+                else:
                     self.check_text_matches(item, lang, source, one["lines"], where, path + ["lines"])
 
     def unread_noise_in(self, game: str, source_id: str, spec: str) -> str | None:
         """The noise file with a problem that may have named some of these lines noise, if any."""
-        return self.kb.unread_noise.get(game) or next(
-            (self.kb.unread_noise_lines[(source_id, n)] for n in range_lines(spec) if (source_id, n) in self.kb.unread_noise_lines), None)
+        if game in self.kb.unread_noise or not self.kb.unread_noise_lines:
+            return self.kb.unread_noise.get(game)
+        return next((self.kb.unread_noise_lines[(source_id, n)] for n in range_lines(spec) if (source_id, n) in self.kb.unread_noise_lines), None)
 
     def check_source_ref(self, source_id, game, lang, where, path, lines=None) -> Source | None:
         """The source, if it exists, belongs to the game, is in `lang` and holds `lines`; else None

@@ -357,3 +357,9 @@ class Positions:
     def of_key(self, path, key: str) -> tuple[int, int]:
         """Position of a mapping key (for "unknown field" problems)."""
         return self._table().get((tuple(path) + (key,), "key")) or self.of(path)
+
+    def of_text_line(self, path, key: str, text: str, offset: int) -> tuple[int, int]:
+        """Position of character `offset` of `text`, the block text (`key: |`) at `key` of `path`: a
+        block's text starts on the line after its key, two spaces deeper."""
+        key_line, key_column = self.of_key(path, key)
+        return key_line + 1 + text.count("\n", 0, offset), key_column + 2 + offset - (text.rfind("\n", 0, offset) + 1)
