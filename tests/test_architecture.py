@@ -16,7 +16,7 @@ GENERATOR = Path(__file__).resolve().parent.parent / "generator"
 STAGES = ["base", "load", "validate", "resolve", "render", "write", "pipeline"]
 STAGE_OF = {
     "errors": "base", "problems": "base", "languages": "base", "linerange": "base", "textmatch": "base",
-    "safe_markdown": "base", "escaping": "base", "yamlio": "base", "children": "base",
+    "safe_markdown": "base", "escaping": "base", "termmatch": "base", "yamlio": "base", "children": "base",
     "load": "load", "model": "load",
     "validate": "validate", "validate_checks": "validate", "validate_languages": "validate", "validate_markup": "validate",
     "validate_text": "validate", "schema": "validate", "coverage": "validate", "validate_calculators": "validate",

@@ -295,10 +295,10 @@ def test_results_kept_between_runs_follow_the_content(mini_data: Path):
     """What the checks keep from run to run (so that `serve` re-checks only what an edit changed) is
     keyed by content: after edits of clean files, a run in the same process reports exactly what a
     run with nothing kept reports, and after the edits are undone, nothing."""
-    from generator import linerange, resolve, textmatch, validate_text
+    from generator import linerange, termmatch, textmatch, validate_text
     from generator import validate as validate_module
     kept = [linerange.parse_ranges, textmatch.numbers, textmatch.shares_found, validate_text.source_differences,
-            validate_text.applies, validate_text.working_note, resolve.terms_in_text]
+            validate_text.applies, validate_text.working_note, termmatch.terms_in_text]
 
     def forget() -> None:
         for function in kept:
