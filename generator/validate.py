@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from . import textmatch, validate_languages, validate_markup, validate_text
+from . import textmatch, validate_languages, validate_markup, validate_terms, validate_text
 from .linerange import parse_ranges, range_lines
 from .load import Document, LoadedData, load
 from .model import Aid, Chapter, Entry, KnowledgeBase, Noise, Source, Where
@@ -709,6 +709,7 @@ def check(loaded: LoadedData, problems: Problems) -> KnowledgeBase:
     meaning.run()
     validate_text.check(kb, problems, meaning.mismatched)  # E050-E052: text against its sources, corrections, working notes
     validate_markup.check(kb, problems)  # E060-E061: links and images the renderer would refuse
+    validate_terms.check(kb, lambda where, path, code, message: _at(problems, where, path, code, message))  # E054-E055
     return kb
 
 

@@ -19,7 +19,7 @@ STAGE_OF = {
     "safe_markdown": "base", "escaping": "base", "termmatch": "base", "yamlio": "base", "children": "base",
     "load": "load", "model": "load",
     "validate": "validate", "validate_checks": "validate", "validate_languages": "validate", "validate_markup": "validate",
-    "validate_text": "validate", "schema": "validate", "coverage": "validate", "validate_calculators": "validate",
+    "validate_text": "validate", "validate_terms": "validate", "schema": "validate", "coverage": "validate", "validate_calculators": "validate",
     "resolve": "resolve",
     "site": "render", "search": "render", "cards": "render", "aid_layout": "render", "aid_compose": "render", "rules_data": "render",
     "mkdocs_hooks": "render",
