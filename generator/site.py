@@ -30,7 +30,6 @@ from .resolve import Resolved
 from .safe_markdown import Linker, render, without_tables
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
-RENDERING = "en"  # a clarification statement's field holding the editors' English rendering of its quote
 EDITORIAL_TOPICS = ("extraction-damage", "reference")  # clarifications that are editors' notes, not rulings
 
 
@@ -164,12 +163,23 @@ class SiteRenderer:
         statements = []
         for s in data["statements"]:
             source = self.kb.sources[s["source"]]
-            # the editors' English rendering (the data format's `en` field) helps a reader who does not read the quote's language
-            statements.append({"quote": " ".join(s["quote"].split()), "rendering": s.get(RENDERING) if source.language != lang else None,
+            # the editors' rendering of the quote, in the reader's language where there is one (else English),
+            # for a reader who does not read the quote's language
+            renderings = {code: s[code] for code in self.langs.codes if code in s and code != source.language}
+            shown = self.langs.pick(renderings, lang) if renderings and source.language != lang else None
+            statements.append({"quote": " ".join(s["quote"].split()), "quote_lang": source.language,
+                               "rendering": renderings[shown] if shown else None, "rendering_lang": shown,
                                "source": source.title, "lines": s["lines"]})
         return self.fragment("clarification.html.j2",
-            labels=labels, statements=statements, status=labels[f"status_{data['status']}"], basis=data["basis"],
+            labels=labels, statements=statements, status=labels[f"status_{data['status']}"], basis=labels["bases"][data["basis"]],
             affects=[self.link(a, game, lang) for a in data.get("affects", [])])
+
+    def source_line(self, source, reader: str) -> dict:
+        """A source as the game page lists it: title (in its own language), language, kind, precedence and why."""
+        reason, reason_lang = self.langs.shown(source.precedence_reason, reader)
+        return {"title": source.title, "title_lang": source.language, "language": self.langs.name_in(source.language, reader),
+                "kind": self.langs.ui(reader)["source_kinds"][source.kind], "precedence": source.precedence,
+                "reason": reason, "reason_lang": reason_lang}
 
     def clarification_callout(self, clarification: Entry, game: str, reader: str) -> dict:
         """What an entry shows of a clarification about it: the ruling in the reader's language (else
@@ -268,14 +278,12 @@ class SiteRenderer:
         yield self.page(
             f"{folder}/index.md", "game.html.j2", game_title, toc=toc,
             summary=self.r.text_in(game["summary"], reader),
-            glance=glance, labels=labels,
+            glance=glance, labels=labels, reader=reader,
             chapters=[{"title": self.r.title_of(c.id, reader), "href": self.href(c.id, game_id)} for c in chapters],
             n_terms=len(self.kb.terms_of(game_id)), n_clarifications=len(clarifications), n_examples=len(examples),
             cards=[{"label": label, "href": f"../../{path}"} for label, path in aids.downloads] if aids else [],
             card_preview=f"../../{aids.preview}" if aids else None,
-            sources=[{"title": s.title, "language": self.langs.name_in(s.language, reader), "kind": s.kind,
-                      "precedence": s.precedence, "reason": s.precedence_reason}
-                     for s in sorted((self.kb.sources[i] for i in game["sources"]), key=lambda s: s.precedence)],
+            sources=[self.source_line(s, reader) for s in sorted((self.kb.sources[i] for i in game["sources"]), key=lambda s: s.precedence)],
         )
         yield self.glossary_page(f"{folder}/glossary.md", game_id, reader)
         yield self.a_to_z_page(f"{folder}/a-z.md", game_id, reader)

@@ -210,7 +210,7 @@ class KnowledgeBaseBuilder:
             lines.pop()
         self.kb.sources[item["id"]] = Source(
             item["id"], item["file"], item["game"], item["language"], item["kind"], str(item["title"]),
-            item["precedence"], str(item["precedence_reason"]), lines)
+            item["precedence"], _per_language(item["precedence_reason"]), lines)
 
     def add_games(self) -> None:
         for doc in (d for d in self.loaded.documents if d.kind == "game"):
@@ -687,6 +687,11 @@ def _lines_problem(source: Source, spec: str) -> str | None:
         if first < 1 or last > len(source.lines):
             return f"lines {first}-{last} are outside {source.file} (1-{len(source.lines)})"
     return None
+
+
+def _per_language(value) -> dict[str, str]:
+    """A text given per language, or one English text, as a mapping."""
+    return {lang: str(text) for lang, text in value.items()} if isinstance(value, Mapping) else {"en": str(value)}
 
 
 def _and(words: list[str]) -> str:

@@ -120,7 +120,7 @@ def place_payloads(kb) -> int:
     placed += spoil_languages(kb)
     for source in kb.sources.values():  # a dataclass: every payload in every source's title
         source.title += " " + " ".join(PAYLOADS)
-        source.precedence_reason += " " + " ".join(PAYLOADS)
+        source.precedence_reason = {lang: f"{reason} {' '.join(PAYLOADS)}" for lang, reason in source.precedence_reason.items()}
         placed += 2 * len(PAYLOADS)
     return placed
 
