@@ -24,6 +24,7 @@ from markupsafe import Markup
 from .answer_tables import AnswerTable, AnswerTables
 from .children import die_with_parent, held_interrupts, let_interrupts_in
 from .errors import KbError
+from .languages import fill
 from .model import Entry
 from .resolve import Resolved, slug_of
 from .safe_markdown import Linker, render, without_tables
@@ -139,7 +140,7 @@ def entry_item(resolved: Resolved, game: str, lang: str, entry_id: str) -> dict:
     title = summary_title.get(lang) or entry["title"][title_lang]
     other = shown if shown != lang else title_lang
     return {"id": entry_id, "anchor": slug_of(entry_id), "title": title, "html": html,
-            "fallback": None if other == lang else labels["fallback"].format(shown=resolved.languages.name_in(other, lang)),
+            "fallback": None if other == lang else fill(labels["fallback"], shown=resolved.languages.name_in(other, lang)),
             "checks": needs_check(resolved, entry_id, lang), "ref": resolved.url_of(entry_id, lang),
             "colour": None, "icon": None, "faction": False}
 
@@ -225,7 +226,7 @@ def table_html(resolved: Resolved, table: dict, lang: str, entry_id: str | None,
     row_marks = [[shown(row.get(c["key"])) for c in table["columns"]] for row in table["rows"]]
     used = sorted({m for m in head_marks + [m for marks in row_marks for m in marks] if m})
     labels = resolved.languages.ui(lang)
-    notes = [f"{code}: " + labels["fallback"].format(shown=resolved.languages.name_in(code, lang)) for code in used]
+    notes = [f"{code}: " + fill(labels["fallback"], shown=resolved.languages.name_in(code, lang)) for code in used]
     return Markup(aid_environment().get_template("aid-table.html.j2").render(
         head=list(zip(text.head, head_marks, strict=True)), rows=[list(zip(r, m, strict=True)) for r, m in zip(text.rows, row_marks, strict=True)],
         entry_id=entry_id, to_check=to_check, fallback_notes=notes))

@@ -9,11 +9,15 @@ Polish and Russian) is each definition's `fallback`.
 """
 from __future__ import annotations
 
-import json
+import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from .escaping import js_literal
+
+PLACEHOLDER = re.compile(r"\{(\w+)\}")
 
 
 @dataclass(frozen=True)
@@ -73,6 +77,11 @@ class Languages:
             return values
         return values[self.pick(values, reader)]
 
+    def shown(self, values: Mapping[str, Any], reader: str) -> tuple[Any, str]:
+        """A per-language value for a reader, with the language it is in (to mark `lang` where it is not theirs)."""
+        lang = self.pick(values, reader)
+        return values[lang], lang
+
     def folding(self) -> dict[str, str]:
         """Every language's search folding together: each section's index holds every language's
         glossary forms, so a query is folded the same way in every section."""
@@ -90,7 +99,13 @@ class Languages:
                   "offline": {lang.code: {key: lang.ui["calculator"][key] for key in ("offline_ready", "update_ready", "reload")}
                               for lang in self},
                   "labels": {lang.code: {key: lang.ui[key] for key in labels} for lang in self}}
-        return f"window.kbLanguages = {json.dumps(config, ensure_ascii=False, sort_keys=True)};\n"
+        return f"window.kbLanguages = {js_literal(config, sort_keys=True)};\n"
+
+
+def fill(text: str, **values: str) -> str:
+    """An interface text with its `{name}` places filled in. Any other brace stays as written, and a
+    place with no value is left as it is: what `validate` allows in a text (E08x) never breaks a build."""
+    return PLACEHOLDER.sub(lambda m: values.get(m[1], m[0]), text)
 
 
 LANGUAGES_FOLDER = "languages"

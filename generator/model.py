@@ -1,6 +1,7 @@
 """The knowledge base as plain data, indexed, with where each item was written."""
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypedDict
 
@@ -111,7 +112,7 @@ class Source:
     kind: str
     title: str
     precedence: int
-    precedence_reason: str
+    precedence_reason: Mapping[str, str]  # why, per language (one English text is {'en': …})
     lines: list[str]  # the text's lines; lines[0] is line 1
 
 

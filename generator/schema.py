@@ -65,7 +65,7 @@ def validator_for(schema_file: str) -> Draft202012Validator:
 # Keywords whose meaning is the same in draft-07 (what fastjsonschema compiles) and draft 2020-12.
 SUBSCHEMA_KEYWORDS = {"items", "additionalProperties", "propertyNames", "if", "then", "else", "not"}
 SUBSCHEMA_LIST_KEYWORDS = {"allOf", "anyOf", "oneOf"}
-SUBSCHEMA_MAP_KEYWORDS = {"properties", "$defs"}
+SUBSCHEMA_MAP_KEYWORDS = {"properties", "patternProperties", "$defs"}
 PLAIN_KEYWORDS = {"type", "enum", "const", "required", "pattern", "minLength", "maxLength", "minimum", "maximum",
                   "minItems", "maxItems", "uniqueItems", "minProperties", "maxProperties",
                   "title", "description", "$comment", "$id", "$schema", "default", "examples"}

@@ -35,6 +35,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from .escaping import js_literal
 from .model import Entry
 from .resolve import Resolved
 from .textmatch import strip_links
@@ -321,10 +322,7 @@ def pack(entries: list[tuple[str, Any]], cap: int) -> list[list[tuple[str, Any]]
 
 
 def _js(kind: str, key: str, payload) -> str:
-    body = json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
-    # JSON inside a script: "</" must not close the tag early.
-    body = body.replace("</", "<\\/")
-    return f"kbSearchChunk({json.dumps(kind)},{json.dumps(key)},{body});\n"
+    return f"kbSearchChunk({js_literal(kind)},{js_literal(key)},{js_literal(payload)});\n"
 
 
 def script_config(script: str) -> dict:

@@ -24,12 +24,12 @@ from markupsafe import Markup, escape
 
 from .answer_tables import AnswerTables
 from .calculators import CalculatorBlocks, game_checks
+from .languages import fill
 from .model import Entry, Game
 from .resolve import Resolved
 from .safe_markdown import Linker, render, without_tables
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
-RENDERING = "en"  # a clarification statement's field holding the editors' English rendering of its quote
 EDITORIAL_TOPICS = ("extraction-damage", "reference")  # clarifications that are editors' notes, not rulings
 
 
@@ -141,7 +141,7 @@ class SiteRenderer:
                 source = self.kb.sources[origin["source"]]
                 parts.append(f"{labels['source']} ({name}): {source.title}, {labels['lines']} {origin['lines']}")
             elif "translated_from" in origin:
-                parts.append(f"{name}: " + labels["translated_from"].format(lang=self.langs.name_in(origin["translated_from"], reader)))
+                parts.append(f"{name}: " + fill(labels["translated_from"], lang=self.langs.name_in(origin["translated_from"], reader)))
             else:
                 parts.append(f"{name}: {labels['authored']}")
         return parts
@@ -163,12 +163,23 @@ class SiteRenderer:
         statements = []
         for s in data["statements"]:
             source = self.kb.sources[s["source"]]
-            # the editors' English rendering (the data format's `en` field) helps a reader who does not read the quote's language
-            statements.append({"quote": " ".join(s["quote"].split()), "rendering": s.get(RENDERING) if source.language != lang else None,
+            # the editors' rendering of the quote, in the reader's language where there is one (else English),
+            # for a reader who does not read the quote's language
+            renderings = {code: s[code] for code in self.langs.codes if code in s and code != source.language}
+            shown = self.langs.pick(renderings, lang) if renderings and source.language != lang else None
+            statements.append({"quote": " ".join(s["quote"].split()), "quote_lang": source.language,
+                               "rendering": renderings[shown] if shown else None, "rendering_lang": shown,
                                "source": source.title, "lines": s["lines"]})
         return self.fragment("clarification.html.j2",
-            labels=labels, statements=statements, status=labels[f"status_{data['status']}"], basis=data["basis"],
+            labels=labels, statements=statements, status=labels[f"status_{data['status']}"], basis=labels["bases"][data["basis"]],
             affects=[self.link(a, game, lang) for a in data.get("affects", [])])
+
+    def source_line(self, source, reader: str) -> dict:
+        """A source as the game page lists it: title (in its own language), language, kind, precedence and why."""
+        reason, reason_lang = self.langs.shown(source.precedence_reason, reader)
+        return {"title": source.title, "title_lang": source.language, "language": self.langs.name_in(source.language, reader),
+                "kind": self.langs.ui(reader)["source_kinds"][source.kind], "precedence": source.precedence,
+                "reason": reason, "reason_lang": reason_lang}
 
     def clarification_callout(self, clarification: Entry, game: str, reader: str) -> dict:
         """What an entry shows of a clarification about it: the ruling in the reader's language (else
@@ -193,7 +204,7 @@ class SiteRenderer:
         linked_terms: set[str] = set()
         fallback = None
         if shown != reader:
-            fallback = labels["fallback"].format(shown=self.langs.name_in(shown, reader))
+            fallback = fill(labels["fallback"], shown=self.langs.name_in(shown, reader))
         others = []
         sections = self.kb.games[game]["languages"]
         for lang in self.langs.codes:
@@ -267,14 +278,12 @@ class SiteRenderer:
         yield self.page(
             f"{folder}/index.md", "game.html.j2", game_title, toc=toc,
             summary=self.r.text_in(game["summary"], reader),
-            glance=glance, labels=labels,
+            glance=glance, labels=labels, reader=reader,
             chapters=[{"title": self.r.title_of(c.id, reader), "href": self.href(c.id, game_id)} for c in chapters],
             n_terms=len(self.kb.terms_of(game_id)), n_clarifications=len(clarifications), n_examples=len(examples),
             cards=[{"label": label, "href": f"../../{path}"} for label, path in aids.downloads] if aids else [],
             card_preview=f"../../{aids.preview}" if aids else None,
-            sources=[{"title": s.title, "language": self.langs.name_in(s.language, reader), "kind": s.kind,
-                      "precedence": s.precedence, "reason": s.precedence_reason}
-                     for s in sorted((self.kb.sources[i] for i in game["sources"]), key=lambda s: s.precedence)],
+            sources=[self.source_line(s, reader) for s in sorted((self.kb.sources[i] for i in game["sources"]), key=lambda s: s.precedence)],
         )
         yield self.glossary_page(f"{folder}/glossary.md", game_id, reader)
         yield self.a_to_z_page(f"{folder}/a-z.md", game_id, reader)
@@ -447,7 +456,7 @@ class SiteRenderer:
         With many games, the games of a language are grouped alphabetically into about √n sections
         of about √n games: every page carries the nav around it, so a flat list of n games would make
         each page, and the site engine's work per page, grow with n."""
-        nav: list = [{str(escape(self.root_title())): "index.md"}]
+        nav: list = [nav_item(self.root_title(), "index.md")]
         for reader in self.langs.codes:
             labels = self.langs.ui(reader)
             games = []
@@ -456,20 +465,20 @@ class SiteRenderer:
                     continue
                 g = game["id"]
                 title = self.game_name(game, reader)
-                items: list = [{str(escape(title)): f"{reader}/{g}/index.md"}]
-                items += [{str(escape(self.r.title_of(c.id, reader))): f"{reader}/{g}/{self.r.page_of[c.id]}"} for c in self.kb.chapters_of(g)]
-                items += [{labels["a_to_z"]: f"{reader}/{g}/a-z.md"},
-                          {labels["glossary"]: f"{reader}/{g}/glossary.md"},
-                          {labels["clarifications"]: f"{reader}/{g}/clarifications.md"},
-                          {labels["examples"]: f"{reader}/{g}/examples.md"}]
+                items: list = [nav_item(title, f"{reader}/{g}/index.md")]
+                items += [nav_item(self.r.title_of(c.id, reader), f"{reader}/{g}/{self.r.page_of[c.id]}") for c in self.kb.chapters_of(g)]
+                items += [nav_item(labels["a_to_z"], f"{reader}/{g}/a-z.md"),
+                          nav_item(labels["glossary"], f"{reader}/{g}/glossary.md"),
+                          nav_item(labels["clarifications"], f"{reader}/{g}/clarifications.md"),
+                          nav_item(labels["examples"], f"{reader}/{g}/examples.md")]
                 if g in self.kb.calculators:
-                    items.append({labels["calculator"]["calculators"]: f"{reader}/{g}/calculators.md"})
-                games.append((title, {str(escape(title)): items}))
+                    items.append(nav_item(labels["calculator"]["calculators"], f"{reader}/{g}/calculators.md"))
+                games.append((title, nav_item(title, items)))
             games.sort(key=lambda pair: pair[0].lower())
-            section: list = [{labels["home"]: f"{reader}/index.md"}]
+            section: list = [nav_item(labels["home"], f"{reader}/index.md")]
             section += [entry for _, entry in games] if len(games) <= NAV_FLAT_GAMES else alphabetical_groups(games)
-            section.append({labels["all_clarifications"]: f"{reader}/clarifications.md"})
-            nav.append({str(escape(self.langs[reader].name)): section})
+            section.append(nav_item(labels["all_clarifications"], f"{reader}/clarifications.md"))
+            nav.append(nav_item(self.langs[reader].name, section))
         return nav
 
 
@@ -497,6 +506,12 @@ def first_paragraph(text: str) -> str:
 NAV_FLAT_GAMES = 12  # up to this many games a language's nav lists them directly
 
 
+def nav_item(title: str, target: str | list) -> dict:
+    """One item of mkdocs' nav: a page or a section. Material prints nav titles as they are, so every
+    title, data or interface text alike, is HTML-escaped here and nowhere else."""
+    return {str(escape(title)): target}
+
+
 def alphabetical_groups(games: list[tuple[str, dict]]) -> list[dict]:
     """(title, nav entry) pairs in title order -> about √n sections named like a dictionary's guide
     words: the first and last titles cut to the shortest length that tells the sections apart
@@ -512,4 +527,4 @@ def alphabetical_groups(games: list[tuple[str, dict]]) -> list[dict]:
         return out
 
     names = next((labels(n) for n in range(1, 17) if len({x.lower() for x in labels(n)}) == len(chunks)), labels(16))
-    return [{str(escape(name)): [entry for _, entry in chunk]} for name, chunk in zip(names, chunks, strict=True)]
+    return [nav_item(name, [entry for _, entry in chunk]) for name, chunk in zip(names, chunks, strict=True)]

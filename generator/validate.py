@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from . import textmatch, validate_languages, validate_markup, validate_text
+from . import textmatch, validate_languages, validate_markup, validate_terms, validate_text
 from .linerange import parse_ranges, range_lines
 from .load import Document, LoadedData, load
 from .model import Aid, Chapter, Entry, KnowledgeBase, Noise, Source, Where
@@ -210,7 +210,7 @@ class KnowledgeBaseBuilder:
             lines.pop()
         self.kb.sources[item["id"]] = Source(
             item["id"], item["file"], item["game"], item["language"], item["kind"], str(item["title"]),
-            item["precedence"], str(item["precedence_reason"]), lines)
+            item["precedence"], _per_language(item["precedence_reason"]), lines)
 
     def add_games(self) -> None:
         for doc in (d for d in self.loaded.documents if d.kind == "game"):
@@ -689,6 +689,11 @@ def _lines_problem(source: Source, spec: str) -> str | None:
     return None
 
 
+def _per_language(value) -> dict[str, str]:
+    """A text given per language, or one English text, as a mapping."""
+    return {lang: str(text) for lang, text in value.items()} if isinstance(value, Mapping) else {"en": str(value)}
+
+
 def _and(words: list[str]) -> str:
     """["title", "text", "origin"] -> "title, text and origin"."""
     return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} and {words[-1]}"
@@ -709,6 +714,7 @@ def check(loaded: LoadedData, problems: Problems) -> KnowledgeBase:
     meaning.run()
     validate_text.check(kb, problems, meaning.mismatched)  # E050-E052: text against its sources, corrections, working notes
     validate_markup.check(kb, problems)  # E060-E061: links and images the renderer would refuse
+    validate_terms.check(kb, lambda where, path, code, message: _at(problems, where, path, code, message))  # E054-E055
     return kb
 
 

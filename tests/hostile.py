@@ -5,7 +5,12 @@ assert that it stays unset on every page, aid and link of a site built with payl
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
+from generator.languages import Languages
+
 MARK = "localStorage.kbxss"
+WORKER_MARK = "kbxss-ran"  # a service worker has no localStorage: a payload that ran there asks the server for this
 
 PAYLOADS = [
     f"<script>{MARK}='script'</script>",
@@ -34,6 +39,7 @@ PAYLOADS = [
     f"<javascript:{MARK}='autolink'>",
     f"[x](JaVaScRiPt:{MARK}='mixed-case')",
     f"[data](data:text/html,<script>{MARK}='data'</script>)",
+    f"*/ fetch('/{WORKER_MARK}'); {MARK}='comment-break'; /*",  # for scripts: ends a comment, then runs
 ]
 
 SEARCH_WORDS = ["script", "onerror", "javascript", "svg", "iframe", "ontoggle"]
@@ -111,8 +117,31 @@ def place_payloads(kb) -> int:
             container, key = fields[index % len(fields)]
             container[key] = f"{container[key]} {payload}"
             placed += 1
+    placed += spoil_languages(kb)
     for source in kb.sources.values():  # a dataclass: every payload in every source's title
         source.title += " " + " ".join(PAYLOADS)
-        source.precedence_reason += " " + " ".join(PAYLOADS)
+        source.precedence_reason = {lang: f"{reason} {' '.join(PAYLOADS)}" for lang, reason in source.precedence_reason.items()}
         placed += 2 * len(PAYLOADS)
+    return placed
+
+
+def spoil_languages(kb) -> int:
+    """Every payload in each language's name and its resolution label, and one in every interface
+    text (ui.yaml, nested ones and the language names included), shared out in turn. Returns the count."""
+    placed = 0
+
+    def spoil(value, index: int):
+        nonlocal placed
+        if isinstance(value, str):
+            placed += 1
+            return f"{value} {PAYLOADS[index % len(PAYLOADS)]}"
+        if isinstance(value, dict):
+            return {key: spoil(item, index + n) for n, (key, item) in enumerate(value.items())}
+        return value
+    languages = []
+    for language in kb.languages:
+        languages.append(replace(language, name=f"{language.name} {' '.join(PAYLOADS)}",
+                                 resolution_label=f"{language.resolution_label} {PAYLOADS[-1]}", ui=spoil(dict(language.ui), 0)))
+        placed += 2
+    kb.languages = Languages(languages)
     return placed

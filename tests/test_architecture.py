@@ -16,10 +16,10 @@ GENERATOR = Path(__file__).resolve().parent.parent / "generator"
 STAGES = ["base", "load", "validate", "resolve", "render", "write", "pipeline"]
 STAGE_OF = {
     "errors": "base", "problems": "base", "languages": "base", "linerange": "base", "textmatch": "base",
-    "safe_markdown": "base", "yamlio": "base", "children": "base",
+    "safe_markdown": "base", "escaping": "base", "termmatch": "base", "yamlio": "base", "children": "base",
     "load": "load", "model": "load",
     "validate": "validate", "validate_checks": "validate", "validate_languages": "validate", "validate_markup": "validate",
-    "validate_text": "validate", "schema": "validate", "coverage": "validate", "validate_calculators": "validate",
+    "validate_text": "validate", "validate_terms": "validate", "schema": "validate", "coverage": "validate", "validate_calculators": "validate",
     "resolve": "resolve",
     "site": "render", "search": "render", "cards": "render", "aid_layout": "render", "aid_compose": "render", "rules_data": "render",
     "mkdocs_hooks": "render",

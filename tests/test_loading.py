@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from generator.problems import Problems
-from generator.resolve import _term_matcher
+from generator.termmatch import term_matcher
 from generator.yamlio import Positions, load_yaml
 
 pytestmark = pytest.mark.unit
@@ -104,11 +104,11 @@ def test_term_matcher_longest_form_first_whole_words_and_punctuation():
         {"id": "g/term/victory", "names": {"en": "Victory!"}},
         {"id": "g/term/shot", "names": {"ru": "«Выстрел»"}, "variants": {"ru": ["выстрел"]}},
     ]
-    en = _term_matcher(terms, "en")
+    en = term_matcher(terms, "en")
     text = "A Ruined Region, two regions, subregion, victory and Victory! here."
     assert [(text[s:e], t) for s, e, t in en.find(text)] == [
         ("Ruined Region", "g/term/ruined"), ("regions", "g/term/region"), ("Victory!", "g/term/victory")]
-    ru = _term_matcher(terms, "ru")
+    ru = term_matcher(terms, "ru")
     text = "Приказ «Выстрел» и выстрел."
     assert [(text[s:e], t) for s, e, t in ru.find(text)] == [("«Выстрел»", "g/term/shot"), ("выстрел", "g/term/shot")]
 

@@ -14,7 +14,7 @@ from urllib.parse import urlsplit
 import pytest
 from browser import search, serve
 from conftest import MINI
-from hostile import PAYLOADS, SEARCH_WORDS, place_payloads
+from hostile import PAYLOADS, SEARCH_WORDS, WORKER_MARK, place_payloads
 
 pytestmark = pytest.mark.browser
 
@@ -43,9 +43,12 @@ def hostile_site(tmp_path_factory) -> Path:
     return root / "site"
 
 
+SERVER_REQUESTS: list[str] = []  # every path the hostile site's server was asked for
+
+
 @pytest.fixture(scope="module")
 def server(hostile_site: Path):
-    with serve(hostile_site) as url:
+    with serve(hostile_site, SERVER_REQUESTS) as url:
         yield url
 
 
@@ -138,3 +141,72 @@ def test_clicking_every_link_runs_nothing(driver, server, hostile_site: Path):
                 driver.execute_script("localStorage.removeItem('kbxss')")
     assert clicked > 100
     assert ran_on == []
+
+
+# Scripts the build writes from data (vendored runtimes and Material's bundles are copied as they are).
+VENDORED = ("assets/workbox/", "assets/javascripts/", "assets/calculators/")
+
+
+def outside_json_strings(script: str, needle: str) -> list[int]:
+    """Offsets where `needle` stands in a script outside a double-quoted string literal (in code, in a
+    comment, or in another kind of literal). A small lexer: comments, the three kinds of quotes."""
+    found, i, n = [], 0, len(script)
+    while i < n:
+        if script.startswith("//", i) or script.startswith("/*", i):
+            end = script.find("\n" if script[i + 1] == "/" else "*/", i + 2)
+            end = n if end < 0 else end + 2
+            found += [i + k for k in range(end - i) if script.startswith(needle, i + k)]
+            i = end
+        elif script[i] in "'`\"":
+            quote, j = script[i], i + 1
+            while j < n and script[j] != quote:
+                j += 2 if script[j] == "\\" else 1
+            if quote != '"':
+                found += [i + k for k in range(j - i) if script.startswith(needle, i + k)]
+            i = j + 1
+        else:
+            if script.startswith(needle, i):
+                found.append(i)
+            i += 1
+    return found
+
+
+def test_the_lexer_finds_data_outside_strings():
+    assert outside_json_strings('const a = {"x": "kbxss */ kbxss"};', "kbxss") == []
+    assert outside_json_strings('/* kbxss */ const a = 1;', "kbxss") == [3]
+    assert outside_json_strings("const a = 'kbxss'; kbxss();", "kbxss") == [11, 19]
+
+
+def test_generated_scripts_hold_data_only_in_json_strings(hostile_site: Path):
+    """Every script the build writes (service workers, search index, language list…) carries the
+    payloads, if at all, inside JSON string literals: never as code or in a comment."""
+    scripts = [p for p in hostile_site.rglob("*.js") if not p.relative_to(hostile_site).as_posix().startswith(VENDORED)]
+    assert any(p.name == "sw.js" for p in scripts) and any(p.name == "kb-languages.js" for p in scripts)
+    carrying = {p.relative_to(hostile_site).as_posix(): p.read_text(encoding="utf-8") for p in scripts}
+    carrying = {path: text for path, text in carrying.items() if "kbxss" in text}
+    assert "assets/kb-languages.js" in carrying  # the language names and interface texts are there
+    assert {path: outside_json_strings(text, "kbxss") for path, text in carrying.items()
+            if outside_json_strings(text, "kbxss")} == {}
+
+
+def test_every_section_service_worker_installs_and_runs_nothing_from_the_data(hostile_site: Path):
+    """Each section's worker is installed in Chromium and controls its pages; a payload in the
+    language's name or texts never runs in it (it would ask the server for WORKER_MARK)."""
+    from browser import make_driver
+    from selenium.webdriver.support.ui import WebDriverWait
+    sections = sorted(p.parent.name for p in hostile_site.glob("*/sw.js"))
+    assert len(sections) >= 2
+    requests: list[str] = []
+    chrome = make_driver()  # a fresh profile, its own service workers
+    try:
+        with serve(hostile_site, requests) as url:
+            for code in sections:
+                chrome.get(f"{url}/{code}/index.html")
+                WebDriverWait(chrome, 120, poll_frequency=0.5).until(
+                    lambda d: d.execute_script("return navigator.serviceWorker.controller !== null"))
+                chrome.get(f"{url}/{code}/index.html")  # a navigation the worker answers
+                assert chrome.execute_script("return localStorage.getItem('kbxss')") is None, code
+    finally:
+        chrome.quit()
+    assert any(path.endswith("/sw.js") for path in requests)
+    assert [path for path in requests if WORKER_MARK in path] == []

@@ -208,7 +208,7 @@ def test_a_slip_in_a_bundled_file_is_one_problem(slip: str, tmp_path: Path, monk
 def test_braces_and_long_titles_up_to_the_limit_are_fine(mini_data: Path):
     chapter = mini_data / "games/mini/chapters/10-rules.yaml"
     text = chapter.read_text(encoding="utf-8")
-    text = text.replace("en: Retreat}", "en: \"{{ 7*7 }} {% raw %} <b> & ' \\\" {: #x } " + "R" * 150 + "\"}")
+    text = text.replace("en: Retreat}", "en: \"Retreat {{ 7*7 }} {% raw %} <b> & ' \\\" {: #x } " + "R" * 140 + "\"}")
     chapter.write_text(text.replace("en: Support}", "en: \"" + "S" * 200 + "\"}"), encoding="utf-8")
     _, problems = validate(mini_data)
     assert printed_lines(problems) == []
@@ -295,10 +295,10 @@ def test_results_kept_between_runs_follow_the_content(mini_data: Path):
     """What the checks keep from run to run (so that `serve` re-checks only what an edit changed) is
     keyed by content: after edits of clean files, a run in the same process reports exactly what a
     run with nothing kept reports, and after the edits are undone, nothing."""
-    from generator import linerange, resolve, textmatch, validate_text
+    from generator import linerange, termmatch, textmatch, validate_text
     from generator import validate as validate_module
     kept = [linerange.parse_ranges, textmatch.numbers, textmatch.shares_found, validate_text.source_differences,
-            validate_text.applies, validate_text.working_note, resolve.terms_in_text]
+            validate_text.applies, validate_text.working_note, termmatch.terms_in_text]
 
     def forget() -> None:
         for function in kept:
