@@ -34,7 +34,7 @@ class Entry(_EntryFields, total=False):
     keywords: dict[str, list[str]]
     quickref: bool
     summary: dict[str, Any]
-    refs_external: list[dict[str, str]]
+    refs_external: list[dict[str, Any]]  # what (text or per language), lang, quote
     corrections: list[dict[str, str]]
     numbers_differ: Any
     params: dict[str, Any]

@@ -397,8 +397,9 @@ class MeaningChecks:
         self.check_origin(entry, game, where, text_check=entry["kind"] != "clarification" and run_on is None)
         for i, ref in enumerate(entry.get("see", [])):
             self.check_reference(ref, where, ["see", i])
-        for i, ref in enumerate(entry.get("terms", [])):
-            self.check_reference(ref, where, ["terms", i])
+        for field_name in ("terms", "not_terms"):
+            for i, ref in enumerate(entry.get(field_name, [])):
+                self.check_reference(ref, where, [field_name, i])
         for lang, text in entry["text"].items():
             for match in textmatch.LINK.finditer(text):
                 self.check_reference(match.group(1).strip(), where, ["text", lang])
