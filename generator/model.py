@@ -31,6 +31,7 @@ class Entry(_EntryFields, total=False):
     """One entry of a chapter file as loaded and validated (schemas/entry.schema.json)."""
     see: list[str]
     terms: list[str]
+    not_terms: list[str]  # terms whose word the original uses in an everyday sense (E054 leaves them)
     keywords: dict[str, list[str]]
     quickref: bool
     summary: dict[str, Any]

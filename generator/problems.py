@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from .escaping import terminal_text
+
 CODES: dict[str, tuple[str, str]] = {
     # code: (what it means, how to fix it)
     "E001": ("YAML syntax error", "Fix the YAML syntax at the position shown (indentation, a missing colon, an unclosed quote)."),
@@ -79,7 +81,7 @@ class Problem:
     def format(self) -> str:
         hint = CODES[self.code][1]
         note = f"\n    note: {self.note}" if self.note else ""
-        return f"{self.path}:{self.line}:{self.col}: {self.code} {self.message}\n    hint: {hint}{note}"
+        return f"{terminal_text(self.path)}:{self.line}:{self.col}: {self.code} {terminal_text(self.message)}\n    hint: {hint}{note}"
 
 
 class Problems:

@@ -397,8 +397,8 @@ class MeaningChecks:
         self.check_origin(entry, game, where, text_check=entry["kind"] != "clarification" and run_on is None)
         for i, ref in enumerate(entry.get("see", [])):
             self.check_reference(ref, where, ["see", i])
-        for field_name in ("terms", "not_terms"):
-            for i, ref in enumerate(entry.get(field_name, [])):
+        for field_name, refs in (("terms", entry.get("terms", [])), ("not_terms", entry.get("not_terms", []))):
+            for i, ref in enumerate(refs):
                 self.check_reference(ref, where, [field_name, i])
         for lang, text in entry["text"].items():
             for match in textmatch.LINK.finditer(text):
