@@ -6,7 +6,9 @@
   itself is shorthand: "the dial" after "the threat dial"; so is a variant made of the term's own
   words, inflected: "board" for "game board", «круг» for «круг влияния»). Words in quotation marks
   are mentioned, not used: a clarification may quote the sources' own words. An entry's `not_terms`
-  names the terms whose word its original uses in an everyday sense ("poziom" as a level, not a tick). A term
+  names the terms its translations need not name in the term's words: the original uses the word in an
+  everyday sense ("poziom" as a level, not a tick), or the entry is a headword that only points at the
+  term ("gods": see Ruinous Powers). A term
   counts as named when one of its forms stands in the text, or each word of its name stands there
   with at most three letters of its ending changed (inflection: "сражение" ~ "сражения").
 - E055: a term's name in a language none of the game's sources is written in (Polish for a game
@@ -85,7 +87,7 @@ class TermNames:
         # a variant is the sources' word, not ours: wrong unless the text also names the term properly (shorthand)
         own_words = unquoted(text)
         variants = [(start, end, t) for start, end, t in self.matcher(game, lang, "variants").find(own_words)
-                    if t not in found and not shortens(own_words[start:end], self.kb.terms[t]["names"].get(lang, ""))]
+                    if t not in found and t not in not_terms and not shortens(own_words[start:end], self.kb.terms[t]["names"].get(lang, ""))]
         words = [w.lower() for w in WORD.findall(text)]
         missing = [t for t in sorted(named - found - {t for _, _, t in variants}) if lang in self.kb.terms[t]["names"]
                    and not name_stands_in(self.kb.terms[t]["names"][lang], words)]
