@@ -5,7 +5,8 @@
   only with a variant the glossary keeps for the sources' own spellings (a variant beside the term
   itself is shorthand: "the dial" after "the threat dial"; so is a variant made of the term's own
   words, inflected: "board" for "game board", «круг» for «круг влияния»). Words in quotation marks
-  are mentioned, not used: a clarification may quote the sources' own words. An entry's `not_terms`
+  are mentioned, not used: a clarification may quote the sources' own words; a `[[id]]` link is its label
+  (the id is no prose). An entry's `not_terms`
   names the terms its translations need not name in the term's words: the original uses the word in an
   everyday sense ("poziom" as a level, not a tick), or the entry is a headword that only points at the
   term ("gods": see Ruinous Powers). A term
@@ -22,7 +23,7 @@ from typing import Any
 
 from .model import Entry, KnowledgeBase, Where
 from .termmatch import WORD, TermMatcher, term_matcher, terms_in_text
-from .textmatch import QUOTED
+from .textmatch import QUOTED, strip_links
 
 Report = Callable[[Where, list, str, str], None]
 INFLECTION = 3   # letters of a word's ending that inflection may change
@@ -35,7 +36,8 @@ def check(kb: KnowledgeBase, report: Report) -> None:
         game = kb.game_of(entry_id)
         for path, texts, origins in translated_fields(entry):
             for lang, original in translations(origins, texts):
-                problem = names.misnamed(game, original, texts[original], lang, texts[lang], set(entry.get("not_terms", [])))
+                problem = names.misnamed(game, original, strip_links(texts[original]), lang, strip_links(texts[lang]),
+                                         set(entry.get("not_terms", [])))
                 if problem:
                     report(kb.where[entry_id], path + [lang], "E054", f"the {lang} translation {problem}")
     for term_id, term in kb.terms.items():
