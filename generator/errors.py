@@ -8,6 +8,8 @@ traceback.
 """
 from __future__ import annotations
 
+from .escaping import terminal_text
+
 EXIT_PROBLEMS = 1     # the data has problems, or a build stage refused it
 EXIT_USAGE = 2        # the command line is wrong (argparse uses 2 too)
 EXIT_IO = 74          # the output could not be written (disk full, permissions): EX_IOERR
@@ -28,9 +30,9 @@ class KbError(Exception):
             self.hint = hint
 
     def report(self) -> str:
-        where = f"{self.location[0]}:{self.location[1]}:{self.location[2]}: " if self.location else ""
-        hint = f"\n    hint: {self.hint}" if self.hint else ""
-        return f"{where}{self.code} {self.message}{hint}"
+        where = f"{terminal_text(self.location[0])}:{self.location[1]}:{self.location[2]}: " if self.location else ""
+        hint = f"\n    hint: {terminal_text(self.hint)}" if self.hint else ""
+        return f"{where}{self.code} {terminal_text(self.message)}{hint}"
 
 
 class UsageError(KbError):

@@ -10,6 +10,7 @@ Polish and Russian) is each definition's `fallback`.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,6 +30,23 @@ class Language:
     folding: Mapping[str, str]         # search: letter -> the letter it is matched as
     resolution_label: str              # the bold word opening a clarification's ruling in this language's text
     ui: Mapping[str, Any] = field(default_factory=dict)  # interface texts; "language_names" maps codes to names
+    alphabet: str = ""                 # its letters in dictionary order (lists sort by it)
+
+    def collation_key(self, title: str) -> tuple[int, ...]:
+        """A title's place in this language's alphabetical lists: its letters in the alphabet's order
+        (Polish ł after l, ą after a), a letter outside the alphabet as its search folding (Russian ё as е),
+        anything else after the alphabet by code point; leading quotes and punctuation skipped."""
+        text = re.sub(r"^\W+", "", unicodedata.normalize("NFC", title.lower()))
+        rank = {letter: i for i, letter in enumerate(self.alphabet)}
+        return tuple(rank.get(c, rank.get(self.folding.get(c, c), len(rank) + ord(self.folding.get(c, c)))) for c in text)
+
+    def initial(self, title: str) -> str:
+        """The letter a title is listed under (upper case): its first letter, folded when the alphabet lacks it."""
+        text = re.sub(r"^\W+", "", unicodedata.normalize("NFC", title.lower()))
+        if not text:
+            return "#"
+        first = text[0] if text[0] in self.alphabet else self.folding.get(text[0], text[0])
+        return first.upper()
 
 
 class Languages:
@@ -115,7 +133,7 @@ def language_from(definition: Mapping[str, Any], ui: Mapping[str, Any]) -> Langu
     """A Language from its loaded (and validated) definition and UI texts."""
     return Language(code=definition["code"], name=definition["name"], theme=definition["theme"],
                     fallback=tuple(definition.get("fallback", [])), folding=dict(definition.get("folding", {})),
-                    resolution_label=definition["resolution_label"], ui=dict(ui))
+                    resolution_label=definition["resolution_label"], ui=dict(ui), alphabet=definition.get("alphabet", ""))
 
 
 def read_languages(data_dir: Path) -> Languages:

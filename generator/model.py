@@ -31,10 +31,11 @@ class Entry(_EntryFields, total=False):
     """One entry of a chapter file as loaded and validated (schemas/entry.schema.json)."""
     see: list[str]
     terms: list[str]
+    not_terms: list[str]  # terms whose word the original uses in an everyday sense (E054 leaves them)
     keywords: dict[str, list[str]]
     quickref: bool
     summary: dict[str, Any]
-    refs_external: list[dict[str, str]]
+    refs_external: list[dict[str, Any]]  # what (text or per language), lang, quote
     corrections: list[dict[str, str]]
     numbers_differ: Any
     params: dict[str, Any]

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from .escaping import terminal_text
+
 CODES: dict[str, tuple[str, str]] = {
     # code: (what it means, how to fix it)
     "E001": ("YAML syntax error", "Fix the YAML syntax at the position shown (indentation, a missing colon, an unclosed quote)."),
@@ -57,10 +59,13 @@ CODES: dict[str, tuple[str, str]] = {
     "E061": ("image in an entry printed on a player aid", "Player aids fetch nothing: remove the image, or take the entry out of the aid in cards.yaml."),
     "E062": ("language definition incomplete", "Each data/languages/<code>/ folder holds language.yaml (code = folder name, fallbacks that exist) and ui.yaml; see docs/data-format.md, \"Languages\"."),
     "E063": ("game in an undefined language", "Add data/languages/<code>/ (language.yaml and ui.yaml) for the language, or remove it from the game's languages."),
+    "E065": ("interface text with an unknown place", "An interface text may use only the {places} the generator fills for it (translated_from: {lang}; fallback: {shown}; calculator.failed: {error}); write other braces out of it."),
+    "E066": ("search folding that is not letter to letter", "folding maps one letter to another (\"ł\": \"l\"); a mark, digit or space there would change every query and index word."),
     "E080": ("calculator without its words", "Each check of checks.yaml needs, in calculators.yaml beside it, a title and an answer sentence in every language of the game; docs/data-format.md, \"Calculators\"."),
     "E081": ("calculator field without a label", "Give the field or choice a label in calculators.yaml, in every language of the game (or `term:` a glossary term); the names are those of rules_check/schemas/<game>.schema.json."),
     "E082": ("answer names an unknown output field", "An answer's {places} are fields of the check's output schema (dotted for nested fields); `:percent` is the only format."),
     "E083": ("label names an unknown glossary term", "`term:` takes a glossary term id (data/games/<game>/glossary.yaml), e.g. citow/term/khorne."),
+    "E043": ("worked example's inputs do not fit its check", "An example's `inputs` are what the calculator and the command line are given: make them fit the check's input schema (rules_check/schemas/<game>.schema.json), e.g. no list longer than the schema allows."),
     "E040": ("rules-check needs an unknown entry", "checks.yaml names entries of this game by id: fix the id, or restore the entry the check reads."),
     "E041": ("rules-check needs a missing param", "The check reads this param: restore its name in the entry's params, or rename it in checks.yaml and rules_check/games/<game>.py."),
     "E042": ("rules-check needs a missing table", "The check reads this entry's table rows: give the entry its table, or change checks.yaml and rules_check/games/<game>.py."),
@@ -79,7 +84,7 @@ class Problem:
     def format(self) -> str:
         hint = CODES[self.code][1]
         note = f"\n    note: {self.note}" if self.note else ""
-        return f"{self.path}:{self.line}:{self.col}: {self.code} {self.message}\n    hint: {hint}{note}"
+        return f"{terminal_text(self.path)}:{self.line}:{self.col}: {self.code} {terminal_text(self.message)}\n    hint: {hint}{note}"
 
 
 class Problems:

@@ -23,6 +23,8 @@ from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
 from markupsafe import Markup
 
+from .textmatch import QUOTED, reads_as_english
+
 REFERENCE = re.compile(r"\[\[([^\]|]+)(?:\|([^\]]*))?\]\]")
 SCHEME = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.-]*):")
 URL_INVISIBLES = re.compile(r"[\t\n\r]")  # browsers drop these anywhere in a URL before reading it
@@ -57,6 +59,7 @@ class Linker:
     term_href: Callable[[str], str | None] | None = None
     linked_terms: set[str] = field(default_factory=set)  # terms linked so far on this page (first mention only)
     refused: list[str] = field(default_factory=list)      # destinations dropped, with the reason
+    language: str | None = None                           # the text's language: English it quotes is marked lang="en"
 
 
 def _reference_rule(state: StateInline, silent: bool) -> bool:
@@ -112,6 +115,29 @@ def _link_terms(children: list[Token], linker: Linker) -> list[Token]:
     return out
 
 
+def _mark_english_quotes(children: list[Token], language: str | None) -> list[Token]:
+    """In text of another language, an English phrase in quotation marks is wrapped in
+    `<span lang="en">` (a screen reader then reads it in English)."""
+    if language in (None, "en"):
+        return children
+    out: list[Token] = []
+    for token in children:
+        if token.type != "text":
+            out.append(token)
+            continue
+        text, position = token.content, 0
+        for quoted in QUOTED.finditer(text):
+            if not reads_as_english(quoted[0][1:-1], language):
+                continue
+            out.append(_text(text[position:quoted.start() + 1]))
+            span = Token("span_open", "span", 1)
+            span.attrs = {"lang": "en"}
+            out += [span, _text(quoted[0][1:-1]), Token("span_close", "span", -1)]
+            position = quoted.end() - 1
+        out.append(_text(text[position:]))
+    return out
+
+
 def _text(content: str) -> Token:
     token = Token("text", "", 0)
     token.content = content
@@ -156,7 +182,7 @@ def _tokens(text: str, linker: Linker | None, refused: list[str]) -> list[Token]
         if token.type == "inline" and token.children is not None:
             # generated links (references, terms) are checked too: nothing bypasses the rule
             children = _drop_refused(token.children, linker, refused)
-            token.children = _link_terms(children, linker) if linker else children
+            token.children = _link_terms(_mark_english_quotes(children, linker.language), linker) if linker else children
     return tokens
 
 

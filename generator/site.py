@@ -13,7 +13,6 @@ import functools
 import json
 import math
 import re
-import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,6 +27,7 @@ from .languages import fill
 from .model import Entry, Game
 from .resolve import Resolved
 from .safe_markdown import Linker, render, without_tables
+from .textmatch import reads_as_english
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 EDITORIAL_TOPICS = ("extraction-damage", "reference")  # clarifications that are editors' notes, not rulings
@@ -95,7 +95,7 @@ class SiteRenderer:
         fresh = not linked_terms
         matcher = self.r.matchers[(game, lang)]
         linker = Linker(reference_href=lambda ref: self.href(ref, game), reference_label=lambda ref: self.r.title_of(ref, lang),
-                        find_terms=matcher.find, term_href=lambda term: self.href(term, game), linked_terms=linked_terms)
+                        find_terms=matcher.find, term_href=lambda term: self.href(term, game), linked_terms=linked_terms, language=lang)
         html = render(text, linker)
         if fresh:
             self._rendered[key] = (html, frozenset(linked_terms))
@@ -119,12 +119,13 @@ class SiteRenderer:
         text = None
         if definition is not None:
             shown = self.r.display_language(definition, reader)
-            linker = Linker(reference_href=lambda ref: self.href(ref, game), reference_label=functools.partial(self.r.title_of, reader=shown))
+            linker = Linker(reference_href=lambda ref: self.href(ref, game), reference_label=functools.partial(self.r.title_of, reader=shown),
+                            language=shown)
             text = render(first_paragraph(without_tables(definition["text"][shown])), linker)
         name_lang = self.langs.pick(term["names"], reader)
         self._previews[key] = {
             "id": "preview-" + self.r.anchor_of(term_id), "name": term["names"][name_lang], "text": text,
-            "others": [f"{self.langs.name_in(lang, reader)}: {term['names'][lang]}"
+            "others": [{"language": self.langs.name_in(lang, reader), "name": term["names"][lang], "lang": lang}
                        for lang in self.langs.codes if lang != name_lang and lang in term["names"]],
             "definition": self.link(definition["id"], game, reader) if definition is not None else None,
             "glossary": self.href(term_id, game),
@@ -167,12 +168,20 @@ class SiteRenderer:
             # for a reader who does not read the quote's language
             renderings = {code: s[code] for code in self.langs.codes if code in s and code != source.language}
             shown = self.langs.pick(renderings, lang) if renderings and source.language != lang else None
-            statements.append({"quote": " ".join(s["quote"].split()), "quote_lang": source.language,
+            quote = " ".join(s["quote"].split())
+            statements.append({"quote": quote, "quote_lang": "en" if reads_as_english(quote, source.language) else source.language,
                                "rendering": renderings[shown] if shown else None, "rendering_lang": shown,
                                "source": source.title, "lines": s["lines"]})
         return self.fragment("clarification.html.j2",
             labels=labels, statements=statements, status=labels[f"status_{data['status']}"], basis=labels["bases"][data["basis"]],
             affects=[self.link(a, game, lang) for a in data.get("affects", [])])
+
+    def external_reference(self, reference: Mapping[str, Any], reader: str) -> dict:
+        """Material the text refers to that the knowledge base does not hold: what it is (in the reader's
+        language where there is one), and the source's words that refer to it (in theirs)."""
+        what = reference["what"] if isinstance(reference["what"], Mapping) else {"en": reference["what"]}
+        text, lang = self.langs.shown(what, reader)
+        return {"what": text, "what_lang": lang if lang != reader else None, "quote": reference["quote"], "quote_lang": reference["lang"]}
 
     def source_line(self, source, reader: str) -> dict:
         """A source as the game page lists it: title (in its own language), language, kind, precedence and why."""
@@ -231,7 +240,7 @@ class SiteRenderer:
             "editors_notes": [c for c in clarified_by if c["editorial"]],
             "check": ", ".join(self.r.checks_of.get(entry["id"], [])) or None,
             "see": [self.link(s, game, reader) for s in entry.get("see", [])],
-            "external": [f"{x['what']} («{x['quote']}»)" for x in entry.get("refs_external", [])],
+            "external": [self.external_reference(x, reader) for x in entry.get("refs_external", [])],
             "citation": self.citation(entry, reader) + ([f"{labels['corrections']}: {len(corrections)}"] if corrections else []),
             "others": others,
             "read_in": [{"lang": lang, "name": name, "href": self.href(entry["id"], game, reader=lang, from_lang=reader)}
@@ -306,13 +315,13 @@ class SiteRenderer:
         """Every entry of a game but its clarifications and worked examples (they have their own
         lists), in the alphabetical order of the titles the reader is shown, under initial letters."""
         labels = self.langs.ui(reader)
-        folding = self.langs[reader].folding
+        language = self.langs[reader]
         items = []
         for entry in self.kb.entries_of(game_id):
             if entry["kind"] in ("clarification", "example"):
                 continue
             title = self.r.title_of(entry["id"], reader)
-            items.append((collation_key(title, folding), {**self.link(entry["id"], game_id, reader), "note": None, "id": entry["id"]}))
+            items.append((language.collation_key(title), {**self.link(entry["id"], game_id, reader), "note": None, "id": entry["id"]}))
         items.sort(key=lambda pair: pair[0])
         entries = [item.pop("id") for _, item in items]
         titles = [item["title"] for _, item in items]
@@ -320,8 +329,8 @@ class SiteRenderer:
             if titles.count(item["title"]) > 1:  # two entries of one name: say which chapter each is in
                 item["note"] = self.r.title_of(self.r.chapter_of(entry_id).id, reader)
         groups: list[dict] = []
-        for key, item in items:
-            letter = key[:1].upper() or "#"
+        for _, item in items:
+            letter = language.initial(item["title"])
             if not groups or groups[-1]["title"] != letter:
                 groups.append({"title": letter, "anchor": f"az-{len(groups) + 1}", "items": []})
             groups[-1]["items"].append(item)
@@ -372,19 +381,19 @@ class SiteRenderer:
         terms: list[dict[str, Any]] = []
         for term in self.kb.terms_of(game_id):
             name_lang = self.langs.pick(term["names"], reader)
-            others = [{"language": self.langs.name_in(lang, reader), "name": term["names"][lang]}
+            others = [{"language": self.langs.name_in(lang, reader), "name": term["names"][lang], "lang": lang}
                       for lang in self.langs.codes if lang != name_lang and lang in term["names"]]
-            variants = sorted({v for lang in self.langs.codes for v in term.get("variants", {}).get(lang, [])})
-            english_note = {"ours": labels["english_ours"], "uncertain": labels["english_uncertain"]}.get(term["english"])
+            # the sources' other words, the reader's own first; each marked with its language
+            variants = [{"text": v, "lang": lang} for lang in sorted(term.get("variants", {}), key=lambda code: code != reader)
+                        for v in sorted(term["variants"][lang])]
             terms.append({
-                "name": term["names"][name_lang], "sort": term["names"][name_lang].lower(),
-                "anchor": "term-" + term["id"].rsplit("/", 1)[1], "others": others,
-                "english_note": english_note, "variants": ", ".join(variants) if variants else None,
+                "name": term["names"][name_lang], "name_lang": name_lang, "sort": self.langs[reader].collation_key(term["names"][name_lang]),
+                "anchor": "term-" + term["id"].rsplit("/", 1)[1], "others": others, "variants": variants,
                 "definition": self.link(term["definition"], game_id, reader) if "definition" in term else None,
             })
         terms.sort(key=lambda t: t["sort"])
         return self.page(path, "glossary.html.j2", f"{labels['glossary']} — {self.game_name(self.kb.games[game_id], reader)}",
-                         toc=[(t["anchor"], t["name"]) for t in terms], terms=terms, labels=labels)
+                         toc=[(t["anchor"], t["name"]) for t in terms], terms=terms, labels=labels, reader=reader)
 
     def language_pages(self, reader: str):
         """(path, HTML) of a language's home and cross-game pages."""
@@ -474,7 +483,7 @@ class SiteRenderer:
                 if g in self.kb.calculators:
                     items.append(nav_item(labels["calculator"]["calculators"], f"{reader}/{g}/calculators.md"))
                 games.append((title, nav_item(title, items)))
-            games.sort(key=lambda pair: pair[0].lower())
+            games.sort(key=lambda pair: self.langs[reader].collation_key(pair[0]))
             section: list = [nav_item(labels["home"], f"{reader}/index.md")]
             section += [entry for _, entry in games] if len(games) <= NAV_FLAT_GAMES else alphabetical_groups(games)
             section.append(nav_item(labels["all_clarifications"], f"{reader}/clarifications.md"))
@@ -489,13 +498,6 @@ SENTENCE_END = re.compile(r"(?<=[.!?…])\s+(?=[«\"(\[*_]*[^\W\d_a-zà-ÿа-я�
 def first_sentence(text: str) -> str:
     """The first sentence of Markdown text (of its first paragraph)."""
     return SENTENCE_END.split(first_paragraph(text), 1)[0]
-
-
-def collation_key(title: str, folding: Mapping[str, str]) -> str:
-    """A title's place in an alphabetical list: lower case with the language's search foldings (ł as l,
-    ё as е; й stays apart from и), leading quotes and punctuation skipped."""
-    letters = "".join(folding.get(c, c) for c in unicodedata.normalize("NFC", title.lower()))
-    return re.sub(r"^\W+", "", letters)
 
 
 def first_paragraph(text: str) -> str:

@@ -49,3 +49,19 @@ def share_found(needles: list[str], haystack: set[str]) -> float:
     if not needles:
         return 1.0
     return sum(1 for w in needles if w in haystack) / len(needles)
+
+
+QUOTED = re.compile(r"«[^»\n]*»|„[^”\n]*”|“[^”\n]*”|\"[^\"\n]*\"")  # a phrase in quotation marks
+ENGLISH_WORDS = frozenset(
+    "the of and with for this that these those from your you are is was were be been not or by it its an "
+    "when if each may must can has have will which who what their there than into only also both".split())
+# Words of a language that are spelt like an English function word.
+OWN_WORDS = {"pl": frozenset({"to", "on", "a", "i", "no", "be", "it"})}
+
+
+def reads_as_english(text: str, own_language: str) -> bool:
+    """Whether a run of text is English: two or more English function words ("the", "of", "with"…),
+    none of them a word of the text's own language. Names (BattleLore, Khorne) are not sentences."""
+    own = OWN_WORDS.get(own_language, frozenset())
+    found = {w for w in (m.lower() for m in WORD.findall(text)) if w in ENGLISH_WORDS and w not in own}
+    return len(found) >= 2

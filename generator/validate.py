@@ -18,6 +18,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from rules_check import core as rules_input
+
 from . import textmatch, validate_languages, validate_markup, validate_terms, validate_text
 from .linerange import parse_ranges, range_lines
 from .load import Document, LoadedData, load
@@ -397,8 +399,9 @@ class MeaningChecks:
         self.check_origin(entry, game, where, text_check=entry["kind"] != "clarification" and run_on is None)
         for i, ref in enumerate(entry.get("see", [])):
             self.check_reference(ref, where, ["see", i])
-        for i, ref in enumerate(entry.get("terms", [])):
-            self.check_reference(ref, where, ["terms", i])
+        for field_name, refs in (("terms", entry.get("terms", [])), ("not_terms", entry.get("not_terms", []))):
+            for i, ref in enumerate(refs):
+                self.check_reference(ref, where, [field_name, i])
         for lang, text in entry["text"].items():
             for match in textmatch.LINK.finditer(text):
                 self.check_reference(match.group(1).strip(), where, ["text", lang])
@@ -407,6 +410,8 @@ class MeaningChecks:
         if "summary" in entry:
             self.check_summary(entry, game, where)
         check_name = entry.get("example", {}).get("check")
+        if check_name and check_name in self.known_checks:
+            self.check_example_inputs(entry["example"], check_name, where)
         if check_name and check_name not in self.known_checks:
             unread_catalogue = self.kb.unchecked_checks.get(check_name.split(".")[0].replace("_", "-"))
             if unread_catalogue:  # its checks.yaml has a problem: which checks it has is not known
@@ -421,6 +426,18 @@ class MeaningChecks:
         differ: dict[str, Any] = entry.get("numbers_differ", {})
         if "clarification" in differ:
             self.check_reference(differ["clarification"], where, ["numbers_differ", "clarification"])
+
+    def check_example_inputs(self, example: Mapping[str, Any], check_name: str, where: Where) -> None:
+        """E043: a worked example's inputs fit its check's input schema, as the calculator's "Fill in the
+        example" and the command line will be given them (an oversized list would freeze the page)."""
+        module, name = check_name.split(".", 1)
+        try:
+            rules_input.validate(module, name, "input", example["inputs"])
+        except rules_input.InputError as refused:
+            _at(self.problems, where, ["example", "inputs"], "E043",
+                f"the inputs do not fit {check_name}'s input schema: {_shortened(str(refused))}")
+        except (OSError, KeyError):
+            pass  # no schema file, or no input schema for the check: E040-E042 and the calculators' checks say so
 
     def text_run_on(self, entry_id: str, entry: Entry, where: Where) -> str | None:
         """A text that runs on into the next language's, whose `en: |` line was lost: the next
@@ -687,6 +704,11 @@ def _lines_problem(source: Source, spec: str) -> str | None:
         if first < 1 or last > len(source.lines):
             return f"lines {first}-{last} are outside {source.file} (1-{len(source.lines)})"
     return None
+
+
+def _shortened(text: str, limit: int = 200) -> str:
+    """A message quoting data, cut to a readable length (a refused value may be a megabyte long)."""
+    return text if len(text) <= limit else text[:limit] + "…"
 
 
 def _per_language(value) -> dict[str, str]:

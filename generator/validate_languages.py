@@ -1,11 +1,16 @@
 """The languages as data: each `data/languages/<code>/` folder holds a definition and its interface
 texts; they become `kb.languages`. Problems: a folder missing one of its two files, a code that is
 not its folder's name, a fallback to an undefined language (E062), and a game offered in a language
-with no definition (E063). No language at all is E062 too: nothing could be shown."""
+with no definition (E063). No language at all is E062 too: nothing could be shown. An interface text may
+use only the {places} the generator fills for it (E065); search folding maps letters to letters (E066)."""
 from __future__ import annotations
 
-from .languages import Language, Languages, language_from
-from .load import LoadedData
+import re
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from .languages import PLACEHOLDER, Language, Languages, language_from
+from .load import Document, LoadedData
 from .model import KnowledgeBase
 from .problems import Problems
 
@@ -28,6 +33,8 @@ def check(loaded: LoadedData, kb: KnowledgeBase, problems: Problems, sound: set[
             problems.add(docs["language"].path, docs["language"].positions.of(["language", "code"]), "E062",
                          f"code '{definition['code']}' is not the folder's name '{folder}'")
             continue
+        check_places(docs["ui"], ui, problems)
+        check_folding(docs["language"], definition, problems)
         found.append(language_from(definition, ui))
     kb.languages = Languages(found)
     for language in kb.languages:
@@ -44,3 +51,44 @@ def check(loaded: LoadedData, kb: KnowledgeBase, problems: Problems, sound: set[
             if len(kb.languages) and lang not in kb.languages:
                 problems.add(where.document.path, where.document.positions.of(where.path + ["languages"]), "E063",
                              f"game '{game_id}' is offered in '{lang}', which has no definition in data/languages/")
+
+
+# The {places} the generator fills in each interface text (by its key path); any other brace is refused.
+PLACES: dict[tuple[str, ...], frozenset[str]] = {
+    ("translated_from",): frozenset({"lang"}),
+    ("fallback",): frozenset({"shown"}),
+    ("calculator", "failed"): frozenset({"error"}),
+}
+BRACE = re.compile(r"[{}]")
+
+
+def _texts(node: Any, path: tuple) -> Iterator[tuple[tuple, str]]:
+    if isinstance(node, str):
+        yield path, node
+    elif isinstance(node, Mapping):
+        for key, value in node.items():
+            yield from _texts(value, (*path, key))
+    elif isinstance(node, list):
+        for i, value in enumerate(node):
+            yield from _texts(value, (*path, i))
+
+
+def check_places(doc: Document, ui: Mapping[str, Any], problems: Problems) -> None:
+    """E065: a {place} the generator does not fill for that text, or a brace that opens no place."""
+    for path, text in _texts(ui, ()):
+        allowed = PLACES.get(path, frozenset())
+        unknown = [m[1] for m in PLACEHOLDER.finditer(text) if m[1] not in allowed]
+        stray = BRACE.findall(PLACEHOLDER.sub("", text))
+        if unknown or stray:
+            said = f"{{{unknown[0]}}} is not filled in here" if unknown else "a brace opens or closes no {place}"
+            may = ", ".join(f"{{{name}}}" for name in sorted(allowed)) or "none"
+            problems.add(doc.path, doc.positions.of(["ui", *path]), "E065",
+                         f"interface text ui.{'.'.join(map(str, path))}: {said} (its places: {may})")
+
+
+def check_folding(doc: Document, definition: Mapping[str, Any], problems: Problems) -> None:
+    """E066: search folding matches a letter as another letter; a mark or digit there would fold away words."""
+    for letter, folded in definition.get("folding", {}).items():
+        if not (letter.isalpha() and folded.isalpha()):
+            problems.add(doc.path, doc.positions.of(["language", "folding", letter]), "E066",
+                         f"search folding {letter!r}: {folded!r} maps a character that is not a letter")

@@ -5,7 +5,11 @@
   only with a variant the glossary keeps for the sources' own spellings (a variant beside the term
   itself is shorthand: "the dial" after "the threat dial"; so is a variant made of the term's own
   words, inflected: "board" for "game board", «круг» for «круг влияния»). Words in quotation marks
-  are mentioned, not used: a clarification may quote the sources' own words. A term
+  are mentioned, not used: a clarification may quote the sources' own words; a `[[id]]` link is its label
+  (the id is no prose). An entry's `not_terms`
+  names the terms its translations need not name in the term's words: the original uses the word in an
+  everyday sense ("poziom" as a level, not a tick), or the entry is a headword that only points at the
+  term ("gods": see Ruinous Powers). A term
   counts as named when one of its forms stands in the text, or each word of its name stands there
   with at most three letters of its ending changed (inflection: "сражение" ~ "сражения").
 - E055: a term's name in a language none of the game's sources is written in (Polish for a game
@@ -14,15 +18,14 @@
 """
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from .model import Entry, KnowledgeBase, Where
 from .termmatch import WORD, TermMatcher, term_matcher, terms_in_text
+from .textmatch import QUOTED, strip_links
 
 Report = Callable[[Where, list, str, str], None]
-QUOTED = re.compile(r"«[^»\n]*»|„[^”\n]*”|“[^”\n]*”|\"[^\"\n]*\"")  # what a text quotes
 INFLECTION = 3   # letters of a word's ending that inflection may change
 STEM_MIN = 4     # ... leaving at least this many
 
@@ -33,7 +36,8 @@ def check(kb: KnowledgeBase, report: Report) -> None:
         game = kb.game_of(entry_id)
         for path, texts, origins in translated_fields(entry):
             for lang, original in translations(origins, texts):
-                problem = names.misnamed(game, original, texts[original], lang, texts[lang])
+                problem = names.misnamed(game, original, strip_links(texts[original]), lang, strip_links(texts[lang]),
+                                         set(entry.get("not_terms", [])))
                 if problem:
                     report(kb.where[entry_id], path + [lang], "E054", f"the {lang} translation {problem}")
     for term_id, term in kb.terms.items():
@@ -78,14 +82,14 @@ class TermNames:
             self.matchers[key] = term_matcher(terms, lang)
         return self.matchers[key]
 
-    def misnamed(self, game: str, original_lang: str, original: str, lang: str, text: str) -> str | None:
+    def misnamed(self, game: str, original_lang: str, original: str, lang: str, text: str, not_terms: set[str]) -> str | None:
         """What the translation gets wrong about the original's terms, in words, or None."""
-        named = terms_in_text(self.matcher(game, original_lang), "", unquoted(original))
+        named = terms_in_text(self.matcher(game, original_lang), "", unquoted(original)) - not_terms
         found = terms_in_text(self.matcher(game, lang, "proper"), "", text)
         # a variant is the sources' word, not ours: wrong unless the text also names the term properly (shorthand)
         own_words = unquoted(text)
         variants = [(start, end, t) for start, end, t in self.matcher(game, lang, "variants").find(own_words)
-                    if t not in found and not shortens(own_words[start:end], self.kb.terms[t]["names"].get(lang, ""))]
+                    if t not in found and t not in not_terms and not shortens(own_words[start:end], self.kb.terms[t]["names"].get(lang, ""))]
         words = [w.lower() for w in WORD.findall(text)]
         missing = [t for t in sorted(named - found - {t for _, _, t in variants}) if lang in self.kb.terms[t]["names"]
                    and not name_stands_in(self.kb.terms[t]["names"][lang], words)]

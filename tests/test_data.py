@@ -141,3 +141,35 @@ def test_every_worked_example_is_an_example_entry(example):
     for entry_id in cited + named:
         entry = KB.entries[entry_id]
         assert entry["example"]["inputs"] and entry["example"]["expected"], entry_id
+
+
+def _per_language_values(node, path=()):
+    """(path, mapping) of every per-language text mapping under a node (keys are language codes)."""
+    if isinstance(node, dict):
+        if node and set(node) <= set(KB.languages.codes) and all(isinstance(v, str) for v in node.values()):
+            yield path, node
+            return
+        for key, value in node.items():
+            if key not in ("origin", "variants", "forms", "statements"):
+                yield from _per_language_values(value, (*path, key))
+    elif isinstance(node, list):
+        for i, value in enumerate(node):
+            yield from _per_language_values(value, (*path, i))
+
+
+def test_every_item_is_whole_in_every_language_of_the_sections_that_hold_its_game():
+    """No section shows a fallback: every title, text, summary, table cell and note, glossary name and
+    aid title of a game is there in each language the game is offered in, and each of those languages
+    is required (validate enforces it from then on)."""
+    missing = []
+    for game_id, game in KB.games.items():
+        assert set(game["languages"]) == set(game["required_languages"]), game_id
+        items = [*KB.entries_of(game_id), *(c.data for c in KB.chapters_of(game_id)), *KB.terms_of(game_id), game]
+        if game_id in KB.aids:
+            items.append(KB.aids[game_id])
+        for item in items:
+            for path, values in _per_language_values(item):
+                lacking = set(game["languages"]) - set(values)
+                if lacking:
+                    missing.append((item.get("id", game_id), path, sorted(lacking)))
+    assert missing == []

@@ -70,3 +70,12 @@ def test_validate_reports_what_the_renderer_would_refuse(mini_data):
     problems = [line for line in result.stdout.splitlines() if ": E" in line]
     assert len(problems) == 1 and " E060 " in problems[0] and "mini/clarify-retreat-edge" in problems[0]
     assert "Traceback" not in result.stdout + result.stderr
+
+
+def test_english_quoted_in_another_language_is_marked_for_screen_readers():
+    linker = Linker(reference_href=lambda ref: None, reference_label=lambda ref: ref, language="pl")
+    html = render("Po angielsku piszemy „the upgrade card of Slaanesh's Daemonettes”, a nie „Kości”.", linker)
+    assert '„<span lang="en">the upgrade card of Slaanesh\'s Daemonettes</span>”' in html
+    assert "Kości" in html and html.count("<span") == 1  # a Polish word in quotes stays Polish
+    english = Linker(reference_href=lambda ref: None, reference_label=lambda ref: ref, language="en")
+    assert "<span" not in render("We write “the card of the god” here.", english)

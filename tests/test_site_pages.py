@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from browser import serve
+from conftest import REPO
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
@@ -219,15 +220,31 @@ def test_battlelore_from_a_to_z_in_english_title_order(bundled: Path):
     assert russian[0][0] == "А" and len(russian) == len(english)
 
 
-def test_every_home_lists_every_game_with_its_languages(bundled: Path):
-    """The Polish section has one game of its own; its home also lists the others, with the
-    languages each is available in, linking to those sections."""
+def test_polish_lists_follow_the_polish_alphabet(bundled: Path):
+    """The Polish A–Z sorts and groups by the Polish alphabet (data/languages/pl/language.yaml): Ł after L,
+    Ś after S, Ż last; every title is Polish (no English fallback sorted among them)."""
+    from html import unescape
+
+    from generator.languages import read_languages
+    polish = read_languages(REPO / "data")["pl"]
+    for game in ("battlelore", "citow", "marauders", "wizards-quest"):
+        page = bundled / "pl" / game / "a-z.html"
+        titles = [unescape(t) for t in entry_titles(page)]
+        assert titles == sorted(titles, key=polish.collation_key), game
+        letters = re.findall(r'<h2 id="az-\d+">([^<]+)</h2>', page.read_text(encoding="utf-8"))
+        assert letters == sorted(letters, key=polish.collation_key), game
+    assert polish.collation_key("Łucznik") > polish.collation_key("Lwy") and polish.collation_key("Łucznik") < polish.collation_key("Mag")
+    assert polish.initial("„Łaska”") == "Ł"
+
+
+def test_every_home_lists_every_game_in_its_own_section(bundled: Path):
+    """Every section holds all four games: its home lists them, in its language, linking inside the
+    section; nothing is listed as only in other languages."""
     home = article(bundled / "pl" / "index.html")
     for title in ("Chaos w Starym Świecie", "BattleLore", "Chaos Marauders", "Wizard's Quest"):
         assert title in home.text, title
-    assert "Tylko w innych językach" in home.text
-    assert {"../en/battlelore/index.html", "../ru/battlelore/index.html", "../pl/citow/index.html"} <= set(home.links)
-    assert "../pl/battlelore/index.html" not in home.links
+    assert "Tylko w innych językach" not in home.text
+    assert {"citow/index.html", "battlelore/index.html", "marauders/index.html", "wizards-quest/index.html"} <= set(home.links)
     english = article(bundled / "en" / "index.html")
     assert {"../pl/citow/index.html", "../ru/citow/index.html", "battlelore/index.html"} <= set(english.links)
     assert "In other languages only" not in english.text  # every game has an English section

@@ -9,6 +9,8 @@ them in the copy.
 import os
 import pathlib
 import shutil
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -322,3 +324,17 @@ def test_results_kept_between_runs_follow_the_content(mini_data: Path):
         path.write_text(text, encoding="utf-8")
     _, problems = validate(mini_data)
     assert not problems, printed_lines(problems)
+
+
+@pytest.mark.integration
+def test_control_characters_of_the_data_reach_the_terminal_as_escapes(mini_data: Path):
+    """A key or value holding terminal control sequences (erase the line, write a fake summary, set the
+    window title) is printed as escapes: the bytes on the terminal are exactly the escaped message."""
+    chapter = mini_data / "games/mini/chapters/10-rules.yaml"
+    text = chapter.read_text(encoding="utf-8")
+    chapter.write_text(text.replace("    kind: rule\n", '    kind: rule\n    "x\\e[2K\\rok: 1 games\\e]0;pwned\\a": 1\n', 1), encoding="utf-8")
+    result = subprocess.run([sys.executable, "-m", "generator", "validate", "--data", str(mini_data)], capture_output=True,
+                            cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)})
+    assert result.returncode == 1
+    assert b"\x1b" not in result.stdout + result.stderr and b"\r" not in result.stdout + result.stderr and b"\x07" not in result.stdout
+    assert b"unknown field 'x\\x1b[2K\\rok: 1 games\\x1b]0;pwned\\x07'" in result.stdout
