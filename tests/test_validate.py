@@ -338,3 +338,21 @@ def test_control_characters_of_the_data_reach_the_terminal_as_escapes(mini_data:
     assert result.returncode == 1
     assert b"\x1b" not in result.stdout + result.stderr and b"\r" not in result.stdout + result.stderr and b"\x07" not in result.stdout
     assert b"unknown field 'x\\x1b[2K\\rok: 1 games\\x1b]0;pwned\\x07'" in result.stdout
+
+
+@pytest.mark.integration
+def test_a_worked_example_whose_inputs_break_its_check_schema_is_one_problem(tmp_path: Path):
+    """An example the calculator would be filled with must fit the check's input schema: a list far
+    longer than the schema allows (which froze the page) is E043 at the example's inputs, once."""
+    data = tmp_path / "data"
+    shutil.copytree(REPO / "data", data)
+    chapter = data / "games/citow/chapters/11-old-world-phase.yaml"
+    text = chapter.read_text(encoding="utf-8")
+    spoiled = text.replace("drawn_card_effects: [remove_event_tokens, remove_twin_tailed_comet_cards_from_track]",
+                           "drawn_card_effects: [" + ", ".join(["remove_event_tokens"] * 5000) + "]", 1)
+    assert spoiled != text
+    chapter.write_text(spoiled, encoding="utf-8")
+    _, problems = validate(data)
+    lines = printed_lines(problems)
+    assert len(lines) == 1 and " E043 entry citow/" in lines[0] and "citow.old_world_track" in lines[0], lines
+    assert len(lines[0]) < 600  # the refused value is not repeated whole
