@@ -32,13 +32,20 @@ class Language:
     ui: Mapping[str, Any] = field(default_factory=dict)  # interface texts; "language_names" maps codes to names
     alphabet: str = ""                 # its letters in dictionary order (lists sort by it)
 
-    def collation_key(self, title: str) -> tuple[int, ...]:
-        """A title's place in this language's alphabetical lists: its letters in the alphabet's order
-        (Polish ł after l, ą after a), a letter outside the alphabet as its search folding (Russian ё as е),
-        anything else after the alphabet by code point; leading quotes and punctuation skipped."""
+    def collation_key(self, title: str) -> tuple[tuple[int, int], ...]:
+        """A title's place in this language's alphabetical lists: spaces, digits and marks first (as a
+        dictionary puts "Line of sight" before "Lines"), then the letters in the alphabet's order (Polish ł
+        after l, ą after a; a letter outside the alphabet as its search folding: Russian ё as е), then other
+        scripts' letters; leading quotes and punctuation skipped."""
         text = re.sub(r"^\W+", "", unicodedata.normalize("NFC", title.lower()))
         rank = {letter: i for i, letter in enumerate(self.alphabet)}
-        return tuple(rank.get(c, rank.get(self.folding.get(c, c), len(rank) + ord(self.folding.get(c, c)))) for c in text)
+
+        def place(c: str) -> tuple[int, int]:
+            folded = c if c in rank else self.folding.get(c, c)
+            if folded in rank:
+                return (1, rank[folded])
+            return (2, ord(folded)) if folded.isalpha() else (0, ord(folded))
+        return tuple(place(c) for c in text)
 
     def initial(self, title: str) -> str:
         """The letter a title is listed under (upper case): its first letter, folded when the alphabet lacks it."""

@@ -47,12 +47,14 @@ workbox.core.setCacheNameDetails({{prefix: "kb-" + SECTION.code, suffix: SECTION
 const CURRENT = workbox.core.cacheNames.precache;
 workbox.core.clientsClaim();  /* the first visit's page is served offline too, not only the next one */
 workbox.precaching.precacheAndRoute(SECTION.precache, {{ignoreURLParametersMatching: [/.*/]}});
-/* Player aids: kept once opened. */
-workbox.routing.registerRoute(({{url}}) => url.pathname.includes("/cards/"), new workbox.strategies.CacheFirst({{cacheName: "kb-aids"}}));
-/* A new data version replaces the old copy: its caches go when this worker takes over. */
+/* Player aids: kept once opened, in a cache of this data version (a new build's aids are fetched anew). */
+const AIDS = "kb-" + SECTION.code + "-aids-" + SECTION.version;
+workbox.routing.registerRoute(({{url}}) => url.pathname.includes("/cards/"), new workbox.strategies.CacheFirst({{cacheName: AIDS}}));
+/* A new data version replaces the old copy: its caches (pages and aids) go when this worker takes over. */
 self.addEventListener("activate", (event) => {{
   event.waitUntil(caches.keys().then((names) => Promise.all(
-    names.filter((name) => name.startsWith("kb-" + SECTION.code + "-") && name !== CURRENT).map((name) => caches.delete(name)))));
+    names.filter((name) => (name.startsWith("kb-" + SECTION.code + "-") && name !== CURRENT && name !== AIDS) || name === "kb-aids")
+      .map((name) => caches.delete(name)))));
 }});
 self.addEventListener("message", (event) => {{
   if (event.data && event.data.type === "SKIP_WAITING") self.skipWaiting();

@@ -30,7 +30,7 @@ from watchdog.observers import Observer
 from watchdog.observers.api import BaseObserver
 
 from .build import REPO, Kept, Superseded, build
-from .errors import KbError, UsageError
+from .errors import EXIT_INTERRUPTED, KbError, UsageError
 from .inputs import inputs_digest
 from .problems import DataError
 from .write import LiveEngine
@@ -180,7 +180,11 @@ class LiveSite:
 def handler_for(site: LiveSite):
     class SiteFiles(http.server.SimpleHTTPRequestHandler):
         def do_GET(self) -> None:
+            if not self.host_is_served():
+                return self.send_error(403, "Not this server's name (serve answers only 127.0.0.1 and localhost)")
             path = self.path.split("?", 1)[0].split("#", 1)[0]
+            if not path.startswith("/") or "\x00" in urllib.parse.unquote(path):
+                return self.send_error(400, "Malformed path")
             if path == "/__kb/status":
                 query = urllib.parse.parse_qs(urllib.parse.urlsplit(self.path).query)
                 status = site.wait_for_news(query["known"][0], query.get("error") == ["1"]) if "known" in query else site.status()
@@ -197,6 +201,13 @@ def handler_for(site: LiveSite):
                     page = file.read_bytes().replace(b"</body>", b'<script src="/__kb/live.js"></script></body>', 1)
                     return self.send_bytes(page, "text/html; charset=utf-8")
             return super().do_GET()
+
+        def host_is_served(self) -> bool:
+            """A page of another site that a DNS rebinding points at 127.0.0.1 sends its own name as Host:
+            only requests naming this loopback server are answered."""
+            address = self.server.server_address
+            port = address[1] if isinstance(address, tuple) else None
+            return self.headers.get("Host", "") in {f"127.0.0.1:{port}", f"localhost:{port}"}
 
         def send_bytes(self, body: bytes, content_type: str) -> None:
             self.send_response(200)
@@ -260,5 +271,6 @@ def serve(data_dir: Path, out: Path, port: int, watch: bool = True) -> int:
         try:
             server.serve_forever()
         except KeyboardInterrupt:
-            pass
+            print("interrupted", file=sys.stderr, flush=True)
+            return EXIT_INTERRUPTED
     return 0

@@ -100,7 +100,7 @@ def place_payloads(kb) -> int:
             statement.setdefault("en", "rendering")
             add("clarification quote", statement, "quote")
             add("quote rendering", statement, "en")
-        entry["refs_external"] = [{"what": "what", "quote": "quote"}]
+        entry["refs_external"] = [{"what": "what", "lang": "en", "quote": "quote"}]
         add("external reference", entry["refs_external"][0], "what")
         add("external quote", entry["refs_external"][0], "quote")
     for term in kb.terms.values():

@@ -150,7 +150,7 @@ def _per_language_values(node, path=()):
             yield path, node
             return
         for key, value in node.items():
-            if key not in ("origin", "variants", "forms", "statements"):
+            if key not in ("origin", "variants", "forms", "statements", "status", "status_source"):
                 yield from _per_language_values(value, (*path, key))
     elif isinstance(node, list):
         for i, value in enumerate(node):

@@ -63,8 +63,12 @@ def test_a_new_build_replaces_the_cached_one_and_the_page_says_so(bundled_build:
     site = tmp_path / "site"
     shutil.copytree(bundled_build / "site", site, symlinks=False)
     driver = offline_driver
+    aid = next((site / "cards").glob("citow-pl-sheet-a4*.pdf"))
+    fetched = "return fetch(arguments[0]).then(r => r.arrayBuffer()).then(b => b.byteLength)"
     with serve(site) as url:
         old = install(driver, url, "pl/citow/index.html")
+        assert driver.execute_script(fetched, f"{url}/cards/{aid.name}") == aid.stat().st_size  # opened once: kept
+        aid.write_bytes(aid.read_bytes() + b"\n% a new build of the aid\n")
         worker = site / "pl" / "sw.js"  # a new build: another data version, one page changed
         worker.write_text(worker.read_text(encoding="utf-8").replace(old[0].rsplit("-", 1)[1], "nextversion"), encoding="utf-8")
         driver.execute_script("return navigator.serviceWorker.getRegistration().then(r => r.update())")
@@ -74,3 +78,5 @@ def test_a_new_build_replaces_the_cached_one_and_the_page_says_so(bundled_build:
         press(driver, button)
         WebDriverWait(driver, 30).until(lambda d: d.execute_script("return window.__before_reload === undefined"))
         WebDriverWait(driver, 30).until(lambda d: d.execute_script(CACHES) == [old[0].rsplit("-", 1)[0] + "-nextversion"])
+        # the aid kept from the old version went with it: the phone gets the new build's aid
+        assert driver.execute_script(fetched, f"{url}/cards/{aid.name}") == aid.stat().st_size

@@ -254,4 +254,4 @@ def test_results_carry_the_start_of_their_text(bundled):
     results, _ = run(bundled, "en", "retreat")
     assert "retreat" in results[0]["snippet"].lower() and len(results[0]["snippet"]) <= SNIPPET_CHARS + 2
     term = next(d for d in bundled[0].documents("en") if d["id"] == "battlelore/term/retreat")
-    assert term["snippet"] == "отступление"  # a glossary term's snippet: its names in the other languages
+    assert term["snippet"] == "odwrót · отступление"  # a glossary term's snippet: its names in the other languages

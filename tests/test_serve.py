@@ -111,7 +111,7 @@ def test_each_edit_is_served_and_leaves_the_site_a_full_build_makes(tmp_path: Pa
 
         edits = {
             "title in the navigation": (chapter, "en: Rules of Mini}", "en: Rules of Mini (renamed)}"),
-            "glossary term": (glossary, "names: {en: unit,", "names: {en: troop,"),
+            "glossary term": (glossary, "ru: отряд}", "ru: подразделение}"),  # a source's word: no translation must change
             "new entry": (chapter, "entries:\n", "entries:\n  - id: mini/added\n    kind: rule\n    title: {en: Added rule}\n"
                                                  "    text: {en: A rule added while serving.}\n    origin: {en: {authored: true}}\n"),
         }
@@ -173,3 +173,41 @@ def test_a_page_gone_before_its_answer_prints_nothing_and_a_bug_its_traceback(ca
         assert "ValueError: a bug in a handler" in capsys.readouterr().err
     finally:
         server.server_close()
+
+
+def test_serve_refuses_other_hosts_and_malformed_paths_and_ctrl_c_exits_130(served):
+    """A DNS-rebinding page sends its own name as Host: refused (403) for pages and the status alike;
+    a NUL or a path without its slash is a 400, not a traceback; Ctrl-C ends serve with 130."""
+    import http.client
+    from urllib.parse import urlsplit
+    _, url = served
+    host, port = urlsplit(url).hostname, urlsplit(url).port
+
+    def get(path: str, host_header: str | None = None) -> int:
+        connection = http.client.HTTPConnection(host, port, timeout=10)
+        connection.putrequest("GET", path, skip_host=host_header is not None)
+        if host_header is not None:
+            connection.putheader("Host", host_header)
+        connection.endheaders()
+        status = connection.getresponse().status
+        connection.close()
+        return status
+    assert get("/en/index.html") == 200 and get("/en/index.html", f"localhost:{port}") == 200
+    assert get("/en/index.html", "attacker.example") == 403 and get("/__kb/status", f"attacker.example:{port}") == 403
+    assert get("/en/..%00/index.html") == 400 and get("/en/%00") == 400
+    assert get("/en/index.html") == 200  # the server lives on
+
+
+def test_ctrl_c_ends_serve_with_130(tmp_path: Path):
+    import signal
+    data, out = tmp_path / "data", tmp_path / "out"
+    shutil.copytree(MINI, data)
+    assert run_generator("build", "--data", str(data), "--out", str(out)).returncode == 0
+    port = free_port()
+    process = subprocess.Popen([sys.executable, "-m", "generator", "serve", "--data", str(data), "--out", str(out), "--port", str(port),
+                                "--no-watch"], cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    assert wait_until_serving(f"http://127.0.0.1:{port}/__kb/status")
+    process.send_signal(signal.SIGINT)
+    output = process.communicate(timeout=30)[0]
+    assert process.returncode == 130, output
+    assert "Traceback" not in output
