@@ -201,12 +201,13 @@ def no_link(ref: str) -> None:
 
 
 def aid_text(resolved: Resolved, entry: Entry, lang: str) -> str:
-    """What an aid prints of an entry: the whole text, except that a clarification shows its ruling."""
+    """What an aid prints of an entry: the whole text, except that a clarification shows its ruling sentence."""
     text = entry["text"][lang]
     if "table" in entry:
         return without_tables(text)
-    if entry["kind"] == "clarification":
-        return resolved.ruling(entry, lang) or text
+    if entry["kind"] == "clarification":  # the ruling in one sentence: what the players do
+        ruling = resolved.ruling_sentence(entry, lang)
+        return ruling[0] if ruling else text
     return text
 
 

@@ -73,6 +73,9 @@ class Term(_TermFields, total=False):
     english_source: list[str]
     category: str
     definition: str
+    gloss: PerLanguage         # the term in one sentence, drawn from its definition
+    status: dict[str, str]     # per language not taken from a source: published | uncertain
+    status_source: dict[str, list[str]]
     note: str
 
 

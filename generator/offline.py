@@ -49,7 +49,9 @@ workbox.core.clientsClaim();  /* the first visit's page is served offline too, n
 workbox.precaching.precacheAndRoute(SECTION.precache, {{ignoreURLParametersMatching: [/.*/]}});
 /* Player aids: kept once opened, in a cache of this data version (a new build's aids are fetched anew). */
 const AIDS = "kb-" + SECTION.code + "-aids-" + SECTION.version;
-workbox.routing.registerRoute(({{url}}) => url.pathname.includes("/cards/"), new workbox.strategies.CacheFirst({{cacheName: AIDS, fetchOptions: {{cache: "no-cache"}}}}));  /* asks the host, not the browser's HTTP cache */
+/* fetched from the host (not the browser's HTTP cache), so a new build's aid is the new file */
+workbox.routing.registerRoute(({{url}}) => url.pathname.includes("/cards/"),
+                              new workbox.strategies.CacheFirst({{cacheName: AIDS, fetchOptions: {{cache: "no-cache"}}}}));
 /* A new data version replaces the old copy: its caches (pages and aids) go when this worker takes over. */
 self.addEventListener("activate", (event) => {{
   event.waitUntil(caches.keys().then((names) => Promise.all(

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -99,12 +100,39 @@ class Resolved:
         start = text.find(f"**{self.languages[lang].resolution_label}")
         return text[start:] if start >= 0 else None
 
+    def ruling_sentence(self, entry: Entry, reader: str) -> tuple[str, str] | None:
+        """A clarification's ruling in one sentence — what the players do — and its language: the data's
+        `ruling` in the reader's language (else as the language policy picks), or, where the data has none,
+        the first sentence of the resolution paragraph of the text the reader is shown."""
+        sentences = entry.get("clarification", {}).get("ruling")
+        if sentences:
+            return self.languages.shown(sentences, reader)
+        shown = self.display_language(entry, reader)
+        resolution = self.ruling(entry, shown)
+        if resolution is None:
+            return None
+        return first_sentence(RULING_LABEL.sub("", resolution, count=1)), shown
+
     @staticmethod
     def original_languages(item: Mapping[str, Any]) -> list[str]:
         return [lang for lang, o in item.get("origin", {}).items() if "translated_from" not in o]
 
     def chapter_of(self, entry_id: str) -> Chapter:
         return self.kb.chapters[self.kb.entry_chapter[entry_id]]
+
+
+RULING_LABEL = re.compile(r"^\*\*[^*\n]+\*\*\s*")  # the bold "Resolution:" opening a ruling
+SENTENCE_END = re.compile(r"(?<=[.!?…])\s+(?=[«\"(\[*_]*[^\W\d_a-zà-ÿа-яёąćęłńóśźż])")  # before a capital, not "p. 7"
+
+
+def first_sentence(text: str) -> str:
+    """The first sentence of Markdown text (of its first paragraph)."""
+    return SENTENCE_END.split(first_paragraph(text), 1)[0]
+
+
+def first_paragraph(text: str) -> str:
+    """The first block of Markdown text (up to the first blank line)."""
+    return text.strip().split("\n\n", 1)[0]
 
 
 def page_name(chapter: Chapter) -> str:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import functools
 import json
 import math
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,7 +24,7 @@ from .answer_tables import AnswerTables
 from .calculators import CalculatorBlocks, game_checks
 from .languages import fill
 from .model import Entry, Game
-from .resolve import Resolved
+from .resolve import Resolved, first_paragraph
 from .safe_markdown import Linker, render, without_tables
 from .textmatch import reads_as_english
 
@@ -117,7 +116,11 @@ class SiteRenderer:
         term = self.kb.terms[term_id]
         definition = self.kb.entries.get(term.get("definition", ""))
         text = None
-        if definition is not None:
+        if "gloss" in term:  # the term in one sentence, drawn from the rule that defines it
+            gloss, gloss_lang = self.langs.shown(term["gloss"], reader)
+            text = Markup('<p class="kb-gloss"{}>{}</p>').format(
+                Markup(' lang="{}"').format(gloss_lang) if gloss_lang != reader else "", gloss)
+        elif definition is not None:
             shown = self.r.display_language(definition, reader)
             linker = Linker(reference_href=lambda ref: self.href(ref, game), reference_label=functools.partial(self.r.title_of, reader=shown),
                             language=shown)
@@ -195,12 +198,13 @@ class SiteRenderer:
         the shown language's, marked by the language name), its status and a link to the whole of it.
         Repairs of damaged text and references are editors' notes, not rulings."""
         labels = self.langs.ui(reader)
-        shown = self.r.display_language(clarification, reader)
-        ruling = self.r.ruling(clarification, shown)
+        ruling = self.r.ruling_sentence(clarification, reader)
+        shown = ruling[1] if ruling else reader
         return {
             "title": self.r.title_of(clarification["id"], reader), "href": self.href(clarification["id"], game),
             "status": labels[f"status_{clarification['clarification']['status']}"],
-            "ruling": self.text_html(ruling, game, shown, set()) if ruling else None,
+            "reviewed": clarification["clarification"].get("reviewed"),
+            "ruling": self.text_html(ruling[0], game, shown, set()) if ruling else None,
             "language": None if shown == reader else self.langs.name_in(shown, reader), "lang": shown,
             "editorial": clarification["clarification"].get("topic") in EDITORIAL_TOPICS,
         }
@@ -235,6 +239,7 @@ class SiteRenderer:
             "table": self.table_html(entry["table"], reader) if "table" in entry and entry["table"].get("shown", True) else None,
             "example": self.example_html(entry["example"], reader) if "example" in entry else None,
             "calculators": self.calculators.of_entry(entry["id"], reader),
+            "ruling_first": self.clarification_callout(entry, game, reader) if "clarification" in entry else None,
             "clarification": self.clarification_html(entry, game, reader) if "clarification" in entry else None,
             "rulings": [c for c in clarified_by if not c["editorial"]],
             "editors_notes": [c for c in clarified_by if c["editorial"]],
@@ -358,13 +363,13 @@ class SiteRenderer:
         return [groups[key] for key in sorted(groups)]
 
     def ruling_summary(self, clarification: Entry, game: str, reader: str) -> dict:
-        """The first sentence of a clarification's ruling (without its "Resolution:" label), in the
-        reader's language or else marked with the language it is shown in."""
-        shown = self.r.display_language(clarification, reader)
-        ruling = self.r.ruling(clarification, shown)
+        """A clarification's ruling in one sentence (Resolved.ruling_sentence), in the reader's language or
+        else marked with the language it is shown in."""
+        ruling = self.r.ruling_sentence(clarification, reader)
         if not ruling:
             return {"summary": None, "summary_language": None}
-        return {"summary": self.text_html(first_sentence(RULING_LABEL.sub("", ruling, count=1)), game, shown, set()),
+        sentence, shown = ruling
+        return {"summary": self.text_html(sentence, game, shown, set()),
                 "summary_language": None if shown == reader else self.langs.name_in(shown, reader), "summary_lang": shown}
 
     def clarification_item(self, entry: Entry, from_game: str, reader: str) -> dict:
@@ -491,18 +496,6 @@ class SiteRenderer:
         return nav
 
 
-RULING_LABEL = re.compile(r"^\*\*[^*\n]+\*\*\s*")  # the bold "Resolution:" opening a ruling
-SENTENCE_END = re.compile(r"(?<=[.!?…])\s+(?=[«\"(\[*_]*[^\W\d_a-zà-ÿа-яёąćęłńóśźż])")  # before a capital, not "p. 7"
-
-
-def first_sentence(text: str) -> str:
-    """The first sentence of Markdown text (of its first paragraph)."""
-    return SENTENCE_END.split(first_paragraph(text), 1)[0]
-
-
-def first_paragraph(text: str) -> str:
-    """The first block of Markdown text (up to the first blank line)."""
-    return text.strip().split("\n\n", 1)[0]
 
 
 NAV_FLAT_GAMES = 12  # up to this many games a language's nav lists them directly

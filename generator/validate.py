@@ -331,6 +331,9 @@ class MeaningChecks:
         for term_id, term in self.kb.terms.items():
             where = self.kb.where[term_id]
             self.require_languages(term["names"], self.kb.game_of(term_id), where, ["names"])
+            if "gloss" in term:
+                self.require_languages(term["gloss"], self.kb.game_of(term_id), where, ["gloss"])
+                self.check_numbers(term["gloss"], dict.fromkeys(term["gloss"], {}), where, ["gloss"])  # one sentence per language: the same numbers
             if "definition" in term:
                 self.check_reference(term["definition"], where, ["definition"])
         for game_id, aid in self.kb.aids.items():
@@ -492,6 +495,9 @@ class MeaningChecks:
                         f"quote not found in {source.id} lines {statement['lines']}")
         for i, ref in enumerate(clarification.get("affects", [])):
             self.check_reference(ref, where, ["clarification", "affects", i])
+        if "ruling" in clarification:
+            self.require_languages(clarification["ruling"], game, where, ["clarification", "ruling"])
+            self.check_numbers(clarification["ruling"], dict.fromkeys(clarification["ruling"], {}), where, ["clarification", "ruling"])
 
     def check_languages(self, item: Mapping[str, Any], game: str, where: Where, fields: tuple) -> None:
         """One E024 for the required languages an item lacks anywhere, one E025 for languages some

@@ -173,3 +173,15 @@ def test_every_item_is_whole_in_every_language_of_the_sections_that_hold_its_gam
                 if lacking:
                     missing.append((item.get("id", game_id), path, sorted(lacking)))
     assert missing == []
+
+
+def test_every_term_has_a_gloss_and_every_clarification_its_ruling_sentence():
+    """What a tap on a term shows first (its gloss) and what a callout says first (the ruling in one
+    sentence, with the date it was reviewed) exist for every term and clarification, in every language."""
+    lacking = []
+    for game_id, game in KB.games.items():
+        wanted = set(game["languages"])
+        lacking += [t["id"] for t in KB.terms_of(game_id) if wanted - set(t.get("gloss", {}))]
+        lacking += [e["id"] for e in KB.entries_of(game_id) if e["kind"] == "clarification"
+                    and (wanted - set(e["clarification"].get("ruling", {})) or "reviewed" not in e["clarification"])]
+    assert lacking == []

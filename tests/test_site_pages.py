@@ -248,3 +248,27 @@ def test_every_home_lists_every_game_in_its_own_section(bundled: Path):
     english = article(bundled / "en" / "index.html")
     assert {"../pl/citow/index.html", "../ru/citow/index.html", "battlelore/index.html"} <= set(english.links)
     assert "In other languages only" not in english.text  # every game has an English section
+
+
+def test_a_callout_leads_with_the_ruling_sentence_and_every_preview_with_a_gloss(bundled: Path):
+    """Under a rule, a clarification's callout says first what the players do (the data's one-sentence
+    ruling in the reader's language), with its status and review date; a tapped term shows its
+    one-sentence gloss first, in the reader's language — on every ru and pl page."""
+    from html import unescape
+
+    from generator.validate import load_valid
+    kb = load_valid(REPO / "data")
+    rulings = {(lang, " ".join(s.split())) for e in kb.entries.values() if e["kind"] == "clarification"
+               for lang, s in e["clarification"]["ruling"].items()}
+    callouts = previews = 0
+    for lang in ("ru", "pl"):
+        for page in sorted((bundled / lang).glob("*/[0-9]*.html")):
+            html = page.read_text(encoding="utf-8")
+            for body in re.findall(r'<div class="admonition warning kb-ruling"><p class="admonition-title">[^<]*</p>\s*<div lang="(\w+)"[^>]*>(.*?)</div>', html, re.S):
+                text = " ".join(unescape(re.sub(r"<[^>]+>", "", body[1])).split())
+                assert body[0] == lang and (lang, text) in rulings, (page.name, text[:80])
+                callouts += 1
+            for preview in re.findall(r'<div class="kb-preview"[^>]*>(.*?)</div>', html, re.S):
+                assert '<p class="kb-gloss">' in preview, (page.name, preview[:120])
+                previews += 1
+    assert callouts > 50 and previews > 500
