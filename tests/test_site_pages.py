@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 from browser import serve
-from conftest import REPO
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
@@ -250,6 +249,9 @@ def test_every_home_lists_every_game_in_its_own_section(bundled: Path):
     assert "In other languages only" not in english.text  # every game has an English section
 
 
+CALLOUT = r'<div class="admonition warning kb-ruling"><p class="admonition-title">[^<]*</p>\s*<div lang="(\w+)"[^>]*>(.*?)</div>'
+
+
 def test_a_callout_leads_with_the_ruling_sentence_and_every_preview_with_a_gloss(bundled: Path):
     """Under a rule, a clarification's callout says first what the players do (the data's one-sentence
     ruling in the reader's language), with its status and review date; a tapped term shows its
@@ -264,7 +266,7 @@ def test_a_callout_leads_with_the_ruling_sentence_and_every_preview_with_a_gloss
     for lang in ("ru", "pl"):
         for page in sorted((bundled / lang).glob("*/[0-9]*.html")):
             html = page.read_text(encoding="utf-8")
-            for body in re.findall(r'<div class="admonition warning kb-ruling"><p class="admonition-title">[^<]*</p>\s*<div lang="(\w+)"[^>]*>(.*?)</div>', html, re.S):
+            for body in re.findall(CALLOUT, html, re.S):
                 text = " ".join(unescape(re.sub(r"<[^>]+>", "", body[1])).split())
                 assert body[0] == lang and (lang, text) in rulings, (page.name, text[:80])
                 callouts += 1
