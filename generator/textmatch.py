@@ -10,7 +10,7 @@ import re
 
 WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
 LINK = re.compile(r"\[\[([^\]|]+)(?:\|([^\]]*))?\]\]")
-NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)?(?!\w)")
+NUMBER = re.compile(r"(?<![\w.])(\d+(?:[.,]\d+)?)(?:st|nd|rd|th)?(?!\w)")  # "1st" is the number 1, as Polish "1." is
 
 
 def strip_links(text: str) -> str:

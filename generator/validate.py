@@ -326,6 +326,7 @@ class MeaningChecks:
             where = self.kb.where[chapter.id]
             self.check_languages(chapter.data, chapter.game, where, fields=("title",))
             self.check_origin(chapter.data, chapter.game, where, text_check=False)
+            self.check_numbers(chapter.data["title"], _translations_only(chapter.data.get("origin", {})), where, ["title"])
         for entry_id, entry in self.kb.entries.items():
             self.check_entry(entry_id, entry)
         for term_id, term in self.kb.terms.items():
@@ -412,6 +413,7 @@ class MeaningChecks:
                 self.check_reference(match.group(1).strip(), where, ["text", lang])
         if "numbers_differ" not in entry and run_on is None:
             self.check_numbers(entry["text"], entry["origin"], where, ["text"])
+            self.check_translated_numbers(entry, where)
         if "summary" in entry:
             self.check_summary(entry, game, where)
         check_name = entry.get("example", {}).get("check")
@@ -649,6 +651,26 @@ class MeaningChecks:
                 _at(self.problems, where, path + [other], "E030", f"numbers differ: {first} has {only_a or 'none'} that "
                     f"{other} lacks; {other} has {only_b or 'none'} that {first} lacks")
 
+    def check_translated_numbers(self, entry: Entry, where: Where) -> None:
+        """E030 beyond the text: a translated title, table heading, cell or note, and a statement's
+        rendering state the numbers of what they translate (two sources' own titles may differ)."""
+        translations = _translations_only(entry["origin"])
+        self.check_numbers(entry["title"], translations, where, ["title"])
+        table = entry.get("table", {})
+        for i, column in enumerate(table.get("columns", [])):
+            if isinstance(column["title"], Mapping):
+                self.check_numbers(column["title"], translations, where, ["table", "columns", i, "title"])
+        for i, row in enumerate(table.get("rows", [])):
+            for key, cell in row.items():
+                if isinstance(cell, Mapping):
+                    self.check_numbers(cell, translations, where, ["table", "rows", i, key])
+        if isinstance(table.get("note"), Mapping):
+            self.check_numbers(table["note"], translations, where, ["table", "note"])
+        for i, statement in enumerate(entry.get("clarification", {}).get("statements", [])):
+            renderings = {lang: text for lang, text in statement.items() if lang in self.kb.languages and isinstance(text, str)}
+            self.check_numbers({"quote": statement["quote"], **renderings}, dict.fromkeys(renderings, {"translated_from": "quote"}),
+                               where, ["clarification", "statements", i])
+
     def check_corrections(self, entry: Entry, where: Where) -> None:
         for i, correction in enumerate(entry.get("corrections", [])):
             origin = entry["origin"].get(correction["lang"], {})
@@ -713,6 +735,13 @@ def _lines_problem(source: Source, spec: str) -> str | None:
         if first < 1 or last > len(source.lines):
             return f"lines {first}-{last} are outside {source.file} (1-{len(source.lines)})"
     return None
+
+
+def _translations_only(origins: Mapping[str, Any]) -> dict[str, Any]:
+    """The origins of the translated languages only (with their originals): numbers are compared
+    translation against original, not between two sources' own wordings."""
+    translated = {lang: o for lang, o in origins.items() if isinstance(o, Mapping) and "translated_from" in o}
+    return {**{o["translated_from"]: {} for o in translated.values()}, **translated}
 
 
 def _shortened(text: str, limit: int = 200) -> str:
