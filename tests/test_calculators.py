@@ -217,6 +217,30 @@ def test_bad_input_shows_the_fields_message_and_a_rule_its_refusal(bundled_build
 
 
 @pytest.mark.browser
+def test_a_form_list_stops_at_the_schemas_bound_and_a_long_question_is_stopped(bundled_build: Path, calc_driver):
+    """A list of the form grows only to the schema's maxItems (thousands of "Add" presses froze the page);
+    a question the worker does not answer in time is stopped and said to be too large, and the next
+    question is answered by a fresh worker."""
+    site = bundled_build / "site"
+    most = check_schemas("citow")["battle_hits_input"]["properties"]["results"]["maxItems"]
+    with serve(site) as url:
+        calc_driver.get(f"{url}/pl/citow/calculators.html")
+        block = open_calculator(calc_driver, "battle_hits")
+        presses = calc_driver.execute_script("""
+            const add = arguments[0].querySelector('.kb-calc-list .kb-calc-add'); let presses = 0;
+            while (!add.disabled && presses < 5000) { add.click(); presses++; }
+            return presses;""", block)
+        assert presses == most and len(block.find_elements("css selector", ".kb-calc-list .kb-calc-item")) == most
+        press(calc_driver, block.find_element("css selector", ".kb-calc-example"))  # the worked example refills the list
+        calc_driver.execute_script("window.kbCalc.questionSeconds = 0.001")
+        shown = calculate(calc_driver, block)
+        assert shown["refused"] and "zbyt długo" in shown["refused"]
+        calc_driver.execute_script("window.kbCalc.questionSeconds = 0")
+        shown = calculate(calc_driver, block)
+        assert shown["json"] and shown["sentence"]
+
+
+@pytest.mark.browser
 def test_a_page_downloads_the_calculators_runtime_only_when_one_is_opened(bundled_build: Path, calc_driver):
     """What the page itself fetches (its resource timing; the service worker stores the section for
     offline use in the background, apart from the page)."""

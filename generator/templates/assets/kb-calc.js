@@ -59,13 +59,25 @@
     });
   }
 
-  function ask(message) {
+  /* A question gets QUESTION_SECONDS to be answered (the runtime's first start excepted): past that the
+   * worker is stopped, the question is answered "too large", and the next question starts a new worker. */
+  var QUESTION_SECONDS = 10;
+  function ask(message, timeout) {
     worker = worker || startWorker();
     return worker.then(function (started) {
       return new Promise(function (resolve) {
         message.id = nextId++;
         waiting[message.id] = resolve;
         started.postMessage(message);
+        if (!timeout) return;
+        setTimeout(function () {
+          if (!waiting[message.id]) return;
+          delete waiting[message.id];
+          started.terminate();
+          if (worker && worker.then) worker = null;
+          Object.keys(waiting).forEach(function (id) { waiting[id]({id: +id, error: timeout}); delete waiting[id]; });
+          resolve({id: message.id, too_long: timeout});
+        }, (calc.questionSeconds || QUESTION_SECONDS) * 1000);  /* a test may shorten it */
       });
     }, function (err) { worker = null; return {error: String(err.message || err)}; });
   }
@@ -208,7 +220,10 @@
       node.appendChild(add);
       node.addEventListener("input", function () { edited = true; });
       node.addEventListener("change", function () { edited = true; });
+      var most = typeof schema.maxItems === "number" ? schema.maxItems : Infinity;  /* the schema's bound is the form's */
+      function bounded() { add.disabled = items.length >= most; }
       function addItem(value) {
+        if (items.length >= most) return;
         var index = items.length, sub = path + "/" + index;
         var field = build(schema.items || {}, sub);
         var line = el("div", {className: "kb-calc-item"}, [el("span", {className: "kb-calc-index", text: String(index + 1)}), field.node]);
@@ -219,11 +234,12 @@
         box.appendChild(line);
         items.push(field);
         field.fill(value);
+        bounded();
       }
       function read() {
         return items.map(function (field) { var v = field.read(); return v !== undefined ? v : field.empty ? field.empty() : null; });
       }
-      function fill(values) { items.length = 0; box.textContent = ""; (values || []).forEach(addItem); }
+      function fill(values) { items.length = 0; box.textContent = ""; (values || []).slice(0, most).forEach(addItem); bounded(); }
       add.addEventListener("click", function () { addItem(undefined); edited = true; });
       fill(new Array(schema.minItems || 0).fill(undefined));
       return {node: node, empty: function () { return []; }, read: function () { return edited ? read() : undefined; },
@@ -309,9 +325,10 @@
         Array.prototype.forEach.call(form.querySelectorAll("[aria-invalid]"), function (node) { node.removeAttribute("aria-invalid"); });
         var asked = performance.now();
         run.disabled = true;
-        ask({game: spec.game, check: name, inputs: JSON.stringify(field.read() || {}), lang: spec.lang}).then(function (result) {
+        ask({game: spec.game, check: name, inputs: JSON.stringify(field.read() || {}), lang: spec.lang}, ui.too_long).then(function (result) {
           run.disabled = false;
           status.textContent = "";
+          if (result.too_long) { answer.textContent = ""; answer.appendChild(el("p", {className: "kb-calc-refused", text: result.too_long})); return; }
           calc.timings.push({check: name, ms: performance.now() - asked});
           var refused = showAnswer(answer, result, spec, ui);
           if (refused) {
