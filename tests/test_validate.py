@@ -211,7 +211,7 @@ def test_a_slip_in_a_bundled_file_is_one_problem(slip: str, tmp_path: Path, monk
 def test_braces_and_long_titles_up_to_the_limit_are_fine(mini_data: Path):
     chapter = mini_data / "games/mini/chapters/10-rules.yaml"
     text = chapter.read_text(encoding="utf-8")
-    text = text.replace("en: Retreat}", "en: \"Retreat {{ 7*7 }} {% raw %} <b> & ' \\\" {: #x } " + "R" * 140 + "\"}")
+    text = text.replace("en: Retreat}", "en: \"Retreat {{ a*b }} {% raw %} <b> & ' \\\" {: #x } " + "R" * 140 + "\"}")
     chapter.write_text(text.replace("en: Support}", "en: \"" + "S" * 200 + "\"}"), encoding="utf-8")
     _, problems = validate(mini_data)
     assert printed_lines(problems) == []
