@@ -7,8 +7,8 @@ import os
 import sys
 from pathlib import Path
 
-from .errors import EXIT_INTERRUPTED, EXIT_PROBLEMS, KbError
-from .problems import DataError
+from .base.errors import EXIT_INTERRUPTED, EXIT_PROBLEMS, KbError
+from .base.problems import DataError
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DATA = ROOT / "data"
@@ -47,7 +47,7 @@ def cmd_coverage(args) -> int:
 
 def cmd_codes(args) -> int:
     """Print the table of problem codes as Markdown (docs/error-codes.md is this output)."""
-    from .problems import CODES
+    from .base.problems import CODES
     print("# Problem codes of `python -m generator validate`\n")
     print("Each problem is printed as `path:line:col: CODE message` followed by a hint; all problems are")
     print("collected before the command exits with status 1. `tests/fixtures/invalid/<CODE>[-<case>]/` holds")

@@ -26,7 +26,7 @@ def sample_queries(site: Path, data_dir: Path) -> dict[str, list[str]]:
     """Three look-ups per language section: the first two glossary names of the first game in that
     language, as a player would type them (a first query, then a later one), and the names'
     longest word with two letters swapped (a misspelt query, which loads typo buckets too)."""
-    from .languages import read_languages
+    from .base.languages import read_languages
     from .search import payload_of
     queries = {}
     for lang in read_languages(data_dir).codes:

@@ -10,13 +10,13 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .base.errors import OutputError
+from .base.problems import DataError, Problems
 from .calculators import RUNTIME, runtime_files
 from .cards import aid_links, layout_workers, start_aids
-from .errors import OutputError
 from .inputs import inputs_digest
-from .load import ParsedFiles, load
+from .load.load import ParsedFiles, load
 from .offline import offline_files, service_workers
-from .problems import DataError, Problems
 from .resolve import Resolved, resolve
 from .rules_data import render_rules_data
 from .search import SearchIndex

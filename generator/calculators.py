@@ -23,8 +23,8 @@ from typing import Any
 
 from markupsafe import Markup
 
-from .children import run_dying_with_this_process
-from .errors import FrontEndMissing, KbError
+from .base.children import run_dying_with_this_process
+from .base.errors import FrontEndMissing, KbError
 from .resolve import Resolved
 from .rules_data import label_texts
 from .validate_calculators import check_schemas, rules_check_folder

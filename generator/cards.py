@@ -22,12 +22,12 @@ from pathlib import Path
 from markupsafe import Markup
 
 from .answer_tables import AnswerTable, AnswerTables
-from .children import die_with_parent, held_interrupts, let_interrupts_in
-from .errors import KbError
-from .languages import fill
-from .model import Entry
+from .base.children import die_with_parent, held_interrupts, let_interrupts_in
+from .base.errors import KbError
+from .base.languages import fill
+from .base.safe_markdown import Linker, render, without_tables
+from .load.model import Entry
 from .resolve import Resolved, slug_of
-from .safe_markdown import Linker, render, without_tables
 from .site import environment
 
 MM = 72 / 25.4

@@ -15,7 +15,7 @@ import sys
 from html.parser import HTMLParser
 from pathlib import Path
 
-from .textmatch import reads_as_english
+from .base.textmatch import reads_as_english
 
 SKIPPED = {"script", "style", "template", "noscript", "svg"}
 VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}

@@ -18,9 +18,9 @@ from pathlib import Path
 
 from ruamel.yaml import YAML
 
-from .errors import KbError
-from .languages import read_languages
-from .linerange import format_lines
+from .base.errors import KbError
+from .base.languages import read_languages
+from .base.linerange import format_lines
 
 DEFAULT_DATA = Path(__file__).resolve().parent.parent / "data"
 

@@ -21,9 +21,9 @@ from pathlib import Path
 
 from PIL import Image, ImageDraw
 
-from .errors import FrontEndMissing
-from .escaping import js_literal
-from .languages import Languages
+from .base.errors import FrontEndMissing
+from .base.escaping import js_literal
+from .base.languages import Languages
 
 REPO = Path(__file__).resolve().parent.parent
 NODE_MODULES = REPO / "node_modules"

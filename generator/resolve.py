@@ -12,9 +12,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .languages import Languages
-from .model import Chapter, Entry, Game, KnowledgeBase
-from .termmatch import TermMatcher, term_matcher, terms_in_text
+from .base.languages import Languages
+from .base.termmatch import TermMatcher, term_matcher, terms_in_text
+from .load.model import Chapter, Entry, Game, KnowledgeBase
 from .validate_checks import checks_by_entry
 
 

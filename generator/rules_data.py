@@ -11,9 +11,9 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from .model import Entry
+from .base.textmatch import strip_links
+from .load.model import Entry
 from .resolve import Resolved
-from .textmatch import strip_links
 
 
 def _english(texts: dict) -> str:

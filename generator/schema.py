@@ -14,8 +14,8 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError, best_match
 from referencing import Registry, Resource
 
-from .problems import Problems
-from .yamlio import Positions
+from .base.problems import Problems
+from .load.yamlio import Positions
 
 SCHEMA_DIR = Path(__file__).resolve().parent.parent / "schemas"
 BASE = "https://rules-kb.invalid/schemas/"

@@ -29,10 +29,10 @@ from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 from watchdog.observers.api import BaseObserver
 
+from .base.errors import EXIT_INTERRUPTED, KbError, UsageError
+from .base.problems import DataError
 from .build import REPO, Kept, Superseded, build
-from .errors import EXIT_INTERRUPTED, KbError, UsageError
 from .inputs import inputs_digest
-from .problems import DataError
 from .write import LiveEngine
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"

@@ -22,12 +22,12 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup, escape
 
 from .answer_tables import AnswerTables
+from .base.languages import fill
+from .base.safe_markdown import Linker, render, without_tables
+from .base.textmatch import reads_as_english
 from .calculators import CalculatorBlocks, game_checks
-from .languages import fill
-from .model import Entry, Game
+from .load.model import Entry, Game
 from .resolve import Resolved
-from .safe_markdown import Linker, render, without_tables
-from .textmatch import reads_as_english
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 EDITORIAL_TOPICS = ("extraction-damage", "reference")  # clarifications that are editors' notes, not rulings

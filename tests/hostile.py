@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from generator.languages import Languages
+from generator.base.languages import Languages
 
 MARK = "localStorage.kbxss"
 WORKER_MARK = "kbxss-ran"  # a service worker has no localStorage: a payload that ran there asks the server for this

@@ -30,25 +30,36 @@ STAGE_OF = {
 }
 
 
+def module_of(path: Path) -> tuple[str, ...]:
+    """A file's module inside the generator package: generator/load/yamlio.py -> ("load", "yamlio")."""
+    return path.relative_to(GENERATOR).with_suffix("").parts
+
+
 def imports_of(path: Path) -> set[str]:
-    """The generator modules a file imports (relative imports, at any depth of the file)."""
+    """The generator modules a file imports (relative imports, at any depth of the file), by name."""
+    package = module_of(path)[:-1]
     found = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.ImportFrom) and node.level == 1:
-            if node.module:
-                found.add(node.module.split(".")[0])
+        if isinstance(node, ast.ImportFrom) and node.level >= 1:
+            target = (*package[:len(package) - node.level + 1], *(node.module.split(".") if node.module else ()))
+            if GENERATOR.joinpath(*target).with_suffix(".py").is_file():
+                found.add(target[-1])
             else:
                 found.update(alias.name for alias in node.names)
     return found
 
 
+def modules():
+    return sorted(path for path in GENERATOR.rglob("*.py") if not (path.stem == "__init__" and path.parent != GENERATOR))
+
+
 def test_every_module_has_a_stage():
-    assert sorted(p.stem for p in GENERATOR.glob("*.py")) == sorted(STAGE_OF)
+    assert sorted(p.stem for p in modules()) == sorted(STAGE_OF)
 
 
 def test_no_module_imports_a_later_stage():
     backwards = []
-    for path in sorted(GENERATOR.glob("*.py")):
+    for path in modules():
         stage = STAGES.index(STAGE_OF[path.stem])
         for imported in imports_of(path):
             if STAGES.index(STAGE_OF[imported]) > stage:

@@ -4,9 +4,9 @@ from pathlib import Path
 
 import pytest
 
-from generator.problems import Problems
-from generator.termmatch import term_matcher
-from generator.yamlio import Positions, load_yaml
+from generator.base.problems import Problems
+from generator.base.termmatch import term_matcher
+from generator.load.yamlio import Positions, load_yaml
 
 pytestmark = pytest.mark.unit
 
@@ -69,7 +69,7 @@ def test_positions_survive_a_tab_after_a_flow_mapping(tmp_path: Path):
 
 
 def test_a_file_over_the_size_limit_is_not_read(tmp_path: Path, monkeypatch):
-    import generator.yamlio as yamlio
+    import generator.load.yamlio as yamlio
     monkeypatch.setattr(yamlio, "MAX_FILE_BYTES", 100)
     data, problems, _ = loaded(tmp_path, "a: " + "x" * 200 + "\n")
     assert data is None and problems == [("E010", 1, 1)]
@@ -149,7 +149,7 @@ def test_serve_parses_again_only_the_files_whose_bytes_changed(tmp_path: Path):
 
     from conftest import MINI
 
-    from generator.load import load
+    from generator.load.load import load
     data = tmp_path / "data"
     shutil.copytree(MINI, data)
     parsed: dict = {}

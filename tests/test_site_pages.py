@@ -225,7 +225,7 @@ def test_polish_lists_follow_the_polish_alphabet(bundled: Path):
     Ś after S, Ż last; every title is Polish (no English fallback sorted among them)."""
     from html import unescape
 
-    from generator.languages import read_languages
+    from generator.base.languages import read_languages
     polish = read_languages(REPO / "data")["pl"]
     for game in ("battlelore", "citow", "marauders", "wizards-quest"):
         page = bundled / "pl" / game / "a-z.html"

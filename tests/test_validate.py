@@ -18,7 +18,7 @@ import pytest
 from conftest import FIXTURES, MINI, REPO, run_generator
 
 from generator import validate_calculators
-from generator.problems import CODES, Problems
+from generator.base.problems import CODES, Problems
 from generator.validate import validate
 
 INVALID = FIXTURES / "invalid"
@@ -298,8 +298,9 @@ def test_results_kept_between_runs_follow_the_content(mini_data: Path):
     """What the checks keep from run to run (so that `serve` re-checks only what an edit changed) is
     keyed by content: after edits of clean files, a run in the same process reports exactly what a
     run with nothing kept reports, and after the edits are undone, nothing."""
-    from generator import linerange, termmatch, textmatch, validate_text
     from generator import validate as validate_module
+    from generator import validate_text
+    from generator.base import linerange, termmatch, textmatch
     kept = [linerange.parse_ranges, textmatch.numbers, textmatch.shares_found, validate_text.source_differences,
             validate_text.applies, validate_text.working_note, termmatch.terms_in_text]
 

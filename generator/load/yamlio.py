@@ -34,7 +34,7 @@ from ruamel.yaml.events import (
     SequenceStartEvent,
 )
 
-from .problems import Problems
+from ..base.problems import Problems
 
 MAX_FILE_BYTES = 5_000_000
 MAX_DEPTH = 40

@@ -5,7 +5,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypedDict
 
-from .languages import Languages
+from ..base.languages import Languages
 from .load import Document
 
 PerLanguage = dict[str, str]  # language code -> text

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .problems import Problems
+from ..base.problems import Problems
 from .yamlio import Positions, parse_yaml, read_bytes
 
 GAME_FILES = {"game.yaml": "game", "glossary.yaml": "glossary", "cards.yaml": "cards", "checks.yaml": "checks",
