@@ -15,7 +15,7 @@ DEFAULT_DATA = ROOT / "data"
 
 
 def cmd_validate(args) -> int:
-    from .validate import validate
+    from .validate.validate import validate
     kb, problems = validate(args.data)
     if problems:
         print(problems.report())
@@ -29,8 +29,8 @@ def cmd_validate(args) -> int:
 def cmd_coverage(args) -> int:
     """Coverage is reported even when some items have problems (they count as untraced),
     so that editors can measure work in progress; the exit status is then 1."""
-    from .coverage import coverage, format_report
-    from .validate import validate
+    from .validate.coverage import coverage, format_report
+    from .validate.validate import validate
     kb, problems = validate(args.data)
     report = coverage(kb)
     if args.json:

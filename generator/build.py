@@ -21,7 +21,7 @@ from .resolve import Resolved, resolve
 from .rules_data import render_rules_data
 from .search import SearchIndex
 from .site import PageMeta, SiteRenderer
-from .validate import check
+from .validate.validate import check
 from .write import LiveEngine, Release, build_lock, run_mkdocs, write_files, write_folder
 
 REPO = Path(__file__).resolve().parent.parent

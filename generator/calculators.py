@@ -27,7 +27,7 @@ from .base.children import run_dying_with_this_process
 from .base.errors import FrontEndMissing, KbError
 from .resolve import Resolved
 from .rules_data import label_texts
-from .validate_calculators import check_schemas, rules_check_folder
+from .validate.validate_calculators import check_schemas, rules_check_folder
 
 REPO = Path(__file__).resolve().parent.parent
 PYODIDE = REPO / "node_modules" / "pyodide"

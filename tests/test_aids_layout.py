@@ -14,7 +14,7 @@ from generator.aid_layout import card_of_each_page, overflowing_boxes
 @pytest.fixture(scope="module")
 def resolved():
     from generator.resolve import resolve
-    from generator.validate import load_valid
+    from generator.validate.validate import load_valid
     return resolve(load_valid(REPO / "data"))
 
 

@@ -20,7 +20,7 @@ GAMES = ["citow", "battlelore", "marauders", "wizards-quest"]
 @pytest.fixture(scope="module")
 def resolved():
     from generator.resolve import resolve
-    from generator.validate import load_valid
+    from generator.validate.validate import load_valid
     return resolve(load_valid(REPO / "data"))
 
 

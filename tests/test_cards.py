@@ -220,7 +220,7 @@ def test_bundled_aids_exist_fit_and_carry_their_titles(bundled_build: Path):
     from conftest import REPO
 
     from generator.resolve import resolve
-    from generator.validate import load_valid
+    from generator.validate.validate import load_valid
     resolved = resolve(load_valid(REPO / "data"))
     kb = resolved.kb
     cards_dir = bundled_build / "site" / "cards"

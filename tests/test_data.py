@@ -9,7 +9,7 @@ import pytest
 from conftest import REPO, run_generator
 
 from generator.base.linerange import range_lines
-from generator.validate import load_valid
+from generator.validate.validate import load_valid
 
 KB = load_valid(REPO / "data")
 

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from generator.base.problems import CODES, Problems
 from generator.load.yamlio import load_yaml
-from generator.validate import validate
+from generator.validate.validate import validate
 
 GAME = "marauders"
 

@@ -315,7 +315,7 @@ def test_the_aid_renderer_refuses_an_image_naming_the_entry(mini_data_module: Pa
     """If an image reached the aid renderer (validate bypassed), it names the entry with B005."""
     from generator.cards import AidFetchError, aid_sections
     from generator.resolve import resolve
-    from generator.validate import load_valid
+    from generator.validate.validate import load_valid
     kb = load_valid(mini_data_module)
     kb.entries["mini/support"]["text"]["en"] += " ![x](https://example.org/x.png)"
     with pytest.raises(AidFetchError) as refused:

@@ -11,7 +11,7 @@ from conftest import REPO
 
 from generator.resolve import resolve
 from generator.rules_data import render_rules_data
-from generator.validate import load_valid, validate
+from generator.validate.validate import load_valid, validate
 
 pytestmark = pytest.mark.unit
 CORRUPTION = "games/citow/chapters/30-corruption-phase.yaml"

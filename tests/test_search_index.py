@@ -33,7 +33,7 @@ from generator.search import (
     utf16,
     word_weights,
 )
-from generator.validate import load_valid
+from generator.validate.validate import load_valid
 
 pytestmark = pytest.mark.unit
 

@@ -75,7 +75,7 @@ def test_lookups_through_the_replay_report_top_one(capsys):
     """The same look-ups through the Python replay on a fresh index (no browser, no build): the fast lane's figure."""
     from generator.resolve import resolve
     from generator.search import SearchIndex
-    from generator.validate import load_valid
+    from generator.validate.validate import load_valid
     index = SearchIndex(resolve(load_valid(REPO / "data")))
     shown = {}
     for lang, items in LOOKUPS.items():

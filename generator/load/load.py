@@ -8,7 +8,7 @@ Known places (see docs/data-format.md):
   data/games/<game>/game.yaml           a game
   data/games/<game>/glossary.yaml       its glossary
   data/games/<game>/cards.yaml          which entries its player aid carries
-  data/games/<game>/checks.yaml         its rules-check catalogue (rules_check, see generator/validate_checks.py)
+  data/games/<game>/checks.yaml         its rules-check catalogue (rules_check, see generator/validate/validate_checks.py)
   data/games/<game>/calculators.yaml    how its calculators speak: labels and answer sentences (validate_calculators.py)
   data/games/<game>/noise/<name>.yaml   source lines deliberately not carried into entries
   data/games/<game>/chapters/NN-*.yaml  a chapter with its entries

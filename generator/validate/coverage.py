@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from collections import Counter
 
-from .base.linerange import format_lines, range_lines
-from .load.model import KnowledgeBase
+from ..base.linerange import format_lines, range_lines
+from ..load.model import KnowledgeBase
 
 
 def traced_lines(kb: KnowledgeBase) -> dict[str, set[int]]:

@@ -15,9 +15,9 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from .base.problems import Problems
-from .load.load import LoadedData
-from .load.model import KnowledgeBase, Where
+from ..base.problems import Problems
+from ..load.load import LoadedData
+from ..load.model import KnowledgeBase, Where
 from .schema import validator_for
 
 

@@ -9,10 +9,10 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from .base.languages import PLACEHOLDER, Language, Languages, language_from
-from .base.problems import Problems
-from .load.load import Document, LoadedData
-from .load.model import KnowledgeBase
+from ..base.languages import PLACEHOLDER, Language, Languages, language_from
+from ..base.problems import Problems
+from ..load.load import Document, LoadedData
+from ..load.model import KnowledgeBase
 
 
 def check(loaded: LoadedData, kb: KnowledgeBase, problems: Problems, sound: set[int]) -> None:

@@ -14,10 +14,10 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError, best_match
 from referencing import Registry, Resource
 
-from .base.problems import Problems
-from .load.yamlio import Positions
+from ..base.problems import Problems
+from ..load.yamlio import Positions
 
-SCHEMA_DIR = Path(__file__).resolve().parent.parent / "schemas"
+SCHEMA_DIR = Path(__file__).resolve().parents[2] / "schemas"
 BASE = "https://rules-kb.invalid/schemas/"
 SCHEMA_OF_KIND = {
     "manifest": "manifest.schema.json",

@@ -3,9 +3,9 @@ an entry's text or aid summary that `safe_markdown` would drop (E060), and an im
 player aid prints (E061: aids fetch nothing, so the build would fail there)."""
 from __future__ import annotations
 
-from .base.problems import Problems
-from .base.safe_markdown import has_image, refused_destinations
-from .load.model import KnowledgeBase
+from ..base.problems import Problems
+from ..base.safe_markdown import has_image, refused_destinations
+from ..load.model import KnowledgeBase
 
 
 def check(kb: KnowledgeBase, problems: Problems) -> None:

@@ -21,10 +21,10 @@ import re
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
-from .base.linerange import range_lines
-from .base.problems import Problems
-from .base.textmatch import strip_links
-from .load.model import Entry, KnowledgeBase, Origin, Where
+from ..base.linerange import range_lines
+from ..base.problems import Problems
+from ..base.textmatch import strip_links
+from ..load.model import Entry, KnowledgeBase, Origin, Where
 
 TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
 # A word broken over a line end ("Spustosze-" / "nia") in a text.

@@ -22,12 +22,12 @@ from jsonschema.exceptions import best_match
 
 from rules_check import core as rules_input
 
+from ..base import textmatch
+from ..base.linerange import parse_ranges, range_lines
+from ..base.problems import DataError, Problems
+from ..load.load import Document, LoadedData, load
+from ..load.model import Aid, Chapter, Entry, KnowledgeBase, Noise, Source, Where
 from . import validate_calculators, validate_languages, validate_markup, validate_terms, validate_text
-from .base import textmatch
-from .base.linerange import parse_ranges, range_lines
-from .base.problems import DataError, Problems
-from .load.load import Document, LoadedData, load
-from .load.model import Aid, Chapter, Entry, KnowledgeBase, Noise, Source, Where
 from .schema import check_shape, describe, is_inside_failed, part_at, swallowed_keys
 from .validate_calculators import check_calculators  # the calculators' words (calculators.yaml)
 from .validate_checks import check_catalogues, known_checks  # rules-check catalogues (checks.yaml)

@@ -5,9 +5,9 @@ here (E040-E042, with file:line:col and a hint) and never a crash of the rules_c
 
 from __future__ import annotations
 
-from .base.problems import Problems
-from .load.load import LoadedData
-from .load.model import KnowledgeBase, Where
+from ..base.problems import Problems
+from ..load.load import LoadedData
+from ..load.model import KnowledgeBase, Where
 from .schema import validator_for
 
 

@@ -21,9 +21,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-from .base.termmatch import WORD, TermMatcher, term_matcher, terms_in_text
-from .base.textmatch import QUOTED, strip_links
-from .load.model import Entry, KnowledgeBase, Where
+from ..base.termmatch import WORD, TermMatcher, term_matcher, terms_in_text
+from ..base.textmatch import QUOTED, strip_links
+from ..load.model import Entry, KnowledgeBase, Where
 
 Report = Callable[[Where, list, str, str], None]
 INFLECTION = 3   # letters of a word's ending that inflection may change
