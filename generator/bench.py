@@ -27,7 +27,7 @@ def sample_queries(site: Path, data_dir: Path) -> dict[str, list[str]]:
     language, as a player would type them (a first query, then a later one), and the names'
     longest word with two letters swapped (a misspelt query, which loads typo buckets too)."""
     from .base.languages import read_languages
-    from .search import payload_of
+    from .render.search import payload_of
     queries = {}
     for lang in read_languages(data_dir).codes:
         docs = payload_of((site / "search" / lang / "d-0.js").read_text(encoding="utf-8")) if (site / "search" / lang).is_dir() else []
@@ -219,7 +219,7 @@ def query_downloads(site: Path, queries_by_language: dict[str, list[str]]) -> di
     and for a misspelt query on a fresh page: search.replay runs kb-search.js's steps (meta, the
     query words' shards, typo buckets and the shards of the words one edit away, the document chunks
     of the results) and names each file it loads; a file already loaded costs nothing again."""
-    from .search import payload_of, replay, script_config
+    from .render.search import payload_of, replay, script_config
     folding = script_config((site / "assets" / "kb-languages.js").read_text(encoding="utf-8"))["fold"]
     report = {}
     for lang, queries in queries_by_language.items():

@@ -12,15 +12,15 @@ from pathlib import Path
 
 from .base.errors import OutputError
 from .base.problems import DataError, Problems
-from .calculators import RUNTIME, runtime_files
-from .cards import aid_links, layout_workers, start_aids
 from .inputs import inputs_digest
 from .load.load import ParsedFiles, load
-from .offline import offline_files, service_workers
-from .resolve import Resolved, resolve
-from .rules_data import render_rules_data
-from .search import SearchIndex
-from .site import PageMeta, SiteRenderer
+from .render.aids.cards import aid_links, layout_workers, start_aids
+from .render.calculators import RUNTIME, runtime_files
+from .render.offline import offline_files, service_workers
+from .render.rules_data import render_rules_data
+from .render.search import SearchIndex
+from .render.site import PageMeta, SiteRenderer
+from .resolve.resolve import Resolved, resolve
 from .validate.validate import check
 from .write import LiveEngine, Release, build_lock, run_mkdocs, write_files, write_folder
 

@@ -88,7 +88,7 @@ def write_folder(root: Path, folder: str, files: Iterable[tuple[str, str | bytes
 
 def _hooks(repo: Path) -> Any:
     """mkdocs_hooks.py as mkdocs loaded it in this process (a module named by its path)."""
-    return sys.modules[str(repo / "generator" / "mkdocs_hooks.py")]
+    return sys.modules[str(repo / "generator" / "render" / "mkdocs_hooks.py")]
 
 
 def engine_config(repo: Path, docs_dir: Path, site_dir: Path, site_meta: str, work: Path) -> Path:
@@ -97,7 +97,7 @@ def engine_config(repo: Path, docs_dir: Path, site_dir: Path, site_meta: str, wo
     beside it. Returns the configuration file."""
     config = {"INHERIT": str(repo / "mkdocs.yml"), "docs_dir": str(docs_dir), "site_dir": str(site_dir),
               "theme": {"name": "material", "custom_dir": str(repo / "generator" / "templates" / "theme")},
-              "hooks": [str(repo / "generator" / "mkdocs_hooks.py")]}  # relative paths would resolve from `work`
+              "hooks": [str(repo / "generator" / "render" / "mkdocs_hooks.py")]}  # relative paths would resolve from `work`
     (work / "mkdocs.yml").write_text(json.dumps(config), encoding="utf-8")  # JSON is YAML, and has no line wrapping
     (work / SITE_META).write_text(site_meta, encoding="utf-8")
     return work / "mkdocs.yml"
@@ -338,7 +338,7 @@ class LiveEngine:
 
     def _theme_stamp(self) -> tuple:
         theme = self.repo / "generator" / "templates" / "theme"
-        hooks = self.repo / "generator" / "mkdocs_hooks.py"
+        hooks = self.repo / "generator" / "render" / "mkdocs_hooks.py"
         return tuple((str(p), p.stat().st_mtime_ns) for p in [hooks, *sorted(theme.rglob("*"))] if p.is_file())
 
 

@@ -21,8 +21,8 @@ import pypdfium2
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
-from generator.cards import SHEETS, start_aids  # noqa: E402
-from generator.resolve import resolve  # noqa: E402
+from generator.render.aids.cards import SHEETS, start_aids  # noqa: E402
+from generator.resolve.resolve import resolve  # noqa: E402
 from generator.validate.validate import load_valid  # noqa: E402
 
 GALLERY_SCALE = 100 / 72   # 100 dpi: every word readable

@@ -10,8 +10,8 @@ from pathlib import Path
 from conftest import REPO
 
 import rules_check
-from generator.resolve import resolve
-from generator.rules_data import render_rules_data
+from generator.render.rules_data import render_rules_data
+from generator.resolve.resolve import resolve
 from generator.validate.validate import load_valid
 from generator.write import write_files
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from conftest import REPO
 
-from generator.resolve import resolve
-from generator.rules_data import render_rules_data
+from generator.render.rules_data import render_rules_data
+from generator.resolve.resolve import resolve
 from generator.validate.validate import load_valid, validate
 
 pytestmark = pytest.mark.unit

@@ -11,9 +11,9 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from .base.textmatch import strip_links
-from .load.model import Entry
-from .resolve import Resolved
+from ..base.textmatch import strip_links
+from ..load.model import Entry
+from ..resolve.resolve import Resolved
 
 
 def _english(texts: dict) -> str:

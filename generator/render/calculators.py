@@ -23,13 +23,13 @@ from typing import Any
 
 from markupsafe import Markup
 
-from .base.children import run_dying_with_this_process
-from .base.errors import FrontEndMissing, KbError
-from .resolve import Resolved
+from ..base.children import run_dying_with_this_process
+from ..base.errors import FrontEndMissing, KbError
+from ..resolve.resolve import Resolved
+from ..validate.validate_calculators import check_schemas, rules_check_folder
 from .rules_data import label_texts
-from .validate.validate_calculators import check_schemas, rules_check_folder
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 PYODIDE = REPO / "node_modules" / "pyodide"
 PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json")
 BROWSER_WHEELS = REPO / ".venv" / "browser-wheels"  # scripts/setup.sh, from requirements-browser.txt

@@ -21,11 +21,11 @@ from pathlib import Path
 
 from PIL import Image, ImageDraw
 
-from .base.errors import FrontEndMissing
-from .base.escaping import js_literal
-from .base.languages import Languages
+from ..base.errors import FrontEndMissing
+from ..base.escaping import js_literal
+from ..base.languages import Languages
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 NODE_MODULES = REPO / "node_modules"
 WORKBOX = "assets/workbox"
 WORKBOX_FILES = {  # file under assets/workbox/ -> its source in node_modules

@@ -21,14 +21,14 @@ from pathlib import Path
 
 from markupsafe import Markup
 
-from .answer_tables import AnswerTable, AnswerTables
-from .base.children import die_with_parent, held_interrupts, let_interrupts_in
-from .base.errors import KbError
-from .base.languages import fill
-from .base.safe_markdown import Linker, render, without_tables
-from .load.model import Entry
-from .resolve import Resolved, slug_of
-from .site import environment
+from ...base.children import die_with_parent, held_interrupts, let_interrupts_in
+from ...base.errors import KbError
+from ...base.languages import fill
+from ...base.safe_markdown import Linker, render, without_tables
+from ...load.model import Entry
+from ...resolve.resolve import Resolved, slug_of
+from ..answer_tables import AnswerTable, AnswerTables
+from ..site import environment
 
 MM = 72 / 25.4
 SHEETS = {"a4": (210 * MM, 297 * MM), "letter": (8.5 * 72, 11 * 72)}

@@ -12,10 +12,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .base.languages import Languages
-from .base.termmatch import TermMatcher, term_matcher, terms_in_text
-from .load.model import Chapter, Entry, Game, KnowledgeBase
-from .validate.validate_checks import checks_by_entry
+from ..base.languages import Languages
+from ..base.termmatch import TermMatcher, term_matcher, terms_in_text
+from ..load.model import Chapter, Entry, Game, KnowledgeBase
+from ..validate.validate_checks import checks_by_entry
 
 
 def slug_of(item_id: str) -> str:

@@ -35,10 +35,10 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from .base.escaping import js_literal
-from .base.textmatch import strip_links
-from .load.model import Entry
-from .resolve import Resolved
+from ..base.escaping import js_literal
+from ..base.textmatch import strip_links
+from ..load.model import Entry
+from ..resolve.resolve import Resolved
 
 TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
 # A word's weight in a document, by where it stands. An entry's own title and the terms it defines

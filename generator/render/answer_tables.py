@@ -26,7 +26,7 @@ from typing import Any
 
 from rules_check.core import Game, GameData, RulesError, module_name, schema
 
-from .resolve import Resolved
+from ..resolve.resolve import Resolved
 from .rules_data import label_texts, render_rules_data
 
 DASH = "—"

@@ -21,15 +21,15 @@ from typing import Any
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup, escape
 
+from ..base.languages import fill
+from ..base.safe_markdown import Linker, render, without_tables
+from ..base.textmatch import reads_as_english
+from ..load.model import Entry, Game
+from ..resolve.resolve import Resolved
 from .answer_tables import AnswerTables
-from .base.languages import fill
-from .base.safe_markdown import Linker, render, without_tables
-from .base.textmatch import reads_as_english
 from .calculators import CalculatorBlocks, game_checks
-from .load.model import Entry, Game
-from .resolve import Resolved
 
-TEMPLATES = Path(__file__).resolve().parent / "templates"
+TEMPLATES = Path(__file__).resolve().parents[1] / "templates"
 EDITORIAL_TOPICS = ("extraction-damage", "reference")  # clarifications that are editors' notes, not rulings
 
 
