@@ -60,12 +60,12 @@ def cmd_codes(args) -> int:
 
 
 def cmd_ingest(args) -> int:
-    from .ingest import ingest_file
+    from .tools.ingest import ingest_file
     return ingest_file(args.source, args.source_id, args.language, sys.stdout)
 
 
 def cmd_build(args) -> int:
-    from .build import build
+    from .pipeline import build
     report = build(args.data, args.out, skip_unchanged=not args.force)
     print(report.summary())
     return 0

@@ -108,7 +108,7 @@ def measure_size(data: Path, out: Path) -> dict:
     The aids run after the site engine so that the children's peak RSS the site engine reports is
     its own (getrusage keeps the largest of all children). `full_build` below times the real
     command, aids overlapping the site, end to end."""
-    from .build import build
+    from .pipeline import build
 
     stages: dict[str, dict] = {}
 

@@ -7,7 +7,7 @@ of `<body>` (scripts, styles and hidden templates skipped), each text run with t
 nearest element that names one, and reports the runs in the page's language that read as English.
 
 English is recognised as `textmatch.reads_as_english` recognises it (two English function words);
-the renderer marks English it finds in quotation marks the same way. `python -m generator.foreign_text SITE` prints the count per section.
+the renderer marks English it finds in quotation marks the same way. `python -m generator.tools.foreign_text SITE` prints the count per section.
 """
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ import sys
 from html.parser import HTMLParser
 from pathlib import Path
 
-from .base.textmatch import reads_as_english
+from ..base.textmatch import reads_as_english
 
 SKIPPED = {"script", "style", "template", "noscript", "svg"}
 VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}

@@ -29,8 +29,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from .base.children import run_dying_with_this_process
-from .base.errors import KbError, OutputError
+from ..base.children import run_dying_with_this_process
+from ..base.errors import KbError, OutputError
 
 SITE_META = "kb-site.json"  # beside the generated mkdocs.yml, read by mkdocs_hooks.py
 RELEASE_PARTS = {"site": "site", "docs": "docs/generated", "rules_check_data": "rules_check/data"}  # in a release -> published name

@@ -18,11 +18,11 @@ from pathlib import Path
 
 from ruamel.yaml import YAML
 
-from .base.errors import KbError
-from .base.languages import read_languages
-from .base.linerange import format_lines
+from ..base.errors import KbError
+from ..base.languages import read_languages
+from ..base.linerange import format_lines
 
-DEFAULT_DATA = Path(__file__).resolve().parent.parent / "data"
+DEFAULT_DATA = Path(__file__).resolve().parents[2] / "data"
 
 WEB = re.compile(r"(https?://|www\.|кибер\w*|cyberpedia|\.(ru|su|com|pl)\b|©|Поделиться|Заказать работу|"
                  r"\[email\s*protected\]|оценок|\d+\.\d+ с\.$)", re.I)

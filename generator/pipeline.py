@@ -22,7 +22,7 @@ from .render.search import SearchIndex
 from .render.site import PageMeta, SiteRenderer
 from .resolve.resolve import Resolved, resolve
 from .validate.validate import check
-from .write import LiveEngine, Release, build_lock, run_mkdocs, write_files, write_folder
+from .write.write import LiveEngine, Release, build_lock, run_mkdocs, write_files, write_folder
 
 REPO = Path(__file__).resolve().parent.parent
 ASSETS = Path(__file__).resolve().parent / "templates" / "assets"
