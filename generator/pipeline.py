@@ -22,7 +22,8 @@ from .render.search import SearchIndex
 from .render.site import PageMeta, SiteRenderer
 from .resolve.resolve import Resolved, resolve
 from .validate.validate import check
-from .write.write import LiveEngine, Release, build_lock, run_mkdocs, write_files, write_folder
+from .write.engine import LiveEngine, run_mkdocs
+from .write.release import Release, build_lock, write_files, write_folder
 
 REPO = Path(__file__).resolve().parent.parent
 ASSETS = Path(__file__).resolve().parent / "templates" / "assets"
@@ -58,7 +59,7 @@ def build(data_dir: Path, out: Path = REPO, stage=None, aids_alongside: bool = T
     The player aids are laid out in worker processes while the site is rendered and built (they
     are the slowest part and need nothing from the site); their files go into the site last.
     Everything is written into a new release folder and published with one atomic switch only
-    when every stage has succeeded (see write.py).
+    when every stage has succeeded (see write/release.py).
     The bench passes its own `stage` (a context manager per stage name, which also weighs memory)
     and `aids_alongside=False`, to measure each stage on its own.
     `serve` passes what it keeps between its rebuilds (`Kept`): the same stages then do only what
@@ -107,10 +108,10 @@ class Kept:
 
     - load parses only the files whose bytes changed (`parsed`);
     - a new release starts as a copy of the published one (hard links); files whose content is
-      the same are left alone (write.write_files);
+      the same are left alone (release.write_files);
     - render makes only the pages of the games the edit can have changed (`games_to_render`), the
       others' titles and tables of contents kept from the last build;
-    - the site engine stays loaded (write.LiveEngine) and renders only the changed pages;
+    - the site engine stays loaded (engine.LiveEngine) and renders only the changed pages;
     - when it did, those pages are published at once; the search index, the calculators'
       runtime, the offline lists and the aids follow in a second release, dropped if a newer edit
       is waiting (`superseded`)."""

@@ -33,7 +33,7 @@ from .base.errors import EXIT_INTERRUPTED, KbError, UsageError
 from .base.problems import DataError
 from .inputs import inputs_digest
 from .pipeline import REPO, Kept, Superseded, build
-from .write.write import LiveEngine
+from .write.engine import LiveEngine
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 LIVE_SCRIPT = """(function () {

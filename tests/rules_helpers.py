@@ -13,7 +13,7 @@ import rules_check
 from generator.render.rules_data import render_rules_data
 from generator.resolve.resolve import resolve
 from generator.validate.validate import load_valid
-from generator.write.write import write_files
+from generator.write.release import write_files
 
 GAMES = ("citow", "marauders", "wizards-quest", "battlelore")
 

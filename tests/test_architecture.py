@@ -24,7 +24,7 @@ STAGE_OF = {
     "site": "render", "search": "render", "cards": "render", "aid_layout": "render", "aid_compose": "render", "rules_data": "render",
     "mkdocs_hooks": "render",
     "calculators": "render", "answer_tables": "render", "offline": "render",
-    "write": "write",
+    "release": "write", "engine": "write",
     "pipeline": "pipeline", "inputs": "pipeline", "foreign_text": "pipeline", "bench": "pipeline", "serve": "pipeline", "ingest": "pipeline",
     "__main__": "pipeline", "__init__": "pipeline",
 }

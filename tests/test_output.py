@@ -205,7 +205,7 @@ def test_the_inputs_digest_follows_every_input_and_no_output(tmp_path: Path, min
 
 
 def test_a_release_copied_for_serve_does_not_claim_its_inputs(tmp_path: Path):
-    from generator.write.write import Release
+    from generator.write.release import Release
     stamped = Release(tmp_path)
     stamped.stamp_inputs("a" * 64)
     stamped.publish()

@@ -1,4 +1,4 @@
-"""mkdocs hooks for the generated site (`write.run_mkdocs` names this file).
+"""mkdocs hooks for the generated site (`write/engine.py`'s `run_mkdocs` names this file).
 
 - Navigation, page titles and tables of contents come from `kb-site.json` beside the generated
   mkdocs.yml (written by the site renderer), already HTML-escaped: Material prints `nav_item.title`
@@ -29,7 +29,7 @@ _pages: dict[str, dict] = {}
 _sections: dict[str, dict] = {}  # language section -> {theme: Material's language, site_name} (data/languages/)
 _defaults: dict[str, Any] = {}   # the root pages' theme language and site name (mkdocs.yml)
 built: dict[str, Any] = {}       # the theme's template environment, files and nav: for the sections' 404 pages,
-                                 # and for write.LiveEngine, which renders single pages again with them
+                                 # and for engine.LiveEngine, which renders single pages again with them
 
 
 def read_site_meta(config) -> dict:
