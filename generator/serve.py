@@ -2,7 +2,7 @@
 rebuilds when they change and makes open pages reload themselves.
 
 - A rebuild is the ordinary `build`, run in this process with what it keeps between rebuilds
-  (`pipeline.Kept`): the site engine stays loaded, only the pages an edit changed are made and
+  (`incremental.Kept`): the site engine stays loaded, only the pages an edit changed are made and
   rendered again, and they are published first; the search index, offline lists and aids
   follow. Every release goes through the same atomic switch: while a build runs, and when it
   fails, readers keep the last good site. `serve` builds once when it starts (so the kept state
@@ -31,8 +31,9 @@ from watchdog.observers.api import BaseObserver
 
 from .base.errors import EXIT_INTERRUPTED, KbError, UsageError
 from .base.problems import DataError
+from .incremental import Kept, Superseded
 from .inputs import inputs_digest
-from .pipeline import REPO, Kept, Superseded, build
+from .pipeline import REPO, build
 from .write.engine import LiveEngine
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"

@@ -25,7 +25,7 @@ STAGE_OF = {
     "mkdocs_hooks": "render",
     "calculators": "render", "answer_tables": "render", "offline": "render",
     "release": "write", "engine": "write",
-    "pipeline": "pipeline", "inputs": "pipeline", "foreign_text": "pipeline", "bench": "pipeline", "serve": "pipeline", "ingest": "pipeline",
+    "pipeline": "pipeline", "incremental": "pipeline", "inputs": "pipeline", "foreign_text": "pipeline", "bench": "pipeline", "serve": "pipeline", "ingest": "pipeline",
     "__main__": "pipeline", "__init__": "pipeline",
 }
 
