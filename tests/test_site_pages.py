@@ -13,7 +13,6 @@ from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
 
-REPO = Path(__file__).resolve().parent.parent
 AXE = REPO / "node_modules" / "axe-core" / "axe.min.js"
 LANGUAGES = ("en", "pl", "ru")
 SAMPLE = ("index.html", "mini/index.html", "mini/10-rules.html", "mini/glossary.html", "mini/clarifications.html", "404.html")
