@@ -7,15 +7,15 @@ import os
 import sys
 from pathlib import Path
 
-from .errors import EXIT_INTERRUPTED, EXIT_PROBLEMS, KbError
-from .problems import DataError
+from .base.errors import EXIT_INTERRUPTED, EXIT_PROBLEMS, KbError
+from .base.problems import DataError
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DATA = ROOT / "data"
 
 
 def cmd_validate(args) -> int:
-    from .validate import validate
+    from .validate.validate import validate
     kb, problems = validate(args.data)
     if problems:
         print(problems.report())
@@ -29,8 +29,8 @@ def cmd_validate(args) -> int:
 def cmd_coverage(args) -> int:
     """Coverage is reported even when some items have problems (they count as untraced),
     so that editors can measure work in progress; the exit status is then 1."""
-    from .coverage import coverage, format_report
-    from .validate import validate
+    from .validate.coverage import coverage, format_report
+    from .validate.validate import validate
     kb, problems = validate(args.data)
     report = coverage(kb)
     if args.json:
@@ -47,7 +47,7 @@ def cmd_coverage(args) -> int:
 
 def cmd_codes(args) -> int:
     """Print the table of problem codes as Markdown (docs/error-codes.md is this output)."""
-    from .problems import CODES
+    from .base.problems import CODES
     print("# Problem codes of `python -m generator validate`\n")
     print("Each problem is printed as `path:line:col: CODE message` followed by a hint; all problems are")
     print("collected before the command exits with status 1. `tests/fixtures/invalid/<CODE>[-<case>]/` holds")
@@ -60,12 +60,12 @@ def cmd_codes(args) -> int:
 
 
 def cmd_ingest(args) -> int:
-    from .ingest import ingest_file
+    from .tools.ingest import ingest_file
     return ingest_file(args.source, args.source_id, args.language, sys.stdout)
 
 
 def cmd_build(args) -> int:
-    from .build import build
+    from .pipeline import build
     report = build(args.data, args.out, skip_unchanged=not args.force)
     print(report.summary())
     return 0

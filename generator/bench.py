@@ -26,8 +26,8 @@ def sample_queries(site: Path, data_dir: Path) -> dict[str, list[str]]:
     """Three look-ups per language section: the first two glossary names of the first game in that
     language, as a player would type them (a first query, then a later one), and the names'
     longest word with two letters swapped (a misspelt query, which loads typo buckets too)."""
-    from .languages import read_languages
-    from .search import payload_of
+    from .base.languages import read_languages
+    from .render.search import payload_of
     queries = {}
     for lang in read_languages(data_dir).codes:
         docs = payload_of((site / "search" / lang / "d-0.js").read_text(encoding="utf-8")) if (site / "search" / lang).is_dir() else []
@@ -108,7 +108,7 @@ def measure_size(data: Path, out: Path) -> dict:
     The aids run after the site engine so that the children's peak RSS the site engine reports is
     its own (getrusage keeps the largest of all children). `full_build` below times the real
     command, aids overlapping the site, end to end."""
-    from .build import build
+    from .pipeline import build
 
     stages: dict[str, dict] = {}
 
@@ -219,7 +219,7 @@ def query_downloads(site: Path, queries_by_language: dict[str, list[str]]) -> di
     and for a misspelt query on a fresh page: search.replay runs kb-search.js's steps (meta, the
     query words' shards, typo buckets and the shards of the words one edit away, the document chunks
     of the results) and names each file it loads; a file already loaded costs nothing again."""
-    from .search import payload_of, replay, script_config
+    from .render.search import payload_of, replay, script_config
     folding = script_config((site / "assets" / "kb-languages.js").read_text(encoding="utf-8"))["fold"]
     report = {}
     for lang, queries in queries_by_language.items():

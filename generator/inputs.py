@@ -1,5 +1,5 @@
 """Everything a build is made from, as one digest: `build` leaves a published site alone when the
-digest it was built from is the same (see build.build), so building again with nothing changed
+digest it was built from is the same (see pipeline.build), so building again with nothing changed
 costs a fraction of a second instead of a whole build.
 
 The digest covers the bytes of every file of the data folder and of the repository's parts that

@@ -2,7 +2,7 @@
 rebuilds when they change and makes open pages reload themselves.
 
 - A rebuild is the ordinary `build`, run in this process with what it keeps between rebuilds
-  (`build.Kept`): the site engine stays loaded, only the pages an edit changed are made and
+  (`incremental.Kept`): the site engine stays loaded, only the pages an edit changed are made and
   rendered again, and they are published first; the search index, offline lists and aids
   follow. Every release goes through the same atomic switch: while a build runs, and when it
   fails, readers keep the last good site. `serve` builds once when it starts (so the kept state
@@ -29,11 +29,12 @@ from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 from watchdog.observers.api import BaseObserver
 
-from .build import REPO, Kept, Superseded, build
-from .errors import EXIT_INTERRUPTED, KbError, UsageError
+from .base.errors import EXIT_INTERRUPTED, KbError, UsageError
+from .base.problems import DataError
+from .incremental import Kept, Superseded
 from .inputs import inputs_digest
-from .problems import DataError
-from .write import LiveEngine
+from .pipeline import REPO, build
+from .write.engine import LiveEngine
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 LIVE_SCRIPT = """(function () {

@@ -21,9 +21,9 @@ import pypdfium2
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
-from generator.cards import SHEETS, start_aids  # noqa: E402
-from generator.resolve import resolve  # noqa: E402
-from generator.validate import load_valid  # noqa: E402
+from generator.render.aids.cards import SHEETS, start_aids  # noqa: E402
+from generator.resolve.resolve import resolve  # noqa: E402
+from generator.validate.validate import load_valid  # noqa: E402
 
 GALLERY_SCALE = 100 / 72   # 100 dpi: every word readable
 PREVIEW_SCALE = 0.9        # about 65 dpi: the layout at a glance, under ~150 KB

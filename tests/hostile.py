@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from generator.languages import Languages
+from generator.base.languages import Languages
 
 MARK = "localStorage.kbxss"
 WORKER_MARK = "kbxss-ran"  # a service worker has no localStorage: a payload that ran there asks the server for this
@@ -45,6 +45,24 @@ PAYLOADS = [
 SEARCH_WORDS = ["script", "onerror", "javascript", "svg", "iframe", "ontoggle"]
 
 
+class Slots:
+    """The (container, key) of every text field to spoil, by kind of field, in the order they are found."""
+
+    def __init__(self) -> None:
+        self.by_kind: dict[str, list[tuple[dict | list, str | int]]] = {}
+
+    def add(self, kind: str, container, key) -> None:
+        self.by_kind.setdefault(kind, []).append((container, key))
+
+    def per_language(self, kind: str, values: dict) -> None:
+        for lang, value in values.items():
+            if isinstance(value, str):
+                self.add(kind, values, lang)
+            elif isinstance(value, list):
+                for index in range(len(value)):
+                    self.add(kind, value, index)
+
+
 def place_payloads(kb) -> int:
     """Place every payload in every kind of text field of the loaded knowledge base, in every
     language: game, chapter, entry and glossary titles, summaries (the game's and the aids' entry
@@ -53,66 +71,24 @@ def place_payloads(kb) -> int:
     references, source titles and aid titles. The payloads of a kind are shared out over the fields
     of that kind, so each field carries a few. Entries get a table and an example if they have none,
     so that every kind of field is there. Returns how many (field, payload) placements were made."""
-    slots: dict[str, list[tuple[dict | list, str | int]]] = {}  # kind -> (container, key) of each field
-
-    def add(kind: str, container, key) -> None:
-        slots.setdefault(kind, []).append((container, key))
-
-    def per_language(kind: str, values: dict) -> None:
-        for lang, value in values.items():
-            if isinstance(value, str):
-                add(kind, values, lang)
-            elif isinstance(value, list):
-                for index in range(len(value)):
-                    add(kind, value, index)
-
+    slots = Slots()
     for game in kb.games.values():
-        per_language("game title", game["title"])
-        per_language("game summary", game["summary"])
+        slots.per_language("game title", game["title"])
+        slots.per_language("game summary", game["summary"])
     for chapter in kb.chapters.values():
-        per_language("chapter title", chapter.data["title"])
+        slots.per_language("chapter title", chapter.data["title"])
     for entry in kb.entries.values():
-        per_language("entry title", entry["title"])
-        per_language("entry text", entry["text"])
-        summary = entry.setdefault("summary", {"text": {lang: "summary" for lang in entry["text"]},
-                                               "origin": {lang: {"authored": True} for lang in entry["text"]}})
-        summary.setdefault("title", {lang: "summary title" for lang in summary["text"]})
-        per_language("aid summary", summary["text"])
-        per_language("aid summary title", summary["title"])
-        keywords = entry.setdefault("keywords", {})
-        for lang in entry["text"]:
-            keywords.setdefault(lang, []).append("keyword")
-        per_language("keyword", keywords)
-        table = entry.setdefault("table", {"columns": [{"key": "a", "title": {"en": "A", "pl": "A", "ru": "А"}},
-                                                       {"key": "b", "title": "B"}],
-                                           "rows": [{"a": {"en": "cell", "pl": "komórka", "ru": "ячейка"}, "b": "plain"}]})
-        for column in table["columns"]:
-            per_language("table title", column["title"]) if isinstance(column["title"], dict) else add("table title", column, "title")
-        for row in table["rows"]:
-            for key, value in row.items():
-                per_language("table cell", value) if isinstance(value, dict) else add("table cell", row, key)
-        table["note"] = "note"
-        add("table note", table, "note")
-        example = entry.setdefault("example", {"inputs": {}, "expected": {}})
-        example["inputs"]["hostile"] = "input"
-        add("example input", example["inputs"], "hostile")
-        for statement in entry.get("clarification", {}).get("statements", []):
-            statement.setdefault("en", "rendering")
-            add("clarification quote", statement, "quote")
-            add("quote rendering", statement, "en")
-        entry["refs_external"] = [{"what": "what", "lang": "en", "quote": "quote"}]
-        add("external reference", entry["refs_external"][0], "what")
-        add("external quote", entry["refs_external"][0], "quote")
+        entry_slots(entry, slots)
     for term in kb.terms.values():
-        per_language("glossary name", term["names"])
-        per_language("glossary variant", term.setdefault("variants", {}))
+        slots.per_language("glossary name", term["names"])
+        slots.per_language("glossary variant", term.setdefault("variants", {}))
     for aid in kb.aids.values():
         if "title" in aid:
-            per_language("aid title", aid["title"])
+            slots.per_language("aid title", aid["title"])
         for section in aid["sections"]:
-            per_language("aid section title", section["title"])
+            slots.per_language("aid section title", section["title"])
     placed = 0
-    for fields in slots.values():
+    for fields in slots.by_kind.values():
         for index, payload in enumerate(PAYLOADS):
             container, key = fields[index % len(fields)]
             container[key] = f"{container[key]} {payload}"
@@ -123,6 +99,46 @@ def place_payloads(kb) -> int:
         source.precedence_reason = {lang: f"{reason} {' '.join(PAYLOADS)}" for lang, reason in source.precedence_reason.items()}
         placed += 2 * len(PAYLOADS)
     return placed
+
+
+def entry_slots(entry: dict, slots: Slots) -> None:
+    """An entry's fields: title, text, aid summary, keywords, table, example, clarification, external references."""
+    slots.per_language("entry title", entry["title"])
+    slots.per_language("entry text", entry["text"])
+    summary = entry.setdefault("summary", {"text": {lang: "summary" for lang in entry["text"]},
+                                           "origin": {lang: {"authored": True} for lang in entry["text"]}})
+    summary.setdefault("title", {lang: "summary title" for lang in summary["text"]})
+    slots.per_language("aid summary", summary["text"])
+    slots.per_language("aid summary title", summary["title"])
+    keywords = entry.setdefault("keywords", {})
+    for lang in entry["text"]:
+        keywords.setdefault(lang, []).append("keyword")
+    slots.per_language("keyword", keywords)
+    table_slots(entry, slots)
+    example = entry.setdefault("example", {"inputs": {}, "expected": {}})
+    example["inputs"]["hostile"] = "input"
+    slots.add("example input", example["inputs"], "hostile")
+    for statement in entry.get("clarification", {}).get("statements", []):
+        statement.setdefault("en", "rendering")
+        slots.add("clarification quote", statement, "quote")
+        slots.add("quote rendering", statement, "en")
+    entry["refs_external"] = [{"what": "what", "lang": "en", "quote": "quote"}]
+    slots.add("external reference", entry["refs_external"][0], "what")
+    slots.add("external quote", entry["refs_external"][0], "quote")
+
+
+def table_slots(entry: dict, slots: Slots) -> None:
+    """An entry's table (one is given to an entry without): column titles, cells and its note."""
+    table = entry.setdefault("table", {"columns": [{"key": "a", "title": {"en": "A", "pl": "A", "ru": "А"}},
+                                                   {"key": "b", "title": "B"}],
+                                       "rows": [{"a": {"en": "cell", "pl": "komórka", "ru": "ячейка"}, "b": "plain"}]})
+    for column in table["columns"]:
+        slots.per_language("table title", column["title"]) if isinstance(column["title"], dict) else slots.add("table title", column, "title")
+    for row in table["rows"]:
+        for key, value in row.items():
+            slots.per_language("table cell", value) if isinstance(value, dict) else slots.add("table cell", row, key)
+    table["note"] = "note"
+    slots.add("table note", table, "note")
 
 
 def spoil_languages(kb) -> int:

@@ -10,10 +10,10 @@ from pathlib import Path
 from conftest import REPO
 
 import rules_check
-from generator.resolve import resolve
-from generator.rules_data import render_rules_data
-from generator.validate import load_valid
-from generator.write import write_files
+from generator.render.rules_data import render_rules_data
+from generator.resolve.resolve import resolve
+from generator.validate.validate import load_valid
+from generator.write.release import write_files
 
 GAMES = ("citow", "marauders", "wizards-quest", "battlelore")
 

@@ -8,20 +8,20 @@ import pytest
 from conftest import REPO
 from weasyprint import HTML
 
-from generator.aid_layout import card_of_each_page, overflowing_boxes
+from generator.render.aids.aid_layout import card_of_each_page, overflowing_boxes
 
 
 @pytest.fixture(scope="module")
 def resolved():
-    from generator.resolve import resolve
-    from generator.validate import load_valid
+    from generator.resolve.resolve import resolve
+    from generator.validate.validate import load_valid
     return resolve(load_valid(REPO / "data"))
 
 
 def aid_tables(resolved, game: str, lang: str) -> list[str]:
     """The tables an aid is meant to print: entries named in its cards.yaml that carry a shown table, and
     the game's answer tables (issue 15)."""
-    from generator.answer_tables import AnswerTables
+    from generator.render.answer_tables import AnswerTables
     return [e for s in resolved.kb.aids[game]["sections"] for e in s["entries"]
             if "table" in resolved.kb.entries[e] and resolved.kb.entries[e]["table"].get("shown", True)] + [
         table.id for table in AnswerTables(resolved).of_game(game, lang)]
@@ -98,7 +98,7 @@ def test_sheet_is_made_of_the_items_and_its_own_pieces_only(bundled_build: Path,
     and its bookmarks are the title, then each section with its items, in the aid's order."""
     from pypdf import PdfReader
 
-    from generator.cards import aid_sections
+    from generator.render.aids.cards import aid_sections
     reader = PdfReader(bundled_build / "site/cards/citow-ru-sheet-a4.pdf")
     text = " ".join(page.extract_text() for page in reader.pages)
     assert ".html#" not in text  # each card's footer names its page on the site

@@ -12,15 +12,15 @@ from pathlib import Path
 import pytest
 from conftest import REPO
 
-from generator.answer_tables import AnswerTables, Words, value_at
+from generator.render.answer_tables import AnswerTables, Words, value_at
 
 GAMES = ["citow", "battlelore", "marauders", "wizards-quest"]
 
 
 @pytest.fixture(scope="module")
 def resolved():
-    from generator.resolve import resolve
-    from generator.validate import load_valid
+    from generator.resolve.resolve import resolve
+    from generator.validate.validate import load_valid
     return resolve(load_valid(REPO / "data"))
 
 

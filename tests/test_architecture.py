@@ -1,6 +1,12 @@
 """The pipeline flows one way: load -> validate -> resolve -> render -> write. A module may import
 modules of its own stage or of earlier ones, never of a later one (read from the source, not by
-convention)."""
+convention).
+
+A module's stage is the folder it is in: generator/validate/schema.py is stage validate,
+generator/render/aids/cards.py stage render. `base/` holds what every stage shares (errors, the
+text helpers, languages); `tools/` what runs beside the pipeline without running it (ingest,
+foreign_text). The package's own top-level modules (the command line, pipeline.py, serve, bench…)
+run the pipeline: they come last and may import any stage."""
 from __future__ import annotations
 
 import ast
@@ -12,47 +18,62 @@ pytestmark = pytest.mark.unit
 
 GENERATOR = Path(__file__).resolve().parent.parent / "generator"
 
-# Stage of every module. "base" holds what every stage shares: errors, the text model, languages.
-STAGES = ["base", "load", "validate", "resolve", "render", "write", "pipeline"]
-STAGE_OF = {
-    "errors": "base", "problems": "base", "languages": "base", "linerange": "base", "textmatch": "base",
-    "safe_markdown": "base", "escaping": "base", "termmatch": "base", "yamlio": "base", "children": "base",
-    "load": "load", "model": "load",
-    "validate": "validate", "validate_checks": "validate", "validate_languages": "validate", "validate_markup": "validate",
-    "validate_text": "validate", "validate_terms": "validate", "schema": "validate", "coverage": "validate", "validate_calculators": "validate",
-    "resolve": "resolve",
-    "site": "render", "search": "render", "cards": "render", "aid_layout": "render", "aid_compose": "render", "rules_data": "render",
-    "mkdocs_hooks": "render",
-    "calculators": "render", "answer_tables": "render", "offline": "render",
-    "write": "write",
-    "build": "pipeline", "inputs": "pipeline", "foreign_text": "pipeline", "bench": "pipeline", "serve": "pipeline", "ingest": "pipeline",
-    "__main__": "pipeline", "__init__": "pipeline",
-}
+STAGES = ["base", "load", "validate", "resolve", "render", "write", "tools", "pipeline"]
+TOP_LEVEL = "pipeline"  # the stage of generator/*.py
 
 
-def imports_of(path: Path) -> set[str]:
-    """The generator modules a file imports (relative imports, at any depth of the file)."""
+def module_of(path: Path) -> tuple[str, ...]:
+    """A file's module inside the generator package: generator/load/yamlio.py -> ("load", "yamlio")."""
+    return path.relative_to(GENERATOR).with_suffix("").parts
+
+
+def stage_of(module: tuple[str, ...]) -> str:
+    return module[0] if len(module) > 1 or GENERATOR.joinpath(module[0]).is_dir() else TOP_LEVEL
+
+
+def is_module(module: tuple[str, ...]) -> bool:
+    return GENERATOR.joinpath(*module).with_suffix(".py").is_file()
+
+
+def imports_of(path: Path) -> set[tuple[str, ...]]:
+    """The generator modules (or packages) a file imports, relative or absolute, at any depth of the file."""
+    package = module_of(path)[:-1]
     found = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.ImportFrom) and node.level == 1:
-            if node.module:
-                found.add(node.module.split(".")[0])
-            else:
-                found.update(alias.name for alias in node.names)
+        if isinstance(node, ast.ImportFrom) and node.level >= 1:
+            target = (*package[:len(package) - node.level + 1], *(node.module.split(".") if node.module else ()))
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "generator":
+            target = tuple(str(node.module).split(".")[1:])
+        elif isinstance(node, ast.Import):
+            found.update(tuple(alias.name.split(".")[1:]) for alias in node.names if alias.name.split(".")[0] == "generator")
+            continue
+        else:
+            continue
+        if is_module(target):
+            found.add(target)
+        else:  # a package: `from . import validate_text` imports its modules
+            found.update((*target, alias.name) if is_module((*target, alias.name)) else target for alias in node.names)
     return found
 
 
+MODULES = sorted(GENERATOR.rglob("*.py"))
+
+
 def test_every_module_has_a_stage():
-    assert sorted(p.stem for p in GENERATOR.glob("*.py")) == sorted(STAGE_OF)
+    """Every folder of modules is a stage (a new folder is a new stage: add it to STAGES, in its place) and a package."""
+    folders = {module_of(path)[0] for path in MODULES if len(module_of(path)) > 1}
+    assert folders <= set(STAGES) - {TOP_LEVEL}, folders - set(STAGES)
+    assert all(path.parent.joinpath("__init__.py").is_file() for path in MODULES)
 
 
 def test_no_module_imports_a_later_stage():
     backwards = []
-    for path in sorted(GENERATOR.glob("*.py")):
-        stage = STAGES.index(STAGE_OF[path.stem])
+    for path in MODULES:
+        module = module_of(path)
         for imported in imports_of(path):
-            if STAGES.index(STAGE_OF[imported]) > stage:
-                backwards.append(f"{path.stem} ({STAGE_OF[path.stem]}) imports {imported} ({STAGE_OF[imported]})")
+            assert imported == () or is_module(imported) or GENERATOR.joinpath(*imported).is_dir(), (path, imported)
+            if imported and STAGES.index(stage_of(imported)) > STAGES.index(stage_of(module)):
+                backwards.append(f"{'.'.join(module)} ({stage_of(module)}) imports {'.'.join(imported)} ({stage_of(imported)})")
     assert backwards == []
 
 

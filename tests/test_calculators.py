@@ -14,8 +14,8 @@ from browser import calculate, make_driver, open_calculator, press, serve
 from conftest import REPO
 from selenium.webdriver.support.ui import WebDriverWait
 
-from generator.calculators import with_choices
-from generator.validate_calculators import check_schemas, names_to_label
+from generator.render.calculators import with_choices
+from generator.validate.validate_calculators import check_schemas, names_to_label
 from rules_check.explain import Words, sentence
 
 SAY = {  # a game's `say` data as the build writes it (rules_check/data/<game>.json)

@@ -13,8 +13,8 @@ from conftest import MINI, run_generator
 from pypdf import PdfReader
 from weasyprint import HTML
 
-from generator.aid_layout import _resources_and_streams, checked_document, fonts, overflowing_boxes, uncovered_characters
-from generator.cards import SHEETS, AidError, css_string
+from generator.render.aids.aid_layout import _resources_and_streams, checked_document, fonts, overflowing_boxes, uncovered_characters
+from generator.render.aids.cards import SHEETS, AidError, css_string
 
 LANGS = ("en", "pl", "ru")
 FORMATS = ("sheet-a4", "sheet-letter", "cards-a4", "cards-letter")
@@ -102,8 +102,8 @@ def test_text_running_off_the_page_fails_the_aid():
 
 def test_a_sheet_over_two_pages_fails_the_aid():
     """Items 300 pt high: two to a column, six to a page; a thirteenth makes a third page."""
-    from generator.aid_compose import ItemPieces, Piece, arrange_sheet
-    from generator.cards import AidJob, PrintedSection
+    from generator.render.aids.aid_compose import ItemPieces, Piece, arrange_sheet
+    from generator.render.aids.cards import AidJob, PrintedSection
     parts = {"title": Piece("parts", 0, 0, 500, 20), "section-0": Piece("parts", 1, 0, 150, 10),
              **{f"sheet-foot-{page}-{total}": Piece("parts", 2, 0, 500, 6) for total in (1, 2, 3) for page in range(1, total + 1)}}
     job = AidJob("g", "en", "", "", "", "G · Player aid", [PrintedSection("Rules", [])])
@@ -219,8 +219,8 @@ def test_bundled_aids_exist_fit_and_carry_their_titles(bundled_build: Path):
     """Every game × language × format from the bundled data, with every selected entry's title."""
     from conftest import REPO
 
-    from generator.resolve import resolve
-    from generator.validate import load_valid
+    from generator.resolve.resolve import resolve
+    from generator.validate.validate import load_valid
     resolved = resolve(load_valid(REPO / "data"))
     kb = resolved.kb
     cards_dir = bundled_build / "site" / "cards"

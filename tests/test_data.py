@@ -8,8 +8,8 @@ import re
 import pytest
 from conftest import REPO, run_generator
 
-from generator.linerange import range_lines
-from generator.validate import load_valid
+from generator.base.linerange import range_lines
+from generator.validate.validate import load_valid
 
 KB = load_valid(REPO / "data")
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from conftest import MINI, REPO, run_generator
 
-from generator.search import payload_of, replay, script_config
+from generator.render.search import payload_of, replay, script_config
 
 pytestmark = pytest.mark.integration
 

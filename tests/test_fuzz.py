@@ -16,9 +16,9 @@ from conftest import REPO
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from generator.problems import CODES, Problems
-from generator.validate import validate
-from generator.yamlio import load_yaml
+from generator.base.problems import CODES, Problems
+from generator.load.yamlio import load_yaml
+from generator.validate.validate import validate
 
 GAME = "marauders"
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 from conftest import REPO, run_generator
 from ruamel.yaml import YAML
 
-from generator.linerange import range_lines
+from generator.base.linerange import range_lines
 
 
 def drafts(name: str):

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from browser import serve
 
-from generator.textmatch import reads_as_english
+from generator.base.textmatch import reads_as_english
 
 pytestmark = pytest.mark.browser
 

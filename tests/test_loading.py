@@ -4,9 +4,9 @@ from pathlib import Path
 
 import pytest
 
-from generator.problems import Problems
-from generator.termmatch import term_matcher
-from generator.yamlio import Positions, load_yaml
+from generator.base.problems import Problems
+from generator.base.termmatch import term_matcher
+from generator.load.yamlio import Positions, load_yaml
 
 pytestmark = pytest.mark.unit
 
@@ -69,7 +69,7 @@ def test_positions_survive_a_tab_after_a_flow_mapping(tmp_path: Path):
 
 
 def test_a_file_over_the_size_limit_is_not_read(tmp_path: Path, monkeypatch):
-    import generator.yamlio as yamlio
+    import generator.load.yamlio as yamlio
     monkeypatch.setattr(yamlio, "MAX_FILE_BYTES", 100)
     data, problems, _ = loaded(tmp_path, "a: " + "x" * 200 + "\n")
     assert data is None and problems == [("E010", 1, 1)]
@@ -116,7 +116,7 @@ def test_term_matcher_longest_form_first_whole_words_and_punctuation():
 def test_every_schema_gets_the_quick_check_and_a_changed_keyword_falls_back():
     """fastjsonschema compiles draft-07; a keyword that means something else in 2020-12 must not
     reach it (jsonschema then checks the whole document)."""
-    from generator.schema import SCHEMA_OF_KIND, _same_in_draft7, quick_check_for
+    from generator.validate.schema import SCHEMA_OF_KIND, _same_in_draft7, quick_check_for
     assert all(quick_check_for(name) is not None for name in SCHEMA_OF_KIND.values())
     assert _same_in_draft7({"type": "object", "properties": {"a": {"items": {"type": "string"}}}})
     assert not _same_in_draft7({"properties": {"a": {"prefixItems": [{"type": "string"}]}}})
@@ -128,7 +128,7 @@ def test_the_quick_check_keeps_the_meaning_of_const():
     """The quick check builds no messages, so each `const` becomes the `enum` of one value: same answers."""
     import fastjsonschema
 
-    from generator.schema import _const_as_enum, quick_check_for
+    from generator.validate.schema import _const_as_enum, quick_check_for
     schema = {"type": "object", "properties": {"const": {"const": True}, "kind": {"const": "table"}},
               "if": {"properties": {"class": {"const": "duplicate"}}}, "then": {"required": ["of"]}}
     assert _const_as_enum(schema) == {"type": "object", "properties": {"const": {"enum": [True]}, "kind": {"enum": ["table"]}},
@@ -149,7 +149,7 @@ def test_serve_parses_again_only_the_files_whose_bytes_changed(tmp_path: Path):
 
     from conftest import MINI
 
-    from generator.load import load
+    from generator.load.load import load
     data = tmp_path / "data"
     shutil.copytree(MINI, data)
     parsed: dict = {}

@@ -205,7 +205,7 @@ def test_the_inputs_digest_follows_every_input_and_no_output(tmp_path: Path, min
 
 
 def test_a_release_copied_for_serve_does_not_claim_its_inputs(tmp_path: Path):
-    from generator.write import Release
+    from generator.write.release import Release
     stamped = Release(tmp_path)
     stamped.stamp_inputs("a" * 64)
     stamped.publish()
@@ -267,8 +267,8 @@ class Recorder(http.server.BaseHTTPRequestHandler):
 @pytest.mark.unit
 def test_the_aid_layout_fetches_nothing(tmp_path: Path):
     """The second wall: even HTML that asks for a file or a loopback URL gets nothing, and fails."""
-    from generator.aid_layout import checked_document
-    from generator.cards import AidFetchError
+    from generator.render.aids.aid_layout import checked_document
+    from generator.render.aids.cards import AidFetchError
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Recorder)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     secret = tmp_path / "secret.txt"
@@ -313,9 +313,9 @@ def test_an_entry_with_an_image_on_an_aid_fails_before_anything_is_fetched(tmp_p
 @pytest.mark.unit
 def test_the_aid_renderer_refuses_an_image_naming_the_entry(mini_data_module: Path):
     """If an image reached the aid renderer (validate bypassed), it names the entry with B005."""
-    from generator.cards import AidFetchError, aid_sections
-    from generator.resolve import resolve
-    from generator.validate import load_valid
+    from generator.render.aids.cards import AidFetchError, aid_sections
+    from generator.resolve.resolve import resolve
+    from generator.validate.validate import load_valid
     kb = load_valid(mini_data_module)
     kb.entries["mini/support"]["text"]["en"] += " ![x](https://example.org/x.png)"
     with pytest.raises(AidFetchError) as refused:

@@ -8,7 +8,7 @@ import json
 import pytest
 from conftest import REPO
 
-from generator.validate import load_valid
+from generator.validate.validate import load_valid
 
 pytestmark = pytest.mark.unit
 KB = load_valid(REPO / "data")

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from conftest import REPO
 
-from generator.resolve import resolve
-from generator.rules_data import render_rules_data
-from generator.validate import load_valid, validate
+from generator.render.rules_data import render_rules_data
+from generator.resolve.resolve import resolve
+from generator.validate.validate import load_valid, validate
 
 pytestmark = pytest.mark.unit
 CORRUPTION = "games/citow/chapters/30-corruption-phase.yaml"

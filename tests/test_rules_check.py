@@ -11,7 +11,7 @@ from conftest import REPO
 from rules_helpers import GAMES
 
 import rules_check
-from generator.validate import load_valid
+from generator.validate.validate import load_valid
 
 pytest_plugins = ["rules_fixtures"]  # the fixtures rules_data and rc
 

@@ -10,7 +10,7 @@ import pytest
 from conftest import REPO, run_generator
 from rules_helpers import cli
 
-from generator.validate import load_valid
+from generator.validate.validate import load_valid
 
 pytest_plugins = ["rules_fixtures"]  # the fixture rules_data
 

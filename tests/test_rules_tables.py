@@ -8,7 +8,7 @@ from fractions import Fraction
 import pytest
 from conftest import REPO
 
-from generator.validate import load_valid
+from generator.validate.validate import load_valid
 
 pytest_plugins = ["rules_fixtures"]  # the fixtures rules_data and rc
 

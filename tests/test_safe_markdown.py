@@ -5,7 +5,7 @@ import pytest
 from conftest import run_generator
 from hostile import PAYLOADS
 
-from generator.safe_markdown import Linker, refusal, refused_destinations, render
+from generator.base.safe_markdown import Linker, refusal, refused_destinations, render
 
 pytestmark = pytest.mark.unit
 

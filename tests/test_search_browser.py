@@ -11,7 +11,7 @@ import pytest
 from browser import make_driver, search, serve
 from selenium.webdriver.support.ui import WebDriverWait
 
-from generator.search import payload_of, replay, script_config
+from generator.render.search import payload_of, replay, script_config
 
 pytestmark = pytest.mark.browser
 

@@ -8,8 +8,7 @@ from __future__ import annotations
 import pytest
 from conftest import REPO
 
-from generator.resolve import resolve
-from generator.search import (
+from generator.render.search import (
     HEAD_POSTINGS,
     MAX_SHARD_BYTES,
     MAX_TYPO_BYTES,
@@ -33,7 +32,8 @@ from generator.search import (
     utf16,
     word_weights,
 )
-from generator.validate import load_valid
+from generator.resolve.resolve import resolve
+from generator.validate.validate import load_valid
 
 pytestmark = pytest.mark.unit
 

@@ -9,7 +9,7 @@ from browser import make_driver, search, serve
 from conftest import REPO
 from ruamel.yaml import YAML
 
-from generator.search import payload_of, replay, script_config
+from generator.render.search import payload_of, replay, script_config
 
 LOOKUPS = YAML(typ="safe").load((REPO / "tests" / "lookups.yaml").read_text(encoding="utf-8"))["lookups"]
 
@@ -73,9 +73,9 @@ def test_lookups_land_in_the_top_three(shown, capsys):
 @pytest.mark.unit
 def test_lookups_through_the_replay_report_top_one(capsys):
     """The same look-ups through the Python replay on a fresh index (no browser, no build): the fast lane's figure."""
-    from generator.resolve import resolve
-    from generator.search import SearchIndex
-    from generator.validate import load_valid
+    from generator.render.search import SearchIndex
+    from generator.resolve.resolve import resolve
+    from generator.validate.validate import load_valid
     index = SearchIndex(resolve(load_valid(REPO / "data")))
     shown = {}
     for lang, items in LOOKUPS.items():

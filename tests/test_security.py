@@ -24,7 +24,7 @@ MATERIAL_INLINE = ("__md_scope", "__tabbed_", "__palette")
 
 @pytest.fixture(scope="module")
 def hostile_site(tmp_path_factory) -> Path:
-    import generator.build as pipeline
+    import generator.pipeline as pipeline
     root = tmp_path_factory.mktemp("hostile")
     data = root / "data"
     shutil.copytree(MINI, data)

@@ -162,7 +162,7 @@ def test_bundled_site_links_and_anchors_resolve(bundled_build: Path):
 def test_many_games_are_grouped_in_the_nav_like_guide_words():
     """With more than a dozen games, a language's games go into about sqrt(n) alphabetical sections,
     named by the shortest prefixes that tell them apart; every game is in exactly one."""
-    from generator.site import alphabetical_groups
+    from generator.render.site import alphabetical_groups
     titles = sorted(["Catan", "Carcassonne", "Chess", "Chaos in the Old World", "Cthulhu Wars", "Citadels", "Codenames",
                      "Concordia", "Cosmic Encounter", "Coup", "Cyclades", "Crokinole", "Caverna", "Castles of Burgundy",
                      "Clank!", "Cascadia", "Dixit", "Dune"], key=str.lower)

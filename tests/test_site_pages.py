@@ -12,7 +12,6 @@ from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
 
-REPO = Path(__file__).resolve().parent.parent
 AXE = REPO / "node_modules" / "axe-core" / "axe.min.js"
 LANGUAGES = ("en", "pl", "ru")
 SAMPLE = ("index.html", "mini/index.html", "mini/10-rules.html", "mini/glossary.html", "mini/clarifications.html", "404.html")
@@ -224,7 +223,7 @@ def test_polish_lists_follow_the_polish_alphabet(bundled: Path):
     Ś after S, Ż last; every title is Polish (no English fallback sorted among them)."""
     from html import unescape
 
-    from generator.languages import read_languages
+    from generator.base.languages import read_languages
     polish = read_languages(REPO / "data")["pl"]
     for game in ("battlelore", "citow", "marauders", "wizards-quest"):
         page = bundled / "pl" / game / "a-z.html"

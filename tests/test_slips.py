@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from conftest import MINI
 
-from generator.validate import validate
+from generator.validate.validate import validate
 
 pytestmark = pytest.mark.unit
 

@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 from conftest import FIXTURES, MINI, REPO, run_generator
 
-from generator import validate_calculators
-from generator.problems import CODES, Problems
-from generator.validate import validate
+from generator.base.problems import CODES, Problems
+from generator.validate import validate_calculators
+from generator.validate.validate import validate
 
 INVALID = FIXTURES / "invalid"
 CASES = sorted(p.name for p in INVALID.iterdir())
@@ -298,8 +298,9 @@ def test_results_kept_between_runs_follow_the_content(mini_data: Path):
     """What the checks keep from run to run (so that `serve` re-checks only what an edit changed) is
     keyed by content: after edits of clean files, a run in the same process reports exactly what a
     run with nothing kept reports, and after the edits are undone, nothing."""
-    from generator import linerange, termmatch, textmatch, validate_text
-    from generator import validate as validate_module
+    from generator.base import linerange, termmatch, textmatch
+    from generator.validate import validate as validate_module
+    from generator.validate import validate_text
     kept = [linerange.parse_ranges, textmatch.numbers, textmatch.shares_found, validate_text.source_differences,
             validate_text.applies, validate_text.working_note, termmatch.terms_in_text]
 

@@ -1,4 +1,4 @@
-"""The text checks of validate (generator/validate_text.py): source-language text against its cited
+"""The text checks of validate (generator/validate/validate_text.py): source-language text against its cited
 lines (E050), declared corrections against the text (E051), working notes in published text (E052)."""
 import hashlib
 import shutil
@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from conftest import FIXTURES, MINI, REPO
 
-from generator.validate import validate
+from generator.validate.validate import validate
 
 CHAPTER = "games/mini/chapters/10-rules.yaml"
 

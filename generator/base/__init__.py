@@ -1,0 +1,5 @@
+"""What every stage shares, importing nothing of any stage: the one error family (`errors`) and the
+problem codes (`problems`), the languages as data (`languages`), the one way data text becomes HTML
+(`safe_markdown`) and reaches a script or a terminal (`escaping`), source line ranges (`linerange`),
+text and glossary-term matching (`textmatch`, `termmatch`), and child processes that die with the
+build (`children`)."""

@@ -1,0 +1,365 @@
+"""Reading YAML safely and fast, with positions for error messages when there are any.
+
+Loading builds plain dicts, lists and scalars straight from the event stream of ruamel.yaml's
+C parser (libyaml): about ten times faster and far smaller in memory than round-trip documents,
+which matters at a hundred games. Anchors and aliases are refused as soon as the parser reports
+one, so an alias bomb is never expanded. Plain scalars resolve as in YAML 1.2's core schema
+(null, true/false, integers, floats); everything else, dates included, stays a string. Mapping
+keys are always strings (a key written `1:` is the string "1").
+
+Limits keep hostile or mistaken files from exhausting the machine: a file may be at most
+MAX_FILE_BYTES (E010), nest at most MAX_DEPTH containers (E015), and an integer may have at most
+MAX_DIGITS digits (E016).
+
+Positions (file:line:col) are needed only for a problem. `Positions` parses that one file again
+with the same C parser the first time a problem in it asks where something is, and keeps the
+line and column of every key and value.
+"""
+from __future__ import annotations
+
+import math
+import re
+from pathlib import Path
+from typing import Any
+
+from ruamel.yaml import YAML
+from ruamel.yaml.error import MarkedYAMLError, YAMLError
+from ruamel.yaml.events import (
+    AliasEvent,
+    DocumentStartEvent,
+    MappingEndEvent,
+    MappingStartEvent,
+    ScalarEvent,
+    SequenceEndEvent,
+    SequenceStartEvent,
+)
+
+from ..base.problems import Problems
+
+MAX_FILE_BYTES = 5_000_000
+MAX_DEPTH = 40
+MAX_DIGITS = 15
+
+NULL = re.compile(r"^(?:~|null|Null|NULL|)$")
+BOOL = {"true": True, "True": True, "TRUE": True, "false": False, "False": False, "FALSE": False}
+INT = re.compile(r"^[-+]?[0-9]+$")
+FLOAT = re.compile(r"^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?$")
+SPECIAL_FLOAT = {".inf": math.inf, "+.inf": math.inf, "-.inf": -math.inf, ".nan": math.nan}
+TAG = "tag:yaml.org,2002:"
+
+class _Refused(Exception):
+    """A problem found while building, with its code and 0-based mark."""
+    def __init__(self, code: str, mark, message: str):
+        super().__init__(message)
+        self.code, self.mark, self.message = code, mark, message
+
+
+def _event_parser() -> YAML:
+    return YAML(typ="safe", pure=False)  # pure=False: the C parser from ruamel.yaml.clib
+
+
+def _scalar(event: ScalarEvent):
+    text = event.value
+    tag = event.tag
+    if tag is None and not event.implicit[0]:
+        return text  # quoted or block scalar: always a string
+    name = tag[len(TAG):] if tag and tag.startswith(TAG) else tag
+    if tag is not None and name not in ("str", "int", "float", "bool", "null"):
+        raise _Refused("E001", event.start_mark, f"tag '{tag}' is not allowed")
+    if name == "str":
+        return text
+    lowered = text.lower()
+    if name in (None, "null") and NULL.match(text):
+        return None
+    if name in (None, "bool") and text in BOOL:
+        return BOOL[text]
+    if name in (None, "int") and INT.match(text):
+        digits = len(text.lstrip("+-"))
+        if digits > MAX_DIGITS:
+            raise _Refused("E016", event.start_mark, f"a number with {digits} digits (at most {MAX_DIGITS})")
+        return int(text)
+    if name in (None, "float") and lowered in SPECIAL_FLOAT:
+        return SPECIAL_FLOAT[lowered]
+    if name in (None, "float") and FLOAT.match(text):
+        return float(text)
+    if name is not None:
+        raise _Refused("E001", event.start_mark, f"'{text[:40]}' is not a valid {name}")
+    return text
+
+
+def _is_empty(event) -> bool:
+    """A plain scalar with nothing in it: `key:` with its value left out."""
+    return isinstance(event, ScalarEvent) and event.value == "" and event.implicit[0] and event.tag is None
+
+
+_NO_KEY = object()
+
+
+class _Frame:
+    """A list or mapping being filled. For a mapping: the key waiting for its value, where each key
+    stands, and the keys whose value was left empty (a sign of an indentation mistake)."""
+    __slots__ = ("container", "path", "key", "key_marks", "empty_keys")
+
+    def __init__(self, container, path: tuple):
+        self.container, self.path = container, path
+        self.key: Any = _NO_KEY
+        self.key_marks: dict[str, Any] = {}
+        self.empty_keys: list[tuple[str, Any]] = []
+
+
+def _indentation_slip(frame: _Frame, key: str, mark) -> str | None:
+    """If a key repeats after a key left empty, the lines after that empty key were meant to be
+    indented under it (or it was meant to stand less deep): say so."""
+    first = frame.key_marks[key]
+    for empty_key, empty_mark in frame.empty_keys:
+        if first.line < empty_mark.line < mark.line:
+            return (f"'{key}' stands at the same level as '{empty_key}:' (line {empty_mark.line + 1}), which has no value, "
+                    f"and repeats '{key}' of line {first.line + 1}: indent the lines after '{empty_key}:' under it, "
+                    f"or move '{empty_key}:' back to the level where it belongs")
+    return None
+
+
+class _Builder:
+    """The one document of an event stream as plain Python data.
+
+    With `positions` (a dict), records where every value and key stands: path -> (line, col),
+    and (path, "key") -> (line, col) for a mapping key. A container's position is its key's."""
+
+    def __init__(self, positions: dict | None = None):
+        self.stack: list[_Frame] = []
+        self.root: Any = None
+        self.positions = positions
+
+    def _record(self, path: tuple, mark, key_mark=None) -> None:
+        if self.positions is not None:
+            self.positions[path] = (mark.line + 1, mark.column + 1)
+            if key_mark is not None:
+                self.positions[(path, "key")] = (key_mark.line + 1, key_mark.column + 1)
+
+    def add(self, value, event) -> tuple:
+        """Place a value; returns its path."""
+        mark = event.start_mark
+        if not self.stack:
+            self.root = value
+            return ()
+        top = self.stack[-1]
+        if isinstance(top.container, list):
+            path = top.path + (len(top.container),)
+            top.container.append(value)
+            self._record(path, mark)
+            return path
+        if top.key is _NO_KEY:
+            self._set_key(top, value, event)
+            return top.path
+        path = top.path + (top.key,)
+        key_mark = top.key_marks[top.key]
+        top.container[top.key] = value
+        if _is_empty(event):
+            top.empty_keys.append((top.key, key_mark))
+        self._record(path, key_mark if isinstance(value, (dict, list)) else mark, key_mark)
+        top.key = _NO_KEY
+        return path
+
+    def _set_key(self, top: _Frame, value, event) -> None:
+        mark = event.start_mark
+        if isinstance(value, (dict, list)):
+            raise _Refused("E001", mark, "a mapping or list used as a key")
+        key = value if isinstance(value, str) else event.value
+        if key in top.key_marks:
+            slip = _indentation_slip(top, key, mark)
+            if slip:
+                raise _Refused("E007", mark, slip)
+            keys = list(top.key_marks)
+            in_list = len(self.stack) >= 2 and isinstance(self.stack[-2].container, list)
+            if in_list and len(keys) >= 4 and key == keys[1]:  # a whole item, then its second key again: a new item lost its first line
+                raise _Refused("E002", mark, f'duplicate key "{key}" (first at line {top.key_marks[key].line + 1}): '
+                                             f"a new list item seems to start here without its first line ('- {keys[0]}: …')")
+            raise _Refused("E002", mark, f'duplicate key "{key}" (first at line {top.key_marks[key].line + 1})')
+        top.key = key
+        top.key_marks[key] = mark
+
+    def open(self, container, event) -> None:
+        if len(self.stack) >= MAX_DEPTH:
+            raise _Refused("E015", event.start_mark, f"lists and mappings nested more than {MAX_DEPTH} deep")
+        path = self.add(container, event)
+        self.stack.append(_Frame(container, path))
+
+    def feed(self, events) -> Any:
+        documents = 0
+        for event in events:
+            if isinstance(event, (ScalarEvent, MappingStartEvent, SequenceStartEvent)) and event.anchor:
+                raise _Refused("E005", event.start_mark, f"anchor '{event.anchor}' used")
+            if isinstance(event, ScalarEvent):
+                self.add(_scalar(event), event)
+            elif isinstance(event, MappingStartEvent):
+                self.open({}, event)
+            elif isinstance(event, SequenceStartEvent):
+                self.open([], event)
+            elif isinstance(event, (MappingEndEvent, SequenceEndEvent)):
+                self.stack.pop()
+            elif isinstance(event, AliasEvent):
+                raise _Refused("E005", event.start_mark, f"alias '{event.anchor}' used")
+            elif isinstance(event, DocumentStartEvent):
+                documents += 1
+                if documents > 1:
+                    raise _Refused("E001", event.start_mark, "a second YAML document in one file; keep one document per file")
+        return self.root
+
+
+def _utf8_error_position(raw: bytes, offset: int) -> tuple[int, int]:
+    before = raw[:offset]
+    line = before.count(b"\n") + 1
+    col = offset - (before.rfind(b"\n") + 1) + 1
+    return line, col
+
+
+def read_bytes(path: Path, shown_path: str, problems: Problems) -> bytes | None:
+    """A data file's bytes, or None with the problem recorded (too large, unreadable)."""
+    try:
+        size = path.stat().st_size
+        if size > MAX_FILE_BYTES:
+            problems.add(shown_path, (1, 1), "E010", f"the file has {size:,} bytes (at most {MAX_FILE_BYTES:,})")
+            return None
+        with path.open("rb") as handle:
+            raw = handle.read(MAX_FILE_BYTES + 1)
+    except OSError as err:
+        problems.add(shown_path, (1, 1), "E008", f"the file cannot be read ({err.strerror or type(err).__name__})")
+        return None
+    if len(raw) > MAX_FILE_BYTES:  # grew since stat, or a special file that reports no size
+        problems.add(shown_path, (1, 1), "E010", f"the file has more than {MAX_FILE_BYTES:,} bytes")
+        return None
+    return raw
+
+
+def _parser_problem(err: MarkedYAMLError, text: str) -> tuple[tuple[int, int], str, str]:
+    """(position, code, message) for a syntax error, naming the usual slips in words."""
+    mark = err.problem_mark or err.context_mark
+    position = (mark.line + 1, mark.column + 1) if mark else (1, 1)
+    message = " ".join(f"{err.context or ''} {err.problem or ''}".split()) or "invalid YAML"
+    problem = err.problem or ""
+    unindented = _unindented_block_text(text.split("\n"), mark.line) if mark is not None else None
+    if unindented is not None:
+        line, column, key, header = unindented
+        return (line, column), "E007", (f"this line is the text of '{key}:' (line {header}) but is not indented under it: "
+                                        f"indent the text further than '{key}:'")
+    if mark is not None and "mapping values are not allowed" in problem:
+        lines = text.split("\n")
+        before = lines[mark.line][:mark.column] if mark.line < len(lines) else ""
+        if re.search(r":(\s|$)", before):
+            return position, "E001", "a colon and a space inside an unquoted value start a new mapping: put the value in quotes"
+        lost = _key_without_colon_above(lines, mark.line)
+        if lost is not None:
+            at, name = lost
+            return at, "E001", f"a colon is missing after '{name}': write '{name}: …'"
+        return position, "E007", ("this key stands deeper than the key above it, which already has a value: "
+                                  "align it with its siblings")
+    block = "mapping" if "block mapping" in (err.context or "") else "list" if "block collection" in (err.context or "") else None
+    if block and problem.startswith("did not find expected"):
+        start = err.context_mark
+        where = f" (the {block} started at line {start.line + 1}, column {start.column + 1})" if start else ""
+        return position, "E007", f"this line is not aligned with the {block} it seems to belong to{where}"
+    return position, "E001", message
+
+
+KEY_WITHOUT_COLON = re.compile(r"^( *(?:- +)?)([a-z_]+) +[^\s:#][^:#]*$")  # `- id citow/x`: a name, a space, a value, no colon
+
+
+def _key_without_colon_above(lines: list[str], line: int) -> tuple[tuple[int, int], str] | None:
+    """((line, column), name) of a key written without its colon on the line above `line` (`- id
+    citow/x`): YAML read it as text, and the keys below it as standing too deep."""
+    for n in range(min(line, len(lines)) - 1, -1, -1):
+        if lines[n].strip() and not lines[n].lstrip().startswith("#"):
+            lost = KEY_WITHOUT_COLON.match(lines[n])
+            return ((n + 1, lost.start(2) + 1), lost.group(2)) if lost else None
+    return None
+
+
+BLOCK_HEADER = re.compile(r"^( *)(- +)?([^\s#][^#]*?): *[|>][-+0-9]* *(#.*)?$")  # `text: |`, `- en: >-`
+
+
+def _unindented_block_text(lines: list[str], error_line: int) -> tuple[int, int, str, int] | None:
+    """A syntax error just after a block of text (`pl: |`) whose first line stands no deeper than
+    its key: the text was read as keys and values. (line, column, key, header line), 1-based."""
+    for header in range(max(0, error_line - 3), min(error_line, len(lines))):
+        match = BLOCK_HEADER.match(lines[header])
+        if match is None:
+            continue
+        following = [n for n in range(header + 1, min(error_line + 1, len(lines))) if lines[n].strip()]
+        if not following:
+            continue
+        first = following[0]
+        indent = len(lines[first]) - len(lines[first].lstrip(" "))
+        if indent <= len(match.group(1)) + len(match.group(2) or ""):
+            return first + 1, indent + 1, match.group(3), header + 1
+    return None
+
+
+def parse_yaml(raw: bytes, shown_path: str, problems: Problems) -> Any | None:
+    """Plain data of one YAML document's bytes; on any problem record it and return None."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as err:
+        problems.add(shown_path, _utf8_error_position(raw, err.start), "E003",
+                     f"byte 0x{raw[err.start]:02x} is not valid UTF-8")
+        return None
+    if not text.strip() or all(line.strip().startswith("#") or not line.strip() for line in text.splitlines()):
+        problems.add(shown_path, (1, 1), "E004", "the file holds no YAML document")
+        return None
+    try:
+        return _Builder().feed(_event_parser().parse(text))
+    except _Refused as err:
+        problems.add(shown_path, (err.mark.line + 1, err.mark.column + 1), err.code, err.message)
+    except MarkedYAMLError as err:
+        position, code, message = _parser_problem(err, text)
+        problems.add(shown_path, position, code, message)
+    except YAMLError as err:  # unmarked errors are rare; still report them, never a traceback
+        problems.add(shown_path, (1, 1), "E001", " ".join(str(err).split())[:300])
+    return None
+
+
+def load_yaml(path: Path, shown_path: str, problems: Problems) -> Any | None:
+    """Load one YAML file as plain data; on any problem record it and return None."""
+    raw = read_bytes(path, shown_path, problems)
+    return None if raw is None else parse_yaml(raw, shown_path, problems)
+
+
+class Positions:
+    """Where things stand in one YAML file, read only when a problem needs a position.
+
+    The file already loaded cleanly; it is parsed once more, by the same parser, the first time a
+    position is asked for. Should it have changed or vanished since, positions fall back to 1:1."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self._positions: dict | None = None
+
+    def _table(self) -> dict:
+        if self._positions is None:
+            self._positions = {}
+            try:
+                text = self.path.read_bytes()[:MAX_FILE_BYTES].decode("utf-8")
+                _Builder(self._positions).feed(_event_parser().parse(text))
+            except (OSError, UnicodeDecodeError, YAMLError, _Refused):
+                pass  # keep what was recorded before the file stopped making sense
+        return self._positions
+
+    def of(self, path) -> tuple[int, int]:
+        """1-based (line, col) of the value at `path` (keys and indices), or of its nearest parent.
+        A list or mapping stands where its key does."""
+        table = self._table()
+        steps = tuple(path)
+        for length in range(len(steps), 0, -1):
+            position = table.get(steps[:length])
+            if position is not None:
+                return position
+        return (1, 1)
+
+    def of_key(self, path, key: str) -> tuple[int, int]:
+        """Position of a mapping key (for "unknown field" problems)."""
+        return self._table().get((tuple(path) + (key,), "key")) or self.of(path)
+
+    def of_text_line(self, path, key: str, text: str, offset: int) -> tuple[int, int]:
+        """Position of character `offset` of `text`, the block text (`key: |`) at `key` of `path`: a
+        block's text starts on the line after its key, two spaces deeper."""
+        key_line, key_column = self.of_key(path, key)
+        return key_line + 1 + text.count("\n", 0, offset), key_column + 2 + offset - (text.rfind("\n", 0, offset) + 1)

@@ -1,0 +1,435 @@
+"""Stage 4c, render the player aids: per game and language, a sheet (A4 and US Letter, at most two
+pages) and poker-size cards (63 × 88 mm, nine to a page with cut marks), as HTML and PDF, plus a
+PNG of the A4 sheet's first page (the preview the site shows).
+
+This module makes what an aid says, as HTML, and hands it to worker processes that lay it out
+(aid_layout.py) and make the PDFs of the laid-out pieces (aid_compose.py); it never imports the
+layout libraries itself. Which entries an aid carries is data
+(data/games/<game>/cards.yaml); the text is the entries' own, so a change in the data changes the aid.
+"""
+from __future__ import annotations
+
+import hashlib
+import importlib.metadata
+import os
+import re
+import signal
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from functools import cache, partial
+from pathlib import Path
+
+from markupsafe import Markup
+
+from ...base.children import die_with_parent, held_interrupts, let_interrupts_in
+from ...base.errors import KbError
+from ...base.languages import fill
+from ...base.safe_markdown import Linker, render, without_tables
+from ...load.model import Entry
+from ...resolve.resolve import Resolved, slug_of
+from ..answer_tables import AnswerTable, AnswerTables
+from ..site import environment
+
+MM = 72 / 25.4
+SHEETS = {"a4": (210 * MM, 297 * MM), "letter": (8.5 * 72, 11 * 72)}
+# The printed aids are made of pieces laid out once (aid_compose.py); their sizes, in points:
+CARD_SIZE = (63 * MM, 88 * MM)
+CARD_MARGIN = (3.5 * MM, 3.5 * MM, 6 * MM)  # top, sides, bottom (where the footer stands)
+CARD_TEXT = (CARD_SIZE[0] - 2 * CARD_MARGIN[1], CARD_SIZE[1] - CARD_MARGIN[0] - CARD_MARGIN[2])  # band and item
+# The sheet is made once, on the area both papers have (210 × 279.4 mm), and centred on each.
+SHEET_AREA = (min(w for w, _ in SHEETS.values()), min(h for _, h in SHEETS.values()))
+SHEET_MARGIN = (8 * MM, 10 * MM)  # top, bottom (where the footer stands); the columns are centred across
+SHEET_COLUMNS, COLUMN_GAP = 3, 3.5 * MM
+RULE = (1.2, 2.6)  # on the sheet, a coloured rule left of each item, and the space between rule and text
+COLUMN_WIDTH = CARD_TEXT[0] + sum(RULE)  # an item is as wide on the sheet as on its card
+SHEET_TEXT_WIDTH = SHEET_COLUMNS * COLUMN_WIDTH + (SHEET_COLUMNS - 1) * COLUMN_GAP
+MAX_SHEET_PAGES = 2
+FONT_SIZE = "7.5pt"
+# The sheet as a web page (cards/<game>-<lang>-sheet.html), and every item on a card-sized page of its own.
+SHEET_LAYOUT = {"page_size": f"{SHEET_AREA[0]:.4f}pt {SHEET_AREA[1]:.4f}pt", "margin": "8mm 8mm 10mm", "columns": SHEET_COLUMNS,
+                "font_size": FONT_SIZE, "card": False}
+CARD_LAYOUT = {"page_size": f"{CARD_TEXT[0]:.4f}pt {CARD_TEXT[1]:.4f}pt", "columns": 1, "font_size": FONT_SIZE, "card": True}
+PAPER_NAMES = {"a4": "A4", "letter": "US Letter"}
+PREVIEW = "sheet-a4.png"  # the A4 sheet's first page, shown on the site beside the downloads
+
+
+def aid_file(game: str, lang: str, name: str) -> str:
+    """File name under cards/ of one of an aid's files (name: "sheet-a4.pdf", "cards.html", …)."""
+    return f"{game}-{lang}-{name}"
+
+
+@dataclass
+class AidLinks:
+    downloads: list[tuple[str, str]]   # (label, path under the site root)
+    preview: str                       # the A4 sheet's first page as PNG
+
+
+def aid_links(resolved: Resolved) -> dict[tuple[str, str], AidLinks]:
+    """(game, lang) -> what the site links of that aid. Known from the data alone, so pages can
+    link the aids while they are still being laid out."""
+    links = {}
+    for game, lang in aid_languages(resolved):
+        labels = resolved.languages.ui(lang)
+        downloads = [(f"{labels[label]} {PAPER_NAMES[paper]} (PDF)", f"cards/{aid_file(game, lang, f'{kind}-{paper}.pdf')}")
+                     for kind, label in (("sheet", "sheet"), ("cards", "poker_cards")) for paper in SHEETS]
+        downloads.append((f"{labels['sheet']} (HTML)", f"cards/{aid_file(game, lang, 'sheet.html')}"))
+        links[(game, lang)] = AidLinks(downloads, f"cards/{aid_file(game, lang, PREVIEW)}")
+    return links
+
+
+def aid_languages(resolved: Resolved) -> list[tuple[str, str]]:
+    """Every (game, language) that has an aid, in build order."""
+    return [(game, lang) for game in sorted(resolved.kb.aids) for lang in resolved.kb.games[game]["languages"]]
+
+
+class AidError(KbError):
+    """An aid does not fit or does not render cleanly; the message says which and why."""
+    code = "B004"
+    hint = "Shorten or remove entries in the aid (data/games/<game>/cards.yaml), or fix the entry named."
+
+
+class AidFetchError(AidError):
+    """An aid's HTML asked for a file or URL: aids fetch nothing but the project's bundled assets."""
+    code = "B005"
+    hint = "Remove the image or link destination from the entry named; player aids print text only."
+
+
+@dataclass
+class AidFiles:
+    game: str
+    lang: str
+    files: dict[str, bytes]  # name under cards/ -> content
+
+
+DEFAULT_COLOUR = "#4a3d5c"
+ANSWERS_COLOUR = "#2f5d50"
+COLOUR = re.compile(r"#[0-9a-fA-F]{6}")
+
+
+def aid_sections(resolved: Resolved, game: str, lang: str, tables: AnswerTables | None = None) -> list[dict]:
+    """The aid's sections, each with its colour and icon and its items in the reader's language: an
+    item is one entry (title, body as safe HTML), one faction (name, colour, icon, table rows, the
+    bodies of its entries) or one answer table (last, in a section of their own). One item is one card."""
+    kb = resolved.kb
+    sections = []
+    for section in kb.aids[game]["sections"]:
+        items = [entry_item(resolved, game, lang, entry_id) for entry_id in section.get("entries", [])]
+        items += [faction_item(resolved, game, lang, faction) for faction in section.get("factions", [])]
+        sections.append({"title": resolved.text_in(section["title"], lang), "colour": section.get("colour", DEFAULT_COLOUR),
+                         "icon": section.get("icon"), "items": items})
+    answers = (tables or AnswerTables(resolved)).of_game(game, lang)
+    if answers:
+        sections.append({"title": resolved.languages.ui(lang)["calculator"]["answer_tables"], "colour": ANSWERS_COLOUR,
+                         "icon": "dice", "items": [answer_item(resolved, lang, table) for table in answers]})
+    return sections
+
+
+def answer_item(resolved: Resolved, lang: str, table: AnswerTable) -> dict:
+    """An answer table's card: the question it answers as its title, the table, a reference to the Calculators page."""
+    html = Markup(aid_environment().get_template("answer-table.html.j2").render(t=table))
+    return {"id": table.id, "anchor": table.id, "title": table.title, "html": html, "fallback": None, "checks": [],
+            "ref": f"{lang}/{table.game}/calculators.html", "colour": None, "icon": None, "faction": False}
+
+
+def entry_item(resolved: Resolved, game: str, lang: str, entry_id: str) -> dict:
+    entry = resolved.kb.entries[entry_id]
+    labels = resolved.languages.ui(lang)
+    html, shown = entry_body(resolved, game, lang, entry_id)
+    summary_title = entry.get("summary", {}).get("title", {})
+    title_lang = lang if lang in summary_title or lang in entry["title"] else resolved.display_language(entry, lang)
+    title = summary_title.get(lang) or entry["title"][title_lang]
+    other = shown if shown != lang else title_lang
+    return {"id": entry_id, "anchor": slug_of(entry_id), "title": title, "html": html,
+            "fallback": None if other == lang else fill(labels["fallback"], shown=resolved.languages.name_in(other, lang)),
+            "checks": needs_check(resolved, entry_id, lang), "ref": resolved.url_of(entry_id, lang),
+            "colour": None, "icon": None, "faction": False}
+
+
+def entry_body(resolved: Resolved, game: str, lang: str, entry_id: str) -> tuple[Markup, str]:
+    """An entry's body on an aid, as safe HTML, and the language it is in: its summary in the
+    reader's language if it has one, else its text (with its table) in the language shown."""
+    entry = resolved.kb.entries[entry_id]
+    summary = entry.get("summary", {}).get("text", {})
+    shown = lang if lang in summary else resolved.display_language(entry, lang)
+    linker = Linker(reference_href=no_link, reference_label=partial(resolved.title_of, reader=shown))
+    html = render(summary[lang] if lang in summary else aid_text(resolved, entry, shown), linker)
+    if "<img" in html:
+        raise AidFetchError(f"entry '{entry_id}' has an image; aids fetch nothing (aid {game}-{lang})")
+    if "table" in entry and entry["table"].get("shown", True):
+        hidden = resolved.kb.aids[game].get("hide_columns", {}).get(entry_id, [])
+        table = {**entry["table"], "columns": [c for c in entry["table"]["columns"] if c["key"] not in hidden]}
+        html += table_html(resolved, table, lang, entry_id, bool(needs_check(resolved, entry_id, lang)))
+    return Markup(html), shown
+
+
+def faction_item(resolved: Resolved, game: str, lang: str, faction: dict) -> dict:
+    """A faction's card: its rows of a table (the column that names the faction left out), then the
+    bodies of its entries, without their titles."""
+    parts, checks, refs = [], [], []
+    if "rows" in faction:
+        table_id, where = faction["rows"]["table"], faction["rows"]["where"]
+        table = resolved.kb.entries[table_id]["table"]
+        columns = [c for c in table["columns"] if c["key"] not in where]
+        rows = [row for row in table["rows"] if all(resolved.text_in(row.get(k), "en") == v for k, v in where.items())]
+        parts.append(table_html(resolved, {**table, "columns": columns, "rows": rows}, lang, None, False))
+    for entry_id in faction.get("entries", []):
+        parts.append(entry_body(resolved, game, lang, entry_id)[0])
+        checks += [c for c in needs_check(resolved, entry_id, lang) if c not in checks]
+        refs.append(resolved.url_of(entry_id, lang))
+    name = resolved.text_in(faction["name"], lang)
+    return {"id": name, "anchor": slug_of(f"{game}/{faction['icon']}"), "title": name, "html": Markup("".join(parts)),
+            "fallback": None, "checks": checks, "ref": " · ".join(refs), "colour": faction["colour"], "icon": faction["icon"],
+            "faction": True}
+
+
+def needs_check(resolved: Resolved, entry_id: str, lang: str) -> list[str]:
+    """Footnotes for an entry whose values the data marks as needing a check: the titles of the
+    clarifications about it whose status is needs-check, in the reader's language."""
+    notes = []
+    for clarification_id in resolved.clarifications_of.get(entry_id, []):
+        clarification = resolved.kb.entries[clarification_id]
+        if clarification["clarification"].get("status") == "needs-check":
+            label = resolved.languages.ui(lang)["aid_needs_check"]
+            # the clarification's title says what to check; in another language it would be an unmarked fallback
+            notes.append(f"{label}: {clarification['title'][lang]}" if lang in clarification["title"] else f"{label}.")
+    return notes
+
+
+def no_link(ref: str) -> None:
+    """Aids print references as their titles, not links."""
+    return None
+
+
+def aid_text(resolved: Resolved, entry: Entry, lang: str) -> str:
+    """What an aid prints of an entry: the whole text, except that a clarification shows its ruling sentence."""
+    text = entry["text"][lang]
+    if "table" in entry:
+        return without_tables(text)
+    if entry["kind"] == "clarification":  # the ruling in one sentence: what the players do
+        ruling = resolved.ruling_sentence(entry, lang)
+        return ruling[0] if ruling else text
+    return text
+
+
+def table_html(resolved: Resolved, table: dict, lang: str, entry_id: str | None, to_check: bool) -> Markup:
+    """A data table for an aid, every cell plain text (escaped by the template); the table's note is
+    an editors' note and stays off the aid. `to_check`: the values print with a mark. A heading or
+    cell shown in another language than the reader's prints that language's code as a mark, named
+    under the table like any fallback text."""
+    text = resolved.table(table, lang)
+
+    def shown(value) -> str | None:
+        """The language a per-language value is shown in, when it is not the reader's."""
+        if isinstance(value, dict) and value and lang not in value:
+            return resolved.languages.pick(value, lang)
+        return None
+    head_marks = [shown(c["title"]) for c in table["columns"]]
+    row_marks = [[shown(row.get(c["key"])) for c in table["columns"]] for row in table["rows"]]
+    used = sorted({m for m in head_marks + [m for marks in row_marks for m in marks] if m})
+    labels = resolved.languages.ui(lang)
+    notes = [f"{code}: " + fill(labels["fallback"], shown=resolved.languages.name_in(code, lang)) for code in used]
+    return Markup(aid_environment().get_template("aid-table.html.j2").render(
+        head=list(zip(text.head, head_marks, strict=True)), rows=[list(zip(r, m, strict=True)) for r, m in zip(text.rows, row_marks, strict=True)],
+        entry_id=entry_id, to_check=to_check, fallback_notes=notes))
+
+
+@cache
+def aid_environment():
+    """The aids' templates (autoescaping), with their CSS filters; made once per process."""
+    env = environment("cards")
+    env.filters["css_string"] = css_string
+    env.filters["css_colour"] = css_colour
+    return env
+
+
+@dataclass
+class PrintedSection:
+    """A section as the sheet PDF arranges it: its title (for the bookmarks), and each item's id
+    (as in the items' HTML), title and the colour of its rule."""
+    title: str
+    items: list[tuple[str, str, str]]
+
+
+@dataclass
+class AidJob:
+    """One aid (game × language): its HTML, laid out and checked in a worker process."""
+    game: str
+    lang: str
+    sheet_html: str   # the sheet as a web page (site/cards/<game>-<lang>-sheet.html)
+    card_html: str    # every item on a page of its own, the size of a card's text: both PDFs are made of these pages
+    parts_html: str   # the other pieces of the printed aids, one a page (aid-parts.html.j2)
+    title: str        # the sheet PDF's title
+    sections: list[PrintedSection]
+
+
+def aid_job(resolved: Resolved, game: str, lang: str, tables: AnswerTables | None = None) -> AidJob:
+    kb = resolved.kb
+    labels = resolved.languages.ui(lang)
+    game_title = resolved.text_in(kb.aids[game].get("title") or kb.games[game]["title"], lang)
+    env = aid_environment()
+    sections = aid_sections(resolved, game, lang, tables)
+    layouts = {"sheet": (SHEET_LAYOUT, labels["aid_sheet"]), "cards": (CARD_LAYOUT, labels["aid_cards"])}
+
+    def footer(version: str) -> str:
+        return f"{game_title} · {labels['full_rules']}: {lang}/{game}/ · {version}"
+
+    def html(kind: str, version: str) -> str:
+        layout, kind_label = layouts[kind]
+        return env.get_template("aid.html.j2").render(**layout, lang=lang, game_title=game_title, kind=kind_label,
+                                                      title=f"{game_title} · {kind_label}", sections=sections, footer=footer(version))
+    # The printed version is a digest of what this aid shows, not of the whole data: an edit in
+    # one game changes neither the version nor the cache key of another game's aids.
+    version = f"{labels['data_version']} {content_version(html('sheet', '') + html('cards', ''))}"
+    sheet_title = f"{game_title} · {labels['aid_sheet']}"
+    parts = env.get_template("aid-parts.html.j2").render(
+        lang=lang, game_title=game_title, kind=labels["aid_sheet"], title=sheet_title,
+        font_size=FONT_SIZE, sections=sections, card_refs=[item["ref"] for section in sections for item in section["items"]],
+        version=version, footer=footer(version), max_pages=MAX_SHEET_PAGES,
+        sheet_width=round(SHEET_TEXT_WIDTH, 3), column_width=round(COLUMN_WIDTH, 3), card_width=round(CARD_TEXT[0], 3))
+    printed = [PrintedSection(section["title"], [(item["anchor"], item["title"], item["colour"] or section["colour"])
+                                                 for item in section["items"]]) for section in sections]
+    return AidJob(game, lang, html("sheet", version), html("cards", version), parts, sheet_title, printed)
+
+
+def content_version(html: str) -> str:
+    """The version an aid prints: a digest of its own HTML (rendered without the version)."""
+    return hashlib.sha256(html.encode("utf-8")).hexdigest()[:12]
+
+
+
+def css_colour(value: str) -> Markup:
+    """A colour from the data for a CSS declaration: only #rrggbb passes (the schema says so too)."""
+    if not COLOUR.fullmatch(str(value)):
+        raise AidError(f"colour {value!r} is not #rrggbb")
+    return Markup(value)
+
+
+def css_string(text: str) -> Markup:
+    """Text for the inside of a CSS string in a <style> element: every character but letters,
+    digits and spaces as a CSS escape, so that neither the string nor the element can be closed.
+    Each escape ends with a space, which CSS takes as part of the escape: without it, a space after
+    an escaped character would be eaten ("rules:·en" for "rules: · en")."""
+    return Markup("".join(c if c.isalnum() or c == " " else f"\\{ord(c):06x} " for c in str(text)))
+
+
+def job_key(job: AidJob) -> str:
+    """Content address of an aid: its HTML plus the code and library that lay it out."""
+    digest = hashlib.sha256()
+    for part in (job.game, job.lang, job.card_html, job.sheet_html, job.parts_html, layout_code_version()):
+        digest.update(part.encode("utf-8"))
+    return digest.hexdigest()[:24]
+
+
+@cache
+def layout_code_version() -> str:
+    """The aids' code and WeasyPrint's version: read once, not once per aid looked up."""
+    code = b"".join(Path(__file__).with_name(name).read_bytes() for name in ("cards.py", "aid_layout.py", "aid_compose.py"))
+    return hashlib.sha256(code).hexdigest() + importlib.metadata.version("weasyprint")
+
+
+def cache_folder(job: AidJob, cache: Path) -> Path:
+    """Where an aid's laid-out files are kept: named by game and language for people, by content for the build."""
+    return cache / f"{job.game}-{job.lang}-{job_key(job)}"
+
+
+def cached(job: AidJob, cache: Path | None) -> AidFiles | None:
+    folder = cache_folder(job, cache) if cache else None
+    if folder is None or not folder.is_dir():
+        return None
+    return AidFiles(job.game, job.lang, {p.name: p.read_bytes() for p in sorted(folder.iterdir())})
+
+
+def store(aid: AidFiles, job: AidJob, cache: Path | None) -> None:
+    if cache is None:
+        return
+    folder = cache_folder(job, cache)
+    partial = folder.with_suffix(".partial")
+    partial.mkdir(parents=True, exist_ok=True)
+    for name, content in aid.files.items():
+        (partial / name).write_bytes(content)
+    partial.rename(folder)
+
+
+def layout_workers(count: int | None = None) -> ProcessPoolExecutor:
+    """Worker processes (`count`, at most one per core) that lay out aids, started now. `build` starts
+    them before the data is loaded: they import WeasyPrint and make their font configuration
+    meanwhile, on the other core."""
+    workers = ProcessPoolExecutor(max_workers=min(count or os.cpu_count() or 1, os.cpu_count() or 1),
+                                  initializer=start_layout_worker, initargs=(os.getpid(),))
+    with held_interrupts():  # see children.py
+        workers.submit(int)  # the pool starts (forks) its processes on the first task, not before
+    return workers
+
+
+def start_layout_worker(build: int) -> None:
+    """A layout worker dies with the build (`build`: its pid) and leaves Ctrl-C to it, first of all;
+    then it loads WeasyPrint and the PDF libraries (only the workers do)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    let_interrupts_in()
+    die_with_parent(build)
+    from . import aid_layout
+    aid_layout.start_worker()
+
+
+def lay_out(job: AidJob) -> AidFiles:
+    """One aid laid out (in a worker process)."""
+    from .aid_layout import produce
+    return produce(job)
+
+
+def start_aids(resolved: Resolved, cache: Path | None = None, workers: ProcessPoolExecutor | None = None) -> PendingAids:
+    """Start laying out every game × language aid in worker processes (`workers`, or new ones) and
+    return at once, so that the caller can do other work meanwhile; `.files()` waits for the aids
+    and hands over their files. An aid whose HTML has not changed since a previous build is taken
+    from `cache` instead."""
+    tables = AnswerTables(resolved)
+    return PendingAids([aid_job(resolved, game, lang, tables) for game, lang in aid_languages(resolved)], cache, workers)
+
+
+class PendingAids:
+    """The aids of one build, being laid out by a pool of worker processes (one per core), which it
+    shuts down when they are done."""
+
+    def __init__(self, jobs: list[AidJob], cache: Path | None, workers: ProcessPoolExecutor | None = None):
+        self.jobs, self.cache = jobs, cache
+        self.done: dict[int, AidFiles] = {}
+        for index, job in enumerate(jobs):
+            hit = cached(job, cache)
+            if hit:
+                self.done[index] = hit
+        # Longest first (by HTML length), so that no worker is left with a big aid at the end.
+        todo = sorted((i for i in range(len(jobs)) if i not in self.done),
+                      key=lambda i: -len(jobs[i].sheet_html) - len(jobs[i].card_html))
+        self.pool, self.futures = workers, {}
+        if todo:
+            self.pool = self.pool or layout_workers(len(todo))
+            self.futures = {index: self.pool.submit(lay_out, jobs[index]) for index in todo}
+        elif self.pool is not None:
+            self.cancel()  # every aid came from the cache
+
+    def each(self):
+        """Every aid, in game × language order, as it is ready; none is kept here once handed
+        over, so a large corpus's aids can be written out without all being in memory at once.
+        If an aid fails, its AidError is raised and the aids not started yet are dropped."""
+        try:
+            for index in range(len(self.jobs)):
+                if index in self.futures:
+                    aid = self.futures.pop(index).result()
+                    store(aid, self.jobs[index], self.cache)
+                else:
+                    aid = self.done.pop(index)
+                yield aid
+        except BaseException:
+            self.cancel()
+            raise
+        if self.pool is not None:
+            self.pool.shutdown()
+
+    def files(self):
+        """(name under cards/, content) of every aid's files, as each aid is ready (see `each`)."""
+        return (item for aid in self.each() for item in aid.files.items())
+
+    def cancel(self) -> None:
+        """Drop the aids not started yet; workers finish the one they are on, then exit."""
+        if self.pool is not None:
+            self.pool.shutdown(wait=False, cancel_futures=True)

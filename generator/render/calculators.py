@@ -1,0 +1,207 @@
+"""Render, calculators: every rules-check as a form on the site, answered by the same Python code.
+
+For each game and language, `<lang>/<game>/calculators.json` says what a form needs: per check its title,
+its input schema (from the rules_check package, refs inlined), the labels of its fields and choices in the
+reader's language, the worked examples that use it, and the site's entries an answer may name. The page
+side is `assets/kb-calc.js`; it runs the check in a worker (`assets/kb-calc-worker.js`) under Pyodide,
+whose files, the pure-Python wheels rules_check needs and a zip of the package with this build's data are
+vendored into `assets/calc/` (see `runtime_files`). Nothing of that is loaded before a calculator is opened.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+import shutil
+import tempfile
+import zipfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from markupsafe import Markup
+
+from ..base.children import run_dying_with_this_process
+from ..base.errors import FrontEndMissing, KbError
+from ..resolve.resolve import Resolved
+from ..validate.validate_calculators import check_schemas, rules_check_folder
+from .rules_data import label_texts
+
+REPO = Path(__file__).resolve().parents[2]
+PYODIDE = REPO / "node_modules" / "pyodide"
+PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json")
+BROWSER_WHEELS = REPO / ".venv" / "browser-wheels"  # scripts/setup.sh, from requirements-browser.txt
+RUNTIME = "assets/calc"  # under the site root
+SNAPSHOT_CACHE = REPO / "build" / "calc-cache"  # start-up snapshots by digest of what they hold
+SNAPSHOTS_KEPT = 4  # the newest; each is about 30 MB
+
+
+def game_checks(resolved: Resolved, game: str) -> list[str]:
+    """The checks of a game that have a calculator, in catalogue order."""
+    return list(resolved.kb.checks.get(game, {})) if game in resolved.kb.calculators else []
+
+
+def example_check(example: dict) -> tuple[str, str]:
+    """(game id, check) of a worked example's `check:` ("wizards_quest.battle" -> ("wizards-quest", "battle"))."""
+    game, _, check = example.get("check", "").partition(".")
+    return game.replace("_", "-"), check
+
+
+def with_choices(schema: Any, choices: dict[str, list[str]]) -> Any:
+    """The input schema as the form shows it: a text field named in calculators.yaml's `choices` (or the
+    items of such a list, or the keys of such a map) becomes a choice among those values. The check's own
+    schema is unchanged (rules_check validates what is sent)."""
+    if isinstance(schema, list):
+        return [with_choices(item, choices) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    shown = {key: with_choices(value, choices) for key, value in schema.items()}
+    for name, field in shown.get("properties", {}).items():
+        if name not in choices:
+            continue
+        if field.get("type") == "string":
+            field["enum"] = choices[name]
+        elif field.get("type") == "array" and field.get("items", {}).get("type") == "string":
+            field["items"] = {**field["items"], "enum": choices[name]}
+        elif field.get("type") == "object" and "additionalProperties" in field:
+            field["propertyNames"] = {"enum": choices[name]}
+    return shown
+
+
+def calculators_spec(resolved: Resolved, game: str, reader: str, href) -> dict[str, Any]:
+    """What the forms of one game need in one language; `href(entry_id)` is an entry's URL from the
+    game's folder. Text in another language than the reader's is listed in `fallback` (kb-calc.js marks it)."""
+    kb = resolved.kb
+    words = kb.calculators[game]
+    schemas = check_schemas(game) or {}
+    checks = {}
+    for name in game_checks(resolved, game):
+        texts = words["checks"][name]
+        labels = {key: label_texts(resolved, label) for key, label in {**words["labels"], **texts.get("labels", {})}.items()}
+        examples = [{"id": entry["id"], "title": resolved.title_of(entry["id"], reader), "lang": (shown := resolved.display_language(entry, reader)),
+                     "language": None if shown == reader else resolved.languages.name_in(shown, reader), "inputs": entry["example"]["inputs"]}
+                    for entry in kb.entries_of(game) if "example" in entry and example_check(entry["example"]) == (game, name)]
+        checks[name] = {
+            "title": resolved.text_in(texts["title"], reader),
+            "schema": with_choices(schemas.get(f"{name}_input", {}), words.get("choices", {})),
+            "labels": {key: resolved.text_in(texts_of, reader) for key, texts_of in labels.items()},
+            "implements": kb.checks[game][name]["implements"],
+            "examples": examples,
+        }
+    named = {entry["id"]: {"title": resolved.title_of(entry["id"], reader), "href": href(entry["id"])} for entry in kb.entries_of(game)}
+    return {"game": game, "lang": reader, "data_version": resolved.data_version, "checks": checks, "entries": named}
+
+
+def _zip(files: Iterator[tuple[str, bytes | str]]) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, content in files:
+            archive.writestr(zipfile.ZipInfo(name, (2020, 1, 1, 0, 0, 0)), content)  # fixed dates: same files, same zip
+    return buffer.getvalue()
+
+
+def code_zip() -> bytes:
+    """The rules_check package's code and schemas, as Pyodide unpacks them (its data goes apart: data_zip)."""
+    folder = rules_check_folder()
+    return _zip((f"rules_check/{path.relative_to(folder).as_posix()}", path.read_bytes())
+                for path in sorted(folder.rglob("*"))
+                if path.is_file() and path.suffix in (".py", ".json") and path.relative_to(folder).parts[0] != "data"
+                and "__pycache__" not in path.parts)
+
+
+def data_zip(rules_data: list[tuple[str, str]]) -> bytes:
+    """This build's rules data (rules_check/data/<game>.json)."""
+    return _zip((f"rules_check/data/{name}", content) for name, content in rules_data)
+
+
+def start_snapshot(wheels: list[Path], code: bytes) -> bytes:
+    """Pyodide's memory with the wheels and rules_check's code imported (generator/make_snapshot.mjs, run
+    with Node.js). Made once per Pyodide, wheels and code, and kept in build/calc-cache/ (data edits do
+    not change it: the data is unpacked after the snapshot is loaded)."""
+    key = hashlib.sha256(b"".join([(PYODIDE / "package.json").read_bytes(), code, *(w.read_bytes() for w in wheels),
+                                    (Path(__file__).parent / "make_snapshot.mjs").read_bytes()])).hexdigest()[:16]
+    cached = SNAPSHOT_CACHE / f"{key}.bin"
+    if cached.is_file():
+        os.utime(cached)  # recently used: kept by the pruning below
+        return cached.read_bytes()
+    node = shutil.which("node")
+    if node is None:
+        raise FrontEndMissing("Node.js is not installed (the calculators' start-up snapshot is made with it)")
+    with tempfile.TemporaryDirectory() as work:
+        for wheel in wheels:
+            shutil.copy(wheel, work)
+        (Path(work) / "code.zip").write_bytes(code)
+        made = Path(work) / "snapshot.bin"
+        result = run_dying_with_this_process([node, str(Path(__file__).parent / "make_snapshot.mjs"), str(PYODIDE), work, str(made)])
+        if result.returncode != 0 or not made.is_file():
+            last = (result.stderr.strip().splitlines() or ["no message"])[-1][:300]
+            raise SnapshotError(f"making the calculators' start-up snapshot failed: {last}")
+        SNAPSHOT_CACHE.mkdir(parents=True, exist_ok=True)
+        partial = cached.with_suffix(f".partial-{os.getpid()}")
+        shutil.copy(made, partial)
+        os.replace(partial, cached)  # whole or not at all, whatever runs beside this build
+    for stale in sorted(SNAPSHOT_CACHE.glob("*.bin"), key=lambda path: path.stat().st_mtime)[:-SNAPSHOTS_KEPT]:
+        stale.unlink(missing_ok=True)
+    return cached.read_bytes()
+
+
+class SnapshotError(KbError):
+    code = "B007"
+    hint = "A bug, or a Pyodide the snapshot cannot be made with: report the message; package-lock.json pins the version that works."
+
+
+def runtime_files(rules_data: list[tuple[str, str]]) -> Iterator[tuple[str, bytes]]:
+    """(path under the site root, bytes) of the calculators' runtime: Pyodide, the wheels, rules_check's code
+    and this build's data, the start-up snapshot, and runtime.json naming them (names carry digests, so a
+    new build is a new file)."""
+    missing = [name for name in PYODIDE_FILES if not (PYODIDE / name).is_file()]
+    wheels = sorted(BROWSER_WHEELS.glob("*.whl"))
+    if missing or not wheels:
+        raise FrontEndMissing(f"the calculators' runtime is not installed ({', '.join(missing) or 'no browser wheels'})")
+    for name in PYODIDE_FILES:
+        yield f"{RUNTIME}/pyodide/{name}", (PYODIDE / name).read_bytes()
+    for wheel in wheels:
+        yield f"{RUNTIME}/wheels/{wheel.name}", wheel.read_bytes()
+    code = code_zip()
+    named = {}
+    for kind, content in (("code", code), ("data", data_zip(rules_data)), ("snapshot", start_snapshot(wheels, code))):
+        named[kind] = f"rules_check-{kind}-{hashlib.sha256(content).hexdigest()[:12]}.{'bin' if kind == 'snapshot' else 'zip'}"
+        yield f"{RUNTIME}/{named[kind]}", content
+    manifest = {"pyodide": "pyodide/", "wheels": [f"wheels/{w.name}" for w in wheels], **named,
+                "pyodide_version": json.loads((PYODIDE / "package.json").read_text(encoding="utf-8"))["version"]}
+    yield f"{RUNTIME}/runtime.json", json.dumps(manifest, indent=1).encode()
+
+
+class CalculatorBlocks:
+    """The site's side of the calculators: a closed block per check on each entry it implements, the
+    blocks of a game's Calculators page, and the spec files the blocks read when opened."""
+
+    def __init__(self, resolved: Resolved, fragment):
+        self.r = resolved
+        self.fragment = fragment  # SiteRenderer.fragment: an autoescaping template -> Markup
+        self.by_entry: dict[str, list[tuple[str, str]]] = {}
+        for game in resolved.kb.calculators:
+            for name in game_checks(resolved, game):
+                for entry_id in resolved.kb.checks[game][name]["implements"]:
+                    self.by_entry.setdefault(entry_id, []).append((game, name))
+
+    def block(self, game: str, name: str, reader: str, assets: str) -> Markup:
+        """One closed calculator; `assets` is the relative URL of the site's assets/ from the page."""
+        texts = self.r.kb.calculators[game]["checks"][name]
+        return self.fragment("calculator.html.j2", check=name, title=self.r.text_in(texts["title"], reader),
+                             ui=self.r.languages.ui(reader)["calculator"], script=f"{assets}kb-calc.js",
+                             spec="calculators.json")
+
+    def of_entry(self, entry_id: str, reader: str) -> list[Markup]:
+        """The calculators shown under an entry (pages at <lang>/<game>/)."""
+        return [self.block(game, name, reader, "../../assets/") for game, name in self.by_entry.get(entry_id, [])]
+
+    def of_game(self, game: str, reader: str) -> list[Markup]:
+        return [self.block(game, name, reader, "../../assets/") for name in game_checks(self.r, game)]
+
+    def spec_file(self, game: str, reader: str, href) -> tuple[str, str]:
+        """(docs path, JSON) of the game's calculators.json in one language."""
+        spec = calculators_spec(self.r, game, reader, href)
+        return f"{reader}/{game}/calculators.json", json.dumps(spec, ensure_ascii=False, separators=(",", ":"))

@@ -1,0 +1,133 @@
+"""mkdocs hooks for the generated site (`write/engine.py`'s `run_mkdocs` names this file).
+
+- Navigation, page titles and tables of contents come from `kb-site.json` beside the generated
+  mkdocs.yml (written by the site renderer), already HTML-escaped: Material prints `nav_item.title`
+  and `page.meta.title` as they are, so data text must not reach them any other way. Keeping them
+  out of YAML also means a title of any length or character cannot break the configuration file.
+- Each language section gets Material's chrome in its language and its own <html lang>: the theme
+  language is set per page from the language definitions (data/languages/<code>/language.yaml).
+- "Page not found" in every language: the root 404.html says it in all of them, and each section
+  gets its own <lang>/404.html in its language, built like Material's 404 (site-absolute links).
+- Memory stays flat as the site grows: mkdocs reads and converts every page before it renders the
+  first, and keeps its Markdown and HTML until the end of the build; a generated page's file is
+  read only when the page is rendered, and its HTML dropped once the page is written (nothing
+  later reads them: anchors are validated from ids kept separately).
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from mkdocs.commands.build import get_context
+from mkdocs.structure.toc import get_toc
+from mkdocs.utils import write_file
+
+SITE_META = "kb-site.json"
+_pages: dict[str, dict] = {}
+_sections: dict[str, dict] = {}  # language section -> {theme: Material's language, site_name} (data/languages/)
+_defaults: dict[str, Any] = {}   # the root pages' theme language and site name (mkdocs.yml)
+built: dict[str, Any] = {}       # the theme's template environment, files and nav: for the sections' 404 pages,
+                                 # and for engine.LiveEngine, which renders single pages again with them
+
+
+def read_site_meta(config) -> dict:
+    """Read kb-site.json: keep every page's title and table of contents, return all of it."""
+    meta = json.loads((Path(config.config_file_path).parent / SITE_META).read_text(encoding="utf-8"))
+    _pages.clear()
+    _pages.update(meta["pages"])
+    return meta
+
+
+def on_config(config):
+    meta = read_site_meta(config)
+    _sections.clear()
+    _sections.update(meta["sections"])
+    _defaults.update(theme=config.theme["language"], site_name=config.site_name,
+                     toggles=[palette["toggle"]["name"] for palette in config.theme["palette"]])
+    config.nav = meta["nav"]
+    # Material's header language selector (and <link rel="alternate" hreflang> in every head);
+    # kb-search.js makes a choice land on the same page and entry of the other section.
+    config.extra["alternate"] = meta["alternate"]
+    config.extra["kb_sections"] = list(meta["sections"])  # main.html links their web app manifests
+    return config
+
+
+def on_page_read_source(page, config):
+    """A generated page's "Markdown" is its HTML already (site.py), which Markdown would only parse to
+    pass through untouched (most of the site engine's time): Markdown gets nothing, and the file is
+    read when the page is rendered into its template (`on_page_context`). mkdocs makes every
+    page's content before it renders the first page, and keeps it until then: at 100× the data
+    the site engine held every page's HTML at once, 1.9 GB."""
+    return "" if page.file.src_uri in _pages else None
+
+
+def on_page_markdown(markdown, page, config, files):
+    meta = _pages.get(page.file.src_uri)
+    if meta is not None:
+        page.meta["title"] = meta["title"]
+    return markdown
+
+
+def on_page_context(context, page, config, nav):
+    """The page's HTML, read from its file now (see on_page_read_source); Material's chrome in the
+    section's language ("Skip to content", "Back to top", aria-labels and <html lang>): its
+    templates read config.theme.language when each page is rendered."""
+    if page.file.src_uri in _pages:
+        page.content = page.file.content_string.strip()  # as Markdown would give it back
+    _use_section(config, _sections.get(page.file.src_uri.split("/", 1)[0], _defaults))
+    return context
+
+
+def _use_section(config, section: dict) -> None:
+    config.theme["language"] = section["theme"]
+    config.site_name = section["site_name"]
+    for palette, name in zip(config.theme["palette"], section["toggles"], strict=True):
+        palette["toggle"]["name"] = name  # printed unescaped by Material: escaped by the generator
+
+
+def on_env(env, config, files):
+    built.update(env=env, files=files)
+    return env
+
+
+def on_nav(nav, config, files):
+    built["nav"] = nav
+    return nav
+
+
+def on_template_context(context, template_name, config):
+    """The root 404 page says "not found" in every language, the default one first."""
+    if template_name == "404.html":
+        _use_section(config, _defaults)
+        default = next((code for code, s in _sections.items() if s["theme"] == _defaults["theme"]), None)
+        order = sorted(_sections, key=lambda code: code != default)
+        context["kb_not_found"] = [{"code": code, **_sections[code]["not_found"]} for code in order]
+    return context
+
+
+def on_post_build(config):
+    """Each section's own 404 page, in its language (a server can show it for missing pages under /<lang>/)."""
+    template = built["env"].get_template("404.html")
+    base_url = urlsplit(config.site_url or "/").path  # as mkdocs does for its error pages
+    for code, section in _sections.items():
+        _use_section(config, section)
+        context = {**get_context(built["nav"], built["files"], config, base_url=base_url),
+                   "kb_not_found": [{"code": code, **section["not_found"]}]}
+        write_file(template.render(context).encode("utf-8"), str(Path(config.site_dir) / code / "404.html"))
+    _use_section(config, _defaults)
+
+
+def on_page_content(html, page, config, files):
+    meta = _pages.get(page.file.src_uri)
+    if meta is not None:
+        html = ""  # made when the page is rendered (on_page_context)
+        page.toc = get_toc([{"level": 2, "id": anchor, "name": title, "children": []} for anchor, title in meta["toc"]])
+    page.markdown = None
+    return html
+
+
+def on_post_page(output, page, config):
+    page.content = None
+    return output

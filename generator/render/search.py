@@ -1,0 +1,503 @@
+"""Stage 4b, render the search index: per language, in small files loadable by <script> tags.
+
+Why our own index rather than Material's lunr or Pagefind (see README, "Search"):
+  - it must work opened from disk (file://), where fetch() of index files is blocked;
+    script tags are not, so every index file is a small JavaScript call;
+  - words are matched by a shared prefix that tolerates inflected endings
+    (отступил ~ отступление, spustoszonych ~ spustoszone, retreating ~ retreat), with
+    Polish diacritics and ё folded for matching only (the text keeps every letter);
+  - cross-language look-up comes from the glossary: each entry is indexed, in every
+    language, with the names, variants and forms of the terms it mentions.
+
+What a query downloads must stay small however many games there are, so per language:
+  - meta.js (loaded once) holds the document count, each game's run of document numbers, the
+    first word of every shard and the first key of every typo file;
+  - s-<n>.js, a shard: a run of words in sorted order, at most MAX_SHARD_BYTES, each word with
+    its rarity (common words weigh less) and its head of postings: its HEAD_POSTINGS best
+    documents by weight, compactly encoded;
+  - t-<n>.js, a typo file: the words of TYPO_MIN_LETTERS or more, bucketed by first letter and
+    length, so that a misspelt word finds the words one edit away by loading one or two files;
+  - d-<n>.js: titles, links and snippet texts of DOCS_PER_CHUNK documents, fetched for the
+    results shown.
+A query word loads only the shards that can hold words it matches (see `shards_for`); a long word
+that matches nothing as typed loads its typo buckets and the shards of the words one edit away.
+
+assets/kb-search.js does the same folding, tokenising, matching and ranking; `replay` below is
+that client in Python (used by the bench and the tests), so the two must change together.
+"""
+from __future__ import annotations
+
+import json
+import math
+import re
+import unicodedata
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from ..base.escaping import js_literal
+from ..base.textmatch import strip_links
+from ..load.model import Entry
+from ..resolve.resolve import Resolved
+
+TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
+# A word's weight in a document, by where it stands. An entry's own title and the terms it defines
+# outrank keywords, which outrank terms it merely mentions; body text counts by frequency, capped.
+WEIGHT_TITLE, WEIGHT_DEFINES, WEIGHT_KEYWORD, WEIGHT_GLOSSARY, WEIGHT_MENTIONS, WEIGHT_TEXT = 8, 7, 6, 5, 2, 1
+MAX_TEXT_WEIGHT = 3
+
+HEAD_POSTINGS = 100        # documents kept per word: the best by weight, ties to the lower number
+MAX_SHARD_BYTES = 8_000    # a shard file's size cap
+MAX_TYPO_BYTES = 4_000     # a typo file's size cap
+DOCS_PER_CHUNK = 4         # documents per d-<n>.js
+RESULTS = 10               # results shown per query
+CANDIDATES = 30            # ranked documents a query may fetch to fill RESULTS distinct concepts
+SNIPPET_CHARS = 240        # text kept per document for the snippet under its result
+
+# Rarity: a word's weight is multiplied by rarity / RARITY_STEPS. A word in more than COMMON_SHARE
+# of the documents (and in more than COMMON_MIN_DOCS) weighs less, by the square root of how much
+# more; a word of the languages' `search_common_words` (ui.yaml: "the", "и", "what") weighs least.
+RARITY_STEPS = 16
+COMMON_SHARE = 0.05
+COMMON_MIN_DOCS = 10
+
+# Typos: a query word of TYPO_MIN_LETTERS or more that matches no word as typed (nor as its start)
+# matches the words one edit away (a letter dropped, added, changed, or two swapped) at TYPO_QUALITY,
+# below any exact match; at most TYPO_WORDS of them, to bound what it loads.
+TYPO_MIN_LETTERS = 5
+TYPO_QUALITY = 0.7
+TYPO_WORDS = 4
+
+# Posting heads are strings of unsigned numbers, each written little-end first in 5-bit digits,
+# a digit of 32 or more meaning "more digits follow" (the VLQ of source maps, without the sign).
+DIGITS = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz-_"
+DIGIT_VALUE = {c: v for v, c in enumerate(DIGITS)}
+
+
+def title_weight(kind: str) -> int:
+    """A clarification's or worked example's title is a question about a rule ("Is there a cap on
+    the death range?"): it weighs like a keyword, so that a look-up leads with the rule itself."""
+    return WEIGHT_KEYWORD if kind in ("clarification", "example") else WEIGHT_TITLE
+
+
+def fold(text: str, folding: dict[str, str]) -> str:
+    """NFC, lower case, and letters matched as others (the languages' `folding`, data/languages/)."""
+    text = unicodedata.normalize("NFC", text).lower()
+    for letter, plain in folding.items():  # a few str.replace calls: 10× faster than str.translate on Cyrillic
+        text = text.replace(letter, plain)
+    return text
+
+
+def tokens(text: str, folding: dict[str, str]) -> list[str]:
+    return TOKEN.findall(fold(text, folding))
+
+
+def _plain(markdown: str) -> str:
+    return re.sub(r"[*_`#>|]", " ", strip_links(markdown))
+
+
+# -- the index ------------------------------------------------------------------------------------
+
+class SearchIndex:
+    def __init__(self, resolved: Resolved):
+        self.r = resolved
+        self.kb = resolved.kb
+        self.folding = resolved.languages.folding()
+        self.defined_by: dict[str, set[str]] = defaultdict(set)      # entry id -> terms naming it their definition
+        self.named: dict[tuple[str, str], set[str]] = defaultdict(set)  # (game, lower-case name) -> term ids
+        for term in self.kb.terms.values():
+            if term.get("definition"):
+                self.defined_by[term["definition"]].add(term["id"])
+            for name in term["names"].values():
+                self.named[self.kb.game_of(term["id"]), name.lower()].add(term["id"])
+
+    def aliases(self, term_ids) -> str:
+        """Names, variants and forms of the terms, in every language."""
+        words = []
+        for term_id in sorted(term_ids):
+            term = self.kb.terms[term_id]
+            for lang in self.r.languages.codes:
+                words.append(term["names"].get(lang, ""))
+                words += term.get("variants", {}).get(lang, []) + term.get("forms", {}).get(lang, [])
+        return " ".join(words)
+
+    def defined_terms(self, entry: Entry) -> set[str]:
+        """Terms this entry defines: named as its definition, or named like its title."""
+        game = self.kb.game_of(entry["id"])
+        found = set(self.defined_by.get(entry["id"], ()))
+        for title in entry["title"].values():
+            found |= self.named.get((game, title.lower()), set())
+        return found
+
+    def common_words(self) -> frozenset[str]:
+        """Every language's `search_common_words`, folded: each section's index holds words of all."""
+        return frozenset(fold(word, self.folding) for lang in self.r.languages for word in lang.ui.get("search_common_words", ()))
+
+    def documents(self, reader: str) -> Iterable[dict]:
+        """The reader's documents in a fixed order (their numbers), one at a time; a game's
+        documents are consecutive."""
+        for game in self.r.games():
+            if reader not in game["languages"]:
+                continue
+            game_title = self.r.text_in(game["title"], reader)
+            for chapter in self.kb.chapters_of(game["id"]):
+                chapter_title = chapter.data["title"][self.r.display_language(chapter.data, reader)]
+                for entry_id in chapter.entry_ids:
+                    entry = self.kb.entries[entry_id]
+                    shown = self.r.display_language(entry, reader)
+                    defines = self.defined_terms(entry)
+                    mentions = self.r.terms_in.get(entry_id, set()) - defines
+                    text = _plain(entry["text"][shown])
+                    yield {
+                        "url": self.r.url_of(entry_id, reader), "game": game["id"],
+                        "id": entry_id, "title": entry["title"][shown], "context": f"{game_title} · {chapter_title}",
+                        "kind": entry["kind"], "snippet": text,
+                        "fields": {
+                            title_weight(entry["kind"]): " ".join(entry["title"].values()),
+                            WEIGHT_DEFINES: self.aliases(defines),
+                            WEIGHT_KEYWORD: " ".join(w for words in entry.get("keywords", {}).values() for w in words),
+                            WEIGHT_MENTIONS: self.aliases(mentions),
+                            WEIGHT_TEXT: text + " " + chapter_title,
+                        },
+                    }
+            for term in self.kb.terms_of(game["id"]):
+                name = self.r.text_in(term["names"], reader)
+                others = [n for lang, n in sorted(term["names"].items()) if n and n != name]
+                yield {
+                    "url": self.r.url_of(term["id"], reader), "game": game["id"],
+                    "id": term["id"], "title": name, "context": f"{game_title} · {self.r.languages.ui(reader)['glossary']}", "kind": "glossary",
+                    "snippet": " · ".join(others),
+                    "fields": {WEIGHT_GLOSSARY: self.aliases({term["id"]}), WEIGHT_TEXT: ""},
+                }
+
+    def build(self, reader: str) -> dict[str, str]:
+        """File name (under search/<lang>/) -> JavaScript content."""
+        return index_files(self.documents(reader), self.folding, self.common_words())
+
+    def all_files(self) -> dict[str, str]:
+        files = {f"search/{lang}/{name}": content for lang in self.r.languages.codes for name, content in self.build(lang).items()}
+        games = {lang: [g["id"] for g in self.r.games() if lang in g["languages"]] for lang in self.r.languages.codes}
+        files["assets/kb-languages.js"] = self.r.languages.script_config(games)
+        return files
+
+
+def word_weights(fields: dict[int, str], folding: dict[str, str]) -> dict[str, int]:
+    """A word's weight in a document: the highest field it stands in; in body text, its count (capped)."""
+    weights: dict[str, int] = defaultdict(int)
+    for word in tokens(fields.get(WEIGHT_TEXT, ""), folding):
+        weights[word] = min(weights[word] + 1, MAX_TEXT_WEIGHT)
+    for field_weight, text in fields.items():
+        if field_weight != WEIGHT_TEXT:
+            for word in tokens(text, folding):
+                weights[word] = max(weights[word], field_weight)
+    return weights
+
+
+def snippet(text: str) -> str:
+    """The start of a document's text for its result: whitespace collapsed, cut at a word."""
+    text = " ".join(text.split())
+    if len(text) <= SNIPPET_CHARS:
+        return text
+    cut = text[:SNIPPET_CHARS]
+    return cut[:cut.rfind(" ")] + " …" if " " in cut else cut + "…"
+
+
+def rarity(documents_with_word: int, documents: int, common: bool) -> int:
+    """A word's rarity, 1..RARITY_STEPS (see COMMON_SHARE)."""
+    if common:
+        return 1
+    usual = max(COMMON_SHARE * documents, COMMON_MIN_DOCS)
+    if documents_with_word <= usual:
+        return RARITY_STEPS
+    return max(1, round(RARITY_STEPS * math.sqrt(usual / documents_with_word)))
+
+
+def typo_key(first: str, letters: int) -> str:
+    """A typo bucket: the words beginning with `first` that have `letters` letters."""
+    return f"{first}{letters:02d}"
+
+
+def index_files(docs: Iterable[dict], folding: dict[str, str], common: frozenset[str] = frozenset()) -> dict[str, str]:
+    """The index files of a language's documents (dicts as `SearchIndex.documents` yields them)."""
+    rows = []
+    heads: dict[str, dict[int, list[int]]] = defaultdict(lambda: defaultdict(list))  # word -> weight -> docs
+    counts: dict[str, int] = defaultdict(int)  # word -> documents holding it
+    games: dict[str, list[int]] = {}           # game -> [first document, after its last]
+    for number, doc in enumerate(docs):
+        rows.append([doc["url"], doc["title"], doc["context"], doc["kind"], doc["id"], snippet(doc.get("snippet", ""))])
+        if "game" in doc:
+            games.setdefault(doc["game"], [number, number])[1] = number + 1
+        for word, weight in word_weights(doc["fields"], folding).items():
+            counts[word] += 1
+            same_weight = heads[word][weight]
+            # Documents come in increasing number, so the first HEAD_POSTINGS of a weight are its
+            # best; later ones could never enter the head. This also bounds memory at any size.
+            if len(same_weight) < HEAD_POSTINGS:
+                same_weight.append(number)
+    entries = sorted(((word, encode_head(rarity(counts[word], len(rows), word in common), by_weight)) for word, by_weight in heads.items()),
+                     key=lambda e: utf16(e[0]))
+    shards = pack(entries, MAX_SHARD_BYTES)
+    files = {f"s-{n}.js": _js("s", str(n), dict(shard)) for n, shard in enumerate(shards)}
+    buckets: dict[str, list[str]] = defaultdict(list)
+    for word, _ in entries:
+        letters = len(word)
+        if letters >= TYPO_MIN_LETTERS:
+            buckets[typo_key(word[0], letters)].append(word)
+    typos = pack(sorted(((key, words) for key, words in buckets.items()), key=lambda e: utf16(e[0])), MAX_TYPO_BYTES)
+    files |= {f"t-{n}.js": _js("t", str(n), dict(part)) for n, part in enumerate(typos)}
+    for start in range(0, len(rows), DOCS_PER_CHUNK):
+        files[f"d-{start // DOCS_PER_CHUNK}.js"] = _js("d", str(start // DOCS_PER_CHUNK), rows[start:start + DOCS_PER_CHUNK])
+    files["meta.js"] = _js("m", "meta", {"docs": len(rows), "per_chunk": DOCS_PER_CHUNK, "games": games,
+                                         "shards": [shard[0][0] for shard in shards], "typos": [part[0][0] for part in typos]})
+    return files
+
+
+def encode_head(rarity: int, by_weight: dict[int, list[int]]) -> str:
+    """A word's rarity, then its best HEAD_POSTINGS documents: per weight, highest first, the
+    weight, how many documents, then their numbers as differences from the one before (the first from 0)."""
+    numbers, left = [rarity], HEAD_POSTINGS
+    for weight in sorted(by_weight, reverse=True):
+        docs = by_weight[weight][:left]
+        left -= len(docs)
+        numbers += [weight, len(docs)] + [doc - before for doc, before in zip(docs, [0] + docs[:-1], strict=True)]
+        if not left:
+            break
+    return encode_numbers(numbers)
+
+
+def decode_head(text: str) -> tuple[int, list[tuple[int, int]]]:
+    """The rarity and the (document, weight) pairs of an encoded head, best first."""
+    numbers, postings, i = decode_numbers(text), [], 1
+    while i < len(numbers):
+        weight, count, doc = numbers[i], numbers[i + 1], 0
+        for delta in numbers[i + 2:i + 2 + count]:
+            doc += delta
+            postings.append((doc, weight))
+        i += 2 + count
+    return numbers[0], postings
+
+
+def encode_numbers(numbers: Iterable[int]) -> str:
+    out = []
+    for n in numbers:
+        while n >= 32:
+            out.append(DIGITS[32 + (n & 31)])
+            n >>= 5
+        out.append(DIGITS[n])
+    return "".join(out)
+
+
+def decode_numbers(text: str) -> list[int]:
+    numbers, value, shift = [], 0, 0
+    for char in text:
+        digit = DIGIT_VALUE[char]
+        value += (digit & 31) << shift
+        if digit >= 32:
+            shift += 5
+        else:
+            numbers.append(value)
+            value = shift = 0
+    return numbers
+
+
+def utf16(word: str) -> bytes:
+    """Sort key: JavaScript compares strings by UTF-16 code units, so the index is sorted that way."""
+    return word.encode("utf-16-be")
+
+
+def pack(entries: list[tuple[str, Any]], cap: int) -> list[list[tuple[str, Any]]]:
+    """Sorted (key, value) pairs cut into runs whose file (a JSON object) stays within `cap` bytes.
+    (A single pair bigger than that gets a file of its own: heads are capped, so no shard's is.)"""
+    room = cap - len(_js("s", "999999", {}).encode("utf-8"))
+    files: list[list[tuple[str, Any]]] = []
+    size = room
+    for key, value in entries:
+        cost = len(json.dumps([key, value], ensure_ascii=False, separators=(",", ":")).encode("utf-8"))  # ["k",v] ~ "k":v,
+        if size + cost > room and (not files or files[-1]):
+            files.append([])
+            size = 0
+        files[-1].append((key, value))
+        size += cost
+    return files
+
+
+def _js(kind: str, key: str, payload) -> str:
+    return f"kbSearchChunk({js_literal(kind)},{js_literal(key)},{js_literal(payload)});\n"
+
+
+def script_config(script: str) -> dict:
+    """The payload of assets/kb-languages.js (Languages.script_config), for Python replays."""
+    return json.loads(script[script.index("=") + 1:script.rindex(";")])
+
+
+def payload_of(script: str):
+    """The payload of an index file (the inverse of `_js`)."""
+    return json.loads(script[script.index(",", script.index(",") + 1) + 1:script.rindex(")")])
+
+
+# -- the client, in Python ------------------------------------------------------------------------
+
+def query_words(text: str, folding: dict[str, str]) -> list[str]:
+    return [w for w in tokens(text, folding) if len(w) >= 2]
+
+
+def quality(query: str, word: str) -> float:
+    """How well an index word matches a query word: exact 1; the query is the start of the
+    word 0.8; a shared start that leaves at most 3 letters of the query unmatched 0.6 × the
+    shared share + 0.2."""
+    if query == word:
+        return 1.0
+    p, n = 0, min(len(query), len(word))
+    while p < n and query[p] == word[p]:
+        p += 1
+    if p == len(query) and p >= 3:
+        return 0.8
+    if p >= 4 and p >= len(query) - 3:
+        return 0.6 * p / max(len(query), len(word)) + 0.2
+    return 0.0
+
+
+def one_edit(a: str, b: str) -> bool:
+    """Whether two different words are one edit apart: a letter dropped, added or changed, or two
+    neighbours swapped."""
+    if a == b or abs(len(a) - len(b)) > 1:
+        return False
+    i = 0
+    while i < min(len(a), len(b)) and a[i] == b[i]:
+        i += 1
+    if len(a) > len(b):
+        return a[i + 1:] == b[i:]
+    if len(a) < len(b):
+        return a[i:] == b[i + 1:]
+    swapped = i + 1 < len(a) and a[i] == b[i + 1] and a[i + 1] == b[i]
+    return a[i + 1:] == b[i + 1:] or (swapped and a[i + 2:] == b[i + 2:])
+
+
+def file_for(firsts: list[str], key: str) -> int | None:
+    """The file of a sorted, packed run where `key` would stand (None: before the first)."""
+    found = None
+    for n, first in enumerate(firsts):
+        if utf16(first) > utf16(key):
+            break
+        found = n
+    return found
+
+
+def shards_for(firsts: list[str], query: str) -> list[int]:
+    """The shards that can hold a word `quality` matches with the query word. Any such word
+    starts with the query's first max(4, length - 3) letters (a query of two letters matches
+    only itself): the shard where that prefix would stand and every later one beginning with it."""
+    if not firsts:
+        return []
+    prefix = query[:max(4, len(query) - 3)]
+    wanted = [file_for(firsts, prefix) or 0]
+    if len(query) >= 3:
+        while wanted[-1] + 1 < len(firsts) and firsts[wanted[-1] + 1].startswith(prefix):
+            wanted.append(wanted[-1] + 1)
+    return wanted
+
+
+def typo_keys(query: str) -> list[str]:
+    """The typo buckets that hold the words one edit from `query`, unless its first letter is the
+    slip: its first letter with one letter fewer, as many or one more; its second letter (the
+    first two swapped, or a letter added in front) with as many or one fewer."""
+    letters = len(query)
+    wanted = [(query[0], letters - 1), (query[0], letters), (query[0], letters + 1), (query[1], letters - 1), (query[1], letters)]
+    keys = [typo_key(first, n) for first, n in wanted if n >= TYPO_MIN_LETTERS]
+    return [key for n, key in enumerate(keys) if key not in keys[:n]]
+
+
+def matches(query: str, shards: Iterable[dict[str, str]]) -> list[tuple[float, str]]:
+    """(quality, head) of every word of the shards that matches the query word."""
+    return [(q, head) for shard in shards for word, head in shard.items() if (q := quality(query, word))]
+
+
+def needs_typos(query: str, found: list[tuple[float, str]]) -> bool:
+    """A long word that matches no word as typed, nor as the start of one."""
+    return len(query) >= TYPO_MIN_LETTERS and not any(q >= 0.8 for q, _ in found)
+
+
+def typo_words(query: str, typo_files: list[dict[str, list[str]]]) -> list[str]:
+    """The first TYPO_WORDS words (in index order) one edit away from the query word."""
+    near = {word for part in typo_files for key in typo_keys(query) for word in part.get(key, ()) if one_edit(query, word)}
+    return sorted(near, key=utf16)[:TYPO_WORDS]
+
+
+def rank(found: list[list[tuple[float, str]]], scope: tuple[int, int] | None = None) -> list[tuple[int, float]]:
+    """The top CANDIDATES (document, score). Per query word, a document's best quality × weight ×
+    rarity over the index words it matches (found[i]: (quality, head) of words[i]'s matches);
+    summed over query words, times the square of the share of the query it matched, each query
+    word counting by its rarity (a common word barely counts). With a scope (a game's documents,
+    first and after the last), its documents come first."""
+    scores: dict[int, float] = {}
+    covered: dict[int, float] = {}
+    total = 0.0
+    for entries in found:
+        best: dict[int, float] = {}
+        share = 1.0
+        for q, head in entries:
+            rare, postings = decode_head(head)
+            if q == 1:
+                share = rare / RARITY_STEPS
+            for doc, weight in postings:
+                best[doc] = max(best.get(doc, 0), q * weight * rare / RARITY_STEPS)
+        total += share
+        for doc, score in best.items():
+            scores[doc] = scores.get(doc, 0) + score
+            covered[doc] = covered.get(doc, 0) + share
+    ranked = [(doc, score * (covered[doc] / total) * (covered[doc] / total)) for doc, score in scores.items()]
+    first, after = scope or (0, 0)
+    return sorted(ranked, key=lambda r: (not first <= r[0] < after, -r[1], r[0]))[:CANDIDATES]
+
+
+def concept(title: str, folding: dict[str, str]) -> str:
+    """A title's concept: its words without what stands in brackets («Брод (ландшафт)», «брод»: «брод»)."""
+    return " ".join(tokens(re.sub(r"\([^)]*\)", " ", title), folding))
+
+
+def replay(text: str, fetch: Callable[[str], Any], folding: dict[str, str], game: str | None = None) -> list[dict]:
+    """What kb-search.js does for a query, on a page of `game` (its results first) or on none:
+    `fetch(name)` gives the payload of one index file of the language (meta.js, s-<n>.js, t-<n>.js,
+    d-<n>.js), in the order the browser loads them; `folding` is the languages' (assets/kb-languages.js,
+    see `script_config`). Returns the results, one per concept (title) and game."""
+    words = query_words(text, folding)
+    if not words:
+        return []
+    meta = fetch("meta.js")
+    loaded: dict[str, Any] = {}
+
+    def load(names: Iterable[str]) -> None:
+        for name in sorted(set(names) - loaded.keys(), key=_file_order):
+            loaded[name] = fetch(name)
+
+    wanted = [[f"s-{n}.js" for n in shards_for(meta["shards"], word)] for word in words]
+    load(name for names in wanted for name in names)
+    found = [matches(word, [loaded[name] for name in names]) for word, names in zip(words, wanted, strict=True)]
+    slips = [i for i, word in enumerate(words) if needs_typos(word, found[i])]
+    parts = {i: [f"t-{n}.js" for key in typo_keys(words[i]) if (n := file_for(meta["typos"], key)) is not None] for i in slips}
+    load(name for names in parts.values() for name in names)
+    near = {i: typo_words(words[i], [loaded[name] for name in parts[i]]) for i in slips}
+    load(f"s-{file_for(meta['shards'], word)}.js" for words_near in near.values() for word in words_near)
+    for i, words_near in near.items():
+        found[i] += [(TYPO_QUALITY, loaded[f"s-{file_for(meta['shards'], word)}.js"][word]) for word in words_near]
+    ranked = rank(found, tuple(meta["games"][game]) if game in meta["games"] else None)
+    results: list[dict] = []
+    seen: set[str] = set()
+    done = 0
+    while len(results) < RESULTS and done < len(ranked):
+        batch = ranked[done:done + RESULTS - len(results)]
+        done += len(batch)
+        load(f"d-{doc // meta['per_chunk']}.js" for doc, _ in batch)
+        for doc, score in batch:
+            url, title, context, kind, entry_id, text_start = loaded[f"d-{doc // meta['per_chunk']}.js"][doc % meta["per_chunk"]]
+            key = entry_id.split("/", 1)[0] + "\n" + concept(title, folding)
+            if key not in seen:
+                seen.add(key)
+                results.append({"doc": doc, "url": url, "title": title, "context": context, "kind": kind, "id": entry_id,
+                                "snippet": text_start, "score": score})
+    return results
+
+
+def _file_order(name: str) -> tuple[int, int]:
+    """Index files load kind by kind (shards, typo files, document chunks), by number within a kind."""
+    return "std".index(name[0]), int(name[2:-3])

@@ -1,0 +1,525 @@
+"""Stage 4a, render the site: one page per chapter (an anchor per entry) per language, as HTML.
+
+Pages live at <lang>/<game>/<NN-chapter>.md, so every link is computed from that shape. A page's
+content is HTML made by autoescaping Jinja templates, with data Markdown rendered by
+`safe_markdown.render` — the one path by which text from the data reaches a page. mkdocs receives
+that HTML as the page's Markdown (one raw HTML block, passed through untouched); titles, the
+table of contents and the navigation go to mkdocs' hooks already escaped (`page_meta`, `nav`),
+because Material prints them without escaping.
+"""
+from __future__ import annotations
+
+import functools
+import json
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from jinja2 import Environment, FileSystemLoader, StrictUndefined
+from markupsafe import Markup, escape
+
+from ..base.languages import fill
+from ..base.safe_markdown import Linker, render, without_tables
+from ..base.textmatch import reads_as_english
+from ..load.model import Entry, Game
+from ..resolve.resolve import Resolved, first_paragraph
+from .answer_tables import AnswerTables
+from .calculators import CalculatorBlocks, game_checks
+
+TEMPLATES = Path(__file__).resolve().parents[1] / "templates"
+EDITORIAL_TOPICS = ("extraction-damage", "reference")  # clarifications that are editors' notes, not rulings
+
+
+def environment(sub: str, autoescape: bool = True) -> Environment:
+    """Templates of one output (site, cards) plus the shared ones; autoescaping HTML unless told otherwise."""
+    return Environment(loader=FileSystemLoader([str(TEMPLATES / sub), str(TEMPLATES / "shared")]), undefined=StrictUndefined,
+                       keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True, autoescape=autoescape,
+                       auto_reload=False)  # an environment lives for one build: no need to look at the files again
+
+
+@dataclass
+class PageMeta:
+    """What mkdocs' hooks give Material for a page: its title and table of contents, as escaped HTML."""
+    title: str
+    toc: list[tuple[str, str]]  # (anchor, title as escaped HTML)
+
+
+class SiteRenderer:
+    def __init__(self, resolved: Resolved, aid_links: dict):
+        self.r = resolved
+        self.kb = resolved.kb
+        self.env = environment("site")
+        self.langs = resolved.languages
+        self.aid_links = aid_links  # (game, lang) -> cards.AidLinks (paths relative to the site root)
+        self.page_meta: dict[str, PageMeta] = {}  # docs path -> title and toc, filled as pages are made
+        self._rendered: dict[tuple[str, str, str], tuple[Markup, frozenset]] = {}  # see text_html
+        self.calculators = CalculatorBlocks(resolved, self.fragment)
+        self._page_terms: set[str] = set()  # glossary terms linked anywhere on the page being made (their previews)
+        self._previews: dict[tuple[str, str, str], dict] = {}  # see _term_preview
+        self.answer_tables = AnswerTables(resolved)  # on each game's Calculators page
+
+    # -- links -----------------------------------------------------------------------------
+    def href(self, target_id: str, from_game: str, reader: str | None = None, from_lang: str | None = None) -> str:
+        """Relative URL from a page <from_lang>/<from_game>/x.html to an entry, chapter or term
+        (in the `reader`'s section when that differs from `from_lang`)."""
+        if reader and from_lang and reader != from_lang:
+            return "../../" + self.r.url_of(target_id, reader)
+        path = self.r.path_in_section(target_id)
+        own = f"{from_game}/"
+        return path[len(own):] if path.startswith(own) else "../" + path
+
+    def fragment(self, template: str, **context) -> Markup:
+        """A piece of a page (an entry, a table…): HTML from an autoescaping template, safe to nest."""
+        return Markup(self.env.get_template(template).render(**context))
+
+    def game_name(self, game: Game, reader: str) -> str:
+        return self.r.text_in(game["title"], reader)
+
+    def link(self, target_id: str, game: str, lang: str) -> dict:
+        return {"title": self.r.title_of(target_id, lang), "href": self.href(target_id, game)}
+
+    def text_html(self, text: str, game: str, lang: str, linked_terms: set[str]) -> Markup:
+        """Entry text as safe HTML with links; adds the glossary terms it linked to `linked_terms`.
+
+        The same text is rendered for every reader (its own page and the other languages' "compare"
+        panels), so results are kept for the game being rendered (see `pages`)."""
+        key = (game, lang, text)
+        if not linked_terms and key in self._rendered:
+            html, linked = self._rendered[key]
+            linked_terms.update(linked)
+            self._page_terms.update(linked)
+            return html
+        fresh = not linked_terms
+        matcher = self.r.matchers[(game, lang)]
+        linker = Linker(reference_href=lambda ref: self.href(ref, game), reference_label=lambda ref: self.r.title_of(ref, lang),
+                        find_terms=matcher.find, term_href=lambda term: self.href(term, game), linked_terms=linked_terms, language=lang)
+        html = render(text, linker)
+        if fresh:
+            self._rendered[key] = (html, frozenset(linked_terms))
+        self._page_terms.update(linked_terms)
+        return html
+
+    def term_previews(self, game: str, reader: str) -> list[dict]:
+        """What a tap on a linked glossary term shows in place (kb-terms.js): for every term linked on the
+        page, its name, the first paragraph of the entry defining it (else its names in the other
+        languages) and links to the definition and to the glossary. Definitions link no terms: a
+        preview is one step, not a chain."""
+        return [self._term_preview(term_id, game, reader) for term_id in sorted(self._page_terms)]
+
+    def _term_preview(self, term_id: str, game: str, reader: str) -> dict:
+        """One term's preview, made once per game and reader (the same on every page of the game)."""
+        key = (term_id, game, reader)
+        if key in self._previews:
+            return self._previews[key]
+        term = self.kb.terms[term_id]
+        definition = self.kb.entries.get(term.get("definition", ""))
+        text = None
+        if "gloss" in term:  # the term in one sentence, drawn from the rule that defines it
+            gloss, gloss_lang = self.langs.shown(term["gloss"], reader)
+            text = Markup('<p class="kb-gloss"{}>{}</p>').format(
+                Markup(' lang="{}"').format(gloss_lang) if gloss_lang != reader else "", gloss)
+        elif definition is not None:
+            shown = self.r.display_language(definition, reader)
+            linker = Linker(reference_href=lambda ref: self.href(ref, game), reference_label=functools.partial(self.r.title_of, reader=shown),
+                            language=shown)
+            text = render(first_paragraph(without_tables(definition["text"][shown])), linker)
+        name_lang = self.langs.pick(term["names"], reader)
+        self._previews[key] = {
+            "id": "preview-" + self.r.anchor_of(term_id), "name": term["names"][name_lang], "text": text,
+            "others": [{"language": self.langs.name_in(lang, reader), "name": term["names"][lang], "lang": lang}
+                       for lang in self.langs.codes if lang != name_lang and lang in term["names"]],
+            "definition": self.link(definition["id"], game, reader) if definition is not None else None,
+            "glossary": self.href(term_id, game),
+        }
+        return self._previews[key]
+
+    # -- pieces ----------------------------------------------------------------------------
+    def citation(self, item: Mapping[str, Any], reader: str) -> list[str]:
+        labels = self.langs.ui(reader)
+        parts = []
+        for lang, origin in item["origin"].items():
+            name = self.langs.name_in(lang, reader)
+            if "source" in origin:
+                source = self.kb.sources[origin["source"]]
+                parts.append(f"{labels['source']} ({name}): {source.title}, {labels['lines']} {origin['lines']}")
+            elif "translated_from" in origin:
+                parts.append(f"{name}: " + fill(labels["translated_from"], lang=self.langs.name_in(origin["translated_from"], reader)))
+            else:
+                parts.append(f"{name}: {labels['authored']}")
+        return parts
+
+    def table_html(self, table: dict, lang: str) -> Markup:
+        """A data table, every cell plain text (escaped) in the reader's language."""
+        text = self.r.table(table, lang)
+        return self.fragment("table.html.j2", head=text.head, rows=text.rows, note=text.note)
+
+    def example_html(self, example: dict, lang: str) -> Markup:
+        labels = self.langs.ui(lang)
+        return self.fragment("example.html.j2",
+            labels=labels, inputs=json.dumps(example["inputs"], ensure_ascii=False, indent=1),
+            expected=json.dumps(example["expected"], ensure_ascii=False, indent=1))
+
+    def clarification_html(self, entry: Entry, game: str, lang: str) -> Markup:
+        labels = self.langs.ui(lang)
+        data = entry["clarification"]
+        statements = []
+        for s in data["statements"]:
+            source = self.kb.sources[s["source"]]
+            # the editors' rendering of the quote, in the reader's language where there is one (else English),
+            # for a reader who does not read the quote's language
+            renderings = {code: s[code] for code in self.langs.codes if code in s and code != source.language}
+            shown = self.langs.pick(renderings, lang) if renderings and source.language != lang else None
+            quote = " ".join(s["quote"].split())
+            statements.append({"quote": quote, "quote_lang": "en" if reads_as_english(quote, source.language) else source.language,
+                               "rendering": renderings[shown] if shown else None, "rendering_lang": shown,
+                               "source": source.title, "lines": s["lines"]})
+        return self.fragment("clarification.html.j2",
+            labels=labels, statements=statements, status=labels[f"status_{data['status']}"], basis=labels["bases"][data["basis"]],
+            affects=[self.link(a, game, lang) for a in data.get("affects", [])])
+
+    def external_reference(self, reference: Mapping[str, Any], reader: str) -> dict:
+        """Material the text refers to that the knowledge base does not hold: what it is (in the reader's
+        language where there is one), and the source's words that refer to it (in theirs)."""
+        what = reference["what"] if isinstance(reference["what"], Mapping) else {"en": reference["what"]}
+        text, lang = self.langs.shown(what, reader)
+        return {"what": text, "what_lang": lang if lang != reader else None, "quote": reference["quote"], "quote_lang": reference["lang"]}
+
+    def source_line(self, source, reader: str) -> dict:
+        """A source as the game page lists it: title (in its own language), language, kind, precedence and why."""
+        reason, reason_lang = self.langs.shown(source.precedence_reason, reader)
+        return {"title": source.title, "title_lang": source.language, "language": self.langs.name_in(source.language, reader),
+                "kind": self.langs.ui(reader)["source_kinds"][source.kind], "precedence": source.precedence,
+                "reason": reason, "reason_lang": reason_lang}
+
+    def clarification_callout(self, clarification: Entry, game: str, reader: str) -> dict:
+        """What an entry shows of a clarification about it: the ruling in the reader's language (else
+        the shown language's, marked by the language name), its status and a link to the whole of it.
+        Repairs of damaged text and references are editors' notes, not rulings."""
+        labels = self.langs.ui(reader)
+        ruling = self.r.ruling_sentence(clarification, reader)
+        shown = ruling[1] if ruling else reader
+        return {
+            "title": self.r.title_of(clarification["id"], reader), "href": self.href(clarification["id"], game),
+            "status": labels[f"status_{clarification['clarification']['status']}"],
+            "reviewed": clarification["clarification"].get("reviewed"),
+            "ruling": self.text_html(ruling[0], game, shown, set()) if ruling else None,
+            "language": None if shown == reader else self.langs.name_in(shown, reader), "lang": shown,
+            "editorial": clarification["clarification"].get("topic") in EDITORIAL_TOPICS,
+        }
+
+    def entry_html(self, entry: Entry, reader: str, titled: bool = True) -> Markup:
+        """An entry's section; `titled=False` leaves out its heading (the page's heading says it)."""
+        game = self.kb.game_of(entry["id"])
+        labels = self.langs.ui(reader)
+        shown = self.r.display_language(entry, reader)
+        linked_terms: set[str] = set()
+        fallback = None
+        if shown != reader:
+            fallback = fill(labels["fallback"], shown=self.langs.name_in(shown, reader))
+        others = []
+        sections = self.kb.games[game]["languages"]
+        for lang in self.langs.codes:
+            if lang != shown and lang in entry["text"]:
+                others.append({
+                    "lang": lang, "name": self.langs.name_in(lang, reader),
+                    "href": self.href(entry["id"], game, reader=lang, from_lang=reader) if lang in sections and lang != reader else None,
+                    "title": entry["title"][lang],
+                    "text": self.text_html(entry["text"][lang], game, lang, set()),
+                })
+        clarified_by = [self.clarification_callout(self.kb.entries[c], game, reader) for c in self.r.clarifications_of.get(entry["id"], [])]
+        corrections = entry.get("corrections", [])
+        view = {
+            "id": entry["id"], "anchor": self.r.anchor_of(entry["id"]), "kind": entry["kind"], "titled": titled,
+            "title": entry["title"][shown],
+            "fallback_note": fallback,
+            "text": self.text_html(without_tables(entry["text"][shown]) if "table" in entry else entry["text"][shown],
+                                   game, shown, linked_terms),
+            "table": self.table_html(entry["table"], reader) if "table" in entry and entry["table"].get("shown", True) else None,
+            "example": self.example_html(entry["example"], reader) if "example" in entry else None,
+            "calculators": self.calculators.of_entry(entry["id"], reader),
+            "ruling_first": self.clarification_callout(entry, game, reader) if "clarification" in entry else None,
+            "clarification": self.clarification_html(entry, game, reader) if "clarification" in entry else None,
+            "rulings": [c for c in clarified_by if not c["editorial"]],
+            "editors_notes": [c for c in clarified_by if c["editorial"]],
+            "check": ", ".join(self.r.checks_of.get(entry["id"], [])) or None,
+            "see": [self.link(s, game, reader) for s in entry.get("see", [])],
+            "external": [self.external_reference(x, reader) for x in entry.get("refs_external", [])],
+            "citation": self.citation(entry, reader) + ([f"{labels['corrections']}: {len(corrections)}"] if corrections else []),
+            "others": others,
+            "read_in": [{"lang": lang, "name": name, "href": self.href(entry["id"], game, reader=lang, from_lang=reader)}
+                        for lang, name in ((lang.code, lang.name) for lang in self.langs)
+                        if lang != reader and lang in self.kb.games[game]["languages"]],
+        }
+        return self.fragment("entry.html.j2", e=view, labels=labels)
+
+    # -- pages -----------------------------------------------------------------------------
+    def page(self, path: str, template: str, title: str, toc: list[tuple[str, str]] | None = None, **context) -> tuple[str, str]:
+        """(path, HTML) of one page; its title and table of contents are kept for mkdocs' hooks."""
+        self.page_meta[path] = PageMeta(str(escape(title)), [(anchor, str(escape(text))) for anchor, text in toc or []])
+        return path, self.env.get_template(template).render(title=title, **context)
+
+    def game_pages(self, game_id: str, reader: str):
+        """(path, HTML) of a game's pages in one language: its chapters, landing page, glossary and lists."""
+        game = self.kb.games[game_id]
+        labels = self.langs.ui(reader)
+        folder = f"{reader}/{game_id}"
+        chapters = self.kb.chapters_of(game_id)
+        for chapter in chapters:
+            entries = [self.kb.entries[e] for e in chapter.entry_ids]
+            self._page_terms.clear()
+            title = self.r.title_of(chapter.id, reader)
+            # a chapter of one entry under the same name: the page's heading is the entry's (not said twice)
+            alone = len(entries) == 1 and self.r.title_of(entries[0]["id"], reader) == title
+            html = [self.entry_html(e, reader, titled=not alone) for e in entries]
+            yield self.page(f"{folder}/{self.r.page_of[chapter.id]}", "chapter.html.j2", title,
+                            toc=[(self.r.anchor_of(e["id"]), self.r.title_of(e["id"], reader)) for e in entries],
+                            entries=html, previews=self.term_previews(game_id, reader), labels=labels)
+        entries = self.kb.entries_of(game_id)
+        clarifications = [e for e in entries if e["kind"] == "clarification"]
+        examples = [e for e in entries if e["kind"] == "example"]
+        glance = []
+        for entry_id in game.get("at_a_glance", []):
+            entry = self.kb.entries[entry_id]
+            shown = self.r.display_language(entry, reader)
+            glance.append({**self.link(entry_id, game_id, reader), "text": self.text_html(entry["text"][shown], game_id, shown, set())})
+        game_title = self.game_name(game, reader)
+        aids = self.aid_links.get((game_id, reader))
+        toc = ([("round", labels["round"])] if glance else []) + [
+            ("chapters", labels["chapters"]), ("reference", f"{labels['glossary']} · {labels['clarifications']} · {labels['examples']}"),
+            ("aids", labels["cards"]), ("sources", labels["sources"])]
+        yield self.page(
+            f"{folder}/index.md", "game.html.j2", game_title, toc=toc,
+            summary=self.r.text_in(game["summary"], reader),
+            glance=glance, labels=labels, reader=reader,
+            chapters=[{"title": self.r.title_of(c.id, reader), "href": self.href(c.id, game_id)} for c in chapters],
+            n_terms=len(self.kb.terms_of(game_id)), n_clarifications=len(clarifications), n_examples=len(examples),
+            cards=[{"label": label, "href": f"../../{path}"} for label, path in aids.downloads] if aids else [],
+            card_preview=f"../../{aids.preview}" if aids else None,
+            sources=[self.source_line(s, reader) for s in sorted((self.kb.sources[i] for i in game["sources"]), key=lambda s: s.precedence)],
+        )
+        yield self.glossary_page(f"{folder}/glossary.md", game_id, reader)
+        yield self.a_to_z_page(f"{folder}/a-z.md", game_id, reader)
+        yield self.list_page(f"{folder}/clarifications.md", labels["clarifications"] + f" — {game_title}",
+                             self.clarifications_by_topic(clarifications, game_id, reader))
+        yield self.list_page(f"{folder}/examples.md", labels["examples"] + f" — {game_title}", [
+            {"title": None, "anchor": None, "items": [{**self.link(e["id"], game_id, reader), "note": None} for e in examples]}])
+        if blocks := self.calculators.of_game(game_id, reader):
+            yield self.page(f"{folder}/calculators.md", "calculators.html.j2", labels["calculator"]["calculators"] + f" — {game_title}",
+                            blocks=blocks, tables=self.answer_tables.of_game(game_id, reader),
+                            tables_heading=labels["calculator"]["answer_tables"])
+            yield from self.calculators_data(game_id, reader)
+
+    def calculators_data(self, game_id: str, reader: str):
+        """(path, JSON) of the game's calculators.json in one language, if it has calculators."""
+        if game_checks(self.r, game_id):
+            yield self.calculators.spec_file(game_id, reader, lambda entry_id: self.href(entry_id, game_id))
+
+    def a_to_z_page(self, path: str, game_id: str, reader: str) -> tuple[str, str]:
+        """Every entry of a game but its clarifications and worked examples (they have their own
+        lists), in the alphabetical order of the titles the reader is shown, under initial letters."""
+        labels = self.langs.ui(reader)
+        language = self.langs[reader]
+        items = []
+        for entry in self.kb.entries_of(game_id):
+            if entry["kind"] in ("clarification", "example"):
+                continue
+            title = self.r.title_of(entry["id"], reader)
+            items.append((language.collation_key(title), {**self.link(entry["id"], game_id, reader), "note": None, "id": entry["id"]}))
+        items.sort(key=lambda pair: pair[0])
+        entries = [item.pop("id") for _, item in items]
+        titles = [item["title"] for _, item in items]
+        for entry_id, (_, item) in zip(entries, items, strict=True):
+            if titles.count(item["title"]) > 1:  # two entries of one name: say which chapter each is in
+                item["note"] = self.r.title_of(self.r.chapter_of(entry_id).id, reader)
+        groups: list[dict] = []
+        for _, item in items:
+            letter = language.initial(item["title"])
+            if not groups or groups[-1]["title"] != letter:
+                groups.append({"title": letter, "anchor": f"az-{len(groups) + 1}", "items": []})
+            groups[-1]["items"].append(item)
+        return self.list_page(path, f"{labels['a_to_z']} — {self.game_name(self.kb.games[game_id], reader)}", groups, letters=True)
+
+    def clarifications_by_topic(self, clarifications: list[Entry], game_id: str, reader: str) -> list[dict]:
+        """A game's clarifications grouped by the chapter of the rule they concern (in the game's
+        chapter order), then those about no rule, then the editors' notes; each with its ruling's
+        first sentence."""
+        labels = self.langs.ui(reader)
+        chapter_order = {c.id: n for n, c in enumerate(self.kb.chapters_of(game_id))}
+        groups: dict[str, dict] = {}
+        for entry in clarifications:
+            data = entry["clarification"]
+            if data.get("topic") in EDITORIAL_TOPICS:
+                key, title = "~editors", labels["editors_notes"]
+            elif data.get("affects"):
+                affected = data["affects"][0]
+                chapter = self.kb.chapters[affected] if affected in self.kb.chapters else self.r.chapter_of(affected)
+                key, title = f"{chapter_order.get(chapter.id, len(chapter_order)):04d}", self.r.title_of(chapter.id, reader)
+            else:
+                key, title = "~other", labels["other_topics"]
+            group = groups.setdefault(key, {"title": title, "anchor": f"topic-{len(groups) + 1}", "items": []})
+            group["items"].append({**self.clarification_item(entry, game_id, reader), **self.ruling_summary(entry, game_id, reader)})
+        return [groups[key] for key in sorted(groups)]
+
+    def ruling_summary(self, clarification: Entry, game: str, reader: str) -> dict:
+        """A clarification's ruling in one sentence (Resolved.ruling_sentence), in the reader's language or
+        else marked with the language it is shown in."""
+        ruling = self.r.ruling_sentence(clarification, reader)
+        if not ruling:
+            return {"summary": None, "summary_language": None}
+        sentence, shown = ruling
+        return {"summary": self.text_html(sentence, game, shown, set()),
+                "summary_language": None if shown == reader else self.langs.name_in(shown, reader), "summary_lang": shown}
+
+    def clarification_item(self, entry: Entry, from_game: str, reader: str) -> dict:
+        labels = self.langs.ui(reader)
+        return {**self.link(entry["id"], from_game, reader), "note": labels[f"status_{entry['clarification']['status']}"]}
+
+    def list_page(self, path: str, title: str, groups: list[dict], letters: bool = False) -> tuple[str, str]:
+        """A page of links in groups; `letters`: a row of the groups' titles (an A–Z's letters) first."""
+        return self.page(path, "list.html.j2", title, toc=[(g["anchor"], g["title"]) for g in groups if g["title"]], groups=groups,
+                         letters=letters)
+
+    def glossary_page(self, path: str, game_id: str, reader: str) -> tuple[str, str]:
+        labels = self.langs.ui(reader)
+        terms: list[dict[str, Any]] = []
+        for term in self.kb.terms_of(game_id):
+            name_lang = self.langs.pick(term["names"], reader)
+            others = [{"language": self.langs.name_in(lang, reader), "name": term["names"][lang], "lang": lang}
+                      for lang in self.langs.codes if lang != name_lang and lang in term["names"]]
+            # the sources' other words, the reader's own first; each marked with its language
+            variants = [{"text": v, "lang": lang} for lang in sorted(term.get("variants", {}), key=lambda code: code != reader)
+                        for v in sorted(term["variants"][lang])]
+            terms.append({
+                "name": term["names"][name_lang], "name_lang": name_lang, "sort": self.langs[reader].collation_key(term["names"][name_lang]),
+                "anchor": "term-" + term["id"].rsplit("/", 1)[1], "others": others, "variants": variants,
+                "definition": self.link(term["definition"], game_id, reader) if "definition" in term else None,
+            })
+        terms.sort(key=lambda t: t["sort"])
+        return self.page(path, "glossary.html.j2", f"{labels['glossary']} — {self.game_name(self.kb.games[game_id], reader)}",
+                         toc=[(t["anchor"], t["name"]) for t in terms], terms=terms, labels=labels, reader=reader)
+
+    def language_pages(self, reader: str):
+        """(path, HTML) of a language's home and cross-game pages."""
+        labels = self.langs.ui(reader)
+        games = [g for g in self.r.games() if reader in g["languages"]]
+        yield self.page(
+            f"{reader}/index.md", "home.html.j2", labels["home"], labels=labels, clarifications_href="clarifications.html",
+            games=[self.home_item(g, reader) for g in games],
+            elsewhere=[self.home_item(g, reader) for g in self.r.games() if reader not in g["languages"]])
+        groups = []
+        for game in games:
+            clarifications = [e for e in self.kb.entries_of(game["id"]) if e["kind"] == "clarification"]
+            items = [self.clarification_item(e, "", reader) for e in clarifications]
+            for item, entry in zip(items, clarifications, strict=True):
+                item["href"] = self.r.path_in_section(entry["id"])
+            groups.append({"title": self.game_name(game, reader), "anchor": f"game-{game['id']}", "items": items})
+        yield self.list_page(f"{reader}/clarifications.md", labels["all_clarifications"], groups)
+
+    def home_item(self, game: Game, reader: str) -> dict:
+        """A game on a section's home: its title and summary (in a fallback language, marked, when the
+        section lacks the game), and every language it is available in, each linking to its section."""
+        shown = self.langs.pick(game["title"], reader)
+        return {"title": game["title"][shown], "lang": shown, "summary": self.r.text_in(game["summary"], reader),
+                "href": f"{game['id']}/index.html" if reader in game["languages"] else None,
+                "languages": [{"lang": lang, "name": self.langs[lang].name, "href": f"../{lang}/{game['id']}/index.html"}
+                              for lang in self.langs.codes if lang in game["languages"]]}
+
+    def pages(self, games: set[str] | None = None):
+        """(path under the docs folder, HTML) for every page, generated one game at a time:
+        a large corpus never holds all its pages in memory (write them as they come), and each
+        text is rendered once for all readers of its game.
+
+        `games`: only the pages of these games (a rebuild that knows the others did not change);
+        the titles and tables of contents of the others are then taken from `page_meta` as given."""
+        if games is None:
+            yield self.page("index.md", "root.html.j2", self.root_title(), languages=[
+                {"code": lang, "name": self.langs[lang].name, "href": f"{lang}/index.html"} for lang in self.langs.codes])
+        for game in self.r.games():
+            readers = [lang for lang in self.langs.codes if lang in game["languages"]]
+            if games is not None and game["id"] not in games:
+                for reader in readers:  # its pages are as they were, but its calculators' data names the data version
+                    yield from self.calculators_data(game["id"], reader)
+                continue
+            self._rendered.clear()
+            for reader in readers:
+                yield from self.game_pages(game["id"], reader)
+        self._rendered.clear()
+        for reader in self.langs.codes if games is None else ():
+            yield from self.language_pages(reader)
+
+    def root_title(self) -> str:
+        """The root page's title: every language's name for the site ("Rules reference · Zasady gier · …")."""
+        return " · ".join(lang.ui["home"] for lang in self.langs)
+
+    def site_meta(self) -> str:
+        """JSON for mkdocs' hooks (mkdocs_hooks.py): the navigation and every page's title and table of
+        contents, escaped. Written beside the generated mkdocs.yml after `pages()` has run."""
+        sections = {lang.code: {"theme": lang.theme, "site_name": str(escape(lang.ui["home"])),
+                                "toggles": [str(escape(lang.ui["to_dark"])), str(escape(lang.ui["to_light"]))],
+                                "not_found": {key: str(escape(lang.ui[key])) for key in ("not_found", "not_found_text", "home")}}
+                    for lang in self.langs}
+        alternate = [{"name": str(escape(lang.name)), "link": f"{lang.code}/index.html", "lang": lang.code} for lang in self.langs]
+        return json.dumps({"sections": sections, "alternate": alternate, "nav": self.nav(), "pages": {path: {"title": meta.title, "toc": meta.toc}
+                                                         for path, meta in self.page_meta.items()}}, ensure_ascii=False)
+
+    def nav(self) -> list:
+        """mkdocs nav: a tab per language, a section per game (pruned navigation keeps pages small).
+
+        With many games, the games of a language are grouped alphabetically into about √n sections
+        of about √n games: every page carries the nav around it, so a flat list of n games would make
+        each page, and the site engine's work per page, grow with n."""
+        nav: list = [nav_item(self.root_title(), "index.md")]
+        for reader in self.langs.codes:
+            labels = self.langs.ui(reader)
+            games = []
+            for game in self.r.games():
+                if reader not in game["languages"]:
+                    continue
+                g = game["id"]
+                title = self.game_name(game, reader)
+                items: list = [nav_item(title, f"{reader}/{g}/index.md")]
+                items += [nav_item(self.r.title_of(c.id, reader), f"{reader}/{g}/{self.r.page_of[c.id]}") for c in self.kb.chapters_of(g)]
+                items += [nav_item(labels["a_to_z"], f"{reader}/{g}/a-z.md"),
+                          nav_item(labels["glossary"], f"{reader}/{g}/glossary.md"),
+                          nav_item(labels["clarifications"], f"{reader}/{g}/clarifications.md"),
+                          nav_item(labels["examples"], f"{reader}/{g}/examples.md")]
+                if g in self.kb.calculators:
+                    items.append(nav_item(labels["calculator"]["calculators"], f"{reader}/{g}/calculators.md"))
+                games.append((title, nav_item(title, items)))
+            games.sort(key=lambda pair: self.langs[reader].collation_key(pair[0]))
+            section: list = [nav_item(labels["home"], f"{reader}/index.md")]
+            section += [entry for _, entry in games] if len(games) <= NAV_FLAT_GAMES else alphabetical_groups(games)
+            section.append(nav_item(labels["all_clarifications"], f"{reader}/clarifications.md"))
+            nav.append(nav_item(self.langs[reader].name, section))
+        return nav
+
+
+
+
+NAV_FLAT_GAMES = 12  # up to this many games a language's nav lists them directly
+
+
+def nav_item(title: str, target: str | list) -> dict:
+    """One item of mkdocs' nav: a page or a section. Material prints nav titles as they are, so every
+    title, data or interface text alike, is HTML-escaped here and nowhere else."""
+    return {str(escape(title)): target}
+
+
+def alphabetical_groups(games: list[tuple[str, dict]]) -> list[dict]:
+    """(title, nav entry) pairs in title order -> about √n sections named like a dictionary's guide
+    words: the first and last titles cut to the shortest length that tells the sections apart
+    ("A–C", "D–F"; "Cha–Che", "Chi–Cy" when many titles share a first letter)."""
+    size = math.ceil(math.sqrt(len(games)))
+    chunks = [games[start:start + size] for start in range(0, len(games), size)]
+
+    def labels(length: int) -> list[str]:
+        out = []
+        for chunk in chunks:
+            first, last = chunk[0][0][:length].strip(), chunk[-1][0][:length].strip()
+            out.append(first if first.lower() == last.lower() else f"{first}–{last}")
+        return out
+
+    names = next((labels(n) for n in range(1, 17) if len({x.lower() for x in labels(n)}) == len(chunks)), labels(16))
+    return [nav_item(name, [entry for _, entry in chunk]) for name, chunk in zip(names, chunks, strict=True)]

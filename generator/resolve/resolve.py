@@ -1,0 +1,174 @@
+"""Stage 3, resolve: everything the renderers need that is derived, computed once.
+
+Where each entry's page and anchor are, which language a reader sees for each entry
+(with fallbacks), which clarifications touch which entry, which glossary terms occur in
+which text, and a stable data version for the cards.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..base.languages import Languages
+from ..base.termmatch import TermMatcher, term_matcher, terms_in_text
+from ..load.model import Chapter, Entry, Game, KnowledgeBase
+from ..validate.validate_checks import checks_by_entry
+
+
+def slug_of(item_id: str) -> str:
+    """Anchor of an entry or chapter: its id without the game part."""
+    return item_id.split("/", 1)[1].replace("/", "-")
+
+
+@dataclass
+class TableText:
+    head: list[str]
+    rows: list[list[str]]
+    note: str | None
+
+
+@dataclass
+class Resolved:
+    kb: KnowledgeBase
+    data_version: str
+    page_of: dict[str, str] = field(default_factory=dict)          # entry/chapter id -> page file name (within game dir)
+    clarifications_of: dict[str, list[str]] = field(default_factory=dict)
+    matchers: dict[tuple[str, str], TermMatcher] = field(default_factory=dict)  # (game, lang)
+    terms_in: dict[str, set[str]] = field(default_factory=dict)     # entry id -> term ids found or declared
+    checks_of: dict[str, list[str]] = field(default_factory=dict)   # entry id -> rules_check function names
+
+    def games(self) -> list[Game]:
+        return [self.kb.games[g] for g in sorted(self.kb.games)]
+
+    @property
+    def languages(self) -> Languages:
+        return self.kb.languages
+
+    def display_language(self, item: Mapping[str, Any], reader: str) -> str:
+        """The language a reader is shown of an entry or chapter (see Languages.pick)."""
+        return self.languages.pick(item["text"] if "text" in item else item["title"], reader, self.original_languages(item))
+
+    def path_in_section(self, item_id: str) -> str:
+        """Where an entry, chapter or glossary term is shown, within a language section:
+        `<game>/<NN-chapter>.html#<slug>`, `<game>/<NN-chapter>.html`, `<game>/glossary.html#term-<name>`.
+        The one place URLs and anchors are made; the site, search and aids all ask here."""
+        game = self.kb.game_of(item_id)
+        if item_id in self.kb.terms:
+            return f"{game}/glossary.html#{self.anchor_of(item_id)}"
+        page = f"{game}/{self.page_of[item_id][:-3]}.html"
+        return page if item_id in self.kb.chapters else f"{page}#{self.anchor_of(item_id)}"
+
+    def url_of(self, item_id: str, lang: str) -> str:
+        """An item's URL from the site root in a language's section."""
+        return f"{lang}/{self.path_in_section(item_id)}"
+
+    def anchor_of(self, item_id: str) -> str:
+        """The anchor of an entry (its slug) or a glossary term (term-<name>) on its page."""
+        return f"term-{item_id.rsplit('/', 1)[1]}" if item_id in self.kb.terms else slug_of(item_id)
+
+    def title_of(self, item_id: str, reader: str) -> str:
+        """An entry's, chapter's or glossary term's title (a term: its name) as the reader is shown it."""
+        if item_id in self.kb.terms:
+            return self.text_in(self.kb.terms[item_id]["names"], reader)
+        item = self.kb.entries[item_id] if item_id in self.kb.entries else self.kb.chapters[item_id].data
+        return item["title"][self.display_language(item, reader)]
+
+    def text_in(self, values, reader: str):
+        """A per-language value (game title, summary, table cell, term name) for a reader."""
+        return self.languages.text(values, reader)
+
+    def table(self, table: dict, reader: str) -> TableText:
+        """A data table's head, rows and note as plain text in the reader's language (empty cells '')."""
+        def cell(value) -> str:
+            value = self.text_in(value, reader)
+            return "" if value is None else str(value)
+        columns = table["columns"]
+        return TableText([cell(c["title"]) for c in columns], [[cell(row.get(c["key"])) for c in columns] for row in table["rows"]],
+                         cell(table["note"]) if "note" in table else None)
+
+    def ruling(self, entry: Entry, lang: str) -> str | None:
+        """A clarification's ruling in its `lang` text: from the language's bold resolution label
+        ("**Resolution:**") to the end — a whole paragraph on, or from inside the paragraph that holds
+        it; None if the text has no such label."""
+        if lang not in self.languages:
+            return None
+        text = entry["text"][lang]
+        start = text.find(f"**{self.languages[lang].resolution_label}")
+        return text[start:] if start >= 0 else None
+
+    def ruling_sentence(self, entry: Entry, reader: str) -> tuple[str, str] | None:
+        """A clarification's ruling in one sentence — what the players do — and its language: the data's
+        `ruling` in the reader's language (else as the language policy picks), or, where the data has none,
+        the first sentence of the resolution paragraph of the text the reader is shown."""
+        sentences = entry.get("clarification", {}).get("ruling")
+        if sentences:
+            return self.languages.shown(sentences, reader)
+        shown = self.display_language(entry, reader)
+        resolution = self.ruling(entry, shown)
+        if resolution is None:
+            return None
+        return first_sentence(RULING_LABEL.sub("", resolution, count=1)), shown
+
+    @staticmethod
+    def original_languages(item: Mapping[str, Any]) -> list[str]:
+        return [lang for lang, o in item.get("origin", {}).items() if "translated_from" not in o]
+
+    def chapter_of(self, entry_id: str) -> Chapter:
+        return self.kb.chapters[self.kb.entry_chapter[entry_id]]
+
+
+RULING_LABEL = re.compile(r"^\*\*[^*\n]+\*\*\s*")  # the bold "Resolution:" opening a ruling
+SENTENCE_END = re.compile(r"(?<=[.!?…])\s+(?=[«\"(\[*_]*[^\W\d_a-zà-ÿа-яёąćęłńóśźż])")  # before a capital, not "p. 7"
+
+
+def first_sentence(text: str) -> str:
+    """The first sentence of Markdown text (of its first paragraph)."""
+    return SENTENCE_END.split(first_paragraph(text), 1)[0]
+
+
+def first_paragraph(text: str) -> str:
+    """The first block of Markdown text (up to the first blank line)."""
+    return text.strip().split("\n\n", 1)[0]
+
+
+def page_name(chapter: Chapter) -> str:
+    return f"{chapter.order:02d}-{slug_of(chapter.id)}.md"
+
+
+def data_version(kb: KnowledgeBase) -> str:
+    """A digest of the data (not the clock), so the same data gives the same version."""
+    digest = hashlib.sha256()
+    payload = {
+        "games": kb.games, "entries": kb.entries, "terms": kb.terms,
+        "chapters": {cid: c.data for cid, c in kb.chapters.items()}, "aids": kb.aids,
+    }
+    digest.update(json.dumps(payload, sort_keys=True, ensure_ascii=False).encode("utf-8"))
+    return digest.hexdigest()[:12]
+
+
+def resolve(kb: KnowledgeBase) -> Resolved:
+    resolved = Resolved(kb, data_version(kb))
+    for chapter in kb.chapters.values():
+        name = page_name(chapter)
+        resolved.page_of[chapter.id] = name
+        for entry_id in chapter.entry_ids:
+            resolved.page_of[entry_id] = name
+    for entry_id, entry in kb.entries.items():
+        for affected in entry.get("clarification", {}).get("affects", []):
+            resolved.clarifications_of.setdefault(affected, []).append(entry_id)
+    for game in kb.games:
+        terms = kb.terms_of(game)
+        for lang in kb.languages.codes:
+            resolved.matchers[(game, lang)] = term_matcher(terms, lang)
+    for entry_id, entry in kb.entries.items():
+        game = kb.game_of(entry_id)
+        found = set(entry.get("terms", []))
+        for lang, text in entry["text"].items():
+            found |= terms_in_text(resolved.matchers[(game, lang)], entry["title"][lang], text)
+        resolved.terms_in[entry_id] = found
+    resolved.checks_of = checks_by_entry(kb)  # from the games' checks.yaml
+    return resolved

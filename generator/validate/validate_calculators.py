@@ -1,0 +1,161 @@
+"""Validate, calculators: each game's calculators.yaml must let every calculator speak the reader's language.
+
+Every check of checks.yaml needs a title and an answer sentence in each of the game's languages (E080);
+every field name and choice of the check's input schema (rules_check/schemas/<game>.schema.json, in the
+rules_check package Python imports) needs a label in each language (E081); an answer may name only fields
+of the check's output schema (E082); a label taken from the glossary must name a term that exists (E083).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import string
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from ..base.problems import Problems
+from ..load.load import LoadedData
+from ..load.model import KnowledgeBase, Where
+from .schema import validator_for
+
+
+def rules_check_folder() -> Path:
+    """The rules_check package Python imports (a test may put another copy first on PYTHONPATH)."""
+    spec = importlib.util.find_spec("rules_check")
+    assert spec is not None and spec.origin is not None, "the rules_check package is part of the repository"
+    return Path(spec.origin).parent
+
+
+@cache
+def check_schemas(game: str) -> dict[str, Any] | None:
+    """The $defs of the game's rules_check schema file, refs resolved inline; None without the file."""
+    path = rules_check_folder() / "schemas" / f"{game.replace('-', '_')}.schema.json"
+    if not path.is_file():
+        return None
+    definitions = json.loads(path.read_text(encoding="utf-8"))["$defs"]
+
+    def inline(node: Any) -> Any:
+        if isinstance(node, dict):
+            if "$ref" in node:
+                return inline(definitions[node["$ref"].rsplit("/", 1)[-1]])
+            return {key: inline(value) for key, value in node.items()}
+        if isinstance(node, list):
+            return [inline(value) for value in node]
+        return node
+
+    return {name: inline(schema) for name, schema in definitions.items()}
+
+
+def names_to_label(schema: Any) -> list[str]:
+    """The field names and the string choices a form built from `schema` shows, in schema order."""
+    found: list[str] = []
+    if isinstance(schema, dict):
+        found += list(schema.get("properties", {}))
+        found += [value for value in schema.get("enum", []) if isinstance(value, str)]
+        for value in schema.values():
+            found += names_to_label(value)
+    elif isinstance(schema, list):
+        for value in schema:
+            found += names_to_label(value)
+    return list(dict.fromkeys(found))
+
+
+def output_paths(schema: Any, prefix: str = "") -> set[str]:
+    """Every dotted path of named fields in an output schema ("vp_gained", "attacker.losses")."""
+    paths: set[str] = set()
+    for alternative in [schema, *schema.get("oneOf", []), *schema.get("anyOf", [])]:
+        for name, sub in alternative.get("properties", {}).items():
+            paths.add(prefix + name)
+            paths |= output_paths(sub, f"{prefix}{name}.")
+    return paths
+
+
+def check_calculators(loaded: LoadedData, kb: KnowledgeBase, problems: Problems) -> None:
+    """Fill kb.calculators from the games' calculators.yaml and report what a calculator could not say."""
+    documents = {doc.game: doc for doc in loaded.documents
+                 if doc.kind == "calculators" and validator_for("calculators.schema.json").is_valid(doc.data)}
+    for game, checks in kb.checks.items():
+        doc = documents.get(game)
+        if doc is None:
+            written = [(d.kind, d.game) for d in loaded.documents] + [(u.kind, u.game) for u in loaded.unloaded]
+            if ("calculators", game) not in written:  # else its problem was reported
+                checks_doc = next(d for d in loaded.documents if d.kind == "checks" and d.game == game)
+                problems.add(checks_doc.path, (1, 1), "E080",
+                             f"game '{game}' has checks but no calculators.yaml beside checks.yaml to say their answers")
+            continue
+        kb.calculators[game] = doc.data
+        _check_game(kb, doc, game, checks, problems)
+
+
+def _check_game(kb: KnowledgeBase, doc, game: str, checks: dict, problems: Problems) -> None:
+    languages = kb.games[game]["languages"]
+    texts = doc.data["checks"]
+    reported: set[tuple] = set()  # a label shared by several checks is reported once
+    for name in checks:
+        if name not in texts:
+            _report(problems, Where(doc, ["checks"]), "E080", f"check {game}.{name} has no calculator text (title and answer)")
+    for name, item in texts.items():
+        if name not in checks:
+            _report(problems, Where(doc, ["checks", name]), "E080", f"'{name}' is not a check of {game} (checks.yaml lists: {', '.join(checks)})")
+            continue
+        for field in ("title", "answer"):
+            for language in languages:
+                if language not in item[field]:
+                    _report(problems, Where(doc, ["checks", name, field]), "E080", f"{game}.{name} {field} has no {language} text")
+        schemas = check_schemas(game)
+        if schemas is not None:  # else the check's schema file is the rules_check package's to provide (rules_check tests)
+            _check_answer(doc, name, item["answer"], schemas.get(f"{name}_output", {}), problems)
+            _check_labels(doc, game, name, schemas.get(f"{name}_input", {}), languages, reported, problems)
+    for field, values in doc.data.get("choices", {}).items():
+        for i, value in enumerate(values):
+            if value not in doc.data["labels"]:
+                _report(problems, Where(doc, ["choices", field, i]), "E081", f"no label for '{value}', a choice of the field '{field}'")
+    for path, label in _term_labels(doc):
+        if label["term"] not in kb.terms and label["term"] not in kb.unchecked_ids and kb.game_of(label["term"]) not in kb.unchecked_games:
+            _report(problems, Where(doc, path), "E083", f"no glossary term '{label['term']}'")
+
+
+def _check_labels(doc, game: str, name: str, input_schema: dict, languages: list[str], reported: set[tuple], problems: Problems) -> None:
+    """Every field name and choice of the check's input has a label in every language of the game."""
+    own = doc.data["checks"][name].get("labels", {})
+    labels = {**doc.data["labels"], **own}
+    for key in names_to_label(input_schema):
+        path = ["checks", name, "labels", key] if key in own else ["labels", key]
+        if tuple(path) in reported:
+            continue
+        reported.add(tuple(path))
+        label = labels.get(key)
+        if label is None:
+            _report(problems, Where(doc, ["labels"]), "E081", f"no label for '{key}', a field or choice of {game}.{name}")
+        elif "term" not in label and (missing := [language for language in languages if language not in label]):
+            _report(problems, Where(doc, path), "E081", f"label '{key}' has no {', '.join(missing)} text")
+
+
+def _check_answer(doc, name: str, answer: dict, output_schema: dict, problems: Problems) -> None:
+    known = output_paths(output_schema)
+    for language, template in answer.items():
+        where = Where(doc, ["checks", name, "answer", language])
+        try:
+            fields = [(field, kind) for _, field, kind, _ in string.Formatter().parse(template) if field is not None]
+        except ValueError as err:
+            _report(problems, where, "E082", f"the {language} answer of {name} is not a template: {err}")
+            continue
+        for field, kind in fields:
+            if field not in known:
+                _report(problems, where, "E082", f"the {language} answer of {name} names {{{field}}}, which the output lacks"
+                        f" (fields: {', '.join(sorted(known)) or 'none'})")
+            elif kind not in ("", "percent"):
+                _report(problems, where, "E082", f"the {language} answer of {name} formats {{{field}}} as '{kind}'; only :percent exists")
+
+
+def _term_labels(doc) -> list[tuple[list, dict]]:
+    found = [(["labels", key], label) for key, label in doc.data["labels"].items() if "term" in label]
+    for name, item in doc.data["checks"].items():
+        found += [(["checks", name, "labels", key], label) for key, label in item.get("labels", {}).items() if "term" in label]
+    return found
+
+
+def _report(problems: Problems, where: Where, code: str, message: str) -> None:
+    problems.add(where.document.path, where.document.positions.of(where.path), code, message)

@@ -1,0 +1,94 @@
+"""The languages as data: each `data/languages/<code>/` folder holds a definition and its interface
+texts; they become `kb.languages`. Problems: a folder missing one of its two files, a code that is
+not its folder's name, a fallback to an undefined language (E062), and a game offered in a language
+with no definition (E063). No language at all is E062 too: nothing could be shown. An interface text may
+use only the {places} the generator fills for it (E065); search folding maps letters to letters (E066)."""
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from ..base.languages import PLACEHOLDER, Language, Languages, language_from
+from ..base.problems import Problems
+from ..load.load import Document, LoadedData
+from ..load.model import KnowledgeBase
+
+
+def check(loaded: LoadedData, kb: KnowledgeBase, problems: Problems, sound: set[int]) -> None:
+    """Build kb.languages from the loaded language files whose shape is sound (ids in `sound`)."""
+    folders: dict[str, dict] = {}
+    for doc in loaded.documents:
+        if id(doc) in sound:
+            folders.setdefault(doc.path.replace("\\", "/").split("/")[-2], {})[doc.kind] = doc
+    found: list[Language] = []
+    for folder, docs in sorted(folders.items()):
+        if set(docs) != {"language", "ui"}:
+            present = next(iter(docs.values()))
+            missing = "ui.yaml" if "ui" not in docs else "language.yaml"
+            problems.add(present.path, (1, 1), "E062", f"language folder '{folder}' has no {missing}")
+            continue
+        definition, ui = docs["language"].data["language"], docs["ui"].data["ui"]
+        if definition["code"] != folder:
+            problems.add(docs["language"].path, docs["language"].positions.of(["language", "code"]), "E062",
+                         f"code '{definition['code']}' is not the folder's name '{folder}'")
+            continue
+        check_places(docs["ui"], ui, problems)
+        check_folding(docs["language"], definition, problems)
+        found.append(language_from(definition, ui))
+    kb.languages = Languages(found)
+    for language in kb.languages:
+        for fallback in language.fallback:
+            if fallback not in kb.languages:
+                doc = folders[language.code]["language"]
+                problems.add(doc.path, doc.positions.of(["language", "fallback"]), "E062",
+                             f"language '{language.code}' falls back to '{fallback}', which has no definition")
+    if kb.games and not len(kb.languages) and not any(d.kind in ("language", "ui") for d in loaded.documents):
+        problems.add(str(loaded.root / "languages"), (1, 1), "E062", "no language is defined (data/languages/<code>/)")
+    for game_id, game in kb.games.items():
+        where = kb.where[game_id]
+        for lang in game.get("languages", []):
+            if len(kb.languages) and lang not in kb.languages:
+                problems.add(where.document.path, where.document.positions.of(where.path + ["languages"]), "E063",
+                             f"game '{game_id}' is offered in '{lang}', which has no definition in data/languages/")
+
+
+# The {places} the generator fills in each interface text (by its key path); any other brace is refused.
+PLACES: dict[tuple[str, ...], frozenset[str]] = {
+    ("translated_from",): frozenset({"lang"}),
+    ("fallback",): frozenset({"shown"}),
+    ("calculator", "failed"): frozenset({"error"}),
+}
+BRACE = re.compile(r"[{}]")
+
+
+def _texts(node: Any, path: tuple) -> Iterator[tuple[tuple, str]]:
+    if isinstance(node, str):
+        yield path, node
+    elif isinstance(node, Mapping):
+        for key, value in node.items():
+            yield from _texts(value, (*path, key))
+    elif isinstance(node, list):
+        for i, value in enumerate(node):
+            yield from _texts(value, (*path, i))
+
+
+def check_places(doc: Document, ui: Mapping[str, Any], problems: Problems) -> None:
+    """E065: a {place} the generator does not fill for that text, or a brace that opens no place."""
+    for path, text in _texts(ui, ()):
+        allowed = PLACES.get(path, frozenset())
+        unknown = [m[1] for m in PLACEHOLDER.finditer(text) if m[1] not in allowed]
+        stray = BRACE.findall(PLACEHOLDER.sub("", text))
+        if unknown or stray:
+            said = f"{{{unknown[0]}}} is not filled in here" if unknown else "a brace opens or closes no {place}"
+            may = ", ".join(f"{{{name}}}" for name in sorted(allowed)) or "none"
+            problems.add(doc.path, doc.positions.of(["ui", *path]), "E065",
+                         f"interface text ui.{'.'.join(map(str, path))}: {said} (its places: {may})")
+
+
+def check_folding(doc: Document, definition: Mapping[str, Any], problems: Problems) -> None:
+    """E066: search folding matches a letter as another letter; a mark or digit there would fold away words."""
+    for letter, folded in definition.get("folding", {}).items():
+        if not (letter.isalpha() and folded.isalpha()):
+            problems.add(doc.path, doc.positions.of(["language", "folding", letter]), "E066",
+                         f"search folding {letter!r}: {folded!r} maps a character that is not a letter")
