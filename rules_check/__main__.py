@@ -4,8 +4,9 @@ python -m rules_check --list               — every check by game, with a line 
 
 GAME is a game id (wizards-quest; wizards_quest works too). The data comes from rules_check/data/
 (written by `python -m generator build`) or the folder in RULES_CHECK_DATA.
-Exit status: 0 result printed; 2 invalid input (the message names the field); 1 impossible under the rules
-(the message names the rule).
+Exit status: 0 result printed; 2 invalid input (the message names the field; also input that is not UTF-8,
+not JSON or larger than 256 KiB); 1 impossible under the rules (the message names the rule). A refusal quotes
+at most 60 characters of the value it refuses.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import json
 import os
 import sys
 
-from . import DataFileError, InputError, RulesError, available_games, describe, game, game_id, run
+from . import DataFileError, InputError, RulesError, available_games, describe, game, game_id, limits, run
 
 
 def list_checks() -> None:
@@ -24,21 +25,32 @@ def list_checks() -> None:
             print(f"{name} {check}: {info['help']} [{', '.join(info['implements'])}]")
 
 
+def _read(argv: list[str]) -> bytes | str:
+    """At most one byte more than the cap, from the file named or standard input (a text stream in tests)."""
+    if len(argv) == 3:
+        with open(argv[2], "rb") as stream:
+            return stream.read(limits.MAX_INPUT_BYTES + 1)
+    if hasattr(sys.stdin, "buffer"):
+        return sys.stdin.buffer.read(limits.MAX_INPUT_BYTES + 1)
+    return sys.stdin.read(limits.MAX_INPUT_BYTES + 1)
+
+
 def read_input(argv: list[str]) -> object:
-    """The JSON input; InputError for what cannot be read or parsed (too deep, numbers too long included)."""
+    """The JSON input; InputError for what cannot be read, is larger than the cap, is not UTF-8 or not JSON (too
+    deep, numbers too long, NaN included). Nothing larger than the cap is read or parsed."""
     try:
-        with open(argv[2], encoding="utf-8") if len(argv) == 3 else sys.stdin as stream:
-            text = stream.read()
-    except (OSError, UnicodeDecodeError) as err:
+        data = _read(argv)
+    except OSError as err:
         raise InputError("(input)", f"cannot read input: {err}") from None
     try:
-        return json.loads(text)
-    except json.JSONDecodeError as err:
-        raise InputError("(input)", f"not JSON: line {err.lineno} column {err.colno}: {err.msg}") from None
-    except RecursionError:
-        raise InputError("(input)", "JSON nested too deeply") from None
-    except ValueError as err:  # an integer of more digits than Python converts
-        raise InputError("(input)", f"not usable JSON: {err}") from None
+        return limits.parse(data) if isinstance(data, str) else limits.loads(limits.decode(data))
+    except ValueError as err:
+        raise InputError("(input)", str(err)) from None
+
+
+def printable(text: str) -> str:
+    """Text any UTF-8 stream can take: a lone surrogate (from a file name, say) written as its escape."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def main(argv: list[str]) -> int:
@@ -51,22 +63,22 @@ def main(argv: list[str]) -> int:
             return 2
         name, check = game_id(argv[0]), argv[1]
         if name not in available_games() or check not in game(name).data.checks:
-            print(f"error: unknown check '{name} {check}'; see --list", file=sys.stderr)
+            print(printable(f"error: unknown check '{name} {check}'; see --list"), file=sys.stderr)
             return 2
         if argv[2:] in (["-h"], ["--help"]):
             print(describe(name, check))
             return 0
         result = run(name, check, read_input(argv))
     except InputError as err:
-        print(f"error: invalid input: {err}", file=sys.stderr)
+        print(printable(f"error: invalid input: {err}"), file=sys.stderr)
         return 2
     except RulesError as err:
-        print(f"error: {err}", file=sys.stderr)
+        print(printable(f"error: {err}"), file=sys.stderr)
         return 1
     except DataFileError as err:
-        print(f"error: {err}", file=sys.stderr)
+        print(printable(f"error: {err}"), file=sys.stderr)
         return 2
-    print(json.dumps(result, ensure_ascii=False, indent=1, sort_keys=True))
+    print(printable(json.dumps(result, ensure_ascii=False, indent=1, sort_keys=True)))
     return 0
 
 

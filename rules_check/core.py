@@ -16,6 +16,8 @@ from typing import Any
 
 from jsonschema import Draft202012Validator, validators
 
+from . import limits
+
 SCHEMA_DIR = Path(__file__).resolve().parent / "schemas"
 
 
@@ -108,7 +110,9 @@ class Game:
         return {member.check_name: attribute for attribute, member in vars(cls).items() if hasattr(member, "check_name")}
 
     def run(self, name: str, inputs: Any) -> dict:
-        """Validate `inputs` against the check's input schema, then run the check."""
+        """Check `inputs`' sizes and text (limits.py), validate them against the check's input schema, then run
+        the check."""
+        check_sizes(self.data.game, name, inputs)
         validate(self.data.game, name, "input", inputs)
         return getattr(self, self.check_methods()[name])(**inputs)
 
@@ -134,6 +138,24 @@ StrictValidator = validators.extend(
 
 
 @cache
+def input_shape(game: str, name: str) -> limits.Shape:
+    """The bounds of a check's input schema, as limits.check_sizes walks them."""
+    document = schema(game)
+    return limits.shape({"$ref": f"#/$defs/{name}_input"}, document["$defs"])
+
+
+def check_sizes(game: str, name: str, document: Any) -> None:
+    """Raise InputError at the first place `document` breaks a bound of the check's input schema or holds a
+    string that is not text (a lone surrogate): before jsonschema, which would look at every item first."""
+    try:
+        limits.walk(document, input_shape(game, name), [])
+    except limits.SizeError as err:
+        raise InputError(limits.field_name(err.path), str(err)) from None
+    except RecursionError:
+        raise InputError("(input)", "nested too deeply") from None
+
+
+@cache
 def validator(game: str, name: str, direction: str) -> Draft202012Validator:
     document = schema(game)
     return StrictValidator({"$ref": f"#/$defs/{name}_{direction}", "$defs": document["$defs"]})
@@ -149,4 +171,4 @@ def validate(game: str, name: str, direction: str, document: Any) -> None:
         path = [str(p) for p in error.absolute_path]
         if error.validator == "required":  # the field that is missing, not the object that lacks it
             path += [name for name in error.validator_value if isinstance(error.instance, dict) and name not in error.instance][:1]
-        raise InputError("/".join(path) or "(input)", error.message)
+        raise InputError(limits.field_name(path), limits.shorten(error.message, error.instance))

@@ -13,7 +13,7 @@ import re
 import string
 from typing import Any
 
-from . import game, game_id, run
+from . import game, game_id, limits, run
 from .core import DataFileError, InputError, RulesError
 
 
@@ -102,12 +102,19 @@ def say(game_name: str, check: str, output: dict, language: str) -> str:
     return sentence(texts.get(language) or texts["en"], output, Words(data.say, check, language))
 
 
+def _parse(inputs_json: str) -> Any:
+    try:
+        return limits.parse(inputs_json)
+    except ValueError as err:
+        raise InputError("(input)", str(err)) from None
+
+
 def answer(game_name: str, check: str, inputs_json: str, language: str) -> str:
     """What a calculator shows, as JSON: the output, its sentence and the entries followed; or the
     refusal — `input` with the field and the schema's message, or `rules` with the rule's message."""
     name = game_id(game_name)
     try:
-        output = run(name, check, json.loads(inputs_json))
+        output = run(name, check, _parse(inputs_json))
     except InputError as err:
         return json.dumps({"refused": "input", "field": err.field, "message": str(err).split(": ", 1)[-1]}, ensure_ascii=False)
     except RulesError as err:

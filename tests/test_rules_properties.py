@@ -167,3 +167,38 @@ def test_battlelore_more_march_speed_never_makes_a_legal_move_illegal(rc, start,
     fast = _move(rc, start, path, speed + 1, terrain.items(), others)
     assert not slow["legal"] or fast["legal"]
     assert len(path) <= speed or not slow["legal"]  # and a path longer than the speed is never legal
+
+
+# -- Wizard's Quest: a Battle is fought only against an occupied location -----------------------------------------
+
+_wq_defender = st.one_of(
+    st.fixed_dictionaries({}, optional={"men": st.integers(0, 6), "hero": st.booleans()}),
+    st.fixed_dictionaries({}, optional={"men": st.integers(0, 6), "sorcerer": st.booleans()}),
+    st.fixed_dictionaries({}, optional={"orcs": st.integers(0, 4)}))
+_wq_battles = st.lists(st.fixed_dictionaries({"attacker_roll": st.integers(1, 6), "defender_roll": st.integers(1, 6)}),
+                       max_size=4)
+
+
+def _wq_occupied(force: dict) -> bool:
+    return bool(force.get("men") or force.get("orcs") or force.get("hero") or force.get("sorcerer"))
+
+
+@SETTINGS
+@given(men=st.integers(1, 8), hero=st.booleans(), defender=_wq_defender, battles=_wq_battles)
+def test_wq_no_battle_is_fought_against_an_unoccupied_location(rc, men, hero, defender, battles):
+    attack = {"attacker": {"men": men, "hero": hero}, "defender": defender, "battles": battles}
+    try:
+        result = rc.run("wizards-quest", "attack", attack)
+    except rc.RulesError as refused:
+        message = str(refused)
+        if not _wq_occupied(defender) and battles:
+            assert "Battle 1: the attacked location is unoccupied" in message
+        else:
+            assert "the attack is over" in message  # a Battle given after a location was emptied
+        return
+    assert _wq_occupied(defender) or not battles
+    if result["allowed"]:
+        before = [defender] + [b["defender_after"] for b in result["battles"]]
+        assert all(_wq_occupied(force) for force in before[: len(result["battles"])])  # each Battle had a defender
+        if not _wq_occupied(defender):
+            assert result["ended"] == "the attacked location is unoccupied" and result["capture"]["must_capture"] is (men > 1 or hero)

@@ -339,3 +339,27 @@ def test_battlelore_move_refusals(rc):
         _move(rc, [[1, 0], [3, 0]])
     with pytest.raises(rc.RulesError, match="own hex"):
         _move(rc, [[1, 0]], units=[[0, 0]])
+
+
+# -- Wizard's Quest: no Battle against an unoccupied location (issue: every rule a table argues about) ------------
+
+@pytest.mark.parametrize("defender", [{}, {"men": 0}, {"men": 0, "orcs": 0, "hero": False, "sorcerer": False}])
+def test_wq_a_battle_against_an_unoccupied_location_is_refused(rc, defender):
+    with pytest.raises(rc.RulesError, match="Battle 1: the attacked location is unoccupied.*clarify-attack-on-unoccupied"):
+        _wq_attack(rc, {"men": 3}, defender, [{"attacker_roll": 1, "defender_roll": 6}])
+    captured = _wq_attack(rc, {"men": 3}, defender, [])
+    assert captured["battles"] == [] and captured["ended"] == "the attacked location is unoccupied"
+    assert captured["capture"]["must_capture"] is True and captured["capture"]["men_that_may_move_in"] == 2
+    assert "wizards-quest/clarify-attack-on-unoccupied-location" in captured["rules"]
+
+
+def test_wq_a_battle_with_a_death_range_of_0_is_refused(rc):
+    """A death range of 0 is a location with no pieces: the lowest of an occupied one is 1 (a man, an orc, a lone Hero)."""
+    whole = {"battles": [{"attacker": {"death_range": 3, "roll": 2}, "defender": {"death_range": 0, "roll": 6}}]}
+    with pytest.raises(rc.RulesError, match="Battle 1: the attacked location is unoccupied"):
+        rc.run("wizards-quest", "battle", whole)
+    with pytest.raises(rc.RulesError, match="the attacking location is unoccupied"):
+        rc.run("wizards-quest", "battle", {"side": "attacker", "battles": [{"death_range": 0, "roll": 1}]})
+    with pytest.raises(rc.RulesError, match="Battle 2: the attacked location is unoccupied"):
+        rc.run("wizards-quest", "battle", {"side": "defender", "battles": [{"death_range": 2, "roll": 1},
+                                                                         {"death_range": 0, "roll": 1}]})

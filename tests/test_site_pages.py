@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from browser import serve
+from conftest import REPO
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
@@ -257,7 +258,7 @@ def test_a_callout_leads_with_the_ruling_sentence_and_every_preview_with_a_gloss
     one-sentence gloss first, in the reader's language — on every ru and pl page."""
     from html import unescape
 
-    from generator.validate import load_valid
+    from generator.validate.validate import load_valid
     kb = load_valid(REPO / "data")
     rulings = {(lang, " ".join(s.split())) for e in kb.entries.values() if e["kind"] == "clarification"
                for lang, s in e["clarification"]["ruling"].items()}

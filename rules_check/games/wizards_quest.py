@@ -34,6 +34,7 @@ class Rules(Game):
             "wizards-quest/orc-rampage-aftermath", "attacker_loss_if_both_fail"
         )  # from wizards-quest/orc-rampage-aftermath, adopted for every Battle by the clarification
         self.OCCUPANCY_RULE = data.ref("wizards-quest/occupancy-rules")
+        self.UNOCCUPIED_RULE = data.ref("wizards-quest/clarify-attack-on-unoccupied-location")
         self.MAX_ORCS = data.param("wizards-quest/occupancy-rules", "max_orcs_per_space")  # from wizards-quest/occupancy-rules
         self.MEN_PER_KINGDOM_LOCATION = data.param(
             "wizards-quest/reinforcement", "men_per_kingdom_location"
@@ -106,6 +107,10 @@ class Rules(Game):
         adopted for every Battle by the clarification). With one side's rolls (the sample tables) only what those
         rolls inflict is known.
         """
+        for number, b in enumerate(battles, 1):
+            for roller in ([side] if side else ["attacker", "defender"]):
+                if (b if side else b[roller])["death_range"] == 0:
+                    self._refuse_empty(roller, f"Battle {number}: ", death_range=True)
         if side is not None:
             key = "defender_losses" if side == "attacker" else "attacker_losses"
             return {key: [self._inflicted(b) for b in battles], "clarification": self.BATTLE_RULE}
@@ -118,6 +123,16 @@ class Rules(Game):
             result["both_failed"].append(both_failed)
         result.update(clarification=self.BATTLE_RULE, both_fail_rule=self.BOTH_FAIL_RULE)
         return result
+
+    def _refuse_empty(self, side: str, where: str = "", death_range: bool = False) -> None:
+        """A side with no pieces fights no Battle: an unoccupied location does not attack, and is captured, not fought."""
+        empty = "a death range of 0: no man, orc, Hero or Sorcerer" if death_range else "no man, orc, Hero or Sorcerer"
+        if side == "attacker":
+            raise RulesError(f"{where}the attacking location is unoccupied ({empty}): it has no forces to attack with "
+                             "(wizards-quest/occupied-space)")
+        raise RulesError(f"{where}the attacked location is unoccupied ({empty}; a Treasure, the Dragon or the Wizard does "
+                         "not occupy it): no Battle is fought there, the attacker captures it (wizards-quest/capture, "
+                         f"wizards-quest/occupied-space; {self.UNOCCUPIED_RULE})")
 
     @check("hit_probability")
     def hit_probability(self, death_range: int) -> dict:
@@ -264,7 +279,9 @@ class Rules(Game):
         recomputed from the pieces left, losses capped at the pieces present (men or orcs first, the Hero or Sorcerer
         last: wizards-quest/clarify-hero-sorcerer-losses), the both-fail rule, until a location is unoccupied; then
         capture (wizards-quest/clarify-capture-with-last-man) and what is scattered rather than destroyed when a
-        Sorcerer is present. `stop`: the attacker stopped after the last Battle given."""
+        Sorcerer is present. `stop`: the attacker stopped after the last Battle given. An unoccupied location (no man,
+        orc, Hero or Sorcerer) is captured without a Battle: a Battle against it is refused
+        (wizards-quest/clarify-attack-on-unoccupied-location)."""
         attacking, defending = dict(attacker), dict(defender)
         permission = self.may_attack(
             attacker={k: attacking[k] for k in ("men", "hero", "sorcerer") if k in attacking},
@@ -282,10 +299,13 @@ class Rules(Game):
         result: dict = {"allowed": permission["allowed"], "reasons": permission["reasons"], "battles": []}
         if not permission["allowed"]:
             return result
+        empty_from_the_start = not self._occupied(defending)  # captured without a Battle
+        if empty_from_the_start and battles:
+            self._refuse_empty("defender", "Battle 1: ")
         scatter_defender = bool(attacking.get("sorcerer"))
         scatter_attacker = bool(attacking.get("sorcerer") and defending.get("sorcerer"))
         removed = {"attacker": {"destroyed": 0, "scattered": 0}, "defender": {"destroyed": 0, "scattered": 0}}
-        ended = None
+        ended = "the attacked location is unoccupied" if empty_from_the_start else None
         for number, battle in enumerate(battles, 1):
             if ended:
                 raise RulesError(f"Battle {number}: the attack is over ({ended}; wizards-quest/attack-duration)")
@@ -336,5 +356,6 @@ class Rules(Game):
             "wizards-quest/clarify-hero-sorcerer-losses",
             "wizards-quest/scatter",
             "wizards-quest/attack-duration",
+            *([self.UNOCCUPIED_RULE] if empty_from_the_start else []),
         )
         return result
