@@ -202,3 +202,23 @@ def test_wq_no_battle_is_fought_against_an_unoccupied_location(rc, men, hero, de
         assert all(_wq_occupied(force) for force in before[: len(result["battles"])])  # each Battle had a defender
         if not _wq_occupied(defender):
             assert result["ended"] == "the attacked location is unoccupied" and result["capture"]["must_capture"] is (men > 1 or hero)
+
+
+# -- Chaos in the Old World: the Old World token supply is finite -------------------------------------------------
+
+_CITOW_SUPPLY = {"noble": 6, "skaven": 6, "warpstone": 14}  # citow/component-list
+_REGIONS = ("kislev", "estalia", "norsca", "empire")
+
+
+@SETTINGS
+@given(tokens=st.lists(st.fixed_dictionaries({}, optional={"noble_tokens": st.integers(0, 6), "skaven_tokens": st.integers(0, 6),
+                                                           "warpstone_tokens": st.integers(0, 14)}), min_size=1, max_size=4))
+def test_citow_the_token_supply_never_goes_below_zero(rc, tokens):
+    regions = [{"region": name, "resistance": 2, "conquer_value": 2, **spec} for name, spec in zip(_REGIONS, tokens, strict=False)]
+    on_board = {kind: sum(r.get(f"{kind}_tokens", 0) for r in regions) for kind in _CITOW_SUPPLY}
+    try:
+        left = rc.run("citow", "corruption_phase", {"regions": regions})["old_world_tokens_left"]
+    except rc.RulesError as refused:
+        assert any(on_board[k] > _CITOW_SUPPLY[k] for k in on_board) and "citow/old-world-token-supply" in str(refused)
+        return
+    assert left == {k: _CITOW_SUPPLY[k] - on_board[k] for k in on_board} and min(left.values()) >= 0

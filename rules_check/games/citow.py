@@ -322,6 +322,11 @@ class Rules(Game):
         )  # from citow/check-for-game-end
         self.SETUP = _setup(data)  # from citow/setup-steps
         self.PEASANT_TOKEN_HITS = data.param("citow/assigning-hits", "peasant_token_hits")  # from citow/assigning-hits
+        self.TOKEN_SUPPLY = {  # Old World tokens on the board, from citow/component-list, limited by citow/old-world-token-supply
+            kind: data.param("citow/component-list", f"{kind}_tokens") for kind in ("noble", "skaven", "warpstone")
+        }
+        self.TOKEN_SUPPLY_LIMITED = not data.param("citow/old-world-token-supply", "supply_unlimited")
+        self.FIGURES_OWNED = {power: data.param("citow/component-list", f"{power}_figures") for power in POWERS}
         self.REGION_ORDER_NOTE = data.ref("citow/battle-phase-overview")
         self.KNOWN_CARDS = {  # battle effects of the Chaos cards whose numbers the sources state
             "blood_frenzy": {
@@ -1134,6 +1139,7 @@ class Rules(Game):
                 f"{len(ruined)} ruined region(s) leave {cards_left} of the {self.RUINATION_CARDS} ruination cards, "
                 f"not {ruination_cards_left}"
             )
+        supply_left = self._supply_left(given)
         awards = {int(card): vp for card, vp in (participants_vp or {}).items()}
         vp = {p: 0 for p in POWERS}
         unknown: list[str] = []
@@ -1196,7 +1202,45 @@ class Rules(Game):
             "vp_gained": dict(vp),
             "vp_unknown_from": unknown,
             "end_phase_scoring": newly_ruined,
+            "old_world_tokens_left": supply_left,
         }
+
+    @staticmethod
+    def _region_figures(spec: dict) -> dict[str, int]:
+        """Each Power's figures in one region of `corruption_phase`: its `figures`, with `cultists` for the cultists
+        where given (they stand for the `cultist` class)."""
+        figures, cultists = spec.get("figures", {}), spec.get("cultists", {})
+        counted = {}
+        for power in set(figures) | set(cultists):
+            kinds = figures.get(power, {})
+            counted[power] = sum(n for kind, n in kinds.items() if kind != "cultist") + cultists.get(power, kinds.get("cultist", 0))
+        return counted
+
+    def _supply_left(self, given: dict[str, dict]) -> dict[str, int]:
+        """The Noble, Skaven and Warpstone tokens left in the supply once those on the board are counted; a position
+        holding more of a kind than the box (citow/component-list), or more of a Power's figures than it owns, is
+        refused: Old World tokens are strictly limited (citow/old-world-token-supply), and a Power summons only
+        figures it has (citow/summoning-followers)."""
+        on_board = {kind: sum(spec.get(f"{kind}_tokens", 0) for spec in given.values()) for kind in self.TOKEN_SUPPLY}
+        if self.TOKEN_SUPPLY_LIMITED:
+            for kind, count in on_board.items():
+                if count > self.TOKEN_SUPPLY[kind]:
+                    where = ", ".join(f"{name} {spec[f'{kind}_tokens']}" for name, spec in given.items() if spec.get(f"{kind}_tokens"))
+                    raise RulesError(
+                        f"{count} {kind.capitalize()} tokens on the board ({where}), but the game has {self.TOKEN_SUPPLY[kind]}: "
+                        "Old World tokens of each type are strictly limited, none is replaced when they run out "
+                        "(citow/old-world-token-supply, citow/component-list)"
+                    )
+        for power in POWERS:
+            counts = {name: self._region_figures(spec).get(power, 0) for name, spec in given.items()}
+            if sum(counts.values()) > self.FIGURES_OWNED[power]:
+                where = ", ".join(f"{name} {n}" for name, n in counts.items() if n)
+                raise RulesError(
+                    f"{sum(counts.values())} figures of {power} on the board ({where}), but {power} has "
+                    f"{self.FIGURES_OWNED[power]}: a Power summons only its own figures, from off the board or "
+                    "from another region (citow/summoning-followers, citow/component-list)"
+                )
+        return {kind: self.TOKEN_SUPPLY[kind] - count for kind, count in on_board.items()}
 
     def _dial_turn(self, power: str, spec: dict, ticks: int) -> dict:
         """One Power's dial in the dial step: the ticks it turns (it stops at Victory, its highest position), the
