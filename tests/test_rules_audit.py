@@ -135,3 +135,30 @@ def test_battlelore_pursue_and_skirmish_obey_the_movement_rules(rc):
     assert [p["code"] for p in crowded["problems"]] == ["occupied"]
     with pytest.raises(rc.RulesError, match="not both"):
         rc.run("battlelore", "ability_move", {"ability": "skirmish", "x": 2, "path": ["a"], "board": {"start": [0, 0], "path": []}})
+
+
+def test_citow_old_world_tokens_are_finite_across_regions(rc):
+    """citow/old-world-token-supply with citow/component-list: 6 Skaven, 6 Noble and 14 Warpstone tokens in the box,
+    strictly limited; each region's count was bounded, the board's total was not (7 Skaven tokens were accepted)."""
+    seven = {"regions": [{"region": "kislev", "skaven_tokens": 4}, {"region": "estalia", "skaven_tokens": 3}]}
+    with pytest.raises(rc.RulesError, match=r"7 Skaven tokens on the board \(kislev 4, estalia 3\), but the game has 6.*"
+                                            r"citow/old-world-token-supply"):
+        rc.run("citow", "corruption_phase", seven)
+    many = {"regions": [{"region": r, "warpstone_tokens": 5, "resistance": 2, "conquer_value": 2}
+                        for r in ("kislev", "estalia", "norsca")]}
+    with pytest.raises(rc.RulesError, match="15 Warpstone tokens on the board"):
+        rc.run("citow", "corruption_phase", many)
+    six = rc.run("citow", "corruption_phase", {"regions": [{"region": "kislev", "skaven_tokens": 4, "noble_tokens": 6},
+                                                           {"region": "estalia", "skaven_tokens": 2}]})
+    assert six["old_world_tokens_left"] == {"noble": 0, "skaven": 0, "warpstone": 14}
+
+
+def test_citow_a_power_has_only_its_own_figures_on_the_board(rc):
+    """citow/summoning-followers with citow/component-list: Khorne owns 11 figures; 12 across regions were accepted."""
+    twelve = {"regions": [{"region": "kislev", "figures": {"khorne": {"cultist": 4, "warrior": 6}}},
+                          {"region": "estalia", "figures": {"khorne": {"greater_daemon": 1}}, "cultists": {"khorne": 1},
+                           "resistance": 2, "conquer_value": 2}]}
+    with pytest.raises(rc.RulesError, match=r"12 figures of khorne on the board \(kislev 10, estalia 2\), but khorne has 11"):
+        rc.run("citow", "corruption_phase", twelve)
+    twelve["regions"][1]["cultists"] = {"khorne": 0}  # the cultists given apart stand for the figures' cultist class
+    assert rc.run("citow", "corruption_phase", twelve)["old_world_tokens_left"]["skaven"] == 6

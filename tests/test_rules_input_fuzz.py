@@ -106,7 +106,7 @@ def _checked(game: str, check: str, status: int, out: bytes, err: bytes, kind: s
 
 
 @pytest.mark.parametrize("game,check", CHECKS, ids=[f"{g}.{c}" for g, c in CHECKS])
-@settings(max_examples=12, deadline=None, suppress_health_check=QUIET)
+@settings(max_examples=10, deadline=None, suppress_health_check=QUIET)
 @given(data=st.data())
 def test_cli_in_process_answers_or_refuses_hostile_text(rules_data, monkeypatch, capsysbinary, game, check, data):
     monkeypatch.setenv("RULES_CHECK_DATA", str(rules_data))
@@ -118,7 +118,7 @@ def test_cli_in_process_answers_or_refuses_hostile_text(rules_data, monkeypatch,
 
 
 @pytest.mark.integration
-@settings(max_examples=16, deadline=None, suppress_health_check=QUIET)
+@settings(max_examples=12, deadline=None, suppress_health_check=QUIET)
 @given(data=st.data())
 def test_cli_process_answers_or_refuses_hostile_text(rules_data, data):
     """As a process: the real standard streams (the ones that once wrote a surrogate back as a traceback)."""
@@ -156,7 +156,7 @@ def test_api_and_calculator_answer_or_refuse_hostile_documents(rules_data, monke
 
 
 @pytest.mark.parametrize("game,check", CHECKS, ids=[f"{g}.{c}" for g, c in CHECKS])
-@settings(max_examples=25, deadline=None, suppress_health_check=QUIET)
+@settings(max_examples=20, deadline=None, suppress_health_check=QUIET)
 @given(data=st.data())
 def test_the_size_pass_never_refuses_what_the_schema_accepts(game, check, data):
     """limits.walk refuses early only what the schema refuses too: a document the schema accepts passes it."""

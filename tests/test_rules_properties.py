@@ -202,3 +202,64 @@ def test_wq_no_battle_is_fought_against_an_unoccupied_location(rc, men, hero, de
         assert all(_wq_occupied(force) for force in before[: len(result["battles"])])  # each Battle had a defender
         if not _wq_occupied(defender):
             assert result["ended"] == "the attacked location is unoccupied" and result["capture"]["must_capture"] is (men > 1 or hero)
+
+
+# -- Chaos in the Old World: the Old World token supply is finite -------------------------------------------------
+
+_CITOW_SUPPLY = {"noble": 6, "skaven": 6, "warpstone": 14}  # citow/component-list
+_REGIONS = ("kislev", "estalia", "norsca", "empire")
+
+
+@SETTINGS
+@given(tokens=st.lists(st.fixed_dictionaries({}, optional={"noble_tokens": st.integers(0, 6), "skaven_tokens": st.integers(0, 6),
+                                                           "warpstone_tokens": st.integers(0, 14)}), min_size=1, max_size=4))
+def test_citow_the_token_supply_never_goes_below_zero(rc, tokens):
+    regions = [{"region": name, "resistance": 2, "conquer_value": 2, **spec} for name, spec in zip(_REGIONS, tokens, strict=False)]
+    on_board = {kind: sum(r.get(f"{kind}_tokens", 0) for r in regions) for kind in _CITOW_SUPPLY}
+    try:
+        left = rc.run("citow", "corruption_phase", {"regions": regions})["old_world_tokens_left"]
+    except rc.RulesError as refused:
+        assert any(on_board[k] > _CITOW_SUPPLY[k] for k in on_board) and "citow/old-world-token-supply" in str(refused)
+        return
+    assert left == {k: _CITOW_SUPPLY[k] - on_board[k] for k in on_board} and min(left.values()) >= 0
+
+
+# -- BattleLore: range bands and retreat directions -------------------------------------------------------------------
+
+def _bl_hex_distance(a, b):
+    dq, dr = b[0] - a[0], b[1] - a[1]
+    return max(abs(dq), abs(dr), abs(dq + dr))
+
+
+@SETTINGS
+@given(a=_hex, b=_hex, low=st.integers(1, 6), width=st.integers(0, 6), more=st.integers(1, 3))
+def test_battlelore_more_range_never_makes_a_legal_target_illegal(rc, a, b, low, width, more):
+    if a == b:
+        return
+    high = low + width
+    here = _sight(rc, a, b, {}, [], True) | {}
+    band = rc.run("battlelore", "line_of_sight", {"attacker": list(a), "target": list(b), "min_range": low, "max_range": high})
+    wider = rc.run("battlelore", "line_of_sight", {"attacker": list(a), "target": list(b), "min_range": max(1, low - more),
+                                                   "max_range": high + more})
+    assert band["in_range"] == (low <= here["range"] <= high)
+    assert not band["in_range"] or wider["in_range"]  # a wider band keeps every target the narrower one allows
+    assert band["may_target"] == (band["in_range"] and band["line_of_sight"])
+
+
+@SETTINGS
+@given(a=_hex, b=_hex, retreats=st.integers(1, 4))
+def test_battlelore_a_retreat_goes_straight_away_through_the_side_opposite_the_line(rc, a, b, retreats):
+    """Each retreat hex is one farther from the attacker (battlelore/retreat: straight away), and the direction is the
+    one from the hex the line of sight last crosses (shifted to that side) into the target's hex: it leaves through the
+    side opposite the one the line enters by."""
+    if a == b:
+        return
+    sight = rc.run("battlelore", "line_of_sight", {"attacker": list(a), "target": list(b), "retreats": retreats})
+    for side, way in zip(sight["sides"], sight["retreat_directions"], strict=True):
+        before = tuple(side["hexes"][-1]) if side["hexes"] else a
+        assert [b[0] - before[0], b[1] - before[1]] == way
+        hexes = [[b[0] + way[0] * k, b[1] + way[1] * k] for k in range(1, retreats + 1)]
+        assert [_bl_hex_distance(a, h) for h in hexes] == [sight["range"] + k for k in range(1, retreats + 1)]
+    if len(sight["retreat_directions"]) == 1:
+        assert sight["retreat_hexes"] == [[b[0] + sight["retreat_direction"][0] * k, b[1] + sight["retreat_direction"][1] * k]
+                                          for k in range(1, retreats + 1)]

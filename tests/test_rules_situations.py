@@ -363,3 +363,55 @@ def test_wq_a_battle_with_a_death_range_of_0_is_refused(rc):
     with pytest.raises(rc.RulesError, match="Battle 2: the attacked location is unoccupied"):
         rc.run("wizards-quest", "battle", {"side": "defender", "battles": [{"death_range": 2, "roll": 1},
                                                                          {"death_range": 0, "roll": 1}]})
+
+
+# -- BattleLore: a ranged attack's range band, and the direction of the retreat -------------------------------------
+
+def _bl_sight(rc, attacker, target, **more):
+    return rc.run("battlelore", "line_of_sight", {"attacker": attacker, "target": target, **more})
+
+
+def test_bl_a_ranged_target_must_lie_in_the_reference_cards_band(rc):
+    """battlelore/range, battlelore/ranged: a ranged unit has a minimum and a maximum range (its reference card, not
+    in the sources); it may attack an adjacent unit only with a minimum range of 1."""
+    sight = _bl_sight(rc, [-3, 0], [0, 0], min_range=2, max_range=4)
+    assert sight["range"] == 3 and sight["in_range"] is True and sight["may_target"] is True
+    assert _bl_sight(rc, [-3, 0], [0, 0], min_range=1, max_range=2)["in_range"] is False
+    assert _bl_sight(rc, [-1, 0], [0, 0], min_range=2, max_range=4)["may_target"] is False  # adjacent, minimum 2
+    unknown = _bl_sight(rc, [-3, 0], [0, 0])
+    assert unknown["in_range"] is None and unknown["range_needs"] == ["min_range", "max_range"]
+    melee = _bl_sight(rc, [-1, 0], [0, 0], attacker_ranged=False)
+    assert melee["in_range"] is True and _bl_sight(rc, [-2, 0], [0, 0], attacker_ranged=False)["in_range"] is False
+    with pytest.raises(rc.RulesError, match="minimum range of 3 above the maximum range of 2"):
+        _bl_sight(rc, [-3, 0], [0, 0], min_range=3, max_range=2)
+
+
+_BL_RANGED = {"attacker": {"dice": 2}, "target": {"dice": 3, "health": 3}, "attack_type": "ranged",
+              "results": {"pierce": 1, "strike": 1}}
+
+
+def test_bl_attack_refuses_a_ranged_target_out_of_range(rc):
+    ok = rc.run("battlelore", "attack", {**_BL_RANGED, "range": 3, "min_range": 2, "max_range": 4})
+    assert ok["attack"]["damage_taken"] == 1 and ok["may_counterattack"] is False  # not adjacent: no counterattack
+    with pytest.raises(rc.RulesError, match="range 5, beyond the maximum range of 4.*battlelore/ranged"):
+        rc.run("battlelore", "attack", {**_BL_RANGED, "range": 5, "min_range": 2, "max_range": 4})
+    with pytest.raises(rc.RulesError, match="adjacent unit only with a minimum range of 1"):
+        rc.run("battlelore", "attack", {**_BL_RANGED, "range": 1, "min_range": 2, "max_range": 4})
+    with pytest.raises(rc.RulesError, match="give min_range and max_range"):
+        rc.run("battlelore", "attack", {**_BL_RANGED, "range": 3})
+    with pytest.raises(rc.RulesError, match="not in an adjacent hex"):
+        rc.run("battlelore", "attack", {**_BL_RANGED, "range": 3, "adjacent": True})
+    adjacent = rc.run("battlelore", "attack", {**_BL_RANGED, "range": 1, "min_range": 1, "max_range": 3})
+    assert adjacent["may_counterattack"] is True
+
+
+def test_bl_retreat_after_a_ranged_attack_leaves_opposite_the_line(rc):
+    """battlelore/retreat, battlelore/example-retreat-after-ranged-attack: the line enters the target's hex through its
+    left vertical side, the retreat leaves through the right one."""
+    sight = _bl_sight(rc, [-3, 0], [0, 0], retreats=2)
+    assert sight["retreat_direction"] == [1, 0] and sight["retreat_hexes"] == [[1, 0], [2, 0]]
+    corner = _bl_sight(rc, [0, 0], [2, -1], retreats=1)  # the line reaches the target's hex at a corner
+    assert corner["retreat_direction"] is None and "battlelore/clarify-ranged-retreat-through-corner" in corner["clarifications"]
+    assert sorted(corner["retreat_directions"]) == [[1, -1], [1, 0]]
+    forced = _bl_sight(rc, [0, 0], [2, -1], terrain=[{"hex": [1, 0], "terrain": "forest"}])  # only one side is clear
+    assert forced["retreat_direction"] == [1, 0]

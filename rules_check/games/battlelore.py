@@ -36,6 +36,37 @@ def hex_distance(a: Hex, b: Hex) -> int:
     return max(abs(u - v) for u, v in zip(_cube(a), _cube(b), strict=True))
 
 
+NEIGHBOURS: tuple[Hex, ...] = ((1, 0), (1, -1), (0, -1), (-1, 0), (-1, 1), (0, 1))  # axial offsets of the six neighbours
+
+
+def _dot4(u: Hex, v: Hex) -> int:
+    """4 x the Euclidean dot product of two axial vectors laid out on the plane (x = q + r/2, y = r * sqrt(3)/2)."""
+    return (2 * u[0] + u[1]) * (2 * v[0] + v[1]) + 3 * u[1] * v[1]
+
+
+def _cross_sign(u: Hex, v: Hex) -> int:
+    """The sign of the plane's cross product u x v (the layout above, scaled, keeps it)."""
+    value = (2 * u[0] + u[1]) * v[1] - u[1] * (2 * v[0] + v[1])
+    return (value > 0) - (value < 0)
+
+
+def retreat_direction(a: Hex, b: Hex, side: int) -> Hex:
+    """The neighbour offset a unit in b retreats along when attacked from a (battlelore/retreat): straight away from
+    the attacker, out through the side of b's hex opposite the one the line of sight from a crosses. Where that line
+    reaches b's hex at a corner, the line shifted to `side` (as `_crossed` shifts it) crosses one of the two sides
+    there, and the retreat leaves through the side opposite that one (battlelore/clarify-ranged-retreat-through-corner).
+    """
+    d = (b[0] - a[0], b[1] - a[1])
+    best = max(_dot4(d, n) for n in NEIGHBOURS)
+    nearest = [n for n in NEIGHBOURS if _dot4(d, n) == best]  # the side opposite the one the line enters by
+    if len(nearest) == 1:
+        return nearest[0]
+    cube = (d[0], -d[0] - d[1], d[1])
+    normal = (1, 0) if cube[2] != 0 or cube[0] == cube[1] else (0, -1)  # _crossed's normal, (1, -1, 0) or (0, 1, -1)
+    shift = (normal[0] * side, normal[1] * side)
+    return next(n for n in nearest if _cross_sign(d, n) == -_cross_sign(d, shift))
+
+
 def _crossed(a: Hex, b: Hex, side: int) -> list[Hex]:
     """The hexes (a and b left out) whose inside the segment between the centres of a and b crosses, once the segment
     is shifted by an infinitesimal amount to one side (side = +1 or -1), in order from a. Exact: in cube coordinates a
@@ -162,6 +193,8 @@ class Rules(Game):
         self.HILL_NOTE = data.ref("battlelore/clarify-hill-line-of-sight")
         self.EDGE_NOTE = data.ref("battlelore/clarify-line-of-sight-along-two-edges")
         self.CORNER_NOTE = data.ref("battlelore/clarify-line-of-sight-through-corner")
+        self.RETREAT_CORNER_NOTE = data.ref("battlelore/clarify-ranged-retreat-through-corner")
+        self.MELEE_RANGE = data.param("battlelore/range", "melee_range")  # from battlelore/range
         self.COUNTERATTACK_RULE = data.ref("battlelore/counterattack")
         self.STUN_RULE = data.ref("battlelore/stun")
         self.MOVEMENT_RULE = data.ref("battlelore/movement")
@@ -691,12 +724,20 @@ class Rules(Game):
         terrain: list | None = None,
         units: list | None = None,
         attacker_ranged: bool = True,
+        min_range: int | None = None,
+        max_range: int | None = None,
+        retreats: int | None = None,
     ) -> dict:
         """Hexes are axial (q, r): the six neighbours of (q, r) are (q+1, r), (q-1, r), (q, r+1), (q, r-1),
         (q+1, r-1), (q-1, r+1). The line joins the two hex centres; the hexes it crosses are found exactly. Where it
         runs along a hex edge (or through a corner) the two sides differ: it is shifted once, as a whole, to one side
         (battlelore/clarify-line-of-sight-along-two-edges, battlelore/clarify-line-of-sight-through-corner), and line
-        of sight is clear if either side is clear.
+        of sight is clear if either side is clear. `min_range` and `max_range`: the attacking unit's, from its reference
+        card (not in the sources): a ranged unit may target a unit in its line of sight within that band, an adjacent
+        one only with a minimum range of 1 (battlelore/range, battlelore/ranged); a melee unit only an adjacent one.
+        The retreat direction is straight away from the attacker, through the side opposite the one the line enters
+        the target's hex by (battlelore/retreat); where the line reaches it at a corner, the side the line is shifted to
+        decides (battlelore/clarify-ranged-retreat-through-corner); `retreats` gives the hexes of that many retreats.
         """
         a, b = (attacker[0], attacker[1]), (target[0], target[1])
         if a == b:
@@ -724,25 +765,61 @@ class Rules(Game):
                     found.append({"hex": list(h), "by": "unit"})
             return found
 
-        sides = []
+        sides, directions = [], []
         for side in (1, -1):
             hexes = _crossed(a, b, side)
             sides.append({"hexes": [list(h) for h in hexes], "blocked_by": blockers(hexes)})
+            directions.append(retreat_direction(a, b, side))
         shifted = sides[0]["hexes"] != sides[1]["hexes"]
         d = [v - u for u, v in zip(_cube(a), _cube(b), strict=True)]
         along_edge = shifted and len(set(d)) < len(d)  # a line along edges: two equal cube components, as (2, -1, -1)
+        shown = 2 if shifted else 1  # both sides where they differ
         clear = any(not s["blocked_by"] for s in sides)
         notes = [self.HILL_NOTE] if on_hill and attacker_ranged else []
         notes += [self.EDGE_NOTE] if along_edge else [self.CORNER_NOTE] if shifted else []
+        if len(set(directions[:shown])) > 1:  # the line reaches the target's hex at a corner: the shift decides
+            notes.append(self.RETREAT_CORNER_NOTE)
+        ways = {way for way, s in zip(directions[:shown], sides, strict=False) if not clear or not s["blocked_by"]}
+        way = ways.pop() if len(ways) == 1 else None
+        distance = hex_distance(a, b)
         return {
-            "range": hex_distance(a, b),
+            "range": distance,
             "line_of_sight": clear,
             "runs_along_edge": along_edge,
             "through_corner": shifted and not along_edge,
-            "sides": sides if shifted else sides[:1],  # both sides where they differ
+            "sides": sides[:shown],
             "units_ignored": ignore_units,
             "clarifications": notes,
+            **self._range_band(distance, clear, attacker_ranged, min_range, max_range),
+            "retreat_directions": [list(w) for w in directions[:shown]],
+            "retreat_direction": None if way is None else list(way),
+            "retreat_hexes": None if way is None else self._retreat_hexes(b, way, retreats),
         }
+
+    def _retreat_hexes(self, start: Hex, way: Hex, retreats: int | None) -> list | None:
+        """The hexes `retreats` retreats go through from `start`, one per retreat (battlelore/retreat), nearest first."""
+        if retreats is None:
+            return None
+        step = self.HEXES_PER_RETREAT
+        return [[start[0] + way[0] * step * k, start[1] + way[1] * step * k] for k in range(1, retreats + 1)]
+
+    def _range_band(self, distance: int, clear: bool, ranged: bool, low: int | None, high: int | None) -> dict:
+        """Whether a target at `distance` is within the attacking unit's range: a melee unit's is 1; a ranged unit's is
+        the band on its reference card, given as min_range and max_range (the sources print none)."""
+        if not ranged:
+            if low is not None or high is not None:
+                raise RulesError(f"a melee unit's attack range is {self.MELEE_RANGE} (battlelore/range): give min_range "
+                                 "and max_range only for a unit with the Ranged trait")
+            in_range: bool | None = distance == self.MELEE_RANGE
+            return {"in_range": in_range, "may_target": in_range, "range_needs": []}
+        if low is None or high is None:
+            needs = [name for name, value in (("min_range", low), ("max_range", high)) if value is None]
+            return {"in_range": None, "may_target": False if not clear else None, "range_needs": needs}
+        if low > high:
+            raise RulesError(f"a minimum range of {low} above the maximum range of {high}: the reference card shows "
+                             "a band, minimum first (battlelore/range)")
+        in_range = low <= distance <= high
+        return {"in_range": in_range, "may_target": in_range and clear, "range_needs": []}
 
     def _roll_results(self, who: str, dice: int, results: dict) -> None:
         rolled = sum(results.values())
@@ -767,6 +844,9 @@ class Rules(Game):
         lore_cards: list | None = None,
         other_modifiers: int = 0,
         counterattack: dict | None = None,
+        range: int | None = None,  # the rules' word (battlelore/range); shadows the builtin here only
+        min_range: int | None = None,
+        max_range: int | None = None,
     ) -> dict:
         """A whole attack (battlelore/combat): the dice (`combat_dice`), the roll's `results` (one per die, after
         rerolls), damage and retreat (`damage_and_retreat`, with `path` the hexes behind the target), then whether the
@@ -775,9 +855,11 @@ class Rules(Game):
         attack_type, ...} gives its roll (`path`: the hexes behind the attacker); last, whether the attacker may advance.
         Units: {dice, health, terrain, flying, rage, damage_suffered, damage_tokens, stunned, steady, ignore_retreats,
         ignore_damage, cumbersome}; `health` is the figures (or health) left. `adjacent`: whether the two units are in
-        adjacent hexes (a melee attack needs it; default true for melee).
+        adjacent hexes (a melee attack needs it; default true for melee). `range`: the hexes from the attacker to the
+        target (battlelore/range); for a ranged attack with `min_range` and `max_range` from the unit's reference card
+        it must lie in that band (battlelore/ranged).
         """
-        adjacent = attack_type == "melee" if adjacent is None else adjacent
+        adjacent = self._attack_range(attack_type, adjacent, range, min_range, max_range)
         if attack_type == "melee" and not adjacent:
             raise RulesError("the target of a melee attack must be in an adjacent hex (battlelore/melee)")
         if attacker.get("stunned"):
@@ -851,6 +933,40 @@ class Rules(Game):
             answer["counterattack"] = {"dice": back_roll, "result": struck}
             answer["lore_gained"]["target"] = struck["lore_gained"]
         return answer
+
+    def _attack_range(self, attack_type: str, adjacent: bool | None, distance: int | None, low: int | None,
+                      high: int | None) -> bool:
+        """Whether attacker and target are adjacent, with the range checked against the attack's band (a melee attack's
+        is 1; a ranged attack's is its reference card's, which the players give): RulesError naming the rule, or the
+        input the players must give."""
+        if distance is not None and adjacent is not None and adjacent != (distance == self.MELEE_RANGE):
+            raise RulesError(f"a target at range {distance} is {'' if distance == self.MELEE_RANGE else 'not '}in an "
+                             "adjacent hex (battlelore/range)")
+        if distance is not None:
+            adjacent = distance == self.MELEE_RANGE
+        if attack_type == "melee":
+            if low is not None or high is not None:
+                raise RulesError(f"a melee attack's range is {self.MELEE_RANGE} (battlelore/range): min_range and "
+                                 "max_range belong to a ranged attack")
+            return True if adjacent is None else adjacent
+        if distance is None and low is None and high is None:
+            return bool(adjacent)  # the range not in question
+        if distance is None or low is None or high is None:
+            missing = [n for n, v in (("range", distance), ("min_range", low), ("max_range", high)) if v is None]
+            raise RulesError(f"to judge the range of a ranged attack give {' and '.join(missing)} (the band is on the "
+                             "unit's reference card, which the sources do not print: battlelore/range)")
+        if low > high:
+            raise RulesError(f"a minimum range of {low} above the maximum range of {high}: the reference card shows "
+                             "a band, minimum first (battlelore/range)")
+        if distance < low:
+            reason = ("a ranged unit may attack an adjacent unit only with a minimum range of 1 (battlelore/ranged)"
+                      if distance == self.MELEE_RANGE else "a ranged attack's target is within the attacking unit's range "
+                      "(battlelore/ranged, battlelore/range)")
+            raise RulesError(f"the target is at range {distance}, under the minimum range of {low}: {reason}")
+        if distance > high:
+            raise RulesError(f"the target is at range {distance}, beyond the maximum range of {high}: a ranged attack's "
+                             "target is within the attacking unit's range (battlelore/ranged, battlelore/range)")
+        return bool(adjacent)
 
     def _step_problems(self, unit: dict, step: int, here: Hex, last: bool, ground: dict, occupied: set) -> list[dict]:
         """What forbids entering hex `here` as the step-th hex of a move (battlelore/movement and the terrain entries)."""

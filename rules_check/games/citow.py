@@ -322,6 +322,11 @@ class Rules(Game):
         )  # from citow/check-for-game-end
         self.SETUP = _setup(data)  # from citow/setup-steps
         self.PEASANT_TOKEN_HITS = data.param("citow/assigning-hits", "peasant_token_hits")  # from citow/assigning-hits
+        self.TOKEN_SUPPLY = {  # Old World tokens on the board, from citow/component-list, limited by citow/old-world-token-supply
+            kind: data.param("citow/component-list", f"{kind}_tokens") for kind in ("noble", "skaven", "warpstone")
+        }
+        self.TOKEN_SUPPLY_LIMITED = not data.param("citow/old-world-token-supply", "supply_unlimited")
+        self.FIGURES_OWNED = {power: data.param("citow/component-list", f"{power}_figures") for power in POWERS}
         self.REGION_ORDER_NOTE = data.ref("citow/battle-phase-overview")
         self.KNOWN_CARDS = {  # battle effects of the Chaos cards whose numbers the sources state
             "blood_frenzy": {
@@ -1119,29 +1124,54 @@ class Rules(Game):
         given holds nothing. `participants_vp` {card number: award} gives the awards of cards 2-5, which the sources
         do not print; without it a Power's phase total from such a card is unknown (listed in `vp_unknown_from`).
         """
+        given = self._board(regions)
+        ruined = self._ruined_before(ruined_regions, ruination_cards_left)
+        supply_left = self._supply_left(given)
+        report = {name: {"region": name, "ruined_before": name in ruined} for name in self.REGION_ORDER}
+        vp = {p: 0 for p in POWERS}
+        self._domination_step(given, ruined, report, vp)
+        awards = {int(card): award for card, award in (participants_vp or {}).items()}
+        step = self._corruption_step(given, ruined, awards, report, vp)
+        return {
+            "regions": [report[name] for name in self.REGION_ORDER],
+            "ruined_this_phase": step["ruined"],
+            "reached_threshold_not_ruined": step["not_ruined"],
+            "skipped_ruined": [r for r in self.REGION_ORDER if r in ruined],
+            "ruination_cards_left": self.RUINATION_CARDS - len(ruined) - len(step["ruined"]),
+            "vp_gained": dict(vp),
+            "vp_unknown_from": step["unknown"],
+            "end_phase_scoring": step["ruined"],
+            "old_world_tokens_left": supply_left,
+        }
+
+    def _board(self, regions: list) -> dict[str, dict]:
+        """The regions of `corruption_phase` by name, each given once."""
         given: dict[str, dict] = {}
         for spec in regions:
             name = self._region(spec["region"])
             if name in given:
                 raise RulesError(f"region {name} is given twice")
             given[name] = spec
+        return given
+
+    def _ruined_before(self, ruined_regions: list | None, cards_left_given: int | None) -> set[str]:
+        """The regions ruined before the phase, no more than the ruination cards, and the cards left as given."""
         ruined = {self._region(r) for r in ruined_regions or []}
         if len(ruined) > self.RUINATION_CARDS:
             raise RulesError(f"only {self.RUINATION_CARDS} ruination cards exist: {len(ruined)} regions cannot be ruined")
         cards_left = self.RUINATION_CARDS - len(ruined)
-        if ruination_cards_left is not None and ruination_cards_left != cards_left:
+        if cards_left_given is not None and cards_left_given != cards_left:
             raise RulesError(
                 f"{len(ruined)} ruined region(s) leave {cards_left} of the {self.RUINATION_CARDS} ruination cards, "
-                f"not {ruination_cards_left}"
+                f"not {cards_left_given}"
             )
-        awards = {int(card): vp for card, vp in (participants_vp or {}).items()}
-        vp = {p: 0 for p in POWERS}
-        unknown: list[str] = []
-        report: dict[str, dict] = {}
-        skipped = [r for r in self.REGION_ORDER if r in ruined]
-        for name in self.REGION_ORDER:  # the Domination step
-            spec = given.get(name, {})
-            entry = report.setdefault(name, {"region": name, "ruined_before": name in ruined})
+        return ruined
+
+    def _domination_step(self, given: dict[str, dict], ruined: set[str], report: dict[str, dict], vp: dict) -> None:
+        """The Domination step, region by region in region order (ruined regions skipped): each region's `dominance`
+        into `report`, its VP added to `vp`."""
+        for name in self.REGION_ORDER:
+            spec, entry = given.get(name, {}), report[name]
             if name in ruined and not self.RUINED_DOMINANCE_RESOLVED:
                 entry["dominance"] = None
                 continue
@@ -1157,46 +1187,76 @@ class Rules(Game):
             entry["dominance"] = result
             for power, gained in result["vp_gained"].items():
                 vp[power] += gained
-        newly_ruined: list[str] = []
-        not_ruined: list[str] = []
-        for name in self.REGION_ORDER:  # the Corruption step
-            spec = given.get(name, {})
-            entry = report[name]
+
+    def _corruption_step(self, given: dict[str, dict], ruined: set[str], awards: dict[int, int], report: dict[str, dict],
+                         vp: dict) -> dict[str, list[str]]:
+        """The Corruption step, region by region in region order (ruined regions skipped): each region's `corruption`
+        into `report`, ruination while cards last, its VP added to `vp`; the regions ruined, those at the threshold
+        left unruined for lack of a card, and those whose award is unknown (cards 2-5 without `participants_vp`)."""
+        step: dict[str, list[str]] = {"ruined": [], "not_ruined": [], "unknown": []}
+        for name in self.REGION_ORDER:
+            spec, entry = given.get(name, {}), report[name]
             if name in ruined and not self.RUINED_CORRUPTION_PLACED:
                 entry["corruption"] = None
                 continue
             figures = spec.get("figures", {})
-            cultists = spec.get("cultists", {p: kinds.get("cultist", 0) for p, kinds in figures.items()})
-            card = len(ruined) + len(newly_ruined) + 1
+            before = len(ruined) + len(step["ruined"])
             result = self.corruption(
                 corruption_before=spec.get("corruption_before", {}),
-                cultists=cultists,
+                cultists=spec.get("cultists", {p: kinds.get("cultist", 0) for p, kinds in figures.items()}),
                 region=name,
                 warpstone_tokens=spec.get("warpstone_tokens", 0),
-                regions_already_ruined=len(ruined) + len(newly_ruined),
-                participants_vp=awards.get(card),
+                regions_already_ruined=before,
+                participants_vp=awards.get(before + 1),
                 placed_earlier_this_round=spec.get("placed_earlier_this_round"),
             )
             entry["corruption"] = result
             if result["ruined"]:
-                newly_ruined.append(name)
+                step["ruined"].append(name)
                 if result["vp_gained"] is None:
-                    unknown.append(name)
-                else:
-                    for power, gained in result["vp_gained"].items():
-                        vp[power] += gained
+                    step["unknown"].append(name)
+                for power, gained in (result["vp_gained"] or {}).items():
+                    vp[power] += gained
             elif result["total_corruption"] >= self.RUIN_THRESHOLD:
-                not_ruined.append(name)
-        return {
-            "regions": [report[name] for name in self.REGION_ORDER],
-            "ruined_this_phase": newly_ruined,
-            "reached_threshold_not_ruined": not_ruined,
-            "skipped_ruined": skipped,
-            "ruination_cards_left": self.RUINATION_CARDS - len(ruined) - len(newly_ruined),
-            "vp_gained": dict(vp),
-            "vp_unknown_from": unknown,
-            "end_phase_scoring": newly_ruined,
-        }
+                step["not_ruined"].append(name)
+        return step
+
+    @staticmethod
+    def _region_figures(spec: dict) -> dict[str, int]:
+        """Each Power's figures in one region of `corruption_phase`: its `figures`, with `cultists` for the cultists
+        where given (they stand for the `cultist` class)."""
+        figures, cultists = spec.get("figures", {}), spec.get("cultists", {})
+        counted = {}
+        for power in set(figures) | set(cultists):
+            kinds = figures.get(power, {})
+            counted[power] = sum(n for kind, n in kinds.items() if kind != "cultist") + cultists.get(power, kinds.get("cultist", 0))
+        return counted
+
+    def _supply_left(self, given: dict[str, dict]) -> dict[str, int]:
+        """The Noble, Skaven and Warpstone tokens left in the supply once those on the board are counted; a position
+        holding more of a kind than the box (citow/component-list), or more of a Power's figures than it owns, is
+        refused: Old World tokens are strictly limited (citow/old-world-token-supply), and a Power summons only
+        figures it has (citow/summoning-followers)."""
+        on_board = {kind: sum(spec.get(f"{kind}_tokens", 0) for spec in given.values()) for kind in self.TOKEN_SUPPLY}
+        if self.TOKEN_SUPPLY_LIMITED:
+            for kind, count in on_board.items():
+                if count > self.TOKEN_SUPPLY[kind]:
+                    where = ", ".join(f"{name} {spec[f'{kind}_tokens']}" for name, spec in given.items() if spec.get(f"{kind}_tokens"))
+                    raise RulesError(
+                        f"{count} {kind.capitalize()} tokens on the board ({where}), but the game has {self.TOKEN_SUPPLY[kind]}: "
+                        "Old World tokens of each type are strictly limited, none is replaced when they run out "
+                        "(citow/old-world-token-supply, citow/component-list)"
+                    )
+        for power in POWERS:
+            counts = {name: self._region_figures(spec).get(power, 0) for name, spec in given.items()}
+            if sum(counts.values()) > self.FIGURES_OWNED[power]:
+                where = ", ".join(f"{name} {n}" for name, n in counts.items() if n)
+                raise RulesError(
+                    f"{sum(counts.values())} figures of {power} on the board ({where}), but {power} has "
+                    f"{self.FIGURES_OWNED[power]}: a Power summons only its own figures, from off the board or "
+                    "from another region (citow/summoning-followers, citow/component-list)"
+                )
+        return {kind: self.TOKEN_SUPPLY[kind] - count for kind, count in on_board.items()}
 
     def _dial_turn(self, power: str, spec: dict, ticks: int) -> dict:
         """One Power's dial in the dial step: the ticks it turns (it stops at Victory, its highest position), the
