@@ -159,6 +159,28 @@ def test_the_root_404_page_speaks_every_language(site: Path):
     assert {"/en/index.html", "/pl/index.html", "/ru/index.html"} <= set(found.links)
 
 
+@pytest.mark.browser
+def test_the_root_404_puts_the_readers_language_first(site: Path):
+    """A Polish phone that lands on an unknown address at the root reads the Polish message first."""
+    from browser import CHROMEDRIVER, CHROMIUM
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
+                 "--disable-dev-shm-usage", "--lang=pl"):
+        options.add_argument(flag)
+    options.add_experimental_option("prefs", {"intl.accept_languages": "pl,en"})
+    polish = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    try:
+        with serve(site) as url:
+            polish.get(f"{url}/404.html")
+            first = polish.execute_script("return document.querySelector('.kb-not-found').lang")
+            assert first == "pl", polish.execute_script("return navigator.languages")
+    finally:
+        polish.quit()
+
+
 def test_a_ruling_in_another_language_is_marked_with_its_name(driver, server):
     """The mini clarification is written in English only: the ru and pl callouts show its English
     ruling under a visible language name, the ruling itself marked lang="en"."""

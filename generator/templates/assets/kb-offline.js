@@ -2,6 +2,16 @@
  * generator/offline.py on Workbox). This registers the reader's section with workbox-window (loaded
  * only where service workers can run: served over http(s), not opened from disk), says once that the
  * section now works offline, and when a new build has been fetched, offers to reload into it. */
+/* The root "page not found" speaks every language: the reader's own (the browser's languages) comes first. */
+(function () {
+  var blocks = Array.prototype.slice.call(document.querySelectorAll(".kb-not-found"));
+  if (blocks.length < 2) return;
+  var wanted = (navigator.languages || [navigator.language || ""]).map(function (code) { return code.split("-")[0]; });
+  var theirs = blocks.filter(function (block) { return wanted.indexOf(block.lang) >= 0; })
+    .sort(function (a, b) { return wanted.indexOf(a.lang) - wanted.indexOf(b.lang); })[0];
+  if (theirs && theirs !== blocks[0]) blocks[0].parentNode.insertBefore(theirs, blocks[0]);
+})();
+
 (function () {
   "use strict";
   if (!("serviceWorker" in navigator) || !/^https?:$/.test(window.location.protocol)) return;
