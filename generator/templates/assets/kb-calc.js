@@ -74,7 +74,7 @@
           if (!waiting[message.id]) return;
           delete waiting[message.id];
           started.terminate();
-          if (worker && worker.then) worker = null;
+          worker = null;  /* the next question starts a fresh worker */
           Object.keys(waiting).forEach(function (id) { waiting[id]({id: +id, error: timeout}); delete waiting[id]; });
           resolve({id: message.id, too_long: timeout});
         }, (calc.questionSeconds || QUESTION_SECONDS) * 1000);  /* a test may shorten it */
