@@ -145,7 +145,7 @@ class KnowledgeBaseBuilder:
     def unread_noise(self, doc: Document, item) -> None:
         """A noise range skipped for its problem: the lines it names, if it still names them, else any of its game's."""
         try:
-            lines = range_lines(item.get("lines")) if isinstance(item, dict) and isinstance(item.get("source"), str) else []
+            lines = range_lines(item.get("lines", "")) if isinstance(item, dict) and isinstance(item.get("source"), str) else []
         except (TypeError, ValueError):
             lines = []
         for n in lines:
