@@ -4,7 +4,9 @@ integration tests look at the built site; the browser tests fill forms with the 
 player and compare what the page shows with the command line's answer."""
 from __future__ import annotations
 
+import html
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -110,6 +112,25 @@ def test_every_check_is_a_calculator_in_every_language_of_its_game(bundled_build
                     href = spec["entries"][entry_id]["href"]
                     chapter = (site / lang / game / href.split("#")[0]).read_text(encoding="utf-8")
                     assert f'data-check="{name}"' in chapter, (entry_id, name)
+
+
+@pytest.mark.integration
+def test_each_game_page_lists_its_calculators_by_their_question_one_tap_from_the_answer(bundled_build: Path):
+    """The game's own page (the section home's link) lists every calculator by the question it answers, each
+    linking to that calculator on the Calculators page, and the answer tables likewise."""
+    site = bundled_build / "site"
+    for game, by_lang in built_games(site).items():
+        for lang, spec in by_lang.items():
+            home = (site / lang / game / "index.html").read_text(encoding="utf-8")
+            page = (site / lang / game / "calculators.html").read_text(encoding="utf-8")
+            links = re.findall(r'<a href="calculators\.html#([^"]+)">([^<]+)</a>', home)
+            titles = {anchor: html.unescape(title) for anchor, title in links}
+            for name, check in spec["checks"].items():
+                anchor = "calc-" + name.replace("_", "-")
+                assert titles.get(anchor) == check["title"], (game, lang, name)
+                assert f'id="{anchor}"' in page and f'data-check="{name}"' in page[page.index(f'id="{anchor}"'):][:200]
+            tables = re.findall(r'<h3 id="([^"]+)">', page)
+            assert all(table in titles for table in tables), (game, lang, tables)
 
 
 @pytest.mark.integration
@@ -253,7 +274,58 @@ def test_a_page_downloads_the_calculators_runtime_only_when_one_is_opened(bundle
         calc_driver.get(f"{url}/en/citow/calculators.html")               # calculators, none opened
         loaded = WebDriverWait(calc_driver, 10).until(lambda d: d.execute_script(fetched))
         assert "/assets/kb-calc.js" in loaded
-        assert not [path for path in loaded if "/calc/" in path or "worker" in path or path.endswith("calculators.json")]
+        assert not [path for path in loaded if ("/calc/" in path and not path.endswith("/calc/runtime.json"))  # (its 1 KB list:
+                    or "worker" in path or path.endswith("calculators.json")]                         # the size offered)
         open_calculator(calc_driver, "hit_probability")
         loaded = calc_driver.execute_script(fetched)
         assert "/en/citow/calculators.json" in loaded and "/assets/kb-calc-worker.js" in loaded
+
+
+AXE = REPO / "node_modules" / "axe-core" / "axe.min.js"
+AXE_RUN = """
+const done = arguments[0];
+axe.run(document, {runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']}}).then(result => done(
+  result.violations.filter(v => v.impact === 'serious' || v.impact === 'critical')
+    .map(v => v.id + ' (' + v.impact + '): ' + v.nodes.slice(0, 3).map(n => n.target.join(' ')).join(', '))));
+"""
+VIEWS = [(390, "light"), (390, "dark"), (1280, "light"), (1280, "dark")]
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("lang", ["ru", "pl", "en"])
+def test_every_calculator_open_and_answered_has_no_serious_accessibility_violation(bundled_build: Path, calc_driver, lang: str):
+    """axe-core (WCAG 2.0/2.1 A and AA) over each game's Calculators page with every calculator open and
+    answered (its first worked example, else the empty form's refusal), in light and dark, at 390 and 1280 px:
+    no serious or critical violation (4 games x 4 views = 16 page states per language)."""
+    site = bundled_build / "site"
+    axe = AXE.read_text(encoding="utf-8")
+    found, states = [], 0
+    with serve(site) as url:
+        for game, by_lang in sorted(built_games(site).items()):
+            if lang not in by_lang:
+                continue
+            calc_driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {"width": 390, "height": 844, "deviceScaleFactor": 1, "mobile": True})
+            calc_driver.get(f"{url}/{lang}/{game}/calculators.html")
+            for name, check in by_lang[lang]["checks"].items():
+                block = open_calculator(calc_driver, name)
+                if check["examples"]:
+                    press(calc_driver, block.find_element("css selector", ".kb-calc-example"))
+                calculate(calc_driver, block)
+            calc_driver.execute_script(axe)
+            # no colour half-way through Material's transitions when the scheme changes under axe
+            calc_driver.execute_script("const style = document.createElement('style');"
+                                       "style.textContent = '*, *::before, *::after { transition: none !important; }';"
+                                       "document.head.appendChild(style);")
+            for width, scheme in VIEWS:
+                calc_driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                                            {"width": width, "height": 844, "deviceScaleFactor": 1, "mobile": width < 600})
+                # the scheme as Material's toggle sets it (mkdocs.yml's two palettes), on the page as answered
+                calc_driver.execute_script("const [scheme, accent] = arguments[0];"
+                                           "document.body.setAttribute('data-md-color-scheme', scheme);"
+                                           "document.body.setAttribute('data-md-color-accent', accent);",
+                                           ["slate", "amber"] if scheme == "dark" else ["default", "deep-orange"])
+                found += [f"{game} {width} {scheme}: {v}" for v in calc_driver.execute_async_script(AXE_RUN)]
+                states += 1
+    calc_driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {"width": 390, "height": 844, "deviceScaleFactor": 1, "mobile": True})
+    print(f"axe over {states} calculator page states in {lang}: {len(found)} serious or critical")
+    assert states == 16 and found == [], found

@@ -3,12 +3,13 @@ pages, search and calculators — and a new build replaces the cached one, the p
 network is off for real: the site's server is shut down, as a phone leaving the Wi-Fi."""
 from __future__ import annotations
 
+import json
+import re
 import shutil
 from pathlib import Path
 
 import pytest
 from browser import calculate, make_driver, open_calculator, press, search, serve
-from selenium.common.exceptions import WebDriverException
 from selenium.webdriver.support.ui import WebDriverWait
 
 CACHES = "return caches.keys()"
@@ -31,12 +32,29 @@ def offline_driver():
 @pytest.mark.browser
 def test_a_visited_section_works_with_the_network_off(bundled_build: Path, offline_driver):
     driver = offline_driver
-    with serve(bundled_build / "site") as url:
-        names = install(driver, url, "ru/citow/10-round.html")
+    requests: list[str] = []
+    runtime = json.loads((bundled_build / "site" / "assets" / "calc" / "runtime.json").read_text(encoding="utf-8"))
+    with serve(bundled_build / "site", requests) as url:
+        names = [name for name in install(driver, url, "ru/citow/10-round.html") if not name.startswith("kb-root-")]
         assert len(names) == 1 and names[0].startswith("kb-ru-precache")
+        # the root's worker too: it answers the root, the sections never visited and the aids
+        WebDriverWait(driver, 60).until(lambda d: d.execute_script(
+            "return navigator.serviceWorker.getRegistrations().then(rs => rs.filter(r => r.active).length)") == 2)
         assert driver.execute_cdp_cmd("Page.getInstallabilityErrors", {})["installabilityErrors"] == []  # "Install app" offered
         notice = WebDriverWait(driver, 10).until(lambda d: d.find_elements("css selector", ".kb-offline-notice"))
-        assert "без сети" in notice[0].text
+        # it says how much it keeps, and what the calculators would add
+        stored = sum(p.stat().st_size for p in (bundled_build / "site" / "ru").rglob("*") if p.is_file() and p.name != "sw.js")
+        kept = float(re.search(r"сохранено ([0-9]+,[0-9]) МБ", notice[0].text)[1].replace(",", "."))
+        assert stored / 1e6 < kept < 15, notice[0].text  # the section's own files and the shared ones, without the runtime
+        assert f"({runtime['fetch_bytes'] / 1e6:.1f} МБ)".replace(".", ",") in notice[0].text
+        assert not [r for r in requests if "/assets/calc/" in r and not r.endswith("runtime.json")]  # no runtime yet
+        # the reader chooses to keep the calculators: the packed files come, with progress, then "kept"
+        driver.get(f"{url}/ru/wizards-quest/calculators.html")
+        keep = WebDriverWait(driver, 10).until(lambda d: d.find_elements("css selector", ".kb-calc-keep"))[0]
+        assert f"{runtime['fetch_bytes'] / 1e6:.1f}".replace(".", ",") in keep.text
+        press(driver, keep)
+        WebDriverWait(driver, 120).until(lambda d: d.find_element("css selector", ".kb-calc-keep-box").get_attribute("data-kept"))
+        assert any(r.endswith(".bin.gz") for r in requests) and not any(r.endswith(".bin") for r in requests)
         count = driver.execute_script("return caches.open(arguments[0]).then(c => c.keys()).then(k => k.length)", names[0])
         pages = len(list((bundled_build / "site" / "ru").rglob("*.html")))
         assert count > pages  # every page of the section, and its search index and assets besides
@@ -54,8 +72,21 @@ def test_a_visited_section_works_with_the_network_off(bundled_build: Path, offli
     press(driver, block.find_element("css selector", ".kb-calc-example"))
     shown = calculate(driver, block)
     assert shown["sentence"].startswith("Диапазон смерти") and shown["json"]["death_range"] >= 1
-    with pytest.raises(WebDriverException, match="ERR_CONNECTION_REFUSED"):  # another section, never visited: not kept
-        driver.get(f"{url}/en/citow/index.html")
+    driver.get(f"{url}/ru/citow/no-such-page.html")  # an address the offline copy does not hold: the offline page
+    assert driver.current_url.startswith(f"{url}/ru/offline.html")
+    assert "Нет в сохранённой копии" in driver.title
+    driver.find_element("css selector", "article a[href='battlelore/index.html']").click()  # ... which leads to what is kept
+    assert "BattleLore" in driver.title
+    driver.get(f"{url}/en/citow/index.html")  # another section, never visited: its offline page, offering what is kept
+    assert driver.current_url.startswith(f"{url}/en/offline.html") and driver.title.startswith("Not kept offline")
+    listed = WebDriverWait(driver, 10).until(lambda d: d.find_element("css selector", ".kb-kept").get_attribute("data-listed"))
+    kept = driver.execute_script("return Array.from(document.querySelectorAll('.kb-kept a')).map(a => a.getAttribute('href'))")
+    assert int(listed) == len(kept) and f"{url}/ru/index.html" in kept and any(link.endswith(aid) for link in kept)
+    assert not driver.find_element("css selector", ".kb-offline-games").is_displayed()  # en is not kept: its games are not offered
+    driver.get(f"{url}/index.html")  # the root page
+    assert "Rules reference" in driver.title and "offline.html" not in driver.current_url
+    driver.get(f"{url}/cards/no-such-aid.pdf")  # an aid never opened: the offline page in the reader's language
+    assert "/offline.html?from=" in driver.current_url
 
 
 @pytest.mark.browser
@@ -66,7 +97,7 @@ def test_a_new_build_replaces_the_cached_one_and_the_page_says_so(bundled_build:
     aid = next((site / "cards").glob("citow-pl-sheet-a4*.pdf"))
     fetched = "return fetch(arguments[0]).then(r => r.arrayBuffer()).then(b => b.byteLength)"
     with serve(site) as url:
-        old = install(driver, url, "pl/citow/index.html")
+        old = [name for name in install(driver, url, "pl/citow/index.html") if name.startswith("kb-pl-")]
         assert driver.execute_script(fetched, f"{url}/cards/{aid.name}") == aid.stat().st_size  # opened once: kept
         aid.write_bytes(aid.read_bytes() + b"\n% a new build of the aid\n")
         worker = site / "pl" / "sw.js"  # a new build: another data version, one page changed
@@ -77,6 +108,7 @@ def test_a_new_build_replaces_the_cached_one_and_the_page_says_so(bundled_build:
         driver.execute_script("window.__before_reload = true")
         press(driver, button)
         WebDriverWait(driver, 30).until(lambda d: d.execute_script("return window.__before_reload === undefined"))
-        WebDriverWait(driver, 30).until(lambda d: d.execute_script(CACHES) == [old[0].rsplit("-", 1)[0] + "-nextversion"])
+        WebDriverWait(driver, 30).until(lambda d: [name for name in d.execute_script(CACHES) if name.startswith("kb-pl-")]
+                                        == [old[0].rsplit("-", 1)[0] + "-nextversion"])  # (the runtime's and the root's are theirs)
         # the aid kept from the old version went with it: the phone gets the new build's aid
         assert driver.execute_script(fetched, f"{url}/cards/{aid.name}") == aid.stat().st_size

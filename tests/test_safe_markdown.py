@@ -1,11 +1,13 @@
 """The one path from data Markdown to HTML: what it allows, what it refuses, and that validate hears of it."""
 from __future__ import annotations
 
+import re
+
 import pytest
 from conftest import run_generator
 from hostile import PAYLOADS
 
-from generator.base.safe_markdown import Linker, refusal, refused_destinations, render
+from generator.base.safe_markdown import Linker, paragraph_letter, refusal, refused_destinations, render
 
 pytestmark = pytest.mark.unit
 
@@ -45,6 +47,18 @@ def test_references_and_terms_become_links_with_computed_hrefs():
     assert '<a href="battle.html">the battle</a>' in html
     assert html.count('class="kb-term"') == 1  # the first mention only
     assert linker.linked_terms == {"retreat"}
+
+
+def test_each_paragraph_and_top_level_bullet_gets_an_id_and_a_number_linking_to_it():
+    linker = Linker(reference_href=lambda ref: None, reference_label=lambda ref: ref, paragraphs=("retreat", "20.3"))
+    html = render("First <b>paragraph</b>.\n\n- one\n- two\n  - nested, not numbered\n\nLast.", linker)
+    ids = re.findall(r'<(p|li) id="([^"]+)"', html)
+    assert ids == [("p", "retreat-a"), ("li", "retreat-b"), ("li", "retreat-c"), ("p", "retreat-d")]
+    for letter in "abcd":
+        assert f'<a class="kb-para" href="#retreat-{letter}">20.3{letter}</a>' in html
+    assert html.count('class="kb-para"') == 4 and "&lt;b&gt;" in html  # the data's text still escaped
+    assert 'id="' not in render("First paragraph.", Linker(reference_href=lambda ref: None, reference_label=lambda ref: ref))
+    assert [paragraph_letter(n) for n in (0, 25, 26, 27)] == ["a", "z", "aa", "ab"]
 
 
 def test_a_reference_resolving_to_a_refused_url_is_text():

@@ -1,7 +1,9 @@
 """The site built from the mini data set: strict build, links, escaping, and the browser behaviours."""
 from __future__ import annotations
 
+import html
 import re
+import statistics
 import time
 import unicodedata
 from html.parser import HTMLParser
@@ -10,7 +12,11 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 from browser import search, serve
+from conftest import REPO
 from selenium.webdriver.support.ui import WebDriverWait
+
+from generator.base.problems import Problems
+from generator.load.yamlio import load_yaml
 
 
 @pytest.fixture(scope="module")
@@ -227,3 +233,62 @@ def test_search_reads_decomposed_unicode_and_says_nothing_before_a_word(driver, 
     time.sleep(0.5)  # longer than the input's 120 ms pause before a search
     assert driver.find_elements("css selector", ".kb-search-none") == []
     assert not driver.execute_script("return document.querySelector('.kb-search').classList.contains('kb-open')")
+
+
+@pytest.mark.integration
+def test_each_chapter_ends_with_links_to_the_games_previous_and_next_chapters(bundled_build: Path):
+    """In every section and game, the chapters are a chain: each links to the one before and after it, as listed
+    on the game's page."""
+    site = bundled_build / "site"
+    for home in sorted(site.glob("*/*/index.html")):
+        listed = home.read_text(encoding="utf-8").split('<h2 id="chapters">', 1)[1].split("<h2", 1)[0]  # the game's list of chapters
+        order = re.findall(r'<li><a href="([^"#]+\.html)">', listed)
+        assert order, home
+        for place, page in enumerate(order):
+            html = (home.parent / page).read_text(encoding="utf-8")
+            before = re.findall(r'<a class="md-button" rel="prev" href="([^"]+)"', html)
+            after = re.findall(r'<a class="md-button" rel="next" href="([^"]+)"', html)
+            assert before == order[place - 1:place], (home.parent.name, page, before)
+            assert after == order[place + 1:place + 2], (home.parent.name, page, after)
+
+
+@pytest.mark.integration
+def test_the_ten_table_questions_are_answered_within_two_taps_of_the_section_home(bundled_build: Path):
+    """tests/table_questions.yaml, followed by the links' visible text from the section's home: each tap is a
+    link on the page reached, and the last page holds the answer's id. Median taps <= 2 (issue 27)."""
+    site = bundled_build / "site"
+    questions = load_yaml(REPO / "tests" / "table_questions.yaml", "table_questions.yaml", Problems())
+    taps = []
+    for question in questions:
+        page = site / question["lang"] / "index.html"
+        for text in question["taps"]:
+            links = {html.unescape(label): href for href, label in
+                     re.findall(r'<a href="([^"]+)"[^>]*>([^<]+)</a>', page.read_text(encoding="utf-8"))}
+            assert text in links, (question["question"], text, page)
+            target, _, anchor = links[text].partition("#")
+            page = (page.parent / target).resolve() if target else page
+        assert f'id="{question["answer"]}"' in page.read_text(encoding="utf-8"), (question["question"], page)
+        taps.append(len(question["taps"]))
+    print(f"table questions: {len(taps)}, taps median {statistics.median(taps)}, most {max(taps)}")
+    assert len(taps) == 10 and statistics.median(taps) <= 2
+
+
+
+@pytest.mark.integration
+def test_the_glossary_defines_each_term_first_under_a_letter_bar(bundled_build: Path):
+    """Each term of a glossary page opens with its one-sentence definition (before the other languages'
+    names), and a bar of initial letters links to the first term of each letter, in order."""
+    for lang in ("ru", "pl"):
+        page = (bundled_build / "site" / lang / "citow" / "glossary.html").read_text(encoding="utf-8")
+        bar = re.search(r'<p class="kb-letters">(.*?)</p>', page)
+        assert bar, "no letter bar"
+        targets = re.findall(r'<a href="#([^"]+)">([^<]+)</a>', bar[1])
+        headings = [(anchor, html.unescape(name)) for anchor, name in re.findall(r'<h3 id="(term-[^"]+)"[^>]*>([^<]+)<', page)]
+        places = [next(i for i, (anchor, _) in enumerate(headings) if anchor == target) for target, _ in targets]
+        assert len(targets) > 10 and places == sorted(places) and places[0] == 0
+        for place, (_, letter) in zip(places, targets, strict=True):
+            assert headings[place][1][:1].casefold() == letter.casefold()  # the letter's first term
+            assert place == 0 or headings[place - 1][1][:1].casefold() != letter.casefold()
+        for anchor, _ in headings:
+            after = page[page.index(f'<h3 id="{anchor}"'):]
+            assert '<p class="kb-gloss"' in after[:after.index("kb-glossary-names")], anchor  # the definition, then the names

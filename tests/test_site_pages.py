@@ -296,3 +296,27 @@ def test_a_callout_leads_with_the_ruling_sentence_and_every_preview_with_a_gloss
                 assert '<p class="kb-gloss">' in preview, (page.name, preview[:120])
                 previews += 1
     assert callouts > 50 and previews > 500
+
+
+def test_a_paragraphs_number_copies_a_link_that_lands_on_it_below_the_header(driver, server):
+    """Every paragraph of a rule ends with its number ("10.2b"); a tap puts its address in the address bar and
+    on the clipboard, saying so; that address opens the page with the paragraph in view, not under the header.
+    """
+    driver.execute_cdp_cmd("Browser.grantPermissions", {"permissions": ["clipboardReadWrite", "clipboardSanitizedWrite"], "origin": server})
+    driver.get(f"{server}/ru/mini/10-rules.html")
+    marks = driver.find_elements("css selector", "a.kb-para")
+    assert marks and all(re.fullmatch(r"[0-9]+\.[0-9]+[a-z]+", mark.text) for mark in marks)
+    mark = marks[1]
+    target = mark.get_attribute("href").split("#")[1]
+    assert driver.execute_script("return arguments[0].closest('p, li').id", mark) == target
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", mark)
+    mark.click()
+    said = WebDriverWait(driver, 5).until(lambda d: d.find_elements("css selector", ".kb-para-copied"))
+    assert said[0].text == "Ссылка скопирована"
+    link = driver.execute_async_script("navigator.clipboard.readText().then(arguments[0], e => arguments[0](String(e)))")
+    assert link == f"{server}/ru/mini/10-rules.html#{target}" == driver.current_url
+    driver.get("about:blank")
+    driver.get(link)
+    top = driver.execute_script("return document.getElementById(arguments[0]).getBoundingClientRect().top", target)
+    header = driver.execute_script("return document.querySelector('.md-header').getBoundingClientRect().bottom")
+    assert header <= top < 300, (header, top)

@@ -119,12 +119,15 @@ class Languages:
         """The languages as the site's script needs them (assets/kb-languages.js): codes, search folding
         and labels, and which games each section holds (so the language switch can stay on the page);
         `offline`: the notices of kb-offline.js."""
-        labels = ("search", "search_placeholder", "no_results", "search_scope_game", "search_scope_all", "search_section")
+        labels = ("search", "search_placeholder", "no_results", "search_scope_game", "search_scope_all", "search_section", "link_copied",
+                  "copy_link")
         config = {"languages": self.codes, "fold": self.folding(), "games": games, "names": {lang.code: lang.name for lang in self},
-                  "offline": {lang.code: {key: lang.ui["calculator"][key] for key in ("offline_ready", "update_ready", "reload")}
-                              for lang in self},
+                  "offline": {lang.code: {key: lang.ui["calculator"][key] for key in OFFLINE_WORDS} for lang in self},
                   "labels": {lang.code: {key: lang.ui[key] for key in labels} for lang in self}}
         return f"window.kbLanguages = {js_literal(config, sort_keys=True)};\n"
+
+
+OFFLINE_WORDS = ("offline_ready", "update_ready", "reload", "megabytes", "decimal")  # ui.calculator's words kb-offline.js says
 
 
 def fill(text: str, **values: str) -> str:

@@ -60,6 +60,8 @@ class Linker:
     linked_terms: set[str] = field(default_factory=set)  # terms linked so far on this page (first mention only)
     refused: list[str] = field(default_factory=list)      # destinations dropped, with the reason
     language: str | None = None                           # the text's language: English it quotes is marked lang="en"
+    paragraphs: tuple[str, str] | None = None             # (anchor, number) of the entry: each paragraph and bullet gets
+                                                          # an id and a mark ("30.4b") linking to itself (see _number_paragraphs)
 
 
 def _reference_rule(state: StateInline, silent: bool) -> bool:
@@ -166,6 +168,31 @@ def _drop_refused(children: list[Token], linker: Linker | None, refused: list[st
     return out
 
 
+def paragraph_letter(index: int) -> str:
+    """a, b, … z, then aa, ab, …: the paragraph's letter in its number."""
+    return paragraph_letter(index // 26 - 1) + chr(ord("a") + index % 26) if index >= 26 else chr(ord("a") + index)
+
+
+def _number_paragraphs(tokens: list[Token], anchor: str, number: str) -> None:
+    """Each top-level paragraph and each item of a top-level list gets the id `<anchor>-<letter>` and ends
+    with a mark showing `<number><letter>` that links to it (kb.js copies the link when tapped)."""
+    index, depth = 0, 0
+    target: Token | None = None
+    for token in tokens:
+        if token.type in ("bullet_list_open", "ordered_list_open"):
+            depth += 1
+        elif token.type in ("bullet_list_close", "ordered_list_close"):
+            depth -= 1
+        elif (token.type == "paragraph_open" and depth == 0) or (token.type == "list_item_open" and depth == 1):
+            target = token
+        elif token.type == "inline" and target is not None and token.children is not None:
+            letter = paragraph_letter(index)
+            target.attrSet("id", f"{anchor}-{letter}")
+            mark = Token("link_open", "a", 1, attrs={"class": "kb-para", "href": f"#{anchor}-{letter}"})
+            token.children += [_text(" "), mark, _text(f"{number}{letter}"), Token("link_close", "a", -1)]
+            index, target = index + 1, None
+
+
 def _parser() -> MarkdownIt:
     md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False}).enable("table")
     md.validateLink = lambda url: True  # type: ignore[method-assign]  # every destination reaches `refusal()`, which decides
@@ -183,6 +210,8 @@ def _tokens(text: str, linker: Linker | None, refused: list[str]) -> list[Token]
             # generated links (references, terms) are checked too: nothing bypasses the rule
             children = _drop_refused(token.children, linker, refused)
             token.children = _link_terms(_mark_english_quotes(children, linker.language), linker) if linker else children
+    if linker is not None and linker.paragraphs is not None:
+        _number_paragraphs(tokens, *linker.paragraphs)
     return tokens
 
 

@@ -10,6 +10,7 @@ vendored into `assets/calc/` (see `runtime_files`). Nothing of that is loaded be
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import io
 import json
@@ -36,6 +37,7 @@ BROWSER_WHEELS = REPO / ".venv" / "browser-wheels"  # scripts/setup.sh, from req
 RUNTIME = "assets/calc"  # under the site root
 SNAPSHOT_CACHE = REPO / "build" / "calc-cache"  # start-up snapshots by digest of what they hold
 SNAPSHOTS_KEPT = 4  # the newest; each is about 30 MB
+GZIPPED_KEPT = 40  # gzipped runtime files (about ten a build, most of them the same from build to build)
 
 
 def game_checks(resolved: Resolved, game: str) -> list[str]:
@@ -142,9 +144,14 @@ def start_snapshot(wheels: list[Path], code: bytes) -> bytes:
         partial = cached.with_suffix(f".partial-{os.getpid()}")
         shutil.copy(made, partial)
         os.replace(partial, cached)  # whole or not at all, whatever runs beside this build
-    for stale in sorted(SNAPSHOT_CACHE.glob("*.bin"), key=lambda path: path.stat().st_mtime)[:-SNAPSHOTS_KEPT]:
-        stale.unlink(missing_ok=True)
+    prune("*.bin", SNAPSHOTS_KEPT)
     return cached.read_bytes()
+
+
+def prune(pattern: str, kept: int) -> None:
+    """Keep the `kept` most recently used files of build/calc-cache/ that match `pattern`."""
+    for stale in sorted(SNAPSHOT_CACHE.glob(pattern), key=lambda path: path.stat().st_mtime)[:-kept]:
+        stale.unlink(missing_ok=True)
 
 
 class SnapshotError(KbError):
@@ -152,26 +159,66 @@ class SnapshotError(KbError):
     hint = "A bug, or a Pyodide the snapshot cannot be made with: report the message; package-lock.json pins the version that works."
 
 
+# Pyodide imports these itself as modules (import(), which nothing can unpack on the way): sent as they are.
+IMPORTED = ("pyodide/pyodide.mjs", "pyodide/pyodide.asm.mjs")
+PACKED_AT_MOST = 0.8  # a file is also written gzipped (".gz") when that makes it at least a fifth smaller
+
+
 def runtime_files(rules_data: list[tuple[str, str]]) -> Iterator[tuple[str, bytes]]:
     """(path under the site root, bytes) of the calculators' runtime: Pyodide, the wheels, rules_check's code
     and this build's data, the start-up snapshot, and runtime.json naming them (names carry digests, so a
-    new build is a new file)."""
+    new build is a new file).
+
+    Whatever the host does about compression, the worker fetches the ".gz" twin of each file that has one and
+    unpacks it itself (kb-calc-worker.js): about 14 MB cross the network instead of 44. runtime.json lists the
+    twins (`gzip`) and what a first start fetches with its size (`fetch`), for the page's "keep offline" offer."""
     missing = [name for name in PYODIDE_FILES if not (PYODIDE / name).is_file()]
     wheels = sorted(BROWSER_WHEELS.glob("*.whl"))
     if missing or not wheels:
         raise FrontEndMissing(f"the calculators' runtime is not installed ({', '.join(missing) or 'no browser wheels'})")
-    for name in PYODIDE_FILES:
-        yield f"{RUNTIME}/pyodide/{name}", (PYODIDE / name).read_bytes()
-    for wheel in wheels:
-        yield f"{RUNTIME}/wheels/{wheel.name}", wheel.read_bytes()
+    files = {f"pyodide/{name}": (PYODIDE / name).read_bytes() for name in PYODIDE_FILES}
+    files.update({f"wheels/{wheel.name}": wheel.read_bytes() for wheel in wheels})
     code = code_zip()
     named = {}
     for kind, content in (("code", code), ("data", data_zip(rules_data)), ("snapshot", start_snapshot(wheels, code))):
         named[kind] = f"rules_check-{kind}-{hashlib.sha256(content).hexdigest()[:12]}.{'bin' if kind == 'snapshot' else 'zip'}"
-        yield f"{RUNTIME}/{named[kind]}", content
+        files[named[kind]] = content
+    fetched = {}
+    for path, content in files.items():
+        yield f"{RUNTIME}/{path}", content
+        packed = None if path in IMPORTED else gzipped(content)
+        if packed is not None and len(packed) <= PACKED_AT_MOST * len(content):
+            yield f"{RUNTIME}/{path}.gz", packed
+            fetched[f"{path}.gz"] = len(packed)
+        else:
+            fetched[path] = len(content)
     manifest = {"pyodide": "pyodide/", "wheels": [f"wheels/{w.name}" for w in wheels], **named,
-                "pyodide_version": json.loads((PYODIDE / "package.json").read_text(encoding="utf-8"))["version"]}
+                "pyodide_version": json.loads((PYODIDE / "package.json").read_text(encoding="utf-8"))["version"],
+                "gzip": sorted(path.removesuffix(".gz") for path in fetched if path.endswith(".gz")),
+                "fetch": dict(sorted(fetched.items())), "fetch_bytes": sum(fetched.values())}
     yield f"{RUNTIME}/runtime.json", json.dumps(manifest, indent=1).encode()
+
+
+def gzipped(content: bytes) -> bytes:
+    """`content` gzipped (no file name or time in the header: the same bytes give the same file), kept in
+    build/calc-cache/ by digest: Pyodide's files and the snapshot are the same build after build."""
+    key = hashlib.sha256(content).hexdigest()[:24]
+    cached = SNAPSHOT_CACHE / f"{key}.gz"
+    if cached.is_file():
+        os.utime(cached)  # recently used: kept by the pruning below
+        return cached.read_bytes()
+    packed = gzip.compress(content, compresslevel=9, mtime=0)
+    SNAPSHOT_CACHE.mkdir(parents=True, exist_ok=True)
+    partial = cached.with_suffix(f".partial-{os.getpid()}")
+    partial.write_bytes(packed)
+    os.replace(partial, cached)
+    prune("*.gz", GZIPPED_KEPT)
+    return packed
+
+
+def calculator_anchor(check: str) -> str:
+    """The id of a check's calculator on its game's Calculators page."""
+    return "calc-" + check.replace("_", "-")
 
 
 class CalculatorBlocks:
@@ -187,19 +234,28 @@ class CalculatorBlocks:
                 for entry_id in resolved.kb.checks[game][name]["implements"]:
                     self.by_entry.setdefault(entry_id, []).append((game, name))
 
-    def block(self, game: str, name: str, reader: str, assets: str) -> Markup:
-        """One closed calculator; `assets` is the relative URL of the site's assets/ from the page."""
-        texts = self.r.kb.calculators[game]["checks"][name]
-        return self.fragment("calculator.html.j2", check=name, title=self.r.text_in(texts["title"], reader),
+    def block(self, game: str, name: str, reader: str, assets: str, anchor: str | None = None) -> Markup:
+        """One closed calculator; `assets` is the relative URL of the site's assets/ from the page, `anchor`
+        its id on the page (the Calculators page's, which the game's page links to)."""
+        return self.fragment("calculator.html.j2", check=name, title=self.title(game, name, reader), anchor=anchor,
                              ui=self.r.languages.ui(reader)["calculator"], script=f"{assets}kb-calc.js",
                              spec="calculators.json")
+
+    def title(self, game: str, name: str, reader: str) -> str:
+        """The question a calculator answers, in the reader's language."""
+        return self.r.text_in(self.r.kb.calculators[game]["checks"][name]["title"], reader)
+
+    def questions(self, game: str, reader: str) -> list[dict[str, str]]:
+        """Each calculator of a game as the question it answers and its place on the Calculators page."""
+        return [{"title": self.title(game, name, reader), "href": f"calculators.html#{calculator_anchor(name)}"}
+                for name in game_checks(self.r, game)]
 
     def of_entry(self, entry_id: str, reader: str) -> list[Markup]:
         """The calculators shown under an entry (pages at <lang>/<game>/)."""
         return [self.block(game, name, reader, "../../assets/") for game, name in self.by_entry.get(entry_id, [])]
 
     def of_game(self, game: str, reader: str) -> list[Markup]:
-        return [self.block(game, name, reader, "../../assets/") for name in game_checks(self.r, game)]
+        return [self.block(game, name, reader, "../../assets/", calculator_anchor(name)) for name in game_checks(self.r, game)]
 
     def spec_file(self, game: str, reader: str, href) -> tuple[str, str]:
         """(docs path, JSON) of the game's calculators.json in one language."""

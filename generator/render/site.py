@@ -54,7 +54,7 @@ class SiteRenderer:
         self.langs = resolved.languages
         self.aid_links = aid_links  # (game, lang) -> cards.AidLinks (paths relative to the site root)
         self.page_meta: dict[str, PageMeta] = {}  # docs path -> title and toc, filled as pages are made
-        self._rendered: dict[tuple[str, str, str], tuple[Markup, frozenset]] = {}  # see text_html
+        self._rendered: dict[tuple[str, str, str, tuple[str, str] | None], tuple[Markup, frozenset]] = {}  # see text_html
         self.calculators = CalculatorBlocks(resolved, self.fragment)
         self._page_terms: set[str] = set()  # glossary terms linked anywhere on the page being made (their previews)
         self._previews: dict[tuple[str, str, str], dict] = {}  # see _term_preview
@@ -80,12 +80,13 @@ class SiteRenderer:
     def link(self, target_id: str, game: str, lang: str) -> dict:
         return {"title": self.r.title_of(target_id, lang), "href": self.href(target_id, game)}
 
-    def text_html(self, text: str, game: str, lang: str, linked_terms: set[str]) -> Markup:
-        """Entry text as safe HTML with links; adds the glossary terms it linked to `linked_terms`.
+    def text_html(self, text: str, game: str, lang: str, linked_terms: set[str], paragraphs: tuple[str, str] | None = None) -> Markup:
+        """Entry text as safe HTML with links; adds the glossary terms it linked to `linked_terms`;
+        `paragraphs`: (anchor, number) to give each paragraph an id and a number.
 
         The same text is rendered for every reader (its own page and the other languages' "compare"
         panels), so results are kept for the game being rendered (see `pages`)."""
-        key = (game, lang, text)
+        key = (game, lang, text, paragraphs)
         if not linked_terms and key in self._rendered:
             html, linked = self._rendered[key]
             linked_terms.update(linked)
@@ -94,7 +95,8 @@ class SiteRenderer:
         fresh = not linked_terms
         matcher = self.r.matchers[(game, lang)]
         linker = Linker(reference_href=lambda ref: self.href(ref, game), reference_label=lambda ref: self.r.title_of(ref, lang),
-                        find_terms=matcher.find, term_href=lambda term: self.href(term, game), linked_terms=linked_terms, language=lang)
+                        find_terms=matcher.find, term_href=lambda term: self.href(term, game), linked_terms=linked_terms, language=lang,
+                        paragraphs=paragraphs)
         html = render(text, linker)
         if fresh:
             self._rendered[key] = (html, frozenset(linked_terms))
@@ -230,12 +232,14 @@ class SiteRenderer:
                 })
         clarified_by = [self.clarification_callout(self.kb.entries[c], game, reader) for c in self.r.clarifications_of.get(entry["id"], [])]
         corrections = entry.get("corrections", [])
+        number = self.r.number_of.get(entry["id"])
+        numbered = (self.r.anchor_of(entry["id"]), number) if number else None
         view = {
             "id": entry["id"], "anchor": self.r.anchor_of(entry["id"]), "kind": entry["kind"], "titled": titled,
             "title": entry["title"][shown],
             "fallback_note": fallback,
             "text": self.text_html(without_tables(entry["text"][shown]) if "table" in entry else entry["text"][shown],
-                                   game, shown, linked_terms),
+                                   game, shown, linked_terms, numbered),
             "table": self.table_html(entry["table"], reader) if "table" in entry and entry["table"].get("shown", True) else None,
             "example": self.example_html(entry["example"], reader) if "example" in entry else None,
             "calculators": self.calculators.of_entry(entry["id"], reader),
@@ -266,7 +270,8 @@ class SiteRenderer:
         labels = self.langs.ui(reader)
         folder = f"{reader}/{game_id}"
         chapters = self.kb.chapters_of(game_id)
-        for chapter in chapters:
+        links = [{"title": self.r.title_of(c.id, reader), "href": self.href(c.id, game_id)} for c in chapters]
+        for place, chapter in enumerate(chapters):
             entries = [self.kb.entries[e] for e in chapter.entry_ids]
             self._page_terms.clear()
             title = self.r.title_of(chapter.id, reader)
@@ -275,7 +280,8 @@ class SiteRenderer:
             html = [self.entry_html(e, reader, titled=not alone) for e in entries]
             yield self.page(f"{folder}/{self.r.page_of[chapter.id]}", "chapter.html.j2", title,
                             toc=[(self.r.anchor_of(e["id"]), self.r.title_of(e["id"], reader)) for e in entries],
-                            entries=html, previews=self.term_previews(game_id, reader), labels=labels)
+                            entries=html, previews=self.term_previews(game_id, reader), labels=labels,
+                            previous=links[place - 1] if place else None, next=links[place + 1] if place + 1 < len(links) else None)
         entries = self.kb.entries_of(game_id)
         clarifications = [e for e in entries if e["kind"] == "clarification"]
         examples = [e for e in entries if e["kind"] == "example"]
@@ -286,14 +292,18 @@ class SiteRenderer:
             glance.append({**self.link(entry_id, game_id, reader), "text": self.text_html(entry["text"][shown], game_id, shown, set())})
         game_title = self.game_name(game, reader)
         aids = self.aid_links.get((game_id, reader))
-        toc = ([("round", labels["round"])] if glance else []) + [
-            ("chapters", labels["chapters"]), ("reference", f"{labels['glossary']} · {labels['clarifications']} · {labels['examples']}"),
+        questions = self.calculators.questions(game_id, reader)
+        tables = self.answer_tables.of_game(game_id, reader) if questions else []
+        toc = ([("round", labels["round"])] if glance else []) + [("chapters", labels["chapters"])] + (
+            [("calculators", labels["calculator"]["calculators"])] if questions else []) + [
+            ("reference", f"{labels['glossary']} · {labels['clarifications']} · {labels['examples']}"),
             ("aids", labels["cards"]), ("sources", labels["sources"])]
         yield self.page(
             f"{folder}/index.md", "game.html.j2", game_title, toc=toc,
             summary=self.r.text_in(game["summary"], reader),
             glance=glance, labels=labels, reader=reader,
             chapters=[{"title": self.r.title_of(c.id, reader), "href": self.href(c.id, game_id)} for c in chapters],
+            questions=questions, tables=[{"title": t.title, "href": f"calculators.html#{t.id}"} for t in tables],
             n_terms=len(self.kb.terms_of(game_id)), n_clarifications=len(clarifications), n_examples=len(examples),
             cards=[{"label": label, "href": f"../../{path}"} for label, path in aids.downloads] if aids else [],
             card_preview=f"../../{aids.preview}" if aids else None,
@@ -307,7 +317,7 @@ class SiteRenderer:
             {"title": None, "anchor": None, "items": [{**self.link(e["id"], game_id, reader), "note": None} for e in examples]}])
         if blocks := self.calculators.of_game(game_id, reader):
             yield self.page(f"{folder}/calculators.md", "calculators.html.j2", labels["calculator"]["calculators"] + f" — {game_title}",
-                            blocks=blocks, tables=self.answer_tables.of_game(game_id, reader),
+                            blocks=blocks, tables=tables, ui=labels["calculator"],
                             tables_heading=labels["calculator"]["answer_tables"])
             yield from self.calculators_data(game_id, reader)
 
@@ -395,10 +405,16 @@ class SiteRenderer:
                 "name": term["names"][name_lang], "name_lang": name_lang, "sort": self.langs[reader].collation_key(term["names"][name_lang]),
                 "anchor": "term-" + term["id"].rsplit("/", 1)[1], "others": others, "variants": variants,
                 "definition": self.link(term["definition"], game_id, reader) if "definition" in term else None,
+                "gloss": self.langs.shown(term["gloss"], reader) if "gloss" in term else None,  # (text, its language)
             })
         terms.sort(key=lambda t: t["sort"])
+        letters: list[dict[str, str]] = []  # the letter bar: each initial, linking to its first term
+        for t in terms:
+            letter = self.langs[reader].initial(t["name"])
+            if not letters or letters[-1]["title"] != letter:
+                letters.append({"title": letter, "anchor": t["anchor"]})
         return self.page(path, "glossary.html.j2", f"{labels['glossary']} — {self.game_name(self.kb.games[game_id], reader)}",
-                         toc=[(t["anchor"], t["name"]) for t in terms], terms=terms, labels=labels, reader=reader)
+                         toc=[(t["anchor"], t["name"]) for t in terms], terms=terms, labels=labels, reader=reader, letters=letters)
 
     def language_pages(self, reader: str):
         """(path, HTML) of a language's home and cross-game pages."""
@@ -416,6 +432,10 @@ class SiteRenderer:
                 item["href"] = self.r.path_in_section(entry["id"])
             groups.append({"title": self.game_name(game, reader), "anchor": f"game-{game['id']}", "items": items})
         yield self.list_page(f"{reader}/clarifications.md", labels["all_clarifications"], groups)
+        yield self.page(f"{reader}/offline.md", "offline.html.j2", labels["offline_title"], labels=labels, games=[
+            {"title": self.game_name(game, reader), "href": f"{game['id']}/index.html",
+             "calculators": f"{game['id']}/calculators.html" if self.calculators.questions(game["id"], reader) else None}
+            for game in games])
 
     def home_item(self, game: Game, reader: str) -> dict:
         """A game on a section's home: its title and summary (in a fallback language, marked, when the

@@ -40,6 +40,9 @@ class Resolved:
     matchers: dict[tuple[str, str], TermMatcher] = field(default_factory=dict)  # (game, lang)
     terms_in: dict[str, set[str]] = field(default_factory=dict)     # entry id -> term ids found or declared
     checks_of: dict[str, list[str]] = field(default_factory=dict)   # entry id -> rules_check function names
+    # entry id -> "<chapter order>.<place in chapter>", the number players say aloud ("30.4"; its paragraphs
+    # are 30.4a, 30.4b…); it follows the data's order, so an entry inserted before renumbers those after it
+    number_of: dict[str, str] = field(default_factory=dict)
 
     def games(self) -> list[Game]:
         return [self.kb.games[g] for g in sorted(self.kb.games)]
@@ -155,8 +158,9 @@ def resolve(kb: KnowledgeBase) -> Resolved:
     for chapter in kb.chapters.values():
         name = page_name(chapter)
         resolved.page_of[chapter.id] = name
-        for entry_id in chapter.entry_ids:
+        for place, entry_id in enumerate(chapter.entry_ids, start=1):
             resolved.page_of[entry_id] = name
+            resolved.number_of[entry_id] = f"{chapter.order}.{place}"
     for entry_id, entry in kb.entries.items():
         for affected in entry.get("clarification", {}).get("affects", []):
             resolved.clarifications_of.setdefault(affected, []).append(entry_id)

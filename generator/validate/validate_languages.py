@@ -58,6 +58,10 @@ PLACES: dict[tuple[str, ...], frozenset[str]] = {
     ("translated_from",): frozenset({"lang"}),
     ("fallback",): frozenset({"shown"}),
     ("calculator", "failed"): frozenset({"error"}),
+    ("calculator", "offline_ready"): frozenset({"size", "runtime"}),
+    ("calculator", "megabytes"): frozenset({"n"}),
+    ("calculator", "keep"): frozenset({"size"}),
+    ("calculator", "keeping"): frozenset({"done", "size"}),
 }
 BRACE = re.compile(r"[{}]")
 

@@ -87,6 +87,16 @@
    * schema's message for that path is shown. */
   function Form(check, ui, at) {
     function label(key) { return check.labels[key] || key; }
+    /* A control inside a list or a map has no <label> of its own: it is named after the field it belongs
+     * to and its place ("Figures 2"), so a screen reader says what it is for. */
+    function named(field, text) {
+      if (field.node.matches && field.node.matches("input,select") && !field.node.hasAttribute("aria-label")) field.node.setAttribute("aria-label", text);
+      return field;
+    }
+    function fieldName(path) {
+      var keys = path.split("/").filter(function (key) { return key && !/^[0-9]+$/.test(key) && key.charAt(0) !== "#"; });
+      return keys.length ? label(keys[keys.length - 1]) : "";
+    }
     function described(schema, key) {
       return label(key) + (schema.minimum !== undefined && schema.maximum !== undefined ? " (" + schema.minimum + "–" + schema.maximum + ")" : "");
     }
@@ -188,8 +198,9 @@
       node.appendChild(box);
       node.appendChild(add);
       function addRow(key, value) {
-        var keyField = scalarInput(keys ? {"enum": keys} : {type: "string"}, path + "/#key");
-        var item = {key: keyField, value: build(valueSchema, path + "/#value")};
+        var place = fieldName(path) + " " + (rows.length + 1);
+        var keyField = named(scalarInput(keys ? {"enum": keys} : {type: "string"}, path + "/#key"), place);
+        var item = {key: keyField, value: named(build(valueSchema, path + "/#value"), place + ": " + ui.value)};
         var line = el("div", {className: "kb-calc-item"}, [keyField.node, item.value.node]);
         var remove = el("button", {type: "button", className: "kb-calc-remove", "aria-label": ui.remove, text: "×"});
         remove.addEventListener("click", function () { rows.splice(rows.indexOf(item), 1); line.remove(); });
@@ -225,7 +236,7 @@
       function addItem(value) {
         if (items.length >= most) return;
         var index = items.length, sub = path + "/" + index;
-        var field = build(schema.items || {}, sub);
+        var field = named(build(schema.items || {}, sub), fieldName(path) + " " + (index + 1));
         var line = el("div", {className: "kb-calc-item"}, [el("span", {className: "kb-calc-index", text: String(index + 1)}), field.node]);
         var remove = el("button", {type: "button", className: "kb-calc-remove", "aria-label": ui.remove, text: "×"});
         remove.addEventListener("click", function () { var values = read(); values.splice(items.indexOf(field), 1); fill(values); edited = true; });
@@ -249,11 +260,11 @@
               }};
     }
     function alternatives(options, path) {
-      var node = el("div", {className: "kb-calc-oneof"}), chooser = el("select");
+      var node = el("div", {className: "kb-calc-oneof"}), chooser = el("select", {"aria-label": fieldName(path) || check.title});
       var built = options.map(function (option, i) {
         var names = Object.keys(option.properties || {}).map(label).join(", ");
         chooser.appendChild(el("option", {value: String(i), text: option.title || names || String(i + 1)}));
-        var field = build(option, path);
+        var field = named(build(option, path), fieldName(path) || check.title);
         field.node.hidden = i !== 0;
         return field;
       });
@@ -311,14 +322,18 @@
       var run = el("button", {type: "submit", className: "md-button md-button--primary", text: ui.run});
       var answer = el("div", {className: "kb-calc-answer", "aria-live": "polite"});
       var buttons = el("p", {className: "kb-calc-buttons"}, [run]);
+      var examples = el("p", {className: "kb-calc-buttons kb-calc-examples"});
       check.examples.forEach(function (example) {
         var fillButton = el("button", {type: "button", className: "md-button kb-calc-example", "data-example": example.id}, [
           el("span", {text: ui.example + ": "}), el("span", {lang: example.lang, text: example.title}),
           example.language ? el("span", {text: " (" + example.language + ")"}) : null]);  // a title in another language says which
         fillButton.addEventListener("click", function () { field.fill(example.inputs); answer.textContent = ""; });
-        buttons.appendChild(fillButton);
+        examples.appendChild(fillButton);
       });
+      /* the answer comes right under "Calculate", above the examples, and is brought into view */
       form.appendChild(buttons);
+      form.appendChild(answer);
+      if (check.examples.length) form.appendChild(examples);
       form.addEventListener("submit", function (event) {
         event.preventDefault();
         Array.prototype.forEach.call(form.querySelectorAll(".kb-calc-error"), function (node) { node.remove(); });
@@ -331,6 +346,11 @@
           if (result.too_long) { answer.textContent = ""; answer.appendChild(el("p", {className: "kb-calc-refused", text: result.too_long})); return; }
           calc.timings.push({check: name, ms: performance.now() - asked});
           var refused = showAnswer(answer, result, spec, ui);
+          if (!refused) {
+            /* nothing passing covers the answer: a notice without a button goes at once */
+            Array.prototype.forEach.call(document.querySelectorAll(".kb-offline-notice:not(.kb-offline-notice-action)"), function (node) { node.remove(); });
+            answer.scrollIntoView({block: "nearest", behavior: "smooth"});
+          }
           if (refused) {
             var path = refused.field === "(input)" ? "" : refused.field;
             while (path && !places[path]) path = path.indexOf("/") >= 0 ? path.slice(0, path.lastIndexOf("/")) : "";
@@ -344,7 +364,6 @@
         });
       });
       block.appendChild(form);
-      block.appendChild(answer);
       status.textContent = ui.loading;
       return ask({warm: true}).then(function (result) {
         status.textContent = result.error ? ui.failed.replace("{error}", result.error) : "";
@@ -357,7 +376,54 @@
     });
   }
 
+  /* ---- "Keep calculators offline (N MB)": the runtime is not part of the section's offline copy (pages and
+   * search are); it is kept when a calculator first fetches it, or here, on the reader's choice, with progress.
+   * Each file goes through the section's service worker, which keeps it (sw.js, generator/render/offline.py). */
+  function megabytes(ui, bytes) { return ui.megabytes.replace("{n}", (bytes / 1e6).toFixed(1).replace(".", ui.decimal)); }
+  function runtimeURL(path) { return new URL("calc/" + path, document.querySelector("script[src$='kb-calc.js']").src).href; }
+
+  function keepOffline(box, ui) {
+    if (!("serviceWorker" in navigator) || !navigator.serviceWorker.controller || !("caches" in window)) return;
+    fetch(runtimeURL("runtime.json")).then(function (response) { return response.json(); }).then(function (runtime) {
+      var paths = Object.keys(runtime.fetch || {}), total = runtime.fetch_bytes || 0;
+      var status = el("span", {className: "kb-calc-keep-status", role: "status"});
+      var button = el("button", {type: "button", className: "md-button kb-calc-keep", text: ui.keep.replace("{size}", megabytes(ui, total))});
+      Promise.all(paths.map(function (path) { return caches.match(runtimeURL(path)); })).then(function (found) {
+        if (found.every(Boolean)) { status.textContent = ui.kept; box.appendChild(status); return; }
+        box.appendChild(button);
+        box.appendChild(status);
+      });
+      button.addEventListener("click", function () {
+        button.disabled = true;
+        var done = 0;
+        function show() { status.textContent = ui.keeping.replace("{done}", megabytes(ui, done)).replace("{size}", megabytes(ui, total)); }
+        show();
+        paths.reduce(function (previous, path) {
+          return previous.then(function () {
+            return fetch(runtimeURL(path)).then(function (response) {
+              if (!response.ok) throw new Error(path + ": HTTP " + response.status);
+              return response.arrayBuffer();
+            }).then(function (body) { done += body.byteLength; show(); });
+          });
+        }, Promise.resolve()).then(function () {
+          button.remove();
+          status.textContent = ui.kept;
+          box.setAttribute("data-kept", "yes");
+        }, function (err) {
+          button.disabled = false;
+          status.textContent = ui.failed.replace("{error}", String(err.message || err));
+        });
+      });
+    }).catch(function () { /* no runtime here: nothing to offer */ });
+  }
+
   function init() {
+    var keep = document.querySelector(".kb-calc-keep-box");
+    if (keep) {
+      var ready = function () { keepOffline(keep, JSON.parse(keep.getAttribute("data-ui"))); };
+      if (navigator.serviceWorker && !navigator.serviceWorker.controller) navigator.serviceWorker.addEventListener("controllerchange", ready, {once: true});
+      else ready();
+    }
     Array.prototype.forEach.call(document.querySelectorAll(".kb-calc"), function (block) {
       var button = block.querySelector(".kb-calc-open");
       button.addEventListener("click", function () { open(block); });

@@ -20,9 +20,59 @@
   var base = config ? JSON.parse(config.textContent).base : ".";
   var root = new URL(base.endsWith("/") ? base : base + "/", window.location.href);
   var lang = window.location.href.slice(root.href.length).split("/")[0];
+  var live = !!document.querySelector("script[src='/__kb/live.js']");  // the editor's loop (generator serve): no offline copy
+  /* the root's worker answers what no section's worker holds (the root, sections never visited, aids, the offline page) */
+  if (!live) navigator.serviceWorker.register(new URL("sw.js", root).href, {scope: root.href}).catch(function () { /* not offered */ });
+  var kept = document.querySelector(".kb-kept");
+  if (kept) listKept(kept);
   if (CONFIG.languages.indexOf(lang) < 0) return;   // the root pages belong to no section
   var words = CONFIG.offline[lang];
   var section = new URL(lang + "/", root);
+
+  /* The offline page: what this device keeps, read from its caches — the sections (their precaches, "kb-<code>-precache-…")
+   * and the aids opened — each a link; the page's own list of games is shown only when its section is kept. */
+  function listKept(list) {
+    if (!("caches" in window)) return;
+    caches.keys().then(function (names) {
+      var sections = CONFIG.languages.filter(function (code) {
+        return names.some(function (name) { return name.indexOf("kb-" + code + "-precache") === 0; });
+      });
+      var games = document.querySelector(".kb-offline-games");
+      if (games && sections.indexOf(lang) >= 0) games.hidden = false;
+      sections.forEach(function (code) {
+        var item = document.createElement("li"), link = document.createElement("a");
+        link.href = new URL(code + "/index.html", root).href;
+        link.lang = code;
+        link.textContent = CONFIG.names[code] || code;
+        item.appendChild(link);
+        list.appendChild(item);
+      });
+      var aids = names.filter(function (name) { return /^kb-.*aids/.test(name); });
+      return Promise.all(aids.map(function (name) { return caches.open(name).then(function (cache) { return cache.keys(); }); }))
+        .then(function (found) {
+          var seen = {};
+          found.forEach(function (requests) {
+            requests.forEach(function (request) {
+              var address = request.url.split("?")[0];
+              if (seen[address]) return;
+              seen[address] = true;
+              var item = document.createElement("li"), link = document.createElement("a");
+              link.href = address;
+              link.textContent = decodeURIComponent(address.split("/").pop());
+              item.appendChild(link);
+              list.appendChild(item);
+            });
+          });
+          list.setAttribute("data-listed", String(list.children.length));
+          var none = document.querySelector(".kb-kept-none");
+          if (none) none.hidden = list.children.length > 0;
+        });
+    });
+  }
+
+  function megabytes(bytes) {
+    return words.megabytes.replace("{n}", (bytes / 1e6).toFixed(1).replace(".", words.decimal));
+  }
 
   function notice(text, action) {
     var box = document.createElement("div");
@@ -50,10 +100,15 @@
     if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", register); else register();
   };
   function register() {
-    if (document.querySelector("script[src='/__kb/live.js']")) return;  // the editor's loop (generator serve): no offline copy
+    if (live) return;
     var wb = new window.workbox.Workbox(new URL("sw.js", section).href, {scope: section.href});
+    /* the first time: say that the section works offline, and how much it keeps (and the calculators would) */
     wb.addEventListener("installed", function (event) {
-      if (!event.isUpdate) notice(words.offline_ready);
+      if (event.isUpdate) return;
+      var runtime = fetch(new URL("assets/calc/runtime.json", root).href).then(function (r) { return r.ok ? r.json() : {}; }, function () { return {}; });
+      Promise.all([wb.messageSW({type: "KB_SIZE"}), runtime]).then(function (found) {
+        notice(words.offline_ready.replace("{size}", megabytes(found[0].bytes)).replace("{runtime}", megabytes(found[1].fetch_bytes || 0)));
+      });
     });
     wb.addEventListener("waiting", function () {
       notice(words.update_ready + " ", function () {
