@@ -92,6 +92,43 @@ def test_marauders_standings_conserve_the_points(rc, tribes):
     assert sorted(row["tribe"] for row in result["ranking"]) == sorted(tribes)
 
 
+_symbols = st.sampled_from(["orcs", "goblins", "trolls", "idol", "standard", "musician", None])
+_sheet = st.lists(st.lists(_symbols, max_size=12), min_size=3, max_size=3)
+
+
+@settings(SETTINGS, max_examples=120)
+@given(lines=_sheet)
+def test_marauders_cheating_leaves_no_duplicate_and_loses_no_other_card(rc, lines):
+    result = rc.run("marauders", "cheating", {"lines": lines})
+    before = [card for spaces in lines for card in spaces if card is not None]
+    after = [card for spaces in result["lines"] for card in spaces if card is not None]
+    assert sorted(after + [d["card"] for d in result["discarded"]]) == sorted(before)  # every card kept or discarded
+    for spaces in result["lines"]:
+        symbols = [card for card in spaces if card not in (None, "standard", "musician")]
+        assert len(symbols) == len(set(symbols))  # no duplicate left in a battle line
+    assert result["cheating"] is bool(result["discarded"])
+
+
+_frames = st.sampled_from(["purple", "grey", "blue", "red", "green"])
+
+
+@settings(SETTINGS, max_examples=120)
+@given(face=st.sampled_from(["orc_eye", "mark_of_chaos"]), frames=st.lists(_frames, max_size=6),
+       targets=st.lists(st.tuples(st.integers(1, 3), st.integers(1, 12)), max_size=6))
+def test_marauders_every_card_of_a_broken_line_is_placed_or_discarded(rc, face, frames, targets):
+    broken = [{"card": f"card_{i}", "frame": frame} for i, frame in enumerate(frames)]
+    placements = [{"card": card["card"], "line": line, "space": space} for card, (line, space) in zip(broken, targets, strict=False)]
+    try:
+        result = rc.run("marauders", "trophies", {"face": face, "broken_line": broken, "winner_lines": [[], [], []],
+                                                  "placements": placements})
+    except rc.RulesError:  # a card the roll discards, or two trophies on one space
+        return
+    placed = [p["card"] for p in result["placed"]]
+    assert sorted(placed + result["not_placed"] + result["discarded_by_the_roll"]) == sorted(c["card"] for c in broken)
+    assert not set(placed) & set(result["discarded_by_the_roll"])
+    assert result["may_attack_with"] == [] and result["turn_passes"] is True
+
+
 # -- BattleLore ----------------------------------------------------------------------------------
 
 _hex = st.tuples(st.integers(-5, 5), st.integers(-5, 5))

@@ -415,3 +415,80 @@ def test_bl_retreat_after_a_ranged_attack_leaves_opposite_the_line(rc):
     assert sorted(corner["retreat_directions"]) == [[1, -1], [1, 0]]
     forced = _bl_sight(rc, [0, 0], [2, -1], terrain=[{"hex": [1, 0], "terrain": "forest"}])  # only one side is clear
     assert forced["retreat_direction"] == [1, 0]
+
+
+# -- Chaos Marauders: trophies after an attack, and the cheating rule (issue 30) -------------------------------------
+# marauders/attack-roll (source lines 189, 201-203), marauders/after-the-attack (205), marauders/end-of-game (211),
+# marauders/card-placement (121-127), marauders/cheating (269-271)
+
+_BROKEN = [{"card": "standard", "frame": "grey"}, {"card": "goblins", "frame": "purple"},
+           {"card": "idol", "frame": "blue"}, {"card": "bolt_thrower", "frame": "red"}]
+
+
+def _trophies(rc, placements, face="orc_eye", lines=None):
+    lines = lines if lines is not None else [[None, "orcs", None, "musician"], [], []]
+    return rc.run("marauders", "trophies", {"face": face, "broken_line": _BROKEN, "winner_lines": lines,
+                                            "placements": placements})
+
+
+def test_marauders_trophies_placed_on_free_spaces_the_rest_discarded(rc):
+    result = _trophies(rc, [{"card": "idol", "line": 1, "space": 3}, {"card": "standard", "line": 1, "space": 1}])
+    assert result["winner"] == "attacker"
+    assert result["discarded_by_the_roll"] == ["goblins"]  # purple cards on the Orc Eye
+    assert result["placed"] == [{"card": "idol", "line": 1, "space": 3}, {"card": "standard", "line": 1, "space": 1}]
+    assert result["not_placed"] == ["bolt_thrower"]  # cannot or will not place: the discard pile
+    assert result["lines"][0][:4] == ["standard", "orcs", "idol", "musician"]
+    # the Standard completes line 1: a line completed by a trophy never attacks; the turn passes
+    assert result["lines_completed_by_trophies"] == [1] and result["may_attack_with"] == []
+    assert result["turn_passes"] is True and result["game_over"] is False
+    assert "marauders/clarify-line-completed-by-trophy" in result["clarifications"]
+
+
+def test_marauders_trophies_on_the_mark_of_chaos_go_to_the_defender(rc):
+    result = _trophies(rc, [{"card": "idol", "line": 2, "space": 1}], face="mark_of_chaos")
+    assert result["winner"] == "defender"
+    assert result["discarded_by_the_roll"] == ["standard", "goblins"]  # grey and purple
+    assert result["not_placed"] == ["bolt_thrower"]
+
+
+def test_marauders_a_trophy_completing_the_third_line_ends_the_game(rc):
+    done = ["standard", "a", "b", "c", "musician"]
+    result = _trophies(rc, [{"card": "idol", "line": 3, "space": 3}],
+                       lines=[done, ["standard", "x", "y", "z", "musician"], ["standard", "p", None, "q", "musician"]])
+    assert result["completed_lines"] == 3 and result["game_over"] is True and result["may_attack_with"] == []
+
+
+@pytest.mark.parametrize("placements,rule", [
+    ([{"card": "goblins", "line": 2, "space": 1}], "marauders/attack-roll"),  # discarded by the roll
+    ([{"card": "troll", "line": 2, "space": 1}], "marauders/attack-roll"),  # not in the broken line
+    ([{"card": "idol", "line": 2, "space": 1}, {"card": "idol", "line": 3, "space": 1}], "marauders/attack-roll"),
+    ([{"card": "idol", "line": 1, "space": 2}], "marauders/card-placement"),  # not a free space
+    ([{"card": "idol", "line": 1, "space": 6}], "marauders/card-placement"),  # right of the Musician
+])
+def test_marauders_trophies_refusals_name_the_rule(rc, placements, rule):
+    with pytest.raises(rc.RulesError, match=rule):
+        _trophies(rc, placements)
+
+
+def test_marauders_trophy_duplicate_in_a_line_is_refused(rc):
+    with pytest.raises(rc.RulesError, match="duplicate"):
+        _trophies(rc, [{"card": "idol", "line": 1, "space": 3}], lines=[[None, "idol", None, "musician"], [], []])
+
+
+def test_marauders_cheating_discards_every_duplicate_of_the_line(rc):
+    result = rc.run("marauders", "cheating", {"lines": [["standard", "orcs", "goblins", "orcs", "orcs", "musician"],
+                                                        ["goblins", "trolls"], []]})
+    assert result["cheating"] is True
+    assert result["discarded"] == [{"line": 1, "space": 2, "card": "orcs"}, {"line": 1, "space": 4, "card": "orcs"},
+                                   {"line": 1, "space": 5, "card": "orcs"}]
+    assert result["lines"][0] == ["standard", None, "goblins", None, None, "musician"]
+    assert result["other_breaches"] == [] and result["rule"] == "marauders/cheating"
+
+
+def test_marauders_cheating_names_what_the_rule_does_not_cover(rc):
+    result = rc.run("marauders", "cheating", {"lines": [["standard", "standard", "orcs", "musician"], [], []]})
+    assert result["cheating"] is False and result["discarded"] == []
+    assert result["other_breaches"] == [{"line": 1, "breach": "second_standard"}]
+    assert result["clarifications"] == ["marauders/clarify-cheating-scope"]
+    clean = rc.run("marauders", "cheating", {"lines": [["standard", "orcs", "musician"], [], []]})
+    assert clean == {**clean, "cheating": False, "discarded": [], "other_breaches": [], "clarifications": []}
