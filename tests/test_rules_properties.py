@@ -300,3 +300,26 @@ def test_battlelore_a_retreat_goes_straight_away_through_the_side_opposite_the_l
     if len(sight["retreat_directions"]) == 1:
         assert sight["retreat_hexes"] == [[b[0] + sight["retreat_direction"][0] * k, b[1] + sight["retreat_direction"][1] * k]
                                           for k in range(1, retreats + 1)]
+
+
+# -- BattleLore: heroic results spent for damage (issue 30) ---------------------------------------------------------------
+
+@settings(SETTINGS, max_examples=80)
+@given(strikes=st.integers(0, 3), heroics=st.integers(0, 3), spend=st.integers(0, 3), health=st.integers(1, 8),
+       effect=st.sampled_from(["berserk", "poison", "fury_of_yllan"]), ranged=st.booleans())
+def test_bl_each_heroic_spent_for_damage_deals_exactly_one_more(rc, strikes, heroics, spend, health, effect, ranged):
+    spend = min(spend, heroics)
+    kind = "ranged" if ranged else "melee"
+    face = "pierce" if ranged else "strike"
+    dice = strikes + heroics + (3 if effect == "fury_of_yllan" else 0)
+    if dice == 0:
+        return
+    results = {face: strikes + (3 if effect == "fury_of_yllan" else 0), "heroic": heroics}
+    base = {"attacker": {"dice": dice - (3 if effect == "fury_of_yllan" else 0), "health": 4, "berserk": True},
+            "target": {"dice": 2, "health": health, "poisoned": True}, "attack_type": kind, "results": results,
+            "lore_cards": ["fury_of_yllan"] if effect == "fury_of_yllan" else []}
+    plain = rc.run("battlelore", "attack", base)
+    spent = rc.run("battlelore", "attack", {**base, "heroic_damage": {effect: spend}})
+    assert spent["attack"]["damage_dealt"] == plain["attack"]["damage_dealt"] + spend
+    assert spent["figures_removed_by_berserk"]["attacker"] == (spend if effect == "berserk" else 0)
+    assert spent["attack"]["health_left"] <= plain["attack"]["health_left"]  # more damage never heals

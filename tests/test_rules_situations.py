@@ -492,3 +492,75 @@ def test_marauders_cheating_names_what_the_rule_does_not_cover(rc):
     assert result["clarifications"] == ["marauders/clarify-cheating-scope"]
     clean = rc.run("marauders", "cheating", {"lines": [["standard", "orcs", "musician"], [], []]})
     assert clean == {**clean, "cheating": False, "discarded": [], "other_breaches": [], "clarifications": []}
+
+
+# -- BattleLore: heroic results spent for damage (Berserk, poison, Fury of Y'llan), Ferocious, the counterattack's target
+# battlelore/berserk (source lines 64-69), battlelore/poison (557-564), battlelore/fury-of-yllan (570-574),
+# battlelore/ferocious (182-188), battlelore/counterattack (301-313), battlelore/removing-figures (515-520)
+
+def test_bl_berserk_heroics_deal_damage_and_cost_figures(rc):
+    result = _attack(rc, {"dice": 3, "health": 3, "berserk": True}, {"dice": 2, "health": 4}, {"strike": 1, "heroic": 2},
+                     heroic_damage={"berserk": 2})
+    assert result["attack"]["damage_taken"] == 3  # 1 strike + 2 heroic results spent
+    assert result["figures_removed_by_berserk"] == {"attacker": 2, "target": 0}
+    assert result["destroyed_by_berserk"] == {"attacker": False, "target": False}
+    assert "battlelore/clarify-heroic-damage" in result["clarifications"]
+    tokens = _attack(rc, {"dice": 3, "health": 3, "berserk": True, "damage_tokens": True}, {"dice": 2, "health": 4},
+                     {"strike": 2, "heroic": 1}, heroic_damage={"berserk": 1})
+    assert tokens["destroyed_by_berserk"]["attacker"] is True  # one figure: its removal destroys the unit
+    # removed after its attack, before the counterattack (an attack of its own): nothing left to counterattack
+    assert [r["code"] for r in tokens["counterattack_not_allowed"]] == ["attacker_destroyed"]
+    spent = _attack(rc, {"dice": 3, "health": 3, "berserk": True}, {"dice": 2, "health": 4}, {"heroic": 3},
+                    heroic_damage={"berserk": 2}, counterattack={"results": {"strike": 2}})
+    assert spent["counterattack"]["result"]["health_left"] == 0  # 1 figure after Berserk, then 2 damage
+
+
+def test_bl_berserk_in_the_counterattack_costs_the_target_figures(rc):
+    result = _attack(rc, {"dice": 2, "health": 4}, {"dice": 3, "health": 4, "berserk": True}, {"strike": 1, "lore": 1},
+                     counterattack={"results": {"heroic": 2, "strike": 1}, "heroic_damage": {"berserk": 2}})
+    assert result["counterattack"]["result"]["damage_taken"] == 3
+    assert result["figures_removed_by_berserk"] == {"attacker": 0, "target": 2}
+    assert result["destroyed_by_berserk"]["target"] is False  # 3 figures after the attack, 2 removed
+
+
+def test_bl_poison_and_fury_let_heroics_deal_damage(rc):
+    poisoned = _attack(rc, {"dice": 2, "health": 1}, {"dice": 2, "health": 4, "poisoned": True}, {"pierce": 1, "heroic": 1},
+                       attack_type="ranged", heroic_damage={"poison": 1})
+    assert poisoned["attack"]["damage_taken"] == 2 and poisoned["figures_removed_by_berserk"] == {"attacker": 0, "target": 0}
+    fury = _attack(rc, {"dice": 2, "health": 1}, {"dice": 2, "health": 6}, {"pierce": 1, "heroic": 4}, attack_type="ranged",
+                   lore_cards=["fury_of_yllan"], heroic_damage={"fury_of_yllan": 4})
+    assert fury["attack"]["damage_taken"] == 5  # even shooting, even weakened (battlelore/fury-of-yllan)
+
+
+@pytest.mark.parametrize("more,rule", [
+    ({"heroic_damage": {"berserk": 1}}, "battlelore/berserk"),  # the unit has no Berserk
+    ({"heroic_damage": {"poison": 1}}, "battlelore/poison"),  # the target is not poisoned
+    ({"heroic_damage": {"fury_of_yllan": 1}}, "battlelore/fury-of-yllan"),  # the card was not played
+    ({"heroic_damage": {"poison": 1}, "spent": {"heroic": 1}}, "battlelore/spending-dice"),  # one die, one effect
+])
+def test_bl_heroic_damage_refusals_name_the_rule(rc, more, rule):
+    target = {"dice": 2, "health": 4, "poisoned": "poison" in more["heroic_damage"] and "spent" in more}
+    with pytest.raises(rc.RulesError, match=rule):
+        _attack(rc, {"dice": 2}, target, {"strike": 1, "heroic": 1}, **more)
+
+
+def test_bl_ferocious_counterattacks_before_it_retreats(rc):
+    plain = _attack(rc, {"dice": 2}, {"dice": 2, "health": 3}, {"morale": 1, "strike": 1}, path=[{}])
+    assert plain["may_counterattack"] is False and plain["counterattack_before_retreat"] is False
+    ferocious = _attack(rc, {"dice": 2}, {"dice": 2, "health": 3, "ferocious": True}, {"morale": 1, "strike": 1},
+                        path=[{}], counterattack={"results": {"strike": 2}})
+    assert ferocious["may_counterattack"] is True and ferocious["counterattack_before_retreat"] is True
+    assert ferocious["counterattack"]["result"]["damage_taken"] == 2
+    # the retreat will destroy it (off the board, 1 damage): it still counterattacks first
+    edge = _attack(rc, {"dice": 2}, {"dice": 2, "health": 2, "ferocious": True}, {"morale": 1, "strike": 1},
+                   path=[{"terrain": "off_board"}])
+    assert edge["target_destroyed"] is True and edge["may_counterattack"] is True
+    # destroyed by the damage itself, before any retreat: no counterattack
+    dead = _attack(rc, {"dice": 2}, {"dice": 2, "health": 1, "ferocious": True}, {"morale": 1, "strike": 1}, path=[{}])
+    assert dead["may_counterattack"] is False
+
+
+def test_bl_the_counterattack_targets_the_unit_that_attacked(rc):
+    result = _attack(rc, {"dice": 2}, {"dice": 2, "health": 3}, {"strike": 1, "lore": 1})
+    assert result["counterattack_target"] == "attacker"
+    assert "battlelore/counterattack" in result["rules"]

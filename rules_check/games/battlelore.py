@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any
 
 from ..core import Game, GameData, RulesError, check
 
@@ -23,6 +25,30 @@ Hex = tuple[int, int]
 
 # what damage_and_retreat reads of a unit
 DAMAGE_KEYS = ("terrain", "flying", "stunned", "steady", "ignore_retreats", "ignore_damage", "cumbersome", "health")
+# what combat_dice reads of a unit
+DICE_KEYS = ("dice", "terrain", "flying", "rage", "damage_suffered")
+
+
+def _dice_view(unit: dict[str, Any]) -> dict[str, Any]:
+    return {k: unit[k] for k in DICE_KEYS if k in unit}
+
+
+def _figures(unit: dict[str, Any], health_left: int | None) -> int | None:
+    """The figures a unit has: one for a unit with damage tokens (battlelore/weakened-unit), else its health left."""
+    return 1 if unit.get("damage_tokens") else health_left
+
+
+@dataclass(frozen=True)
+class Strike:
+    """One combat roll's inputs after the dice: the results, what is spent, the retreat path, the lore cards played and
+    the heroic results spent for damage through each effect."""
+
+    attack_type: str
+    results: dict[str, int]
+    spent: dict[str, int] | None
+    path: list[dict[str, str]] | None
+    lore_cards: list[str] | None
+    heroic_damage: dict[str, int] | None
 
 
 def _cube(hex_: Hex) -> tuple[int, int, int]:
@@ -196,6 +222,11 @@ class Rules(Game):
         self.RETREAT_CORNER_NOTE = data.ref("battlelore/clarify-ranged-retreat-through-corner")
         self.MELEE_RANGE = data.param("battlelore/range", "melee_range")  # from battlelore/range
         self.COUNTERATTACK_RULE = data.ref("battlelore/counterattack")
+        self.HEROIC = {  # the abilities and rules a heroic result spent for damage turns on, and the clarification
+            name: data.ref(f"battlelore/{name}")
+            for name in ("berserk", "poison", "fury-of-yllan", "ferocious", "spending-dice", "removing-figures",
+                         "clarify-heroic-damage")
+        }
         self.STUN_RULE = data.ref("battlelore/stun")
         self.MOVEMENT_RULE = data.ref("battlelore/movement")
         self.CUMBERSOME_RULE = data.ref("battlelore/cumbersome")
@@ -404,9 +435,11 @@ class Rules(Game):
         retreat_damage_ignored = min(
             retreat_damage, self.IGNORES_DAMAGE.get(final_terrain, 0) if final_terrain != terrain else building_left
         )
+        before_retreat = taken
         taken += retreat_damage - retreat_damage_ignored
         result = {
             "damage_dealt": dealt,
+            "damage_before_retreat": before_retreat,
             "damage_ignored": ignored + retreat_damage_ignored,
             "damage_taken": taken,
             "retreats_required": required,
@@ -833,106 +866,193 @@ class Rules(Game):
     @check("attack")
     def attack(
         self,
-        attacker: dict,
-        target: dict,
+        attacker: dict[str, Any],
+        target: dict[str, Any],
         attack_type: str,
-        results: dict,
+        results: dict[str, int],
         adjacent: bool | None = None,
-        spent: dict | None = None,
-        path: list | None = None,
+        spent: dict[str, int] | None = None,
+        path: list[dict[str, str]] | None = None,
         friendly_flankers_adjacent_to_target: int = 0,
-        lore_cards: list | None = None,
+        lore_cards: list[str] | None = None,
         other_modifiers: int = 0,
-        counterattack: dict | None = None,
+        counterattack: dict[str, Any] | None = None,
         range: int | None = None,  # the rules' word (battlelore/range); shadows the builtin here only
         min_range: int | None = None,
         max_range: int | None = None,
-    ) -> dict:
+        heroic_damage: dict[str, int] | None = None,
+    ) -> dict[str, Any]:
         """A whole attack (battlelore/combat): the dice (`combat_dice`), the roll's `results` (one per die, after
-        rerolls), damage and retreat (`damage_and_retreat`, with `path` the hexes behind the target), then whether the
-        target may counterattack (battlelore/counterattack) and with how many dice - its own dice, in its hex, with the
-        damage just suffered (Rage) - and the counterattack itself when `counterattack` {results, spent, path,
-        attack_type, ...} gives its roll (`path`: the hexes behind the attacker); last, whether the attacker may advance.
+        rerolls), heroic results spent for damage (`heroic_damage` {berserk, poison, fury_of_yllan}: the effect each is
+        spent on, the player's choice), damage and retreat (`damage_and_retreat`, with `path` the hexes behind the
+        target), then whether the target may counterattack (battlelore/counterattack; a Ferocious target forced to
+        retreat does so before it retreats) and with how many dice - its own dice, in its hex, with the damage just
+        suffered (Rage) - and the counterattack itself, always against the attacking unit, when `counterattack`
+        {results, spent, heroic_damage, path, attack_type, ...} gives its roll (`path`: the hexes behind the attacker);
+        the figures Berserk removes; last, whether the attacker may advance.
         Units: {dice, health, terrain, flying, rage, damage_suffered, damage_tokens, stunned, steady, ignore_retreats,
-        ignore_damage, cumbersome}; `health` is the figures (or health) left. `adjacent`: whether the two units are in
-        adjacent hexes (a melee attack needs it; default true for melee). `range`: the hexes from the attacker to the
-        target (battlelore/range); for a ranged attack with `min_range` and `max_range` from the unit's reference card
-        it must lie in that band (battlelore/ranged).
+        ignore_damage, cumbersome, berserk, poisoned, ferocious}; `health` is the figures (or health) left.
+        `adjacent`: whether the two units are in adjacent hexes (a melee attack needs it; default true for melee).
+        `range`: the hexes from the attacker to the target (battlelore/range); for a ranged attack with `min_range` and
+        `max_range` from the unit's reference card it must lie in that band (battlelore/ranged).
         """
         adjacent = self._attack_range(attack_type, adjacent, range, min_range, max_range)
         if attack_type == "melee" and not adjacent:
             raise RulesError("the target of a melee attack must be in an adjacent hex (battlelore/melee)")
         if attacker.get("stunned"):
             raise RulesError("a stunned unit cannot attack (battlelore/stun)")
-        dice_keys = ("dice", "terrain", "flying", "rage", "damage_suffered")
         roll = self.combat_dice(
-            {k: attacker[k] for k in dice_keys if k in attacker},
-            {k: target[k] for k in dice_keys if k in target},
-            attack_type,
-            friendly_flankers_adjacent_to_target,
-            lore_cards,
+            _dice_view(attacker), _dice_view(target), attack_type, friendly_flankers_adjacent_to_target, lore_cards,
             other_modifiers,
         )
         self._roll_results("the attacker", roll["dice"], results)
-        hit = self.damage_and_retreat(
-            target={k: target[k] for k in DAMAGE_KEYS if k in target},
-            results=results,
+        strike = Strike(attack_type, results, spent, path, lore_cards, heroic_damage)
+        hit = self._strike(attacker, target, strike, self._weakened(attacker, attacker.get("health")))
+        before_retreat = self._ferocious(target, hit, adjacent)
+        reasons = self._counterattack_reasons(target, hit, adjacent, before_retreat)
+        attacker, berserk_kills = self._after_berserk(attacker, strike)
+        if berserk_kills:  # its figures removed after the attack, before the counterattack (an attack of its own)
+            reasons.append({"code": "attacker_destroyed", "rule": self.HEROIC["berserk"],
+                            "message": "the attacking unit lost its last figure to Berserk after its attack"})
+        answer: dict[str, Any] = {
+            "dice": roll,
+            "attack": hit,
+            "target_destroyed": hit["destroyed"],
+            "target_left_its_hex": hit["hexes_retreated"] > 0,
+            "may_counterattack": not reasons,
+            "counterattack_not_allowed": reasons,
+            "counterattack_before_retreat": before_retreat and not reasons,
+            "counterattack_target": "attacker",
+            "counterattack_dice": None,
+            "counterattack": None,
+            "attacker_may_advance": adjacent and (hit["destroyed"] or hit["hexes_retreated"] > 0),
+            "lore_gained": {"attacker": hit["lore_gained"], "target": 0},
+        }
+        if reasons and counterattack is not None:
+            raise RulesError(f"the target may not counterattack: {reasons[0]['message']}")
+        struck = None if reasons else self._counterattack(answer, attacker, target, hit, before_retreat, counterattack or {})
+        return {**answer, **self._berserk(berserk_kills, target, strike, hit, before_retreat, struck, counterattack or {})}
+
+    def _after_berserk(self, unit: dict[str, Any], strike: Strike) -> tuple[dict[str, Any], bool | None]:
+        """The rolling unit after its attack, 1 figure removed per use of Berserk (not damage: never ignored), and
+        whether that left it no figure (None: its figures are not given) (battlelore/berserk, battlelore/removing-figures)."""
+        removed = (strike.heroic_damage or {}).get("berserk", 0)
+        if not removed:
+            return unit, False
+        if unit.get("damage_tokens"):  # one figure
+            return unit, True
+        if unit.get("health") is None:
+            return unit, None
+        left = int(unit["health"]) - removed
+        return {**unit, "health": max(left, 1)}, left <= 0
+
+    def _strike(self, unit: dict[str, Any], victim: dict[str, Any], strike: Strike, weakened: bool) -> dict[str, Any]:
+        """Steps 4-8 of a combat roll: the heroic results spent for damage, then damage and retreat."""
+        extra, spent = self._heroic_damage(unit, victim, strike)
+        return self.damage_and_retreat(
+            target={k: victim[k] for k in DAMAGE_KEYS if k in victim},
+            results=strike.results,
             spent=spent,
-            attack_type=attack_type,
-            attacker_weakened=self._weakened(attacker, attacker.get("health")),
-            path=path,
+            attack_type=strike.attack_type,
+            attacker_weakened=weakened,
+            damage=extra,
+            path=strike.path,
         )
+
+    def _heroic_damage(self, unit: dict[str, Any], victim: dict[str, Any], strike: Strike) -> tuple[int, dict[str, int]]:
+        """Heroic results spent to deal 1 damage each, through the effect the player names (battlelore/berserk,
+        battlelore/poison, battlelore/fury-of-yllan); each die is spent on one effect only (battlelore/spending-dice)."""
+        heroic = strike.heroic_damage or {}
+        open_to = {
+            "berserk": (bool(unit.get("berserk")), self.HEROIC["berserk"], "the rolling unit has no Berserk"),
+            "poison": (bool(victim.get("poisoned")), self.HEROIC["poison"], "the unit rolled against is not poisoned"),
+            "fury_of_yllan": ("fury_of_yllan" in (strike.lore_cards or []), self.HEROIC["fury-of-yllan"], "Fury of Y'llan was not played"),
+        }
+        for effect, count in heroic.items():
+            allowed, rule, why = open_to[effect]
+            if count and not allowed:
+                raise RulesError(f"{count} heroic result(s) spent for damage through {effect}: {why} ({rule})")
+        used = sum(heroic.values())
+        spent = dict(strike.spent or {})
+        if used:
+            spent["heroic"] = spent.get("heroic", 0) + used
+            if spent["heroic"] > strike.results.get("heroic", 0):
+                raise RulesError(
+                    f"{spent['heroic']} heroic results spent, but the roll has {strike.results.get('heroic', 0)}: each die "
+                    f"is spent on one effect only ({self.HEROIC['spending-dice']})"
+                )
+        return used, spent
+
+    def _ferocious(self, target: dict[str, Any], hit: dict[str, Any], adjacent: bool) -> bool:
+        """A Ferocious target forced to retreat may counterattack before it retreats, even when the retreat would take
+        it from its hex or destroy it - not when the damage itself destroys it (battlelore/ferocious)."""
+        forced = hit["retreats_required"] > hit["retreats_ignored"]
+        killed_by_damage = hit["damage_before_retreat"] >= target["health"]
+        return bool(target.get("ferocious")) and forced and not killed_by_damage and adjacent and not target.get("stunned")
+
+    def _counterattack_reasons(
+        self, target: dict[str, Any], hit: dict[str, Any], adjacent: bool, before_retreat: bool
+    ) -> list[dict[str, str]]:
+        """Why the target may not counterattack (battlelore/counterattack, battlelore/stun): none, it may."""
         destroyed, moved = hit["destroyed"], hit["hexes_retreated"] > 0
         reasons = []
-        if destroyed:
+        if destroyed and not before_retreat:
             reasons.append({"code": "destroyed", "rule": self.COUNTERATTACK_RULE, "message": "the target was destroyed"})
-        if moved:
+        if moved and not before_retreat:
             reasons.append({"code": "left_its_hex", "rule": self.COUNTERATTACK_RULE, "message": "the target retreated from its hex"})
         if not adjacent:
             reasons.append({"code": "not_adjacent", "rule": self.COUNTERATTACK_RULE, "message": "the target is not adjacent to the attacker"})
         if target.get("stunned") and not destroyed:
             reasons.append({"code": "stunned", "rule": self.STUN_RULE, "message": "a stunned unit cannot counterattack"})
-        answer: dict = {
-            "dice": roll,
-            "attack": hit,
-            "target_destroyed": destroyed,
-            "target_left_its_hex": moved,
-            "may_counterattack": not reasons,
-            "counterattack_not_allowed": reasons,
-            "counterattack_dice": None,
-            "counterattack": None,
-            "attacker_may_advance": adjacent and (destroyed or moved),
-            "lore_gained": {"attacker": hit["lore_gained"], "target": 0},
-        }
-        if reasons:
-            if counterattack is not None:
-                raise RulesError(f"the target may not counterattack: {reasons[0]['message']}")
-            return answer
-        back = counterattack or {}
-        after = {**target, "damage_suffered": target.get("damage_suffered", 0) + hit["damage_taken"], "health": hit["health_left"]}
-        back_type = back.get("attack_type", "melee")
+        return reasons
+
+    def _counterattack(
+        self, answer: dict[str, Any], attacker: dict[str, Any], target: dict[str, Any], hit: dict[str, Any],
+        before_retreat: bool, back: dict[str, Any],
+    ) -> dict[str, Any] | None:
+        """The counterattack's dice - the target in its hex with the damage just taken (before its retreat when it is
+        Ferocious) - and, when its results are given, its damage and retreat on the attacking unit."""
+        taken = hit["damage_before_retreat"] if before_retreat else hit["damage_taken"]
+        health_left = max(target["health"] - taken, 0)
+        after = {**target, "damage_suffered": target.get("damage_suffered", 0) + taken, "health": health_left}
+        strike = Strike(back.get("attack_type", "melee"), back.get("results", {}), back.get("spent"), back.get("path"),
+                        back.get("lore_cards"), back.get("heroic_damage"))
         back_roll = self.combat_dice(
-            {k: after[k] for k in dice_keys if k in after},
-            {k: attacker[k] for k in dice_keys if k in attacker},
-            back_type,
-            back.get("friendly_flankers_adjacent_to_target", 0),
-            back.get("lore_cards"),
-            back.get("other_modifiers", 0),
+            _dice_view(after), _dice_view(attacker), strike.attack_type,
+            back.get("friendly_flankers_adjacent_to_target", 0), strike.lore_cards, back.get("other_modifiers", 0),
         )
         answer["counterattack_dice"] = back_roll["dice"]
-        if "results" in back:
-            self._roll_results("the counterattacking unit", back_roll["dice"], back["results"])
-            struck = self.damage_and_retreat(
-                target={k: attacker[k] for k in DAMAGE_KEYS if k in attacker},
-                results=back["results"],
-                spent=back.get("spent"),
-                attack_type=back_type,
-                attacker_weakened=self._weakened(target, hit["health_left"]),
-                path=back.get("path"),
-            )
-            answer["counterattack"] = {"dice": back_roll, "result": struck}
-            answer["lore_gained"]["target"] = struck["lore_gained"]
-        return answer
+        if "results" not in back:
+            return None
+        self._roll_results("the counterattacking unit", back_roll["dice"], strike.results)
+        struck = self._strike(after, attacker, strike, self._weakened(target, health_left))
+        answer["counterattack"] = {"dice": back_roll, "result": struck}
+        answer["lore_gained"]["target"] = struck["lore_gained"]
+        return struck
+
+    def _berserk(
+        self, attacker_killed: bool | None, target: dict[str, Any], strike: Strike, hit: dict[str, Any],
+        before_retreat: bool, struck: dict[str, Any] | None, back: dict[str, Any],
+    ) -> dict[str, Any]:
+        """The figures Berserk removes from each unit - the attacker's after its attack, the target's after its
+        counterattack - and whether they leave it none; the rules and clarifications followed."""
+        removed = {
+            "attacker": (strike.heroic_damage or {}).get("berserk", 0),
+            "target": (back.get("heroic_damage") or {}).get("berserk", 0) if struck is not None else 0,
+        }
+        taken = hit["damage_before_retreat"] if before_retreat else hit["damage_taken"]
+        figures = _figures(target, max(target["health"] - taken, 0))
+        target_killed = False if not removed["target"] else None if figures is None else removed["target"] >= figures
+        heroic_used = any((strike.heroic_damage or {}).values()) or any((back.get("heroic_damage") or {}).values())
+        rules = [self.COUNTERATTACK_RULE]
+        rules += [self.HEROIC["ferocious"]] if target.get("ferocious") else []
+        rules += [self.HEROIC["berserk"], self.HEROIC["removing-figures"]] if any(removed.values()) else []
+        return {
+            "figures_removed_by_berserk": removed,
+            "destroyed_by_berserk": {"attacker": attacker_killed, "target": target_killed},
+            "rules": rules,
+            "clarifications": [self.HEROIC["clarify-heroic-damage"]] if heroic_used else [],
+        }
 
     def _attack_range(self, attack_type: str, adjacent: bool | None, distance: int | None, low: int | None,
                       high: int | None) -> bool:
