@@ -323,3 +323,26 @@ def test_bl_each_heroic_spent_for_damage_deals_exactly_one_more(rc, strikes, her
     assert spent["attack"]["damage_dealt"] == plain["attack"]["damage_dealt"] + spend
     assert spent["figures_removed_by_berserk"]["attacker"] == (spend if effect == "berserk" else 0)
     assert spent["attack"]["health_left"] <= plain["attack"]["health_left"]  # more damage never heals
+
+
+# -- Chaos in the Old World: The Skull Throne and ruined regions (issue 30) ---------------------------------------------
+
+@settings(SETTINGS, max_examples=80)
+@given(counts=st.dictionaries(st.sampled_from(["cultist", "warrior", "daemon"]), st.integers(0, 6), min_size=1),
+       copies=st.integers(1, 3), cost=st.integers(0, 3))
+def test_citow_skull_throne_with_attack_one_is_the_plain_count(rc, counts, copies, cost):
+    cards = {"khorne": [{"name": "skull_throne", "cost": cost}] * copies}
+    ones = rc.run("citow", "dominance", {"region": "kislev", "figures": {"khorne": counts}, "chaos_cards": cards,
+                                         "attack_values": {name: 1 for name in counts}})
+    plain = rc.run("citow", "dominance", {"region": "kislev", "figures": {"khorne": counts},
+                                          "chaos_cards": {"khorne": [{"cost": cost}] * copies}})
+    assert ones["dominance_values"] == plain["dominance_values"]  # copies add only their cost
+
+
+@settings(SETTINGS, max_examples=60)
+@given(ruined=st.lists(st.sampled_from(["norsca", "kislev", "empire", "estalia", "badlands"]), max_size=5, unique=True),
+       region=st.sampled_from(["norsca", "kislev", "empire", "estalia", "badlands"]))
+def test_citow_a_ruined_region_never_takes_a_chaos_card(rc, ruined, region):
+    result = rc.run("citow", "summoning", {"play_card": {"card": "x", "region": region}, "ruined_regions": ruined})
+    assert set(ruined) <= set(result["cannot_play_in"])
+    assert result["placement_legal"] is (region not in ruined)

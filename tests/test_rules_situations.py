@@ -564,3 +564,38 @@ def test_bl_the_counterattack_targets_the_unit_that_attacked(rc):
     result = _attack(rc, {"dice": 2}, {"dice": 2, "health": 3}, {"strike": 1, "lore": 1})
     assert result["counterattack_target"] == "attacker"
     assert "battlelore/counterattack" in result["rules"]
+
+
+# -- Chaos in the Old World: the Skull Throne, and no Chaos card into a ruined region (issue 30) ----------------------
+# citow/example-non-cumulative-cards (source line 519), citow/dominance-value, citow/ruined-region-rules (936-943, 1381)
+
+def test_citow_skull_throne_counts_its_players_figures_by_attack_value(rc):
+    inputs = {"region": "kislev", "figures": {"khorne": {"cultist": 2, "bloodletter": 1}, "nurgle": {"cultist": 3}},
+              "chaos_cards": {"khorne": [{"name": "skull_throne", "cost": 1}]},
+              "attack_values": {"cultist": 0, "bloodletter": 2}}
+    result = rc.run("citow", "dominance", inputs)
+    assert result["dominance_values"] == {"khorne": 2 + 1, "nurgle": 3}  # attack 0+0+2, plus the card's cost 1
+    assert result["counted_by_attack_value"] == ["khorne"]
+    two = rc.run("citow", "dominance", {**inputs, "chaos_cards": {"khorne": [{"name": "The Skull Throne", "cost": 1}] * 2}})
+    assert two["dominance_values"]["khorne"] == 2 + 2  # copies do not add up; each card's cost still counts
+    plain = rc.run("citow", "dominance", {**inputs, "chaos_cards": {}})
+    assert plain["dominance_values"]["khorne"] == 3 and plain["counted_by_attack_value"] == []
+
+
+def test_citow_skull_throne_needs_the_attack_values(rc):
+    with pytest.raises(rc.RulesError, match="attack_values"):
+        rc.run("citow", "dominance", {"region": "kislev", "figures": {"khorne": {"cultist": 2}},
+                                      "chaos_cards": {"khorne": [{"name": "skull_throne", "cost": 1}]}})
+
+
+def test_citow_no_chaos_card_into_a_ruined_region(rc):
+    result = rc.run("citow", "summoning", {"power": "khorne", "power_before": 3, "costs": {"skull_throne": 1},
+                                           "play_card": {"card": "skull_throne", "region": "kislev"},
+                                           "ruined_regions": ["kislev"]})
+    assert result["placement_legal"] is False and result["legal"] is False
+    assert "kislev" in result["cannot_play_in"] and result["ruined_regions_rule"] == "citow/ruined-region-rules"
+    # a figure may still be summoned there: every other rule about regions still applies
+    figure = rc.run("citow", "summoning", {"power": "khorne", "summon": {"figure": "cultist", "class": "cultist",
+                                                                        "region": "kislev"},
+                                           "regions_with_own_figures": ["kislev"], "ruined_regions": ["kislev"]})
+    assert figure["placement_legal"] is True

@@ -293,6 +293,15 @@ OLD_WORLD_CARD_EFFECTS = ("remove_event_tokens", "remove_twin_tailed_comet_cards
 REMOVE_INSTRUCTIONS = ("remove_old_world_tokens",)
 
 
+SKULL_THRONE = "skull_throne"  # the card a Chaos card's name is matched against (_card_key)
+
+
+def _card_key(name: str) -> str:
+    """A card's name as a key: lower case, words joined by _, a leading 'the' dropped ("The Skull Throne" -> skull_throne)."""
+    key = "_".join("".join(c if c.isalnum() else " " for c in name.lower()).split())
+    return key.removeprefix("the_")
+
+
 class Rules(Game):
     def __init__(self, data: GameData):
         super().__init__(data)
@@ -368,7 +377,10 @@ class Rules(Game):
         self.FORBIDDING_BEATS_PERMITTING = data.param(
             "citow/forbidding-effects-prevail", "forbidding_beats_permitting"
         )  # from citow/forbidding-effects-prevail
-        ruined_rules = data.pick("citow/ruined-region-rules", ("dominance_resolved", "corruption_placed"))
+        ruined_rules = data.pick("citow/ruined-region-rules", ("dominance_resolved", "corruption_placed", "chaos_cards_playable"))
+        self.RUINED_CARDS_PLAYABLE = ruined_rules["chaos_cards_playable"]
+        self.RUINED_RULE = data.ref("citow/ruined-region-rules")
+        self.SKULL_THRONE_EXAMPLE = data.ref("citow/example-non-cumulative-cards")
         self.RUINED_DOMINANCE_RESOLVED = ruined_rules["dominance_resolved"]  # from citow/ruined-region-rules
         self.RUINED_CORRUPTION_PLACED = ruined_rules["corruption_placed"]
 
@@ -432,17 +444,42 @@ class Rules(Game):
         conquer_value: int | None = None,
         noble_tokens: int = 0,
         skaven_tokens: int = 0,
+        attack_values: dict[str, int] | None = None,
     ) -> dict:
-        """The dominance check: see describe()."""
+        """The dominance check: see describe(). A Power that played The Skull Throne in the region counts its figures by
+        their attack values (`attack_values` {figure class: attack}, from the Power sheet, which the sources do not
+        print); copies do not add up (citow/example-non-cumulative-cards), each card's cost still counts."""
         chaos_cards = chaos_cards or {}
         if region is not None:
             region = self._region(region)
+        by_attack = [p for p in POWERS if any(_card_key(c.get("name", "")) == SKULL_THRONE for c in chaos_cards.get(p, []))]
         values = {}
         for power in POWERS:
-            count = sum(figures.get(power, {}).values())
+            count = self._figure_value(figures.get(power, {}), power in by_attack, attack_values)
             cost = sum(card["cost"] for card in chaos_cards.get(power, []))
             if count or power in figures or power in chaos_cards:
                 values[power] = count + cost
+        result = self._dominant(values, region, resistance, conquer_value, noble_tokens, skaven_tokens)
+        return {**result, "counted_by_attack_value": by_attack}
+
+    def _figure_value(self, figures: dict[str, int], by_attack: bool, attack_values: dict[str, int] | None) -> int:
+        """A Power's figures in the dominance value: their number, or the sum of their attack values under The Skull
+        Throne (the attack values are an input: the sources print no figure stats)."""
+        if not by_attack:
+            return sum(figures.values())
+        missing = sorted(f for f, n in figures.items() if n and f not in (attack_values or {}))
+        if missing:
+            raise RulesError(
+                f"The Skull Throne counts figures by their attack values: give attack_values for {', '.join(missing)} "
+                f"(from the Power sheet; the sources print no figure stats) ({self.SKULL_THRONE_EXAMPLE})"
+            )
+        return sum(n * (attack_values or {})[f] for f, n in figures.items() if n)
+
+    def _dominant(
+        self, values: dict[str, int], region: str | None, resistance: int | None, conquer_value: int | None,
+        noble_tokens: int, skaven_tokens: int,
+    ) -> dict:
+        """The dominant Power, if its value is the unique highest above the region's resistance, and its VP."""
         best = max(values.values(), default=0)
         leaders = [p for p, v in values.items() if v == best]
         token_modifiers = {
@@ -955,11 +992,13 @@ class Rules(Game):
         not_adjacent: list | None = None,
         card_spaces_taken: dict | None = None,
         players: list | None = None,
+        ruined_regions: list[str] | None = None,
     ) -> dict:
         """One action: `summon` {figure, class, region, from, last_in_source} or `play_card` {card, region}. The sources print
         no cost table and no map, so `costs` {figure or card: power points} and the adjacency (`adjacent` /
         `not_adjacent` pairs) are inputs; a region whose adjacency is not given is neither allowed nor excluded (null).
-        `cannot_summon_to` and `cannot_afford` describe the position before the action.
+        `cannot_summon_to` and `cannot_afford` describe the position before the action. No Chaos card is played into a
+        region in `ruined_regions` (citow/ruined-region-rules); figures still are.
         """
         if power is not None and power not in POWERS:
             raise RulesError(f"unknown Power '{power}'")
@@ -972,6 +1011,35 @@ class Rules(Game):
         region = self._region(action["region"])
         known = self._adjacency(adjacent or [], not_adjacent or [])
         result: dict = {"power_marker_moves_left": cost}
+        affordable = self._affordable(result, costs, cost, power_before)
+        occupied = None
+        if regions_with_own_figures is not None:
+            occupied = {self._region(r) for r in regions_with_own_figures}
+            verdicts = {r: self._may_summon_to(r, occupied, known) for r in self.REGION_ORDER}
+            result["cannot_summon_to"] = [r for r in self.REGION_ORDER if verdicts[r] is False]
+        taken, closed = self._card_spaces(result, card_spaces_taken, ruined_regions)
+        if summon is not None:
+            if occupied is None:
+                raise RulesError("give regions_with_own_figures (before the action) to judge where a figure may be placed")
+            result.update(self._summon_from(summon, region, occupied, known))
+            legal = self._may_summon_to(region, occupied, known)
+            placed_key = "figure_placed_in"
+        else:
+            legal = self._card_fits(region, taken, closed)
+            placed_key = "card_placed_in"
+        result["placement_legal"] = legal
+        if legal:
+            result[placed_key] = region
+        if power is not None:
+            result["next_turn"] = self._next_turn(power, players)
+        result["legal"] = bool(legal) and affordable is not False if legal is not None else None
+        if power_before == 0:  # a marker on 0 at the start of the turn: no action, the turn is skipped
+            result.update(turn_skipped=True, legal=False)
+        return result
+
+    def _affordable(self, result: dict, costs: dict, cost: int | None, power_before: int | None) -> bool | None:
+        """Whether the Power can pay (None: its power or the cost not given); the power left and the costs it cannot
+        pay into `result` (citow/paying-summoning-cost, citow/paying-card-cost)."""
         affordable = None
         if power_before is not None:
             result["cannot_afford"] = sorted(n for n, c in costs.items() if c > power_before)
@@ -980,40 +1048,38 @@ class Rules(Game):
                 result["power_after"] = power_before - cost
                 result["next_own_turn_skipped"] = result["power_after"] == 0
         result["affordable"] = affordable
-        occupied = None
-        if regions_with_own_figures is not None:
-            occupied = {self._region(r) for r in regions_with_own_figures}
-            verdicts = {r: self._may_summon_to(r, occupied, known) for r in self.REGION_ORDER}
-            result["cannot_summon_to"] = [r for r in self.REGION_ORDER if verdicts[r] is False]
+        return affordable
+
+    def _card_spaces(
+        self, result: dict, card_spaces_taken: dict | None, ruined_regions: list[str] | None
+    ) -> tuple[dict[str, int], set[str]]:
+        """The Chaos card spaces taken per region and the regions closed to cards (ruined: citow/ruined-region-rules);
+        the regions no card may be played in into `result` (citow/chaos-card-spaces)."""
         taken = {self._region(r): n for r, n in (card_spaces_taken or {}).items()}
         over = [r for r, n in taken.items() if n > self.CARD_SPACES_PER_REGION]
         if over:
             raise RulesError(f"a region has {self.CARD_SPACES_PER_REGION} card spaces: {', '.join(over)}")
-        if card_spaces_taken is not None:
-            full = sum(taken.values()) >= self.CARD_SPACES_TOTAL
-            result["cannot_play_in"] = [r for r in self.REGION_ORDER if full or taken.get(r, 0) >= self.CARD_SPACES_PER_REGION]
-        if summon is not None:
-            if occupied is None:
-                raise RulesError("give regions_with_own_figures (before the action) to judge where a figure may be placed")
-            result.update(self._summon_from(summon, region, occupied, known))
-            legal = self._may_summon_to(region, occupied, known)
-            result["placement_legal"] = legal
-            if legal:
-                result["figure_placed_in"] = region
-        else:
-            legal = taken.get(region, 0) < self.CARD_SPACES_PER_REGION and sum(taken.values()) < self.CARD_SPACES_TOTAL
-            result["placement_legal"] = legal
-            if legal:
-                result["card_placed_in"] = region
+        closed = set() if self.RUINED_CARDS_PLAYABLE else {self._region(r) for r in ruined_regions or []}
+        if card_spaces_taken is not None or ruined_regions is not None:
+            result["cannot_play_in"] = [r for r in self.REGION_ORDER if not self._card_fits(r, taken, closed)]
+        if ruined_regions is not None:
+            result["ruined_regions_rule"] = self.RUINED_RULE
+        return taken, closed
+
+    def _card_fits(self, region: str, taken: dict[str, int], closed: set[str]) -> bool:
+        """A free card space in the region, fewer than all spaces taken, and the region not ruined."""
+        return (
+            taken.get(region, 0) < self.CARD_SPACES_PER_REGION
+            and sum(taken.values()) < self.CARD_SPACES_TOTAL
+            and region not in closed
+        )
+
+    def _next_turn(self, power: str, players: list | None) -> str:
+        """The next Power in turn order among the players (citow/summoning-turn-order)."""
         order = [p for p in POWERS if p in (players or POWERS)]
-        if power is not None:
-            if power not in order:
-                raise RulesError(f"{power} is not among the players {', '.join(order)}")
-            result["next_turn"] = order[(order.index(power) + 1) % len(order)]
-        result["legal"] = bool(legal) and affordable is not False if legal is not None else None
-        if power_before == 0:  # a marker on 0 at the start of the turn: no action, the turn is skipped
-            result.update(turn_skipped=True, legal=False)
-        return result
+        if power not in order:
+            raise RulesError(f"{power} is not among the players {', '.join(order)}")
+        return order[(order.index(power) + 1) % len(order)]
 
     @check("hero_tokens")
     def hero_tokens(self, hero_tokens: int, threat: dict, figures: dict, tie_break: list | None = None) -> dict:
@@ -1183,6 +1249,7 @@ class Rules(Game):
                 conquer_value=spec.get("conquer_value"),
                 noble_tokens=spec.get("noble_tokens", 0),
                 skaven_tokens=spec.get("skaven_tokens", 0),
+                attack_values=spec.get("attack_values"),
             )
             entry["dominance"] = result
             for power, gained in result["vp_gained"].items():
