@@ -346,3 +346,26 @@ def test_citow_a_ruined_region_never_takes_a_chaos_card(rc, ruined, region):
     result = rc.run("citow", "summoning", {"play_card": {"card": "x", "region": region}, "ruined_regions": ruined})
     assert set(ruined) <= set(result["cannot_play_in"])
     assert result["placement_legal"] is (region not in ruined)
+
+
+# -- Wizard's Quest: the Dragon Attack Phase (issue 30) -----------------------------------------------------------------
+
+_landing = st.fixed_dictionaries({"region": st.integers(1, 6), "territory": st.integers(1, 6), "devour_roll": st.integers(1, 6)},
+                                 optional={"men": st.integers(0, 8), "hero": st.booleans(), "sorcerer": st.booleans()})
+_orc_landing = st.fixed_dictionaries({"region": st.integers(1, 6), "territory": st.integers(1, 6),
+                                      "devour_roll": st.integers(1, 6), "orcs": st.integers(0, 4)})
+
+
+@settings(SETTINGS, max_examples=80)
+@given(landings=st.lists(st.one_of(_landing, _orc_landing), min_size=1, max_size=5))
+def test_wq_the_dragon_devours_at_most_its_roll_and_what_is_there(rc, landings):
+    try:
+        result = rc.run("wizards-quest", "dragon_phase", {"landings": landings})
+    except rc.RulesError:  # a landing after the Dragon stopped
+        return
+    for landing, step in zip(landings, result["landings"], strict=True):
+        there = landing.get("men", 0) + landing.get("orcs", 0) + bool(landing.get("hero")) + bool(landing.get("sorcerer"))
+        left = step["left"]
+        assert step["devoured"] == min(landing["devour_roll"], there)
+        assert there - step["devoured"] == left["men"] + left["orcs"] + left["hero"] + left["sorcerer"]
+    assert all(step["moves_on"] for step in result["landings"][:-1])  # it stops only at the last landing

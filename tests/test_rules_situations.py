@@ -599,3 +599,59 @@ def test_citow_no_chaos_card_into_a_ruined_region(rc):
                                                                         "region": "kislev"},
                                            "regions_with_own_figures": ["kislev"], "ruined_regions": ["kislev"]})
     assert figure["placement_legal"] is True
+
+
+# -- Wizard's Quest: the Dragon Attack Phase and scatter destinations (issue 30) -------------------------------------
+# wizards-quest/dragon-attack (source lines 100-102), wizards-quest/scatter (162-166), clarify-scatter-destination,
+# clarify-hero-sorcerer-losses, occupancy-rules (32-34, 57), hero-and-sorcerer-cost (34)
+
+def test_wq_dragon_moves_on_until_it_devours_a_man(rc):
+    result = rc.run("wizards-quest", "dragon_phase", {"landings": [
+        {"region": 2, "territory": 5, "devour_roll": 3, "orcs": 4},  # orcs: it moves on
+        {"region": 6, "territory": 1, "devour_roll": 4},  # nothing there
+        {"region": 1, "territory": 3, "devour_roll": 6, "men": 2, "hero": True}]})
+    first, empty, last = result["landings"]
+    assert first["devoured"] == 3 and first["left"]["orcs"] == 1 and first["moves_on"] is True
+    assert empty["devoured"] == 0 and empty["moves_on"] is True
+    assert last["devoured"] == 3 and last["leaders_devoured"] == ["hero"] and last["moves_on"] is False
+    assert result["phase_over"] is True
+    assert "wizards-quest/clarify-hero-sorcerer-losses" in result["clarifications"]
+
+
+def test_wq_dragon_phase_refusals(rc):
+    with pytest.raises(rc.RulesError, match="wizards-quest/dragon-attack"):  # it already devoured a man
+        rc.run("wizards-quest", "dragon_phase", {"landings": [{"region": 1, "territory": 1, "devour_roll": 1, "men": 1},
+                                                              {"region": 1, "territory": 2, "devour_roll": 1, "men": 1}]})
+    with pytest.raises(rc.RulesError, match="wizards-quest/occupancy-rules"):
+        rc.run("wizards-quest", "dragon_phase", {"landings": [{"region": 1, "territory": 1, "devour_roll": 1, "men": 1,
+                                                               "orcs": 1}]})
+    going = rc.run("wizards-quest", "dragon_phase", {"landings": [{"region": 1, "territory": 1, "devour_roll": 2, "orcs": 2}]})
+    assert going["phase_over"] is False  # give the next landing
+
+
+def test_wq_scatter_to_own_or_unoccupied_locations(rc):
+    result = rc.run("wizards-quest", "scatter", {
+        "pieces": {"men": 3, "hero": True}, "battle_location": "crystal_mountains",
+        "destinations": [{"location": "castle_2", "holds": "owner", "men": 2},
+                         {"location": "silent_meadow", "holds": "unoccupied", "men": 1, "hero": True}]})
+    assert result["placed"] == {"men": 3, "orcs": 0, "hero": True, "sorcerer": False}
+    assert result["clarifications"] == ["wizards-quest/clarify-scatter-destination"]
+
+
+@pytest.mark.parametrize("destinations,rule", [
+    ([{"location": "x", "holds": "other_player", "men": 2}], "wizards-quest/clarify-scatter-destination"),
+    ([{"location": "x", "holds": "orcs", "men": 2}], "wizards-quest/clarify-scatter-destination"),
+    ([{"location": "battle", "holds": "owner", "men": 2}], "wizards-quest/scatter"),  # "any other location"
+    ([{"location": "x", "holds": "owner", "men": 1}], "wizards-quest/scatter"),  # one man not placed
+    ([{"location": "x", "holds": "owner", "men": 2, "sorcerer_there": True, "hero": True}], "wizards-quest/hero-and-sorcerer-cost"),
+])
+def test_wq_scatter_refusals_name_the_rule(rc, destinations, rule):
+    pieces = {"men": 2, "hero": any(d.get("hero") for d in destinations)}
+    with pytest.raises(rc.RulesError, match=rule):
+        rc.run("wizards-quest", "scatter", {"pieces": pieces, "battle_location": "battle", "destinations": destinations})
+
+
+def test_wq_scattered_orcs_never_make_more_than_four(rc):
+    with pytest.raises(rc.RulesError, match="wizards-quest/occupancy-rules"):
+        rc.run("wizards-quest", "scatter", {"pieces": {"orcs": 2}, "battle_location": "b",
+                                            "destinations": [{"location": "x", "holds": "owner", "orcs": 2, "orcs_there": 3}]})

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import Any
 
 from ..core import Game, GameData, RulesError, check
 
@@ -43,6 +44,11 @@ class Rules(Game):
         self.HERO_COST = data.param("wizards-quest/reinforcement", "hero_cost_men")
         self.SORCERER_COST = data.param("wizards-quest/reinforcement", "sorcerer_cost_men")
         self.TWO_PLAYER = data.pick("wizards-quest/two-player-setup", TWO_PLAYER_PARAMS)  # from wizards-quest/two-player-setup
+        self.PHASE_RULES = {  # the Dragon Attack Phase and scattering, and the readings they follow
+            name: data.ref(f"wizards-quest/{name}")
+            for name in ("dragon-attack", "scatter", "clarify-scatter-destination", "clarify-hero-sorcerer-losses",
+                         "hero-and-sorcerer-cost")
+        }
         self.TERRAIN = {
             "castle": self.DR["defender_castle_bonus"],
             "forest": self.DR["defender_forest_or_mountains_bonus"],
@@ -359,3 +365,88 @@ class Rules(Game):
             *([self.UNOCCUPIED_RULE] if empty_from_the_start else []),
         )
         return result
+
+    # -- the Dragon Attack Phase, and where scattered pieces go ---------------------------------------------------------
+
+    def _landing(self, number: int, landing: dict[str, Any]) -> dict[str, Any]:
+        """One landing: the Dragon devours up to its roll of the orcs or the player's pieces there, men first and the
+        Hero or Sorcerer last (wizards-quest/clarify-hero-sorcerer-losses); it moves on unless it devoured a man, a
+        Hero or a Sorcerer (wizards-quest/dragon-attack)."""
+        force = {k: landing.get(k, 0 if k in ("men", "orcs") else False) for k in ("men", "orcs", "hero", "sorcerer")}
+        if force["orcs"] and (force["men"] or force["hero"] or force["sorcerer"]):
+            raise RulesError(f"landing {number}: orcs and players' pieces never share a space ({self.OCCUPANCY_RULE})")
+        kind = "orcs" if force["orcs"] else "men"
+        before = force[kind]
+        devoured, leaders = self._lose(force, landing["devour_roll"])
+        men_eaten = kind == "men" and (before - force["men"] > 0 or bool(leaders))
+        return {
+            "region": landing["region"],
+            "territory": landing["territory"],
+            "devoured": devoured,
+            "leaders_devoured": leaders,
+            "left": force,
+            "moves_on": not men_eaten,
+        }
+
+    @check("dragon_phase")
+    def dragon_phase(self, landings: list[dict[str, Any]]) -> dict[str, Any]:
+        """The Dragon Attack Phase: each landing in order (a region and a territory by 1d6 each, the devour roll, and
+        what the territory holds), until the Dragon has devoured at least 1 man, Hero or Sorcerer; it never devours
+        the Wizard, who is no piece of any force."""
+        steps: list[dict[str, Any]] = []
+        for number, landing in enumerate(landings, 1):
+            if steps and not steps[-1]["moves_on"]:
+                raise RulesError(
+                    f"landing {number}: the Dragon stopped at landing {number - 1}, having devoured a man, Hero or "
+                    f"Sorcerer ({self.PHASE_RULES['dragon-attack']})"
+                )
+            steps.append(self._landing(number, landing))
+        leaders = any(step["leaders_devoured"] for step in steps)
+        return {
+            "landings": steps,
+            "phase_over": bool(steps) and not steps[-1]["moves_on"],
+            "rules": [self.PHASE_RULES["dragon-attack"]],
+            "clarifications": [self.PHASE_RULES["clarify-hero-sorcerer-losses"]] if leaders else [],
+        }
+
+    def _destination(self, battle_location: str, place: dict[str, Any]) -> None:
+        """A location scattered pieces may go to: another location than the battle's (wizards-quest/scatter), held by
+        their owner or unoccupied (wizards-quest/clarify-scatter-destination), never a fifth orc
+        (wizards-quest/occupancy-rules), never a Hero and a Sorcerer together (wizards-quest/hero-and-sorcerer-cost)."""
+        where = place["location"]
+        if where == battle_location:
+            raise RulesError(f"{where}: scattered pieces go to any other location ({self.PHASE_RULES['scatter']})")
+        if place["holds"] in ("other_player", "orcs"):
+            raise RulesError(f"{where}: scattered pieces go only to their owner's or unoccupied locations, not to one "
+                             f"held by {place['holds'].replace('_', ' ')} ({self.PHASE_RULES['clarify-scatter-destination']})")
+        if place.get("orcs", 0) + place.get("orcs_there", 0) > self.MAX_ORCS:
+            raise RulesError(f"{where}: a location holds at most {self.MAX_ORCS} orcs ({self.OCCUPANCY_RULE})")
+        hero = place.get("hero") or place.get("hero_there")
+        sorcerer = place.get("sorcerer") or place.get("sorcerer_there")
+        if hero and sorcerer:
+            raise RulesError(f"{where}: a Hero and a Sorcerer never share a space ({self.PHASE_RULES['hero-and-sorcerer-cost']})")
+
+    @check("scatter")
+    def scatter(self, pieces: dict[str, Any], battle_location: str, destinations: list[dict[str, Any]]) -> dict[str, Any]:
+        """Where the pieces a Sorcerer scatters may go: every scattered piece placed, each destination checked."""
+        if pieces.get("men") and pieces.get("orcs"):
+            raise RulesError(f"orcs and players' pieces never share a space ({self.OCCUPANCY_RULE})")
+        for place in destinations:
+            self._destination(battle_location, place)
+        placed = {
+            "men": sum(p.get("men", 0) for p in destinations),
+            "orcs": sum(p.get("orcs", 0) for p in destinations),
+            "hero": sum(bool(p.get("hero")) for p in destinations),
+            "sorcerer": sum(bool(p.get("sorcerer")) for p in destinations),
+        }
+        wanted = {k: int(pieces.get(k, 0)) for k in placed}
+        if placed != wanted:
+            raise RulesError(f"the destinations place {placed}, but the pieces scattered are {wanted}: every scattered "
+                             f"piece is placed ({self.PHASE_RULES['scatter']})")
+        return {
+            "placed": {"men": placed["men"], "orcs": placed["orcs"], "hero": bool(placed["hero"]),
+                       "sorcerer": bool(placed["sorcerer"])},
+            "destinations": [place["location"] for place in destinations],
+            "rules": [self.PHASE_RULES["scatter"]],
+            "clarifications": [self.PHASE_RULES["clarify-scatter-destination"]],
+        }
