@@ -369,3 +369,20 @@ def test_wq_the_dragon_devours_at_most_its_roll_and_what_is_there(rc, landings):
         assert step["devoured"] == min(landing["devour_roll"], there)
         assert there - step["devoured"] == left["men"] + left["orcs"] + left["hero"] + left["sorcerer"]
     assert all(step["moves_on"] for step in result["landings"][:-1])  # it stops only at the last landing
+
+
+_orc_place = st.one_of(
+    st.fixed_dictionaries({"region": st.integers(1, 6), "territory": st.integers(1, 6), "orcs": st.integers(1, 4)}),
+    st.fixed_dictionaries({"castle": st.integers(1, 8), "orcs": st.integers(1, 4)}))
+
+
+@settings(SETTINGS, max_examples=80)
+@given(rolls=st.lists(st.integers(1, 6), min_size=1, max_size=6), places=st.lists(_orc_place, max_size=8))
+def test_wq_orc_growth_never_removes_an_orc_nor_passes_four(rc, rolls, places):
+    castles = [{"region": r, "castles": [1, 2]} for r in range(1, 7)]
+    result = rc.run("wizards-quest", "orc_phase", {"rolls": rolls, "orc_locations": places,
+                                                   "castles_adjacent_to_region": castles})
+    for before, after in zip(places, result["orcs_after_growth"], strict=True):
+        assert before["orcs"] <= after["orcs"] <= 4
+    assert all(any(p == {k: v for k, v in a.items() if k != "orcs"} for a in result["orcs_after_growth"] if a["orcs"] == 4)
+               for p in result["rampage_order"])

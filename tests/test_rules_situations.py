@@ -655,3 +655,36 @@ def test_wq_scattered_orcs_never_make_more_than_four(rc):
     with pytest.raises(rc.RulesError, match="wizards-quest/occupancy-rules"):
         rc.run("wizards-quest", "scatter", {"pieces": {"orcs": 2}, "battle_location": "b",
                                             "destinations": [{"location": "x", "holds": "owner", "orcs": 2, "orcs_there": 3}]})
+
+
+# -- Wizard's Quest: the Orc Phase — growth, the order of the rampages, settlement (issue 30) -------------------------
+# wizards-quest/orc-growth (77-78), orc-rampage (79), orc-rampage-order (80-83), orc-settlement (96)
+
+_ORCS = [{"region": 2, "territory": 4, "orcs": 3}, {"region": 2, "territory": 1, "orcs": 4}, {"castle": 3, "orcs": 2},
+         {"region": 1, "territory": 6, "orcs": 1}, {"castle": 1, "orcs": 4}]
+
+
+def test_wq_orc_growth_adds_one_per_orc_location_of_the_region_rolled_up_to_four(rc):
+    result = rc.run("wizards-quest", "orc_phase", {"rolls": [2, 2, 5], "orc_locations": _ORCS,
+                                                   "castles_adjacent_to_region": [{"region": 2, "castles": [3]},
+                                                                                  {"region": 5, "castles": []}]})
+    after = {json_key(o): o["orcs"] for o in result["orcs_after_growth"]}
+    assert after == {"r2t4": 4, "r2t1": 4, "c3": 4, "r1t6": 1, "c1": 4}  # 3+1 then capped; castle 3 +1 twice
+    # territories first, lower regions and territories first, then castles by number
+    assert result["rampage_order"] == [{"region": 2, "territory": 1}, {"region": 2, "territory": 4}, {"castle": 1}, {"castle": 3}]
+    assert result["rules"][0] == "wizards-quest/orc-growth"
+
+
+def json_key(location):
+    return f"c{location['castle']}" if "castle" in location else f"r{location['region']}t{location['territory']}"
+
+
+def test_wq_orc_growth_needs_the_castles_next_to_a_rolled_region(rc):
+    with pytest.raises(rc.RulesError, match="castles_adjacent_to_region"):
+        rc.run("wizards-quest", "orc_phase", {"rolls": [2], "orc_locations": _ORCS})
+
+
+def test_wq_orc_settlement_puts_one_orc_in_each_unoccupied_location(rc):
+    result = rc.run("wizards-quest", "orc_phase", {"rolls": [6], "orc_locations": [], "castles_adjacent_to_region": [{"region": 6, "castles": []}],
+                                                   "unoccupied_after_rampages": 5})
+    assert result["orcs_settled"] == 5

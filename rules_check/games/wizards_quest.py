@@ -47,8 +47,13 @@ class Rules(Game):
         self.PHASE_RULES = {  # the Dragon Attack Phase and scattering, and the readings they follow
             name: data.ref(f"wizards-quest/{name}")
             for name in ("dragon-attack", "scatter", "clarify-scatter-destination", "clarify-hero-sorcerer-losses",
-                         "hero-and-sorcerer-cost")
+                         "hero-and-sorcerer-cost", "orc-growth", "orc-rampage", "orc-rampage-order", "orc-settlement")
         }
+        self.ORC_GROWTH = data.param("wizards-quest/orc-growth", "orcs_added_per_location")  # from wizards-quest/orc-growth
+        self.RAMPAGE_AT = data.param("wizards-quest/orc-rampage", "rampage_threshold_orcs")  # from wizards-quest/orc-rampage
+        self.SETTLED_PER_LOCATION = data.param(
+            "wizards-quest/orc-settlement", "orcs_per_unoccupied_location"
+        )  # from wizards-quest/orc-settlement
         self.TERRAIN = {
             "castle": self.DR["defender_castle_bonus"],
             "forest": self.DR["defender_forest_or_mountains_bonus"],
@@ -449,4 +454,55 @@ class Rules(Game):
             "destinations": [place["location"] for place in destinations],
             "rules": [self.PHASE_RULES["scatter"]],
             "clarifications": [self.PHASE_RULES["clarify-scatter-destination"]],
+        }
+
+    # -- the Orc Phase: growth, the order of the rampages, settlement ----------------------------------------------------
+
+    def _grow(self, roll: int, orcs: list[dict[str, int]], castles_next_to: dict[int, list[int]] | None) -> None:
+        """One player's growth roll: 1 orc more in every orc-held territory of the region rolled and every orc-held castle
+        next to that region's territories, at most 4 in a location (wizards-quest/orc-growth). The map is not printed:
+        the castles next to a region are an input when an orc-held castle might be one."""
+        if castles_next_to is None or roll not in castles_next_to:
+            if any("castle" in place for place in orcs):
+                raise RulesError(
+                    f"region {roll} was rolled: give castles_adjacent_to_region for it (the castles next to its "
+                    f"territories; the map is not printed) ({self.PHASE_RULES['orc-growth']})"
+                )
+        castles = set((castles_next_to or {}).get(roll, []))
+        for place in orcs:
+            if place.get("region") == roll or place.get("castle") in castles:
+                place["orcs"] = min(place["orcs"] + self.ORC_GROWTH, self.MAX_ORCS)
+
+    @staticmethod
+    def _rampage_key(place: dict[str, int]) -> tuple[int, int, int]:
+        """Territories before castles, lower regions first, lower territories first, lower castles first
+        (wizards-quest/orc-rampage-order)."""
+        if "castle" in place:
+            return (1, place["castle"], 0)
+        return (0, place["region"], place["territory"])
+
+    @check("orc_phase")
+    def orc_phase(
+        self,
+        rolls: list[int],
+        orc_locations: list[dict[str, int]],
+        castles_adjacent_to_region: list[dict[str, Any]] | None = None,
+        unoccupied_after_rampages: int | None = None,
+    ) -> dict[str, Any]:
+        """The Orc Phase as far as it goes without the map: growth for each player's roll, the locations that rampage
+        (4 orcs) in the order they attack, and the orcs settled in the locations left unoccupied after the rampages.
+        The rampages themselves (targets clockwise round each location) need the map and are fought as Battles."""
+        orcs = [dict(place) for place in orc_locations]
+        castles_next_to = (
+            None if castles_adjacent_to_region is None
+            else {entry["region"]: list(entry["castles"]) for entry in castles_adjacent_to_region}
+        )
+        for roll in rolls:
+            self._grow(roll, orcs, castles_next_to)
+        rampaging = sorted((place for place in orcs if place["orcs"] >= self.RAMPAGE_AT), key=self._rampage_key)
+        return {
+            "orcs_after_growth": orcs,
+            "rampage_order": [{k: v for k, v in place.items() if k != "orcs"} for place in rampaging],
+            "orcs_settled": None if unoccupied_after_rampages is None else unoccupied_after_rampages * self.SETTLED_PER_LOCATION,
+            "rules": [self.PHASE_RULES[name] for name in ("orc-growth", "orc-rampage", "orc-rampage-order", "orc-settlement")],
         }
