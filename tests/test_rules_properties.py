@@ -386,3 +386,15 @@ def test_wq_orc_growth_never_removes_an_orc_nor_passes_four(rc, rolls, places):
         assert before["orcs"] <= after["orcs"] <= 4
     assert all(any(p == {k: v for k, v in a.items() if k != "orcs"} for a in result["orcs_after_growth"] if a["orcs"] == 4)
                for p in result["rampage_order"])
+
+
+@settings(SETTINGS, max_examples=80)
+@given(kind=st.sampled_from(["player", "orcs", "dragon", "wizard"]), here=st.booleans(), others=st.booleans(),
+       leader=st.sampled_from([None, "hero", "sorcerer"]), moment=st.sampled_from(["start", "before_roll"]))
+def test_wq_a_free_attack_never_has_help(rc, kind, here, others, leader, moment):
+    inputs = {"target_kind": kind, "dragon_or_wizard_in_attacking_location": here, "others_in_that_location": others,
+              "moment": moment, **({"leader_assist": leader} if leader else {})}
+    result = rc.run("wizards-quest", "attack_help", inputs)
+    if result["free_attack"]:
+        assert result["men_assist_allowed"] is False and result["leader_assist_allowed"] in (False, None)
+    assert result["free_attack"] is (kind in ("dragon", "wizard") and here)

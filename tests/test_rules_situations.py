@@ -688,3 +688,31 @@ def test_wq_orc_settlement_puts_one_orc_in_each_unoccupied_location(rc):
     result = rc.run("wizards-quest", "orc_phase", {"rolls": [6], "orc_locations": [], "castles_adjacent_to_region": [{"region": 6, "castles": []}],
                                                    "unoccupied_after_rampages": 5})
     assert result["orcs_settled"] == 5
+
+
+# -- Wizard's Quest: free attacks and the help an Attack may have (issue 30) -------------------------------------------
+# wizards-quest/assist (116), hero-sorcerer-assist (122), free-attack (136-140), ordinary-attack-on-dragon-or-wizard (142),
+# occupancy-rules (34: a Hero and a Sorcerer never share a space)
+
+def _help(rc, **inputs):
+    return rc.run("wizards-quest", "attack_help", inputs)
+
+
+def test_wq_a_free_attack_has_no_help_and_comes_first(rc):
+    free = _help(rc, target_kind="dragon", dragon_or_wizard_in_attacking_location=True, others_in_that_location=True,
+                 leader_assist="sorcerer")
+    assert free["free_attack"] is True and free["men_assist_allowed"] is False
+    assert free["leader_assist_allowed"] is False and free["others_only_after"] is True
+    assert [r["code"] for r in free["reasons"]] == ["no_help_in_free_attack"]
+    elsewhere = _help(rc, target_kind="wizard")
+    assert elsewhere["free_attack"] is False and elsewhere["men_assist_allowed"] is True  # an ordinary attack
+
+
+def test_wq_a_hero_or_sorcerer_assists_only_at_the_start_and_swaps(rc):
+    start = _help(rc, target_kind="player", leader_assist="sorcerer", leader_in_attacking_location="hero")
+    assert start["leader_assist_allowed"] is True and start["swap"] is True  # never both in one space
+    later = _help(rc, target_kind="player", leader_assist="hero", moment="before_roll")
+    assert later["leader_assist_allowed"] is False and later["men_assist_allowed"] is True
+    assert [r["code"] for r in later["reasons"]] == ["leader_only_at_start"]
+    with pytest.raises(rc.RulesError, match="wizards-quest/hero-sorcerer-assist"):
+        _help(rc, target_kind="player", leader_assist="hero", leader_in_attacking_location="hero")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
@@ -47,7 +48,8 @@ class Rules(Game):
         self.PHASE_RULES = {  # the Dragon Attack Phase and scattering, and the readings they follow
             name: data.ref(f"wizards-quest/{name}")
             for name in ("dragon-attack", "scatter", "clarify-scatter-destination", "clarify-hero-sorcerer-losses",
-                         "hero-and-sorcerer-cost", "orc-growth", "orc-rampage", "orc-rampage-order", "orc-settlement")
+                         "hero-and-sorcerer-cost", "orc-growth", "orc-rampage", "orc-rampage-order", "orc-settlement",
+                         "assist", "hero-sorcerer-assist", "free-attack", "ordinary-attack-on-dragon-or-wizard")
         }
         self.ORC_GROWTH = data.param("wizards-quest/orc-growth", "orcs_added_per_location")  # from wizards-quest/orc-growth
         self.RAMPAGE_AT = data.param("wizards-quest/orc-rampage", "rampage_threshold_orcs")  # from wizards-quest/orc-rampage
@@ -505,4 +507,55 @@ class Rules(Game):
             "rampage_order": [{k: v for k, v in place.items() if k != "orcs"} for place in rampaging],
             "orcs_settled": None if unoccupied_after_rampages is None else unoccupied_after_rampages * self.SETTLED_PER_LOCATION,
             "rules": [self.PHASE_RULES[name] for name in ("orc-growth", "orc-rampage", "orc-rampage-order", "orc-settlement")],
+        }
+
+    # -- free attacks, and the help an Attack may have ----------------------------------------------------------------
+
+    def _leader_help(self, leader_assist: str | None, already_there: str | None, moment: str,
+                     free: bool, refuse: Callable[[str, str, str], None]) -> tuple[bool | None, bool]:
+        """A Hero or Sorcerer brought to the attacking location: only at the start, never in a free attack; with the
+        other leader there, the two swap places (a Hero and a Sorcerer never share a space)."""
+        if leader_assist is None:
+            return None, False
+        if leader_assist == already_there:
+            raise RulesError(f"the player's {leader_assist} is already in the attacking location: a player moves his Hero "
+                             f"or Sorcerer in ({self.PHASE_RULES['hero-sorcerer-assist']})")
+        if moment != "start":
+            refuse("leader_only_at_start", "hero-sorcerer-assist",
+                   "a Hero or Sorcerer assists only at the start of the attack")
+        return not free and moment == "start", already_there is not None
+
+    @check("attack_help")
+    def attack_help(
+        self,
+        target_kind: str,
+        dragon_or_wizard_in_attacking_location: bool = False,
+        others_in_that_location: bool = False,
+        leader_assist: str | None = None,
+        leader_in_attacking_location: str | None = None,
+        moment: str = "start",
+    ) -> dict[str, Any]:
+        """Whether an Attack is a free attack (the Dragon or the Wizard in the attacking forces' own location: no help,
+        and other hostile forces there only once it is removed), whether men from adjacent locations may assist (at the
+        start and before each roll), and whether the player's Hero or Sorcerer may come to help (only at the start,
+        swapping with the other one already there)."""
+        reasons: list[dict[str, str]] = []
+
+        def refuse(code: str, rule: str, message: str) -> None:
+            reasons.append({"code": code, "rule": self.PHASE_RULES[rule], "message": message})
+
+        free = target_kind in ("dragon", "wizard") and dragon_or_wizard_in_attacking_location
+        if free and leader_assist is not None:
+            refuse("no_help_in_free_attack", "free-attack", "a free attack has no help")
+        leader_allowed, swap = self._leader_help(leader_assist, leader_in_attacking_location, moment, free, refuse)
+        rule = "free-attack" if free else "ordinary-attack-on-dragon-or-wizard"
+        return {
+            "free_attack": free,
+            "men_assist_allowed": not free,
+            "leader_assist_allowed": leader_allowed,
+            "swap": bool(leader_allowed) and swap,
+            "others_only_after": free and others_in_that_location,
+            "reasons": reasons,
+            "rules": [self.PHASE_RULES[name] for name in ("assist", "hero-sorcerer-assist")]
+            + ([self.PHASE_RULES[rule]] if target_kind in ("dragon", "wizard") else []),
         }
