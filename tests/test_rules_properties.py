@@ -398,3 +398,18 @@ def test_wq_a_free_attack_never_has_help(rc, kind, here, others, leader, moment)
     if result["free_attack"]:
         assert result["men_assist_allowed"] is False and result["leader_assist_allowed"] in (False, None)
     assert result["free_attack"] is (kind in ("dragon", "wizard") and here)
+
+
+@settings(SETTINGS, max_examples=60)
+@given(men=st.integers(1, 6), defenders=st.integers(0, 3), before=st.integers(0, 2),
+       here=st.sampled_from(["own", "another_players", "dummy"]), rolls=st.lists(st.integers(1, 6), min_size=2, max_size=2))
+def test_wq_a_treasure_is_found_only_in_a_captured_location(rc, men, defenders, before, here, rolls):
+    battles = [{"attacker_roll": rolls[0], "defender_roll": rolls[1]}] if defenders else []
+    result = rc.run("wizards-quest", "attack", {"attacker": {"men": men}, "defender": {"men": defenders} if defenders else {},
+                                                "battles": battles, "treasure_here": here, "own_treasures_found_before": before})
+    if "treasure" not in result:  # the attack was not allowed
+        return
+    treasure = result["treasure"]
+    assert treasure["own_treasures_found"] in (before, before + 1)
+    assert treasure["found"] is (here == "own" and result["capture"]["must_capture"])
+    assert treasure["game_won"] is (treasure["own_treasures_found"] >= 3)

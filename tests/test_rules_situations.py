@@ -716,3 +716,22 @@ def test_wq_a_hero_or_sorcerer_assists_only_at_the_start_and_swaps(rc):
     assert [r["code"] for r in later["reasons"]] == ["leader_only_at_start"]
     with pytest.raises(rc.RulesError, match="wizards-quest/hero-sorcerer-assist"):
         _help(rc, target_kind="player", leader_assist="hero", leader_in_attacking_location="hero")
+
+
+# -- Wizard's Quest: a treasure in the captured location (issue 30) -----------------------------------------------------
+# wizards-quest/treasure-capture (158), goal (28), clarify-treasure-rewards, dummy-treasure (209)
+
+def test_wq_capturing_ones_own_third_treasure_wins(rc):
+    result = _wq_attack(rc, {"men": 3}, {}, [], treasure_here="own", own_treasures_found_before=2)
+    assert result["treasure"]["found"] is True and result["treasure"]["own_treasures_found"] == 3
+    assert result["treasure"]["game_won"] is True and result["treasure"]["reward"] is None
+    assert result["treasure"]["clarifications"] == ["wizards-quest/clarify-treasure-rewards"]
+
+
+def test_wq_a_treasure_counts_only_when_captured_and_ones_own(rc):
+    other = _wq_attack(rc, {"men": 3}, {}, [], treasure_here="another_players")
+    dummy = _wq_attack(rc, {"men": 3}, {}, [], treasure_here="dummy", own_treasures_found_before=2)
+    held = _wq_attack(rc, {"men": 2}, {"men": 3}, [{"attacker_roll": 6, "defender_roll": 6}], treasure_here="own")
+    assert other["treasure"]["found"] is False and dummy["treasure"]["game_won"] is False
+    assert held["treasure"]["found"] is False  # the location was not captured
+    assert _wq_attack(rc, {"men": 3}, {}, [])["treasure"] is None

@@ -51,6 +51,7 @@ class Rules(Game):
                          "hero-and-sorcerer-cost", "orc-growth", "orc-rampage", "orc-rampage-order", "orc-settlement",
                          "assist", "hero-sorcerer-assist", "free-attack", "ordinary-attack-on-dragon-or-wizard")
         }
+        self.TREASURES_TO_WIN = data.param("wizards-quest/goal", "own_treasures_to_win")  # from wizards-quest/goal
         self.ORC_GROWTH = data.param("wizards-quest/orc-growth", "orcs_added_per_location")  # from wizards-quest/orc-growth
         self.RAMPAGE_AT = data.param("wizards-quest/orc-rampage", "rampage_threshold_orcs")  # from wizards-quest/orc-rampage
         self.SETTLED_PER_LOCATION = data.param(
@@ -287,6 +288,8 @@ class Rules(Game):
         terrain: str | None = None,
         attacked_across: str | None = None,
         stop: bool = False,
+        treasure_here: str | None = None,
+        own_treasures_found_before: int = 0,
     ) -> dict:
         """A whole Attack: Battle after Battle (each with both sides' rolls, and men assisting before it), death ranges
         recomputed from the pieces left, losses capped at the pieces present (men or orcs first, the Hero or Sorcerer
@@ -294,7 +297,9 @@ class Rules(Game):
         capture (wizards-quest/clarify-capture-with-last-man) and what is scattered rather than destroyed when a
         Sorcerer is present. `stop`: the attacker stopped after the last Battle given. An unoccupied location (no man,
         orc, Hero or Sorcerer) is captured without a Battle: a Battle against it is refused
-        (wizards-quest/clarify-attack-on-unoccupied-location)."""
+        (wizards-quest/clarify-attack-on-unoccupied-location). `treasure_here`: the treasure lying in the attacked
+        location (own, another player's, or the dummy); captured, the player's own treasure is found.
+        """
         attacking, defending = dict(attacker), dict(defender)
         permission = self.may_attack(
             attacker={k: attacking[k] for k in ("men", "hero", "sorcerer") if k in attacking},
@@ -363,6 +368,7 @@ class Rules(Game):
             "men_that_may_move_in": max(may_move, 0) if captured else 0,
             "rules": self._refs("wizards-quest/capture", "wizards-quest/clarify-capture-with-last-man"),
         }
+        result["treasure"] = self._treasure(result["capture"]["must_capture"], treasure_here, own_treasures_found_before)
         result["rules"] = self._refs(
             "wizards-quest/clarify-battle-resolution",
             "wizards-quest/orc-rampage-aftermath",
@@ -372,6 +378,23 @@ class Rules(Game):
             *([self.UNOCCUPIED_RULE] if empty_from_the_start else []),
         )
         return result
+
+    def _treasure(self, captured: bool, treasure_here: str | None, found_before: int) -> dict[str, Any] | None:
+        """A treasure in the captured location: the player's own is removed and found - no reward
+        (wizards-quest/clarify-treasure-rewards) - and the third wins (wizards-quest/goal); the dummy and another
+        player's treasure count for nothing (wizards-quest/treasure-capture, wizards-quest/dummy-treasure)."""
+        if treasure_here is None:
+            return None
+        found = captured and treasure_here == "own"
+        total = found_before + (1 if captured and treasure_here == "own" else 0)
+        return {
+            "found": found,
+            "own_treasures_found": total,
+            "game_won": total >= self.TREASURES_TO_WIN,
+            "reward": None,
+            "rules": self._refs("wizards-quest/treasure-capture", "wizards-quest/goal", "wizards-quest/dummy-treasure"),
+            "clarifications": self._refs("wizards-quest/clarify-treasure-rewards"),
+        }
 
     # -- the Dragon Attack Phase, and where scattered pieces go ---------------------------------------------------------
 
