@@ -119,8 +119,8 @@ def _crossed(a: Hex, b: Hex, side: int) -> list[Hex]:
     out = []
     for hex_ in candidates:
         cc = _cube(hex_)
-        low: tuple = (Fraction(0), Fraction(0))
-        high: tuple = (Fraction(1), Fraction(0))
+        low: tuple[Any, ...] = (Fraction(0), Fraction(0))
+        high: tuple[Any, ...] = (Fraction(1), Fraction(0))
         for i, j in pairs:
             # f(t) = (a_i - a_j - c_i + c_j) + t (d_i - d_j) + side*eps (n_i - n_j), kept strictly inside (-1, 1)
             const = Fraction(ca[i] - ca[j] - cc[i] + cc[j])
@@ -139,7 +139,7 @@ def _crossed(a: Hex, b: Hex, side: int) -> list[Hex]:
     return [hex_ for _, hex_ in sorted(out)]
 
 
-def _dice_table(data: GameData) -> dict[str, dict]:
+def _dice_table(data: GameData) -> dict[str, dict[str, Any]]:
     """Face -> who uses it, damage, retreat hexes, lore."""
     return {
         row["face"]: {k: row[k] for k in ("who", "damage", "retreat_hexes", "lore")}
@@ -151,12 +151,12 @@ def _exact(value: Fraction) -> str:
     return f"{value.numerator}/{value.denominator}"
 
 
-def _chance(name: str, value: Fraction) -> dict:
+def _chance(name: str, value: Fraction) -> dict[str, Any]:
     """An exact value as an output gives it: a float, and the fraction as text under `<name>_exact`."""
     return {name: float(value), f"{name}_exact": _exact(value)}
 
 
-def _terrain_params(data: GameData) -> dict[str, dict]:
+def _terrain_params(data: GameData) -> dict[str, dict[str, Any]]:
     return {name: data.params(entry_id) for name, entry_id in TERRAIN_ENTRIES.items()}
 
 
@@ -239,7 +239,10 @@ class Rules(Game):
             raise RulesError(f"unknown terrain '{name}'; terrains are {', '.join(self.TERRAIN)} (and off_board for a path)")
         return name
 
-    def _roll(self, roller: dict, victim: dict, attack_type: str, flankers: int, lore_cards: list, other: int) -> dict:
+    def _roll(
+        self, roller: dict[str, Any], victim: dict[str, Any], attack_type: str, flankers: int, lore_cards: list[Any],
+        other: int,
+    ) -> dict[str, Any]:
         """Dice of one combat roll: terrain first, then modifiers (battlelore/modifiers)."""
         own, theirs = self._terrain(roller.get("terrain", "plains")), self._terrain(victim.get("terrain", "plains"))
         if "dice" not in roller:
@@ -288,14 +291,14 @@ class Rules(Game):
     @check("combat_dice")
     def combat_dice(
         self,
-        attacker: dict,
-        target: dict,
+        attacker: dict[str, Any],
+        target: dict[str, Any],
         attack_type: str,
         friendly_flankers_adjacent_to_target: int = 0,
-        lore_cards: list | None = None,
+        lore_cards: list[Any] | None = None,
         other_modifiers: int = 0,
-        counterattack: dict | None = None,
-    ) -> dict:
+        counterattack: dict[str, Any] | None = None,
+    ) -> dict[str, Any]:
         """`attacker` and `target`: {dice (the combat value on the reference card), terrain, flying, rage, damage_suffered}.
         `friendly_flankers_adjacent_to_target` counts the *other* friendly units with "Flanking" next to the target.
         Terrain limits apply first (a Flying unit lifts the limit of its own hex, for its rolls and rolls against it),
@@ -317,7 +320,7 @@ class Rules(Game):
             result.update({f"counterattack_{k}": v for k, v in back.items()})
         return result
 
-    def _flying_retreat(self, retreats: int, path: list[dict]) -> dict:
+    def _flying_retreat(self, retreats: int, path: list[dict[str, Any]]) -> dict[str, Any]:
         """A Flying unit passes over units and terrain: it ends on the farthest free hex it can reach."""
         best = 0
         for k in range(1, retreats + 1):
@@ -337,12 +340,12 @@ class Rules(Game):
             "stopped_by": None if not left else "no unoccupied hex",
         }
 
-    def _retreat_path(self, unit: dict, retreats: int, path: list[dict]) -> dict:
+    def _retreat_path(self, unit: dict[str, Any], retreats: int, path: list[dict[str, Any]]) -> dict[str, Any]:
         """Walk the retreat; returns hexes moved, retreats not carried out, support, and why it stopped."""
         if retreats <= 0:
             return {"hexes": 0, "unperformed": 0, "support": False, "stopped_by": None}
 
-        def hex_at(i: int) -> dict | None:
+        def hex_at(i: int) -> dict[str, Any] | None:
             return path[i] if i < len(path) else None
 
         def supported(i: int) -> bool:
@@ -381,16 +384,16 @@ class Rules(Game):
     @check("damage_and_retreat")
     def damage_and_retreat(
         self,
-        target: dict,
-        results: dict | None = None,
-        spent: dict | None = None,
+        target: dict[str, Any],
+        results: dict[str, Any] | None = None,
+        spent: dict[str, Any] | None = None,
         attack_type: str = "melee",
         attacker_weakened: bool = False,
         damage: int = 0,
         retreats: int = 0,
-        path: list | None = None,
+        path: list[Any] | None = None,
         attacker_faction: str | None = None,
-    ) -> dict:
+    ) -> dict[str, Any]:
         """`results` {face: count} are read with the dice-results table (after taking away `spent` results); `damage` and
         `retreats` add effects from elsewhere. `target`: {terrain, flying, stunned, steady, ignore_retreats,
         ignore_damage, cumbersome, health}. `path`: the hexes directly away from the attacker, nearest first, each
@@ -458,7 +461,7 @@ class Rules(Game):
     # -- the odds of a roll: each face's chance, and what a roll of an attack's dice is worth on average ---------
 
     @check("face_probability")
-    def face_probability(self, face: str) -> dict:
+    def face_probability(self, face: str) -> dict[str, Any]:
         """The chance that one die shows `face`. The guide names six results (battlelore/dice-results) and prints them
         one row each in the dice-results table; the die has six sides (battlelore/clarify-dice-face-icons), so each
         result is on one side: a chance of 1 in as many sides as the table has rows."""
@@ -468,7 +471,7 @@ class Rules(Game):
         return {"probability": float(chance), "exact": _exact(chance), "sides": len(self.FACE_CHANCES)}
 
     @check("expected_hits")
-    def expected_hits(self, attacker: dict, target: dict, attack_type: str, attacker_weakened: bool = False) -> dict:
+    def expected_hits(self, attacker: dict[str, Any], target: dict[str, Any], attack_type: str, attacker_weakened: bool = False) -> dict[str, Any]:
         """What one combat roll is worth on average: the dice it rolls (`combat_dice`: terrain limits, Flying), the
         faces that deal damage in this attack and the damage they deal (`damage_and_retreat`, one result at a time),
         then over every roll of those dice, exactly: the expected hits (damage dealt), the chance of at least one
@@ -506,8 +509,8 @@ class Rules(Game):
 
     @check("victory_points")
     def victory_points(
-        self, banner_hexes_occupied: list | None = None, scenario_vp: int = 0, command_tents_captured: int = 0
-    ) -> dict:
+        self, banner_hexes_occupied: list[Any] | None = None, scenario_vp: int = 0, command_tents_captured: int = 0
+    ) -> dict[str, Any]:
         """`banner_hexes_occupied`: the number printed on each banner marker in a hex a friendly unit occupies.
         `scenario_vp`: points for the scenario card's conditions (the cards are not in the guide).
         """
@@ -521,7 +524,7 @@ class Rules(Game):
         }
 
     @check("victory")
-    def victory(self, victory_points: dict, moment: str, units_left: dict | None = None) -> dict:
+    def victory(self, victory_points: dict[str, Any], moment: str, units_left: dict[str, Any] | None = None) -> dict[str, Any]:
         """`moment`: "start_of_first_player_turn" (the only moment points are checked) or "other".
         `units_left`: each player's units on the board; a player with none has been routed.
         """
@@ -546,7 +549,7 @@ class Rules(Game):
         return {"game_ends": False, "winner": None, "condition": None, "points_checked": True}
 
     @check("campaign")
-    def campaign(self, scenarios: list[dict]) -> dict:
+    def campaign(self, scenarios: list[dict[str, Any]]) -> dict[str, Any]:
         """`scenarios`: in order, each {vp: {player: points}, winner}. Scenario cards: game 1 both play the first card;
         afterwards the previous winner takes the next letter with either digit, the loser that letter with the loser's digit.
         """
@@ -591,8 +594,8 @@ class Rules(Game):
         }
 
     def _path_problems(
-        self, ability: str, x: int, min_hexes: int, path: list, start_hex: str | None, target_hex: str | None
-    ) -> list[dict]:
+        self, ability: str, x: int, min_hexes: int, path: list[Any], start_hex: str | None, target_hex: str | None
+    ) -> list[dict[str, Any]]:
         """What is wrong with the hexes an ability move enters: its length, and for Pursue its first and last hexes."""
         problems = []
         rule = self.PURSUE_RULE if ability == "pursue" else self.SKIRMISH_RULE
@@ -639,9 +642,9 @@ class Rules(Game):
         pursuits_this_turn: int = 0,
         start_hex: str | None = None,
         target_hex: str | None = None,
-        path: list | None = None,
-        board: dict | None = None,
-    ) -> dict:
+        path: list[Any] | None = None,
+        board: dict[str, Any] | None = None,
+    ) -> dict[str, Any]:
         """`x`: the number next to the ability's name on the unit's reference card (the guide gives no values). Pursue is
         used instead of an advance, so it needs what an advance needs (`target_destroyed_or_retreated`, not
         `counterattacking`) and at most params.pursuits_per_turn pursuits per turn (`pursuits_this_turn` made before).
@@ -662,7 +665,7 @@ class Rules(Game):
             raise RulesError(f"{ability} X is the number on the unit's reference card, at least 1, not {x}")
         problems = []
 
-        def problem(code: str, rule: str, message: str):
+        def problem(code: str, rule: str, message: str) -> None:
             problems.append({"code": code, "rule": rule, "message": message})
 
         if ability == "pursue":
@@ -708,8 +711,8 @@ class Rules(Game):
 
     @check("multiple_copies")
     def multiple_copies(
-        self, copies_of_game: int, factions: list, position_cards_per_copy: dict, army: dict | None = None
-    ) -> dict:
+        self, copies_of_game: int, factions: list[Any], position_cards_per_copy: dict[str, Any], army: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
         """`position_cards_per_copy`: {faction: {unit: position cards in one copy of the game}}; the guide has no
         component list, so these come from the caller. `army` (optional): {faction: {unit: count}} to check against
         the position cards of all copies.
@@ -738,7 +741,7 @@ class Rules(Game):
         return result
 
     @check("muster_lore")
-    def muster_lore(self, unspent_army_points: dict) -> dict:
+    def muster_lore(self, unspent_army_points: dict[str, Any]) -> dict[str, Any]:
         """`unspent_army_points`: {player: army points left unspent after army building} (the army-point budget is
         not in the guide).
         """
@@ -752,15 +755,15 @@ class Rules(Game):
     @check("line_of_sight")
     def line_of_sight(
         self,
-        attacker: list,
-        target: list,
-        terrain: list | None = None,
-        units: list | None = None,
+        attacker: list[Any],
+        target: list[Any],
+        terrain: list[Any] | None = None,
+        units: list[Any] | None = None,
         attacker_ranged: bool = True,
         min_range: int | None = None,
         max_range: int | None = None,
         retreats: int | None = None,
-    ) -> dict:
+    ) -> dict[str, Any]:
         """Hexes are axial (q, r): the six neighbours of (q, r) are (q+1, r), (q-1, r), (q, r+1), (q, r-1),
         (q+1, r-1), (q-1, r+1). The line joins the two hex centres; the hexes it crosses are found exactly. Where it
         runs along a hex edge (or through a corner) the two sides differ: it is shifted once, as a whole, to one side
@@ -787,7 +790,7 @@ class Rules(Game):
         ignore_units = bool(attacker_ranged and on_hill and self.RANGED_ON_HILL_IGNORES_UNITS)
         ends = set() if self.END_HEXES_BLOCK else {a, b}
 
-        def blockers(hexes: list[Hex]) -> list[dict]:
+        def blockers(hexes: list[Hex]) -> list[dict[str, Any]]:
             found = []
             for h in hexes:
                 if h in ends:
@@ -829,14 +832,14 @@ class Rules(Game):
             "retreat_hexes": None if way is None else self._retreat_hexes(b, way, retreats),
         }
 
-    def _retreat_hexes(self, start: Hex, way: Hex, retreats: int | None) -> list | None:
+    def _retreat_hexes(self, start: Hex, way: Hex, retreats: int | None) -> list[Any] | None:
         """The hexes `retreats` retreats go through from `start`, one per retreat (battlelore/retreat), nearest first."""
         if retreats is None:
             return None
         step = self.HEXES_PER_RETREAT
         return [[start[0] + way[0] * step * k, start[1] + way[1] * step * k] for k in range(1, retreats + 1)]
 
-    def _range_band(self, distance: int, clear: bool, ranged: bool, low: int | None, high: int | None) -> dict:
+    def _range_band(self, distance: int, clear: bool, ranged: bool, low: int | None, high: int | None) -> dict[str, Any]:
         """Whether a target at `distance` is within the attacking unit's range: a melee unit's is 1; a ranged unit's is
         the band on its reference card, given as min_range and max_range (the sources print none)."""
         if not ranged:
@@ -854,12 +857,12 @@ class Rules(Game):
         in_range = low <= distance <= high
         return {"in_range": in_range, "may_target": in_range and clear, "range_needs": []}
 
-    def _roll_results(self, who: str, dice: int, results: dict) -> None:
+    def _roll_results(self, who: str, dice: int, results: dict[str, Any]) -> None:
         rolled = sum(results.values())
         if rolled != dice:
             raise RulesError(f"{who} rolls {dice} dice, but {rolled} results are given (battlelore/combat, step 2)")
 
-    def _weakened(self, unit: dict, health_left: int | None) -> bool:
+    def _weakened(self, unit: dict[str, Any], health_left: int | None) -> bool:
         """A unit with 1 figure left is weakened, unless its figures are damage-token units (battlelore/weakened-unit)."""
         return health_left == 1 and not unit.get("damage_tokens")
 
@@ -1088,7 +1091,9 @@ class Rules(Game):
                              "target is within the attacking unit's range (battlelore/ranged, battlelore/range)")
         return bool(adjacent)
 
-    def _step_problems(self, unit: dict, step: int, here: Hex, last: bool, ground: dict, occupied: set) -> list[dict]:
+    def _step_problems(
+        self, unit: dict[str, Any], step: int, here: Hex, last: bool, ground: dict[Hex, str], occupied: set[Any]
+    ) -> list[dict[str, Any]]:
         """What forbids entering hex `here` as the step-th hex of a move (battlelore/movement and the terrain entries)."""
         terrain = ground.get(here, "plains")
         flying = bool(unit.get("flying"))
@@ -1111,8 +1116,8 @@ class Rules(Game):
         return found
 
     @check("move")
-    def move(self, start: list, path: list, march_speed: int | None = None, unit: dict | None = None,
-             terrain: list | None = None, units: list | None = None) -> dict:
+    def move(self, start: list[Any], path: list[Any], march_speed: int | None = None, unit: dict[str, Any] | None = None,
+             terrain: list[Any] | None = None, units: list[Any] | None = None) -> dict[str, Any]:
         """Whether a move is legal: `path` the hexes entered in order (axial (q, r), each adjacent to the one before),
         at most `march_speed` of them (the unit's march speed, from its reference card). `terrain` [{hex, terrain}]
         (unlisted hexes are plains; a hex off the board or a half hex at its edge is terrain "off_board"), `units`

@@ -24,7 +24,7 @@ class Placement(TypedDict):
     space: int
 
 
-def _vp_table(data: GameData) -> list[dict]:
+def _vp_table(data: GameData) -> list[dict[str, Any]]:
     return [{k: v for k, v in row.items() if k != "item"} for row in data.table("marauders/victory-point-table")]
 
 
@@ -98,7 +98,7 @@ class Rules(Game):
         self.CLARIFY_CHEATING = data.ref("marauders/clarify-cheating-scope")
 
     @check("line")
-    def line(self, spaces: list) -> dict:
+    def line(self, spaces: list[Any]) -> dict[str, Any]:
         """`spaces` lists the line's spaces left to right: a card name, "standard", "musician", or null for a gap."""
         problems = []
         if len(spaces) > self.LINE_MAX:
@@ -128,7 +128,7 @@ class Rules(Game):
         )
         return {"valid": not problems, "problems": problems, "completed": completed, "cards": len(cards), "gaps": gaps}
 
-    def _line_points(self, entry: dict) -> dict:
+    def _line_points(self, entry: dict[str, Any]) -> dict[str, Any]:
         points = {}
         if entry["completed"]:
             bonus = [vp for low, high, vp in self.LENGTH_BONUS if low <= entry["cards"] <= high]
@@ -148,10 +148,10 @@ class Rules(Game):
         return points
 
     @check("score")
-    def score(self, lines: list[dict], completed_three_lines_first: bool = False) -> dict:
+    def score(self, lines: list[dict[str, Any]], completed_three_lines_first: bool = False) -> dict[str, Any]:
         """A completed line of 4 cards scores no length bonus: the table starts at 5 (see the clarification named in
         the result)."""
-        result: dict = {}
+        result: dict[str, Any] = {}
         for number, entry in enumerate(lines, 1):
             result[f"line_{entry.get('position', number)}"] = self._line_points(entry)
         cards = sum(entry["cards"] for entry in lines)
@@ -166,13 +166,13 @@ class Rules(Game):
             result["clarification"] = self.SHORT_LINE
         return result
 
-    def _strength(self, side: str, line: dict) -> int:
+    def _strength(self, side: str, line: dict[str, Any]) -> int:
         """Attack strength: the sum of the cards' attack ratings (cards without a rating add nothing)."""
         cards, given = line.get("cards"), line.get("attack_strength")
         if cards is None:
             if given is None:
                 raise RulesError(f"{side}: give the line's cards or its attack_strength")
-            return given
+            return int(given)
         total = 0
         for position, card in enumerate(cards, 1):
             rating = card.get("attack_rating")
@@ -188,10 +188,10 @@ class Rules(Game):
             raise RulesError(f"{side}: attack_strength {given} is not the sum of its cards' ratings ({total})")
         return total
 
-    def _name(self, card: dict, position: int) -> str:
+    def _name(self, card: dict[str, Any], position: int) -> str:
         return card.get("card") or f"#{position}"
 
-    def _outcome(self, face: str, lines: dict) -> dict:
+    def _outcome(self, face: str, lines: dict[str, Any]) -> dict[str, Any]:
         result, broken, winner = OUTCOMES[face]
         outcome = {
             "face": face,
@@ -217,7 +217,7 @@ class Rules(Game):
         return outcome
 
     @check("attack")
-    def attack(self, attacker: dict, defender: dict, roll: str | None = None) -> dict:
+    def attack(self, attacker: dict[str, Any], defender: dict[str, Any], roll: str | None = None) -> dict[str, Any]:
         """`attacker` and `defender` are lines: `completed`, and `cards` (each with `frame` and, if it has one,
         `attack_rating`) or just `attack_strength`. The attacker may also say `attacks_made` since this completion,
         `just_completed` (false: completed earlier and did not attack then), `completed_by_trophy`,
@@ -234,7 +234,7 @@ class Rules(Game):
             raise RulesError(f"a tribe has 1 to {self.LINES_TO_END} completed lines, not {completed_lines}")
         reasons = []
 
-        def refuse(code: str, rule: str, message: str):
+        def refuse(code: str, rule: str, message: str) -> None:
             reasons.append({"code": code, "rule": rule, "message": message})
 
         if not attacker["completed"]:
@@ -288,7 +288,7 @@ class Rules(Game):
         return result
 
     @check("draw")
-    def draw(self, drawn: str, lines: list, green: bool = False, will_place: bool = True) -> dict:
+    def draw(self, drawn: str, lines: list[Any], green: bool = False, will_place: bool = True) -> dict[str, Any]:
         """`drawn`: the drawn card's symbol, "standard" or "musician" for those cards (as in `line`). `lines`: the tribe's
         lines, each its spaces left to right as in `line` (a card, or null for a gap). `green`: the card has a green
         frame. `will_place`: false when the player cannot or will not place a card that some line could take.
@@ -333,7 +333,7 @@ class Rules(Game):
     # -- whole situations: a whole turn, and the final standings -----------------------------------------------------
 
     @check("turn")
-    def turn(self, lines: list, draws: list[dict]) -> dict:
+    def turn(self, lines: list[Any], draws: list[dict[str, Any]]) -> dict[str, Any]:
         """A whole turn: each drawn card in order (`card`, `green`, and where it goes: `line` 1-3 and `space` 1-12, or
         no `line` for a card not placed), checked with `draw` (what the rules let it do, whether the turn ends) and
         `line` (placement, ends, duplicates); lines completed by it may attack, after which the turn ends.
@@ -342,7 +342,7 @@ class Rules(Game):
             raise RulesError(f"a tribe has {self.LINES} lines, not {len(lines)}")
         sheet = [list(spaces) + [None] * (self.LINE_MAX - len(spaces)) for spaces in lines]
         completed_before = [self.line(spaces=spaces)["completed"] for spaces in sheet]
-        steps: list[dict] = []
+        steps: list[dict[str, Any]] = []
         for number, drawn in enumerate(draws, 1):
             if steps and steps[-1]["turn_ends"]:
                 raise RulesError(f"draw {number}: the turn ended at draw {number - 1} ({steps[-1]['rule']})")
@@ -400,7 +400,7 @@ class Rules(Game):
         }
 
     @check("standings")
-    def standings(self, tribes: dict) -> dict:
+    def standings(self, tribes: dict[str, Any]) -> dict[str, Any]:
         """The final standings: each tribe's victory points (as `score`), the 150 for the first to complete three lines
         (at most one tribe), the ranking, and a tie for first settled by the loudest Waaagh! (not computable)."""
         first = [name for name, tribe in tribes.items() if tribe.get("completed_three_lines_first")]

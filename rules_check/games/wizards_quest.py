@@ -76,7 +76,7 @@ class Rules(Game):
         terrain: str | None = None,
         attacked_across: str | None = None,
         location: str | None = None,
-    ) -> dict:
+    ) -> dict[str, Any]:
         """The death_range check: see describe()."""
         if men and orcs:
             raise RulesError(
@@ -110,11 +110,11 @@ class Rules(Game):
                 parts["terrain_part"] = self.TERRAIN[terrain]
         return {"death_range": sum(parts.values()), **parts}
 
-    def _inflicted(self, roll: dict) -> int:
+    def _inflicted(self, roll: dict[str, Any]) -> int:
         return roll["roll"] if roll["roll"] <= roll["death_range"] else 0
 
     @check("battle")
-    def battle(self, battles: list[dict], side: str | None = None) -> dict:
+    def battle(self, battles: list[dict[str, Any]], side: str | None = None) -> dict[str, Any]:
         """The rule is inferred from the tables (the text never states it): a roll at or under the roller's
         own death range kills as many of the opponent's pieces as the roll shows; a higher roll kills none.
         With both sides' rolls (no `side`), a Battle where both fail costs the attacker 1 (orc-rampage-aftermath,
@@ -128,7 +128,7 @@ class Rules(Game):
         if side is not None:
             key = "defender_losses" if side == "attacker" else "attacker_losses"
             return {key: [self._inflicted(b) for b in battles], "clarification": self.BATTLE_RULE}
-        result: dict = {"attacker_losses": [], "defender_losses": [], "both_failed": []}
+        result: dict[str, Any] = {"attacker_losses": [], "defender_losses": [], "both_failed": []}
         for b in battles:
             by_attacker, by_defender = self._inflicted(b["attacker"]), self._inflicted(b["defender"])
             both_failed = by_attacker == 0 and by_defender == 0
@@ -149,7 +149,7 @@ class Rules(Game):
                          f"wizards-quest/occupied-space; {self.UNOCCUPIED_RULE})")
 
     @check("hit_probability")
-    def hit_probability(self, death_range: int) -> dict:
+    def hit_probability(self, death_range: int) -> dict[str, Any]:
         """The chance that one Battle roll hits - at or under the roller's own death range - and the losses it
         inflicts on average, each roll of the die counted once, under the clarified battle rule (`battle`)."""
         inflicted = {roll: self._inflicted({"death_range": death_range, "roll": roll}) for roll in DIE}
@@ -166,7 +166,7 @@ class Rules(Game):
         }
 
     @check("reinforcements")
-    def reinforcements(self, kingdom_locations: int, heroes: int = 0, sorcerers: int = 0) -> dict:
+    def reinforcements(self, kingdom_locations: int, heroes: int = 0, sorcerers: int = 0) -> dict[str, Any]:
         """The reinforcements check: see describe()."""
         men = max(kingdom_locations * self.MEN_PER_KINGDOM_LOCATION, self.MINIMUM_REINFORCEMENT)
         cost = heroes * self.HERO_COST + sorcerers * self.SORCERER_COST
@@ -175,7 +175,7 @@ class Rules(Game):
         return {"men": men - cost, "heroes": heroes, "sorcerers": sorcerers, "total_men_value": men}
 
     @check("two_player_setup")
-    def two_player_setup(self) -> dict:
+    def two_player_setup(self) -> dict[str, Any]:
         """The two_player_setup check: see describe()."""
         sequence = [
             {"player": 1, "men": self.TWO_PLAYER["reinforce_first"]},
@@ -197,7 +197,7 @@ class Rules(Game):
         return [self.data.ref(i) for i in ids]
 
     @check("may_attack")
-    def may_attack(self, attacker: dict, target: dict) -> dict:
+    def may_attack(self, attacker: dict[str, Any], target: dict[str, Any]) -> dict[str, Any]:
         """Whether the forces in one location may attack a target: another player's forces, orcs, the Dragon or the
         Wizard. `attacker` holds `hero`/`sorcerer` (and `men`); `target` its `kind`, `hero`/`sorcerer`, whether it is a
         territory in the Wizard's region (`in_wizards_region`), `adjacent` (default true) and `own` (the attacker's
@@ -255,13 +255,13 @@ class Rules(Game):
             )
         return {"allowed": not reasons, "reasons": reasons}
 
-    def _force_range(self, side: str, force: dict, terrain: str | None, across: str | None) -> int:
+    def _force_range(self, side: str, force: dict[str, Any], terrain: str | None, across: str | None) -> int:
         pieces = {k: force[k] for k in ("men", "orcs", "hero", "sorcerer") if force.get(k)}
         if not pieces:
             return 0
-        return self.death_range(side=side, terrain=terrain, attacked_across=across, **pieces)["death_range"]
+        return int(self.death_range(side=side, terrain=terrain, attacked_across=across, **pieces)["death_range"])
 
-    def _lose(self, force: dict, losses: int) -> tuple[int, list[str]]:
+    def _lose(self, force: dict[str, Any], losses: int) -> tuple[int, list[str]]:
         """Remove `losses` pieces, men (or orcs) first, the Hero or Sorcerer last (one piece each): the pieces removed,
         capped at those present, and the Hero/Sorcerer lost."""
         kind = "orcs" if force.get("orcs") else "men"
@@ -276,21 +276,21 @@ class Rules(Game):
         return taken, lost
 
     @staticmethod
-    def _occupied(force: dict) -> bool:
+    def _occupied(force: dict[str, Any]) -> bool:
         return bool(force.get("men") or force.get("orcs") or force.get("hero") or force.get("sorcerer"))
 
     @check("attack")
     def attack(
         self,
-        attacker: dict,
-        defender: dict,
-        battles: list[dict],
+        attacker: dict[str, Any],
+        defender: dict[str, Any],
+        battles: list[dict[str, Any]],
         terrain: str | None = None,
         attacked_across: str | None = None,
         stop: bool = False,
         treasure_here: str | None = None,
         own_treasures_found_before: int = 0,
-    ) -> dict:
+    ) -> dict[str, Any]:
         """A whole Attack: Battle after Battle (each with both sides' rolls, and men assisting before it), death ranges
         recomputed from the pieces left, losses capped at the pieces present (men or orcs first, the Hero or Sorcerer
         last: wizards-quest/clarify-hero-sorcerer-losses), the both-fail rule, until a location is unoccupied; then
@@ -314,7 +314,7 @@ class Rules(Game):
         for force, side in ((attacking, "attacker"), (defending, "defender")):
             if self._occupied(force):
                 self._force_range(side, force, terrain, attacked_across)  # refuses an impossible space
-        result: dict = {"allowed": permission["allowed"], "reasons": permission["reasons"], "battles": []}
+        result: dict[str, Any] = {"allowed": permission["allowed"], "reasons": permission["reasons"], "battles": []}
         if not permission["allowed"]:
             return result
         empty_from_the_start = not self._occupied(defending)  # captured without a Battle
