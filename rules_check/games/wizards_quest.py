@@ -4,9 +4,36 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from fractions import Fraction
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 from ..core import Game, GameData, RulesError, check
+
+
+class Landing(TypedDict):
+    """One landing of the Dragon (dragon_phase_input.landings)."""
+
+    region: int
+    territory: int
+    devour_roll: int
+    men: NotRequired[int]
+    orcs: NotRequired[int]
+    hero: NotRequired[bool]
+    sorcerer: NotRequired[bool]
+
+
+class Destination(TypedDict):
+    """A location scattered pieces go to (scatter_input.destinations)."""
+
+    location: str
+    holds: str
+    men: NotRequired[int]
+    orcs: NotRequired[int]
+    hero: NotRequired[bool]
+    sorcerer: NotRequired[bool]
+    orcs_there: NotRequired[int]
+    hero_there: NotRequired[bool]
+    sorcerer_there: NotRequired[bool]
+
 
 DEATH_RANGE_PARAMS = (
     "per_man_or_orc",
@@ -398,11 +425,16 @@ class Rules(Game):
 
     # -- the Dragon Attack Phase, and where scattered pieces go ---------------------------------------------------------
 
-    def _landing(self, number: int, landing: dict[str, Any]) -> dict[str, Any]:
+    def _landing(self, number: int, landing: Landing) -> dict[str, Any]:
         """One landing: the Dragon devours up to its roll of the orcs or the player's pieces there, men first and the
         Hero or Sorcerer last (wizards-quest/clarify-hero-sorcerer-losses); it moves on unless it devoured a man, a
         Hero or a Sorcerer (wizards-quest/dragon-attack)."""
-        force = {k: landing.get(k, 0 if k in ("men", "orcs") else False) for k in ("men", "orcs", "hero", "sorcerer")}
+        force: dict[str, Any] = {
+            "men": landing.get("men", 0),
+            "orcs": landing.get("orcs", 0),
+            "hero": landing.get("hero", False),
+            "sorcerer": landing.get("sorcerer", False),
+        }
         if force["orcs"] and (force["men"] or force["hero"] or force["sorcerer"]):
             raise RulesError(f"landing {number}: orcs and players' pieces never share a space ({self.OCCUPANCY_RULE})")
         kind = "orcs" if force["orcs"] else "men"
@@ -419,7 +451,7 @@ class Rules(Game):
         }
 
     @check("dragon_phase")
-    def dragon_phase(self, landings: list[dict[str, Any]]) -> dict[str, Any]:
+    def dragon_phase(self, landings: list[Landing]) -> dict[str, Any]:
         """The Dragon Attack Phase: each landing in order (a region and a territory by 1d6 each, the devour roll, and
         what the territory holds), until the Dragon has devoured at least 1 man, Hero or Sorcerer; it never devours
         the Wizard, who is no piece of any force."""
@@ -439,7 +471,7 @@ class Rules(Game):
             "clarifications": [self.PHASE_RULES["clarify-hero-sorcerer-losses"]] if leaders else [],
         }
 
-    def _destination(self, battle_location: str, place: dict[str, Any]) -> None:
+    def _destination(self, battle_location: str, place: Destination) -> None:
         """A location scattered pieces may go to: another location than the battle's (wizards-quest/scatter), held by
         their owner or unoccupied (wizards-quest/clarify-scatter-destination), never a fifth orc
         (wizards-quest/occupancy-rules), never a Hero and a Sorcerer together (wizards-quest/hero-and-sorcerer-cost)."""
@@ -457,7 +489,7 @@ class Rules(Game):
             raise RulesError(f"{where}: a Hero and a Sorcerer never share a space ({self.PHASE_RULES['hero-and-sorcerer-cost']})")
 
     @check("scatter")
-    def scatter(self, pieces: dict[str, Any], battle_location: str, destinations: list[dict[str, Any]]) -> dict[str, Any]:
+    def scatter(self, pieces: dict[str, Any], battle_location: str, destinations: list[Destination]) -> dict[str, Any]:
         """Where the pieces a Sorcerer scatters may go: every scattered piece placed, each destination checked."""
         if pieces.get("men") and pieces.get("orcs"):
             raise RulesError(f"orcs and players' pieces never share a space ({self.OCCUPANCY_RULE})")
