@@ -17,6 +17,7 @@ import os
 import textwrap
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 from .core import DataFileError, Game, GameData, InputError, RulesError, module_name, validate
 
@@ -65,10 +66,11 @@ def _game(game: str, folder: Path) -> Game:
             f"no rules data for '{game}' in {folder}; games there: {', '.join(available_games(folder)) or 'none'}"
         )
     module = importlib.import_module(f"{__name__}.games.{module_name(game)}")
-    return module.Rules(GameData.read(path))
+    rules: Game = module.Rules(GameData.read(path))
+    return rules
 
 
-def run(game_name: str, check: str, inputs: object, data_dir: Path | str | None = None) -> dict:
+def run(game_name: str, check: str, inputs: object, data_dir: Path | str | None = None) -> dict[str, Any]:
     """Validate `inputs` against the check's input schema and run the check; InputError or RulesError if refused."""
     rules = game(game_name, data_dir)
     if check not in rules.check_methods():

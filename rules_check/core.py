@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from jsonschema import Draft202012Validator, validators
 
@@ -43,9 +43,9 @@ class GameData:
 
     game: str  # the game id, e.g. "wizards-quest"
     data_version: str
-    checks: dict[str, dict]  # check name -> {help, implements: [entry ids], cites?: [entry ids]}
-    entries: dict[str, dict]  # entry id -> {title, text (English), params?, table?}
-    say: dict  # how answers read in each language: {labels, words, checks: {name: {answer, labels?}}} (explain.py)
+    checks: dict[str, dict[str, Any]]  # check name -> {help, implements: [entry ids], cites?: [entry ids]}
+    entries: dict[str, dict[str, Any]]  # entry id -> {title, text (English), params?, table?}
+    say: dict[str, Any]  # how answers read in each language: {labels, words, checks: {name: {answer, labels?}}} (explain.py)
 
     @classmethod
     def read(cls, path: Path) -> GameData:
@@ -58,7 +58,7 @@ class GameData:
         except (KeyError, TypeError) as err:
             raise DataFileError(f"the rules data {path} lacks {err} (written by an older generator?); run `python -m generator build`") from None
 
-    def entry(self, entry_id: str) -> dict:
+    def entry(self, entry_id: str) -> dict[str, Any]:
         if entry_id not in self.entries:
             raise DataFileError(f"the {self.game} data has no entry '{entry_id}': list it in data/games/{self.game}/checks.yaml")
         return self.entries[entry_id]
@@ -68,7 +68,7 @@ class GameData:
         self.entry(entry_id)
         return entry_id
 
-    def params(self, entry_id: str) -> dict:
+    def params(self, entry_id: str) -> dict[str, Any]:
         return dict(self.entry(entry_id).get("params", {}))
 
     def param(self, entry_id: str, name: str) -> Any:
@@ -77,21 +77,24 @@ class GameData:
             raise DataFileError(f"the {self.game} data has no params.{name} in entry '{entry_id}'")
         return params[name]
 
-    def pick(self, entry_id: str, names: tuple[str, ...]) -> dict:
+    def pick(self, entry_id: str, names: tuple[str, ...]) -> dict[str, Any]:
         """The named params of an entry, each checked to be there."""
         return {name: self.param(entry_id, name) for name in names}
 
-    def table(self, entry_id: str) -> list[dict]:
+    def table(self, entry_id: str) -> list[dict[str, Any]]:
         entry = self.entry(entry_id)
         if "table" not in entry:
             raise DataFileError(f"the {self.game} data has no table in entry '{entry_id}'")
         return list(entry["table"])
 
 
-def check(name: str) -> Callable:
+CheckMethod = TypeVar("CheckMethod", bound=Callable[..., Any])
+
+
+def check(name: str) -> Callable[[CheckMethod], CheckMethod]:
     """Mark a method of a game's `Rules` as the check called `name` (as in its checks.yaml)."""
 
-    def mark(method: Callable) -> Callable:
+    def mark(method: CheckMethod) -> CheckMethod:
         method.check_name = name  # type: ignore[attr-defined]
         return method
 
@@ -109,12 +112,13 @@ class Game:
         """Check name -> method name, for every method marked with @check."""
         return {member.check_name: attribute for attribute, member in vars(cls).items() if hasattr(member, "check_name")}
 
-    def run(self, name: str, inputs: Any) -> dict:
+    def run(self, name: str, inputs: Any) -> dict[str, Any]:
         """Check `inputs`' sizes and text (limits.py), validate them against the check's input schema, then run
         the check."""
         check_sizes(self.data.game, name, inputs)
         validate(self.data.game, name, "input", inputs)
-        return getattr(self, self.check_methods()[name])(**inputs)
+        answer: dict[str, Any] = getattr(self, self.check_methods()[name])(**inputs)
+        return answer
 
 
 def module_name(game: str) -> str:
@@ -123,11 +127,12 @@ def module_name(game: str) -> str:
 
 
 @cache
-def schema(game: str) -> dict:
-    return json.loads((SCHEMA_DIR / f"{module_name(game)}.schema.json").read_text(encoding="utf-8"))
+def schema(game: str) -> dict[str, Any]:
+    document: dict[str, Any] = json.loads((SCHEMA_DIR / f"{module_name(game)}.schema.json").read_text(encoding="utf-8"))
+    return document
 
 
-def _is_integer(_checker, value) -> bool:
+def _is_integer(_checker: Any, value: Any) -> bool:
     """Integers are integers: JSON's 3.0 is a number, not a count of dice."""
     return isinstance(value, int) and not isinstance(value, bool)
 

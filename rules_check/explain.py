@@ -17,7 +17,7 @@ from . import game, game_id, limits, run
 from .core import DataFileError, InputError, RulesError
 
 
-def _value_at(output: dict, path: str) -> Any:
+def _value_at(output: dict[str, Any], path: str) -> Any:
     value: Any = output
     for part in path.split("."):
         if not isinstance(value, dict) or part not in value:
@@ -29,11 +29,11 @@ def _value_at(output: dict, path: str) -> Any:
 class Words:
     """How one language writes the values of an answer: labels of names and choices, yes/no/none."""
 
-    def __init__(self, say: dict, check: str, language: str):
+    def __init__(self, say: dict[str, Any], check: str, language: str):
         self.language = language
         labels = {**say["labels"], **say["checks"][check].get("labels", {})}
-        self.labels = {key: texts.get(language) or texts["en"] for key, texts in labels.items()}
-        self.words = say["words"].get(language) or say["words"]["en"]
+        self.labels: dict[str, str] = {key: texts.get(language) or texts["en"] for key, texts in labels.items()}
+        self.words: dict[str, str] = say["words"].get(language) or say["words"]["en"]
 
     def label(self, key: str) -> str:
         return self.labels.get(key, key)
@@ -65,7 +65,7 @@ def _fields(template: str) -> list[tuple[str, str]]:
     return [(field, kind or "") for _, field, kind, _ in string.Formatter().parse(template) if field is not None]
 
 
-def _fill(template: str, output: dict, words: Words) -> str:
+def _fill(template: str, output: dict[str, Any], words: Words) -> str:
     parts = []
     for literal, field, kind, _conversion in string.Formatter().parse(template):
         parts.append(literal)
@@ -74,12 +74,12 @@ def _fill(template: str, output: dict, words: Words) -> str:
     return "".join(parts)
 
 
-def sentence(template: str, output: dict, words: Words) -> str:
+def sentence(template: str, output: dict[str, Any], words: Words) -> str:
     """The template with each {path} or {path:percent} replaced by that output value, in words; a part in
     [brackets] is left out when the output lacks a field it names or gives it as null (fields some answers
     do not have, or could not judge)."""
 
-    def optional(match: re.Match) -> str:
+    def optional(match: re.Match[str]) -> str:
         part = match.group(1)
         present = all(_has(output, field) for field, _ in _fields(part))
         return _fill(part, output, words).replace("{", "{{").replace("}", "}}") if present else ""
@@ -87,7 +87,7 @@ def sentence(template: str, output: dict, words: Words) -> str:
     return _fill(OPTIONAL.sub(optional, template), output, words)
 
 
-def _has(output: dict, path: str) -> bool:
+def _has(output: dict[str, Any], path: str) -> bool:
     """Whether the output gives the field a value (null: the check could not judge it from the input)."""
     try:
         return _value_at(output, path) is not None
@@ -95,7 +95,7 @@ def _has(output: dict, path: str) -> bool:
         return False
 
 
-def say(game_name: str, check: str, output: dict, language: str) -> str:
+def say(game_name: str, check: str, output: dict[str, Any], language: str) -> str:
     """The answer of `check` as a sentence in `language` (English where the data has no translation)."""
     data = game(game_name).data
     texts = data.say["checks"][check]["answer"]

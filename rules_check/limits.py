@@ -177,7 +177,7 @@ class Shape:
     maximum: float | None = 0
     numbered: bool = False  # some branch allows numbers
     strings: frozenset[str] | None = None  # the strings an enum or const allows; None: any string
-    pattern: re.Pattern | None = None
+    pattern: re.Pattern[str] | None = None
     required: frozenset[str] = frozenset()
 
 
@@ -228,7 +228,7 @@ def _merge(a: Shape | None, b: Shape | None) -> Shape | None:
     return merged
 
 
-def _kinds_of(schema: dict) -> set[str]:
+def _kinds_of(schema: dict[str, Any]) -> set[str]:
     if "type" in schema:
         kinds = schema["type"]
         return set(kinds if isinstance(kinds, list) else [kinds])
@@ -243,7 +243,7 @@ STRUCTURE = {"type", "enum", "const", "properties", "items", "additionalProperti
              "maxProperties", "propertyNames", "minimum", "maximum"}
 
 
-def shape(schema: Any, defs: dict, seen: tuple[str, ...] = ()) -> Shape:
+def shape(schema: Any, defs: dict[str, Any], seen: tuple[str, ...] = ()) -> Shape:
     """The Shape of a schema (draft 2020-12, the keywords rules_check's schemas use)."""
     if schema is True or schema == {} or not isinstance(schema, dict):
         return Shape(any=True)
@@ -332,7 +332,7 @@ def _number(value: int | float, here: Shape, path: list[str]) -> None:
         raise SizeError(path, f"{quote(value)} is less than the minimum of {here.minimum}")
 
 
-def _object(value: dict, here: Shape, path: list[str]) -> None:
+def _object(value: dict[str, Any], here: Shape, path: list[str]) -> None:
     if here.max_properties is not None and len(value) > here.max_properties:
         raise SizeError(path, f"{quote(value)} has too many fields: {len(value):,}, at most {here.max_properties}")
     if here.extra is None:  # refused here: jsonschema would write out the whole object if a oneOf held it

@@ -92,6 +92,43 @@ def test_marauders_standings_conserve_the_points(rc, tribes):
     assert sorted(row["tribe"] for row in result["ranking"]) == sorted(tribes)
 
 
+_symbols = st.sampled_from(["orcs", "goblins", "trolls", "idol", "standard", "musician", None])
+_sheet = st.lists(st.lists(_symbols, max_size=12), min_size=3, max_size=3)
+
+
+@settings(SETTINGS, max_examples=120)
+@given(lines=_sheet)
+def test_marauders_cheating_leaves_no_duplicate_and_loses_no_other_card(rc, lines):
+    result = rc.run("marauders", "cheating", {"lines": lines})
+    before = [card for spaces in lines for card in spaces if card is not None]
+    after = [card for spaces in result["lines"] for card in spaces if card is not None]
+    assert sorted(after + [d["card"] for d in result["discarded"]]) == sorted(before)  # every card kept or discarded
+    for spaces in result["lines"]:
+        symbols = [card for card in spaces if card not in (None, "standard", "musician")]
+        assert len(symbols) == len(set(symbols))  # no duplicate left in a battle line
+    assert result["cheating"] is bool(result["discarded"])
+
+
+_frames = st.sampled_from(["purple", "grey", "blue", "red", "green"])
+
+
+@settings(SETTINGS, max_examples=120)
+@given(face=st.sampled_from(["orc_eye", "mark_of_chaos"]), frames=st.lists(_frames, max_size=6),
+       targets=st.lists(st.tuples(st.integers(1, 3), st.integers(1, 12)), max_size=6))
+def test_marauders_every_card_of_a_broken_line_is_placed_or_discarded(rc, face, frames, targets):
+    broken = [{"card": f"card_{i}", "frame": frame} for i, frame in enumerate(frames)]
+    placements = [{"card": card["card"], "line": line, "space": space} for card, (line, space) in zip(broken, targets, strict=False)]
+    try:
+        result = rc.run("marauders", "trophies", {"face": face, "broken_line": broken, "winner_lines": [[], [], []],
+                                                  "placements": placements})
+    except rc.RulesError:  # a card the roll discards, or two trophies on one space
+        return
+    placed = [p["card"] for p in result["placed"]]
+    assert sorted(placed + result["not_placed"] + result["discarded_by_the_roll"]) == sorted(c["card"] for c in broken)
+    assert not set(placed) & set(result["discarded_by_the_roll"])
+    assert result["may_attack_with"] == [] and result["turn_passes"] is True
+
+
 # -- BattleLore ----------------------------------------------------------------------------------
 
 _hex = st.tuples(st.integers(-5, 5), st.integers(-5, 5))
@@ -263,3 +300,116 @@ def test_battlelore_a_retreat_goes_straight_away_through_the_side_opposite_the_l
     if len(sight["retreat_directions"]) == 1:
         assert sight["retreat_hexes"] == [[b[0] + sight["retreat_direction"][0] * k, b[1] + sight["retreat_direction"][1] * k]
                                           for k in range(1, retreats + 1)]
+
+
+# -- BattleLore: heroic results spent for damage (issue 30) ---------------------------------------------------------------
+
+@settings(SETTINGS, max_examples=80)
+@given(strikes=st.integers(0, 3), heroics=st.integers(0, 3), spend=st.integers(0, 3), health=st.integers(1, 8),
+       effect=st.sampled_from(["berserk", "poison", "fury_of_yllan"]), ranged=st.booleans())
+def test_bl_each_heroic_spent_for_damage_deals_exactly_one_more(rc, strikes, heroics, spend, health, effect, ranged):
+    spend = min(spend, heroics)
+    kind = "ranged" if ranged else "melee"
+    face = "pierce" if ranged else "strike"
+    dice = strikes + heroics + (3 if effect == "fury_of_yllan" else 0)
+    if dice == 0:
+        return
+    results = {face: strikes + (3 if effect == "fury_of_yllan" else 0), "heroic": heroics}
+    base = {"attacker": {"dice": dice - (3 if effect == "fury_of_yllan" else 0), "health": 4, "berserk": True},
+            "target": {"dice": 2, "health": health, "poisoned": True}, "attack_type": kind, "results": results,
+            "lore_cards": ["fury_of_yllan"] if effect == "fury_of_yllan" else []}
+    plain = rc.run("battlelore", "attack", base)
+    spent = rc.run("battlelore", "attack", {**base, "heroic_damage": {effect: spend}})
+    assert spent["attack"]["damage_dealt"] == plain["attack"]["damage_dealt"] + spend
+    assert spent["figures_removed_by_berserk"]["attacker"] == (spend if effect == "berserk" else 0)
+    assert spent["attack"]["health_left"] <= plain["attack"]["health_left"]  # more damage never heals
+
+
+# -- Chaos in the Old World: The Skull Throne and ruined regions (issue 30) ---------------------------------------------
+
+@settings(SETTINGS, max_examples=80)
+@given(counts=st.dictionaries(st.sampled_from(["cultist", "warrior", "daemon"]), st.integers(0, 6), min_size=1),
+       copies=st.integers(1, 3), cost=st.integers(0, 3))
+def test_citow_skull_throne_with_attack_one_is_the_plain_count(rc, counts, copies, cost):
+    cards = {"khorne": [{"name": "skull_throne", "cost": cost}] * copies}
+    ones = rc.run("citow", "dominance", {"region": "kislev", "figures": {"khorne": counts}, "chaos_cards": cards,
+                                         "attack_values": {name: 1 for name in counts}})
+    plain = rc.run("citow", "dominance", {"region": "kislev", "figures": {"khorne": counts},
+                                          "chaos_cards": {"khorne": [{"cost": cost}] * copies}})
+    assert ones["dominance_values"] == plain["dominance_values"]  # copies add only their cost
+
+
+@settings(SETTINGS, max_examples=60)
+@given(ruined=st.lists(st.sampled_from(["norsca", "kislev", "empire", "estalia", "badlands"]), max_size=5, unique=True),
+       region=st.sampled_from(["norsca", "kislev", "empire", "estalia", "badlands"]))
+def test_citow_a_ruined_region_never_takes_a_chaos_card(rc, ruined, region):
+    result = rc.run("citow", "summoning", {"play_card": {"card": "x", "region": region}, "ruined_regions": ruined})
+    assert set(ruined) <= set(result["cannot_play_in"])
+    assert result["placement_legal"] is (region not in ruined)
+
+
+# -- Wizard's Quest: the Dragon Attack Phase (issue 30) -----------------------------------------------------------------
+
+_landing = st.fixed_dictionaries({"region": st.integers(1, 6), "territory": st.integers(1, 6), "devour_roll": st.integers(1, 6)},
+                                 optional={"men": st.integers(0, 8), "hero": st.booleans(), "sorcerer": st.booleans()})
+_orc_landing = st.fixed_dictionaries({"region": st.integers(1, 6), "territory": st.integers(1, 6),
+                                      "devour_roll": st.integers(1, 6), "orcs": st.integers(0, 4)})
+
+
+@settings(SETTINGS, max_examples=80)
+@given(landings=st.lists(st.one_of(_landing, _orc_landing), min_size=1, max_size=5))
+def test_wq_the_dragon_devours_at_most_its_roll_and_what_is_there(rc, landings):
+    try:
+        result = rc.run("wizards-quest", "dragon_phase", {"landings": landings})
+    except rc.RulesError:  # a landing after the Dragon stopped
+        return
+    for landing, step in zip(landings, result["landings"], strict=True):
+        there = landing.get("men", 0) + landing.get("orcs", 0) + bool(landing.get("hero")) + bool(landing.get("sorcerer"))
+        left = step["left"]
+        assert step["devoured"] == min(landing["devour_roll"], there)
+        assert there - step["devoured"] == left["men"] + left["orcs"] + left["hero"] + left["sorcerer"]
+    assert all(step["moves_on"] for step in result["landings"][:-1])  # it stops only at the last landing
+
+
+_orc_place = st.one_of(
+    st.fixed_dictionaries({"region": st.integers(1, 6), "territory": st.integers(1, 6), "orcs": st.integers(1, 4)}),
+    st.fixed_dictionaries({"castle": st.integers(1, 8), "orcs": st.integers(1, 4)}))
+
+
+@settings(SETTINGS, max_examples=80)
+@given(rolls=st.lists(st.integers(1, 6), min_size=1, max_size=6), places=st.lists(_orc_place, max_size=8))
+def test_wq_orc_growth_never_removes_an_orc_nor_passes_four(rc, rolls, places):
+    castles = [{"region": r, "castles": [1, 2]} for r in range(1, 7)]
+    result = rc.run("wizards-quest", "orc_phase", {"rolls": rolls, "orc_locations": places,
+                                                   "castles_adjacent_to_region": castles})
+    for before, after in zip(places, result["orcs_after_growth"], strict=True):
+        assert before["orcs"] <= after["orcs"] <= 4
+    assert all(any(p == {k: v for k, v in a.items() if k != "orcs"} for a in result["orcs_after_growth"] if a["orcs"] == 4)
+               for p in result["rampage_order"])
+
+
+@settings(SETTINGS, max_examples=80)
+@given(kind=st.sampled_from(["player", "orcs", "dragon", "wizard"]), here=st.booleans(), others=st.booleans(),
+       leader=st.sampled_from([None, "hero", "sorcerer"]), moment=st.sampled_from(["start", "before_roll"]))
+def test_wq_a_free_attack_never_has_help(rc, kind, here, others, leader, moment):
+    inputs = {"target_kind": kind, "dragon_or_wizard_in_attacking_location": here, "others_in_that_location": others,
+              "moment": moment, **({"leader_assist": leader} if leader else {})}
+    result = rc.run("wizards-quest", "attack_help", inputs)
+    if result["free_attack"]:
+        assert result["men_assist_allowed"] is False and result["leader_assist_allowed"] in (False, None)
+    assert result["free_attack"] is (kind in ("dragon", "wizard") and here)
+
+
+@settings(SETTINGS, max_examples=60)
+@given(men=st.integers(1, 6), defenders=st.integers(0, 3), before=st.integers(0, 2),
+       here=st.sampled_from(["own", "another_players", "dummy"]), rolls=st.lists(st.integers(1, 6), min_size=2, max_size=2))
+def test_wq_a_treasure_is_found_only_in_a_captured_location(rc, men, defenders, before, here, rolls):
+    battles = [{"attacker_roll": rolls[0], "defender_roll": rolls[1]}] if defenders else []
+    result = rc.run("wizards-quest", "attack", {"attacker": {"men": men}, "defender": {"men": defenders} if defenders else {},
+                                                "battles": battles, "treasure_here": here, "own_treasures_found_before": before})
+    if "treasure" not in result:  # the attack was not allowed
+        return
+    treasure = result["treasure"]
+    assert treasure["own_treasures_found"] in (before, before + 1)
+    assert treasure["found"] is (here == "own" and result["capture"]["must_capture"])
+    assert treasure["game_won"] is (treasure["own_treasures_found"] >= 3)

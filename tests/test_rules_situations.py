@@ -415,3 +415,323 @@ def test_bl_retreat_after_a_ranged_attack_leaves_opposite_the_line(rc):
     assert sorted(corner["retreat_directions"]) == [[1, -1], [1, 0]]
     forced = _bl_sight(rc, [0, 0], [2, -1], terrain=[{"hex": [1, 0], "terrain": "forest"}])  # only one side is clear
     assert forced["retreat_direction"] == [1, 0]
+
+
+# -- Chaos Marauders: trophies after an attack, and the cheating rule (issue 30) -------------------------------------
+# marauders/attack-roll (source lines 189, 201-203), marauders/after-the-attack (205), marauders/end-of-game (211),
+# marauders/card-placement (121-127), marauders/cheating (269-271)
+
+_BROKEN = [{"card": "standard", "frame": "grey"}, {"card": "goblins", "frame": "purple"},
+           {"card": "idol", "frame": "blue"}, {"card": "bolt_thrower", "frame": "red"}]
+
+
+def _trophies(rc, placements, face="orc_eye", lines=None):
+    lines = lines if lines is not None else [[None, "orcs", None, "musician"], [], []]
+    return rc.run("marauders", "trophies", {"face": face, "broken_line": _BROKEN, "winner_lines": lines,
+                                            "placements": placements})
+
+
+def test_marauders_trophies_placed_on_free_spaces_the_rest_discarded(rc):
+    result = _trophies(rc, [{"card": "idol", "line": 1, "space": 3}, {"card": "standard", "line": 1, "space": 1}])
+    assert result["winner"] == "attacker"
+    assert result["discarded_by_the_roll"] == ["goblins"]  # purple cards on the Orc Eye
+    assert result["placed"] == [{"card": "idol", "line": 1, "space": 3}, {"card": "standard", "line": 1, "space": 1}]
+    assert result["not_placed"] == ["bolt_thrower"]  # cannot or will not place: the discard pile
+    assert result["lines"][0][:4] == ["standard", "orcs", "idol", "musician"]
+    # the Standard completes line 1: a line completed by a trophy never attacks; the turn passes
+    assert result["lines_completed_by_trophies"] == [1] and result["may_attack_with"] == []
+    assert result["turn_passes"] is True and result["game_over"] is False
+    assert "marauders/clarify-line-completed-by-trophy" in result["clarifications"]
+
+
+def test_marauders_trophies_on_the_mark_of_chaos_go_to_the_defender(rc):
+    result = _trophies(rc, [{"card": "idol", "line": 2, "space": 1}], face="mark_of_chaos")
+    assert result["winner"] == "defender"
+    assert result["discarded_by_the_roll"] == ["standard", "goblins"]  # grey and purple
+    assert result["not_placed"] == ["bolt_thrower"]
+
+
+def test_marauders_a_trophy_completing_the_third_line_ends_the_game(rc):
+    done = ["standard", "a", "b", "c", "musician"]
+    result = _trophies(rc, [{"card": "idol", "line": 3, "space": 3}],
+                       lines=[done, ["standard", "x", "y", "z", "musician"], ["standard", "p", None, "q", "musician"]])
+    assert result["completed_lines"] == 3 and result["game_over"] is True and result["may_attack_with"] == []
+
+
+@pytest.mark.parametrize("placements,rule", [
+    ([{"card": "goblins", "line": 2, "space": 1}], "marauders/attack-roll"),  # discarded by the roll
+    ([{"card": "troll", "line": 2, "space": 1}], "marauders/attack-roll"),  # not in the broken line
+    ([{"card": "idol", "line": 2, "space": 1}, {"card": "idol", "line": 3, "space": 1}], "marauders/attack-roll"),
+    ([{"card": "idol", "line": 1, "space": 2}], "marauders/card-placement"),  # not a free space
+    ([{"card": "idol", "line": 1, "space": 6}], "marauders/card-placement"),  # right of the Musician
+])
+def test_marauders_trophies_refusals_name_the_rule(rc, placements, rule):
+    with pytest.raises(rc.RulesError, match=rule):
+        _trophies(rc, placements)
+
+
+def test_marauders_trophy_duplicate_in_a_line_is_refused(rc):
+    with pytest.raises(rc.RulesError, match="duplicate"):
+        _trophies(rc, [{"card": "idol", "line": 1, "space": 3}], lines=[[None, "idol", None, "musician"], [], []])
+
+
+def test_marauders_cheating_discards_every_duplicate_of_the_line(rc):
+    result = rc.run("marauders", "cheating", {"lines": [["standard", "orcs", "goblins", "orcs", "orcs", "musician"],
+                                                        ["goblins", "trolls"], []]})
+    assert result["cheating"] is True
+    assert result["discarded"] == [{"line": 1, "space": 2, "card": "orcs"}, {"line": 1, "space": 4, "card": "orcs"},
+                                   {"line": 1, "space": 5, "card": "orcs"}]
+    assert result["lines"][0] == ["standard", None, "goblins", None, None, "musician"]
+    assert result["other_breaches"] == [] and result["rule"] == "marauders/cheating"
+
+
+def test_marauders_cheating_names_what_the_rule_does_not_cover(rc):
+    result = rc.run("marauders", "cheating", {"lines": [["standard", "standard", "orcs", "musician"], [], []]})
+    assert result["cheating"] is False and result["discarded"] == []
+    assert result["other_breaches"] == [{"line": 1, "breach": "second_standard"}]
+    assert result["clarifications"] == ["marauders/clarify-cheating-scope"]
+    clean = rc.run("marauders", "cheating", {"lines": [["standard", "orcs", "musician"], [], []]})
+    assert clean == {**clean, "cheating": False, "discarded": [], "other_breaches": [], "clarifications": []}
+
+
+# -- BattleLore: heroic results spent for damage (Berserk, poison, Fury of Y'llan), Ferocious, the counterattack's target
+# battlelore/berserk (source lines 64-69), battlelore/poison (557-564), battlelore/fury-of-yllan (570-574),
+# battlelore/ferocious (182-188), battlelore/counterattack (301-313), battlelore/removing-figures (515-520)
+
+def test_bl_berserk_heroics_deal_damage_and_cost_figures(rc):
+    result = _attack(rc, {"dice": 3, "health": 3, "berserk": True}, {"dice": 2, "health": 4}, {"strike": 1, "heroic": 2},
+                     heroic_damage={"berserk": 2})
+    assert result["attack"]["damage_taken"] == 3  # 1 strike + 2 heroic results spent
+    assert result["figures_removed_by_berserk"] == {"attacker": 2, "target": 0}
+    assert result["destroyed_by_berserk"] == {"attacker": False, "target": False}
+    assert "battlelore/clarify-heroic-damage" in result["clarifications"]
+    tokens = _attack(rc, {"dice": 3, "health": 3, "berserk": True, "damage_tokens": True}, {"dice": 2, "health": 4},
+                     {"strike": 2, "heroic": 1}, heroic_damage={"berserk": 1})
+    assert tokens["destroyed_by_berserk"]["attacker"] is True  # one figure: its removal destroys the unit
+    # removed after its attack, before the counterattack (an attack of its own): nothing left to counterattack
+    assert [r["code"] for r in tokens["counterattack_not_allowed"]] == ["attacker_destroyed"]
+    spent = _attack(rc, {"dice": 3, "health": 3, "berserk": True}, {"dice": 2, "health": 4}, {"heroic": 3},
+                    heroic_damage={"berserk": 2}, counterattack={"results": {"strike": 2}})
+    assert spent["counterattack"]["result"]["health_left"] == 0  # 1 figure after Berserk, then 2 damage
+
+
+def test_bl_berserk_in_the_counterattack_costs_the_target_figures(rc):
+    result = _attack(rc, {"dice": 2, "health": 4}, {"dice": 3, "health": 4, "berserk": True}, {"strike": 1, "lore": 1},
+                     counterattack={"results": {"heroic": 2, "strike": 1}, "heroic_damage": {"berserk": 2}})
+    assert result["counterattack"]["result"]["damage_taken"] == 3
+    assert result["figures_removed_by_berserk"] == {"attacker": 0, "target": 2}
+    assert result["destroyed_by_berserk"]["target"] is False  # 3 figures after the attack, 2 removed
+
+
+def test_bl_poison_and_fury_let_heroics_deal_damage(rc):
+    poisoned = _attack(rc, {"dice": 2, "health": 1}, {"dice": 2, "health": 4, "poisoned": True}, {"pierce": 1, "heroic": 1},
+                       attack_type="ranged", heroic_damage={"poison": 1})
+    assert poisoned["attack"]["damage_taken"] == 2 and poisoned["figures_removed_by_berserk"] == {"attacker": 0, "target": 0}
+    fury = _attack(rc, {"dice": 2, "health": 1}, {"dice": 2, "health": 6}, {"pierce": 1, "heroic": 4}, attack_type="ranged",
+                   lore_cards=["fury_of_yllan"], heroic_damage={"fury_of_yllan": 4})
+    assert fury["attack"]["damage_taken"] == 5  # even shooting, even weakened (battlelore/fury-of-yllan)
+
+
+@pytest.mark.parametrize("more,rule", [
+    ({"heroic_damage": {"berserk": 1}}, "battlelore/berserk"),  # the unit has no Berserk
+    ({"heroic_damage": {"poison": 1}}, "battlelore/poison"),  # the target is not poisoned
+    ({"heroic_damage": {"fury_of_yllan": 1}}, "battlelore/fury-of-yllan"),  # the card was not played
+    ({"heroic_damage": {"poison": 1}, "spent": {"heroic": 1}}, "battlelore/spending-dice"),  # one die, one effect
+])
+def test_bl_heroic_damage_refusals_name_the_rule(rc, more, rule):
+    target = {"dice": 2, "health": 4, "poisoned": "poison" in more["heroic_damage"] and "spent" in more}
+    with pytest.raises(rc.RulesError, match=rule):
+        _attack(rc, {"dice": 2}, target, {"strike": 1, "heroic": 1}, **more)
+
+
+def test_bl_ferocious_counterattacks_before_it_retreats(rc):
+    plain = _attack(rc, {"dice": 2}, {"dice": 2, "health": 3}, {"morale": 1, "strike": 1}, path=[{}])
+    assert plain["may_counterattack"] is False and plain["counterattack_before_retreat"] is False
+    ferocious = _attack(rc, {"dice": 2}, {"dice": 2, "health": 3, "ferocious": True}, {"morale": 1, "strike": 1},
+                        path=[{}], counterattack={"results": {"strike": 2}})
+    assert ferocious["may_counterattack"] is True and ferocious["counterattack_before_retreat"] is True
+    assert ferocious["counterattack"]["result"]["damage_taken"] == 2
+    # the retreat will destroy it (off the board, 1 damage): it still counterattacks first
+    edge = _attack(rc, {"dice": 2}, {"dice": 2, "health": 2, "ferocious": True}, {"morale": 1, "strike": 1},
+                   path=[{"terrain": "off_board"}])
+    assert edge["target_destroyed"] is True and edge["may_counterattack"] is True
+    # destroyed by the damage itself, before any retreat: no counterattack
+    dead = _attack(rc, {"dice": 2}, {"dice": 2, "health": 1, "ferocious": True}, {"morale": 1, "strike": 1}, path=[{}])
+    assert dead["may_counterattack"] is False
+
+
+def test_bl_the_counterattack_targets_the_unit_that_attacked(rc):
+    result = _attack(rc, {"dice": 2}, {"dice": 2, "health": 3}, {"strike": 1, "lore": 1})
+    assert result["counterattack_target"] == "attacker"
+    assert "battlelore/counterattack" in result["rules"]
+
+
+# -- Chaos in the Old World: the Skull Throne, and no Chaos card into a ruined region (issue 30) ----------------------
+# citow/example-non-cumulative-cards (source line 519), citow/dominance-value, citow/ruined-region-rules (936-943, 1381)
+
+def test_citow_skull_throne_counts_its_players_figures_by_attack_value(rc):
+    inputs = {"region": "kislev", "figures": {"khorne": {"cultist": 2, "bloodletter": 1}, "nurgle": {"cultist": 3}},
+              "chaos_cards": {"khorne": [{"name": "skull_throne", "cost": 1}]},
+              "attack_values": {"cultist": 0, "bloodletter": 2}}
+    result = rc.run("citow", "dominance", inputs)
+    assert result["dominance_values"] == {"khorne": 2 + 1, "nurgle": 3}  # attack 0+0+2, plus the card's cost 1
+    assert result["counted_by_attack_value"] == ["khorne"]
+    two = rc.run("citow", "dominance", {**inputs, "chaos_cards": {"khorne": [{"name": "The Skull Throne", "cost": 1}] * 2}})
+    assert two["dominance_values"]["khorne"] == 2 + 2  # copies do not add up; each card's cost still counts
+    plain = rc.run("citow", "dominance", {**inputs, "chaos_cards": {}})
+    assert plain["dominance_values"]["khorne"] == 3 and plain["counted_by_attack_value"] == []
+
+
+def test_citow_skull_throne_needs_the_attack_values(rc):
+    with pytest.raises(rc.RulesError, match="attack_values"):
+        rc.run("citow", "dominance", {"region": "kislev", "figures": {"khorne": {"cultist": 2}},
+                                      "chaos_cards": {"khorne": [{"name": "skull_throne", "cost": 1}]}})
+
+
+def test_citow_no_chaos_card_into_a_ruined_region(rc):
+    result = rc.run("citow", "summoning", {"power": "khorne", "power_before": 3, "costs": {"skull_throne": 1},
+                                           "play_card": {"card": "skull_throne", "region": "kislev"},
+                                           "ruined_regions": ["kislev"]})
+    assert result["placement_legal"] is False and result["legal"] is False
+    assert "kislev" in result["cannot_play_in"] and result["ruined_regions_rule"] == "citow/ruined-region-rules"
+    # a figure may still be summoned there: every other rule about regions still applies
+    figure = rc.run("citow", "summoning", {"power": "khorne", "summon": {"figure": "cultist", "class": "cultist",
+                                                                        "region": "kislev"},
+                                           "regions_with_own_figures": ["kislev"], "ruined_regions": ["kislev"]})
+    assert figure["placement_legal"] is True
+
+
+# -- Wizard's Quest: the Dragon Attack Phase and scatter destinations (issue 30) -------------------------------------
+# wizards-quest/dragon-attack (source lines 100-102), wizards-quest/scatter (162-166), clarify-scatter-destination,
+# clarify-hero-sorcerer-losses, occupancy-rules (32-34, 57), hero-and-sorcerer-cost (34)
+
+def test_wq_dragon_moves_on_until_it_devours_a_man(rc):
+    result = rc.run("wizards-quest", "dragon_phase", {"landings": [
+        {"region": 2, "territory": 5, "devour_roll": 3, "orcs": 4},  # orcs: it moves on
+        {"region": 6, "territory": 1, "devour_roll": 4},  # nothing there
+        {"region": 1, "territory": 3, "devour_roll": 6, "men": 2, "hero": True}]})
+    first, empty, last = result["landings"]
+    assert first["devoured"] == 3 and first["left"]["orcs"] == 1 and first["moves_on"] is True
+    assert empty["devoured"] == 0 and empty["moves_on"] is True
+    assert last["devoured"] == 3 and last["leaders_devoured"] == ["hero"] and last["moves_on"] is False
+    assert result["phase_over"] is True
+    assert "wizards-quest/clarify-hero-sorcerer-losses" in result["clarifications"]
+
+
+def test_wq_dragon_phase_refusals(rc):
+    with pytest.raises(rc.RulesError, match="wizards-quest/dragon-attack"):  # it already devoured a man
+        rc.run("wizards-quest", "dragon_phase", {"landings": [{"region": 1, "territory": 1, "devour_roll": 1, "men": 1},
+                                                              {"region": 1, "territory": 2, "devour_roll": 1, "men": 1}]})
+    with pytest.raises(rc.RulesError, match="wizards-quest/occupancy-rules"):
+        rc.run("wizards-quest", "dragon_phase", {"landings": [{"region": 1, "territory": 1, "devour_roll": 1, "men": 1,
+                                                               "orcs": 1}]})
+    going = rc.run("wizards-quest", "dragon_phase", {"landings": [{"region": 1, "territory": 1, "devour_roll": 2, "orcs": 2}]})
+    assert going["phase_over"] is False  # give the next landing
+
+
+def test_wq_scatter_to_own_or_unoccupied_locations(rc):
+    result = rc.run("wizards-quest", "scatter", {
+        "pieces": {"men": 3, "hero": True}, "battle_location": "crystal_mountains",
+        "destinations": [{"location": "castle_2", "holds": "owner", "men": 2},
+                         {"location": "silent_meadow", "holds": "unoccupied", "men": 1, "hero": True}]})
+    assert result["placed"] == {"men": 3, "orcs": 0, "hero": True, "sorcerer": False}
+    assert result["clarifications"] == ["wizards-quest/clarify-scatter-destination"]
+
+
+@pytest.mark.parametrize("destinations,rule", [
+    ([{"location": "x", "holds": "other_player", "men": 2}], "wizards-quest/clarify-scatter-destination"),
+    ([{"location": "x", "holds": "orcs", "men": 2}], "wizards-quest/clarify-scatter-destination"),
+    ([{"location": "battle", "holds": "owner", "men": 2}], "wizards-quest/scatter"),  # "any other location"
+    ([{"location": "x", "holds": "owner", "men": 1}], "wizards-quest/scatter"),  # one man not placed
+    ([{"location": "x", "holds": "owner", "men": 2, "sorcerer_there": True, "hero": True}], "wizards-quest/hero-and-sorcerer-cost"),
+])
+def test_wq_scatter_refusals_name_the_rule(rc, destinations, rule):
+    pieces = {"men": 2, "hero": any(d.get("hero") for d in destinations)}
+    with pytest.raises(rc.RulesError, match=rule):
+        rc.run("wizards-quest", "scatter", {"pieces": pieces, "battle_location": "battle", "destinations": destinations})
+
+
+def test_wq_scattered_orcs_never_make_more_than_four(rc):
+    with pytest.raises(rc.RulesError, match="wizards-quest/occupancy-rules"):
+        rc.run("wizards-quest", "scatter", {"pieces": {"orcs": 2}, "battle_location": "b",
+                                            "destinations": [{"location": "x", "holds": "owner", "orcs": 2, "orcs_there": 3}]})
+
+
+# -- Wizard's Quest: the Orc Phase — growth, the order of the rampages, settlement (issue 30) -------------------------
+# wizards-quest/orc-growth (77-78), orc-rampage (79), orc-rampage-order (80-83), orc-settlement (96)
+
+_ORCS = [{"region": 2, "territory": 4, "orcs": 3}, {"region": 2, "territory": 1, "orcs": 4}, {"castle": 3, "orcs": 2},
+         {"region": 1, "territory": 6, "orcs": 1}, {"castle": 1, "orcs": 4}]
+
+
+def test_wq_orc_growth_adds_one_per_orc_location_of_the_region_rolled_up_to_four(rc):
+    result = rc.run("wizards-quest", "orc_phase", {"rolls": [2, 2, 5], "orc_locations": _ORCS,
+                                                   "castles_adjacent_to_region": [{"region": 2, "castles": [3]},
+                                                                                  {"region": 5, "castles": []}]})
+    after = {json_key(o): o["orcs"] for o in result["orcs_after_growth"]}
+    assert after == {"r2t4": 4, "r2t1": 4, "c3": 4, "r1t6": 1, "c1": 4}  # 3+1 then capped; castle 3 +1 twice
+    # territories first, lower regions and territories first, then castles by number
+    assert result["rampage_order"] == [{"region": 2, "territory": 1}, {"region": 2, "territory": 4}, {"castle": 1}, {"castle": 3}]
+    assert result["rules"][0] == "wizards-quest/orc-growth"
+
+
+def json_key(location):
+    return f"c{location['castle']}" if "castle" in location else f"r{location['region']}t{location['territory']}"
+
+
+def test_wq_orc_growth_needs_the_castles_next_to_a_rolled_region(rc):
+    with pytest.raises(rc.RulesError, match="castles_adjacent_to_region"):
+        rc.run("wizards-quest", "orc_phase", {"rolls": [2], "orc_locations": _ORCS})
+
+
+def test_wq_orc_settlement_puts_one_orc_in_each_unoccupied_location(rc):
+    result = rc.run("wizards-quest", "orc_phase", {"rolls": [6], "orc_locations": [], "castles_adjacent_to_region": [{"region": 6, "castles": []}],
+                                                   "unoccupied_after_rampages": 5})
+    assert result["orcs_settled"] == 5
+
+
+# -- Wizard's Quest: free attacks and the help an Attack may have (issue 30) -------------------------------------------
+# wizards-quest/assist (116), hero-sorcerer-assist (122), free-attack (136-140), ordinary-attack-on-dragon-or-wizard (142),
+# occupancy-rules (34: a Hero and a Sorcerer never share a space)
+
+def _help(rc, **inputs):
+    return rc.run("wizards-quest", "attack_help", inputs)
+
+
+def test_wq_a_free_attack_has_no_help_and_comes_first(rc):
+    free = _help(rc, target_kind="dragon", dragon_or_wizard_in_attacking_location=True, others_in_that_location=True,
+                 leader_assist="sorcerer")
+    assert free["free_attack"] is True and free["men_assist_allowed"] is False
+    assert free["leader_assist_allowed"] is False and free["others_only_after"] is True
+    assert [r["code"] for r in free["reasons"]] == ["no_help_in_free_attack"]
+    elsewhere = _help(rc, target_kind="wizard")
+    assert elsewhere["free_attack"] is False and elsewhere["men_assist_allowed"] is True  # an ordinary attack
+
+
+def test_wq_a_hero_or_sorcerer_assists_only_at_the_start_and_swaps(rc):
+    start = _help(rc, target_kind="player", leader_assist="sorcerer", leader_in_attacking_location="hero")
+    assert start["leader_assist_allowed"] is True and start["swap"] is True  # never both in one space
+    later = _help(rc, target_kind="player", leader_assist="hero", moment="before_roll")
+    assert later["leader_assist_allowed"] is False and later["men_assist_allowed"] is True
+    assert [r["code"] for r in later["reasons"]] == ["leader_only_at_start"]
+    with pytest.raises(rc.RulesError, match="wizards-quest/hero-sorcerer-assist"):
+        _help(rc, target_kind="player", leader_assist="hero", leader_in_attacking_location="hero")
+
+
+# -- Wizard's Quest: a treasure in the captured location (issue 30) -----------------------------------------------------
+# wizards-quest/treasure-capture (158), goal (28), clarify-treasure-rewards, dummy-treasure (209)
+
+def test_wq_capturing_ones_own_third_treasure_wins(rc):
+    result = _wq_attack(rc, {"men": 3}, {}, [], treasure_here="own", own_treasures_found_before=2)
+    assert result["treasure"]["found"] is True and result["treasure"]["own_treasures_found"] == 3
+    assert result["treasure"]["game_won"] is True and result["treasure"]["reward"] is None
+    assert result["treasure"]["clarifications"] == ["wizards-quest/clarify-treasure-rewards"]
+
+
+def test_wq_a_treasure_counts_only_when_captured_and_ones_own(rc):
+    other = _wq_attack(rc, {"men": 3}, {}, [], treasure_here="another_players")
+    dummy = _wq_attack(rc, {"men": 3}, {}, [], treasure_here="dummy", own_treasures_found_before=2)
+    held = _wq_attack(rc, {"men": 2}, {"men": 3}, [{"attacker_roll": 6, "defender_roll": 6}], treasure_here="own")
+    assert other["treasure"]["found"] is False and dummy["treasure"]["game_won"] is False
+    assert held["treasure"]["found"] is False  # the location was not captured
+    assert _wq_attack(rc, {"men": 3}, {}, [])["treasure"] is None

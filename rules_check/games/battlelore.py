@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any
 
 from ..core import Game, GameData, RulesError, check
 
@@ -23,6 +25,30 @@ Hex = tuple[int, int]
 
 # what damage_and_retreat reads of a unit
 DAMAGE_KEYS = ("terrain", "flying", "stunned", "steady", "ignore_retreats", "ignore_damage", "cumbersome", "health")
+# what combat_dice reads of a unit
+DICE_KEYS = ("dice", "terrain", "flying", "rage", "damage_suffered")
+
+
+def _dice_view(unit: dict[str, Any]) -> dict[str, Any]:
+    return {k: unit[k] for k in DICE_KEYS if k in unit}
+
+
+def _figures(unit: dict[str, Any], health_left: int | None) -> int | None:
+    """The figures a unit has: one for a unit with damage tokens (battlelore/weakened-unit), else its health left."""
+    return 1 if unit.get("damage_tokens") else health_left
+
+
+@dataclass(frozen=True)
+class Strike:
+    """One combat roll's inputs after the dice: the results, what is spent, the retreat path, the lore cards played and
+    the heroic results spent for damage through each effect."""
+
+    attack_type: str
+    results: dict[str, int]
+    spent: dict[str, int] | None
+    path: list[dict[str, str]] | None
+    lore_cards: list[str] | None
+    heroic_damage: dict[str, int] | None
 
 
 def _cube(hex_: Hex) -> tuple[int, int, int]:
@@ -93,8 +119,8 @@ def _crossed(a: Hex, b: Hex, side: int) -> list[Hex]:
     out = []
     for hex_ in candidates:
         cc = _cube(hex_)
-        low: tuple = (Fraction(0), Fraction(0))
-        high: tuple = (Fraction(1), Fraction(0))
+        low: tuple[Any, ...] = (Fraction(0), Fraction(0))
+        high: tuple[Any, ...] = (Fraction(1), Fraction(0))
         for i, j in pairs:
             # f(t) = (a_i - a_j - c_i + c_j) + t (d_i - d_j) + side*eps (n_i - n_j), kept strictly inside (-1, 1)
             const = Fraction(ca[i] - ca[j] - cc[i] + cc[j])
@@ -113,7 +139,7 @@ def _crossed(a: Hex, b: Hex, side: int) -> list[Hex]:
     return [hex_ for _, hex_ in sorted(out)]
 
 
-def _dice_table(data: GameData) -> dict[str, dict]:
+def _dice_table(data: GameData) -> dict[str, dict[str, Any]]:
     """Face -> who uses it, damage, retreat hexes, lore."""
     return {
         row["face"]: {k: row[k] for k in ("who", "damage", "retreat_hexes", "lore")}
@@ -125,12 +151,12 @@ def _exact(value: Fraction) -> str:
     return f"{value.numerator}/{value.denominator}"
 
 
-def _chance(name: str, value: Fraction) -> dict:
+def _chance(name: str, value: Fraction) -> dict[str, Any]:
     """An exact value as an output gives it: a float, and the fraction as text under `<name>_exact`."""
     return {name: float(value), f"{name}_exact": _exact(value)}
 
 
-def _terrain_params(data: GameData) -> dict[str, dict]:
+def _terrain_params(data: GameData) -> dict[str, dict[str, Any]]:
     return {name: data.params(entry_id) for name, entry_id in TERRAIN_ENTRIES.items()}
 
 
@@ -196,6 +222,11 @@ class Rules(Game):
         self.RETREAT_CORNER_NOTE = data.ref("battlelore/clarify-ranged-retreat-through-corner")
         self.MELEE_RANGE = data.param("battlelore/range", "melee_range")  # from battlelore/range
         self.COUNTERATTACK_RULE = data.ref("battlelore/counterattack")
+        self.HEROIC = {  # the abilities and rules a heroic result spent for damage turns on, and the clarification
+            name: data.ref(f"battlelore/{name}")
+            for name in ("berserk", "poison", "fury-of-yllan", "ferocious", "spending-dice", "removing-figures",
+                         "clarify-heroic-damage")
+        }
         self.STUN_RULE = data.ref("battlelore/stun")
         self.MOVEMENT_RULE = data.ref("battlelore/movement")
         self.CUMBERSOME_RULE = data.ref("battlelore/cumbersome")
@@ -208,7 +239,10 @@ class Rules(Game):
             raise RulesError(f"unknown terrain '{name}'; terrains are {', '.join(self.TERRAIN)} (and off_board for a path)")
         return name
 
-    def _roll(self, roller: dict, victim: dict, attack_type: str, flankers: int, lore_cards: list, other: int) -> dict:
+    def _roll(
+        self, roller: dict[str, Any], victim: dict[str, Any], attack_type: str, flankers: int, lore_cards: list[Any],
+        other: int,
+    ) -> dict[str, Any]:
         """Dice of one combat roll: terrain first, then modifiers (battlelore/modifiers)."""
         own, theirs = self._terrain(roller.get("terrain", "plains")), self._terrain(victim.get("terrain", "plains"))
         if "dice" not in roller:
@@ -257,14 +291,14 @@ class Rules(Game):
     @check("combat_dice")
     def combat_dice(
         self,
-        attacker: dict,
-        target: dict,
+        attacker: dict[str, Any],
+        target: dict[str, Any],
         attack_type: str,
         friendly_flankers_adjacent_to_target: int = 0,
-        lore_cards: list | None = None,
+        lore_cards: list[Any] | None = None,
         other_modifiers: int = 0,
-        counterattack: dict | None = None,
-    ) -> dict:
+        counterattack: dict[str, Any] | None = None,
+    ) -> dict[str, Any]:
         """`attacker` and `target`: {dice (the combat value on the reference card), terrain, flying, rage, damage_suffered}.
         `friendly_flankers_adjacent_to_target` counts the *other* friendly units with "Flanking" next to the target.
         Terrain limits apply first (a Flying unit lifts the limit of its own hex, for its rolls and rolls against it),
@@ -286,7 +320,7 @@ class Rules(Game):
             result.update({f"counterattack_{k}": v for k, v in back.items()})
         return result
 
-    def _flying_retreat(self, retreats: int, path: list[dict]) -> dict:
+    def _flying_retreat(self, retreats: int, path: list[dict[str, Any]]) -> dict[str, Any]:
         """A Flying unit passes over units and terrain: it ends on the farthest free hex it can reach."""
         best = 0
         for k in range(1, retreats + 1):
@@ -306,12 +340,12 @@ class Rules(Game):
             "stopped_by": None if not left else "no unoccupied hex",
         }
 
-    def _retreat_path(self, unit: dict, retreats: int, path: list[dict]) -> dict:
+    def _retreat_path(self, unit: dict[str, Any], retreats: int, path: list[dict[str, Any]]) -> dict[str, Any]:
         """Walk the retreat; returns hexes moved, retreats not carried out, support, and why it stopped."""
         if retreats <= 0:
             return {"hexes": 0, "unperformed": 0, "support": False, "stopped_by": None}
 
-        def hex_at(i: int) -> dict | None:
+        def hex_at(i: int) -> dict[str, Any] | None:
             return path[i] if i < len(path) else None
 
         def supported(i: int) -> bool:
@@ -350,16 +384,16 @@ class Rules(Game):
     @check("damage_and_retreat")
     def damage_and_retreat(
         self,
-        target: dict,
-        results: dict | None = None,
-        spent: dict | None = None,
+        target: dict[str, Any],
+        results: dict[str, Any] | None = None,
+        spent: dict[str, Any] | None = None,
         attack_type: str = "melee",
         attacker_weakened: bool = False,
         damage: int = 0,
         retreats: int = 0,
-        path: list | None = None,
+        path: list[Any] | None = None,
         attacker_faction: str | None = None,
-    ) -> dict:
+    ) -> dict[str, Any]:
         """`results` {face: count} are read with the dice-results table (after taking away `spent` results); `damage` and
         `retreats` add effects from elsewhere. `target`: {terrain, flying, stunned, steady, ignore_retreats,
         ignore_damage, cumbersome, health}. `path`: the hexes directly away from the attacker, nearest first, each
@@ -404,9 +438,11 @@ class Rules(Game):
         retreat_damage_ignored = min(
             retreat_damage, self.IGNORES_DAMAGE.get(final_terrain, 0) if final_terrain != terrain else building_left
         )
+        before_retreat = taken
         taken += retreat_damage - retreat_damage_ignored
         result = {
             "damage_dealt": dealt,
+            "damage_before_retreat": before_retreat,
             "damage_ignored": ignored + retreat_damage_ignored,
             "damage_taken": taken,
             "retreats_required": required,
@@ -425,7 +461,7 @@ class Rules(Game):
     # -- the odds of a roll: each face's chance, and what a roll of an attack's dice is worth on average ---------
 
     @check("face_probability")
-    def face_probability(self, face: str) -> dict:
+    def face_probability(self, face: str) -> dict[str, Any]:
         """The chance that one die shows `face`. The guide names six results (battlelore/dice-results) and prints them
         one row each in the dice-results table; the die has six sides (battlelore/clarify-dice-face-icons), so each
         result is on one side: a chance of 1 in as many sides as the table has rows."""
@@ -435,7 +471,7 @@ class Rules(Game):
         return {"probability": float(chance), "exact": _exact(chance), "sides": len(self.FACE_CHANCES)}
 
     @check("expected_hits")
-    def expected_hits(self, attacker: dict, target: dict, attack_type: str, attacker_weakened: bool = False) -> dict:
+    def expected_hits(self, attacker: dict[str, Any], target: dict[str, Any], attack_type: str, attacker_weakened: bool = False) -> dict[str, Any]:
         """What one combat roll is worth on average: the dice it rolls (`combat_dice`: terrain limits, Flying), the
         faces that deal damage in this attack and the damage they deal (`damage_and_retreat`, one result at a time),
         then over every roll of those dice, exactly: the expected hits (damage dealt), the chance of at least one
@@ -473,8 +509,8 @@ class Rules(Game):
 
     @check("victory_points")
     def victory_points(
-        self, banner_hexes_occupied: list | None = None, scenario_vp: int = 0, command_tents_captured: int = 0
-    ) -> dict:
+        self, banner_hexes_occupied: list[Any] | None = None, scenario_vp: int = 0, command_tents_captured: int = 0
+    ) -> dict[str, Any]:
         """`banner_hexes_occupied`: the number printed on each banner marker in a hex a friendly unit occupies.
         `scenario_vp`: points for the scenario card's conditions (the cards are not in the guide).
         """
@@ -488,7 +524,7 @@ class Rules(Game):
         }
 
     @check("victory")
-    def victory(self, victory_points: dict, moment: str, units_left: dict | None = None) -> dict:
+    def victory(self, victory_points: dict[str, Any], moment: str, units_left: dict[str, Any] | None = None) -> dict[str, Any]:
         """`moment`: "start_of_first_player_turn" (the only moment points are checked) or "other".
         `units_left`: each player's units on the board; a player with none has been routed.
         """
@@ -513,7 +549,7 @@ class Rules(Game):
         return {"game_ends": False, "winner": None, "condition": None, "points_checked": True}
 
     @check("campaign")
-    def campaign(self, scenarios: list[dict]) -> dict:
+    def campaign(self, scenarios: list[dict[str, Any]]) -> dict[str, Any]:
         """`scenarios`: in order, each {vp: {player: points}, winner}. Scenario cards: game 1 both play the first card;
         afterwards the previous winner takes the next letter with either digit, the loser that letter with the loser's digit.
         """
@@ -558,8 +594,8 @@ class Rules(Game):
         }
 
     def _path_problems(
-        self, ability: str, x: int, min_hexes: int, path: list, start_hex: str | None, target_hex: str | None
-    ) -> list[dict]:
+        self, ability: str, x: int, min_hexes: int, path: list[Any], start_hex: str | None, target_hex: str | None
+    ) -> list[dict[str, Any]]:
         """What is wrong with the hexes an ability move enters: its length, and for Pursue its first and last hexes."""
         problems = []
         rule = self.PURSUE_RULE if ability == "pursue" else self.SKIRMISH_RULE
@@ -606,9 +642,9 @@ class Rules(Game):
         pursuits_this_turn: int = 0,
         start_hex: str | None = None,
         target_hex: str | None = None,
-        path: list | None = None,
-        board: dict | None = None,
-    ) -> dict:
+        path: list[Any] | None = None,
+        board: dict[str, Any] | None = None,
+    ) -> dict[str, Any]:
         """`x`: the number next to the ability's name on the unit's reference card (the guide gives no values). Pursue is
         used instead of an advance, so it needs what an advance needs (`target_destroyed_or_retreated`, not
         `counterattacking`) and at most params.pursuits_per_turn pursuits per turn (`pursuits_this_turn` made before).
@@ -629,7 +665,7 @@ class Rules(Game):
             raise RulesError(f"{ability} X is the number on the unit's reference card, at least 1, not {x}")
         problems = []
 
-        def problem(code: str, rule: str, message: str):
+        def problem(code: str, rule: str, message: str) -> None:
             problems.append({"code": code, "rule": rule, "message": message})
 
         if ability == "pursue":
@@ -675,8 +711,8 @@ class Rules(Game):
 
     @check("multiple_copies")
     def multiple_copies(
-        self, copies_of_game: int, factions: list, position_cards_per_copy: dict, army: dict | None = None
-    ) -> dict:
+        self, copies_of_game: int, factions: list[Any], position_cards_per_copy: dict[str, Any], army: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
         """`position_cards_per_copy`: {faction: {unit: position cards in one copy of the game}}; the guide has no
         component list, so these come from the caller. `army` (optional): {faction: {unit: count}} to check against
         the position cards of all copies.
@@ -705,7 +741,7 @@ class Rules(Game):
         return result
 
     @check("muster_lore")
-    def muster_lore(self, unspent_army_points: dict) -> dict:
+    def muster_lore(self, unspent_army_points: dict[str, Any]) -> dict[str, Any]:
         """`unspent_army_points`: {player: army points left unspent after army building} (the army-point budget is
         not in the guide).
         """
@@ -719,15 +755,15 @@ class Rules(Game):
     @check("line_of_sight")
     def line_of_sight(
         self,
-        attacker: list,
-        target: list,
-        terrain: list | None = None,
-        units: list | None = None,
+        attacker: list[Any],
+        target: list[Any],
+        terrain: list[Any] | None = None,
+        units: list[Any] | None = None,
         attacker_ranged: bool = True,
         min_range: int | None = None,
         max_range: int | None = None,
         retreats: int | None = None,
-    ) -> dict:
+    ) -> dict[str, Any]:
         """Hexes are axial (q, r): the six neighbours of (q, r) are (q+1, r), (q-1, r), (q, r+1), (q, r-1),
         (q+1, r-1), (q-1, r+1). The line joins the two hex centres; the hexes it crosses are found exactly. Where it
         runs along a hex edge (or through a corner) the two sides differ: it is shifted once, as a whole, to one side
@@ -754,7 +790,7 @@ class Rules(Game):
         ignore_units = bool(attacker_ranged and on_hill and self.RANGED_ON_HILL_IGNORES_UNITS)
         ends = set() if self.END_HEXES_BLOCK else {a, b}
 
-        def blockers(hexes: list[Hex]) -> list[dict]:
+        def blockers(hexes: list[Hex]) -> list[dict[str, Any]]:
             found = []
             for h in hexes:
                 if h in ends:
@@ -796,14 +832,14 @@ class Rules(Game):
             "retreat_hexes": None if way is None else self._retreat_hexes(b, way, retreats),
         }
 
-    def _retreat_hexes(self, start: Hex, way: Hex, retreats: int | None) -> list | None:
+    def _retreat_hexes(self, start: Hex, way: Hex, retreats: int | None) -> list[Any] | None:
         """The hexes `retreats` retreats go through from `start`, one per retreat (battlelore/retreat), nearest first."""
         if retreats is None:
             return None
         step = self.HEXES_PER_RETREAT
         return [[start[0] + way[0] * step * k, start[1] + way[1] * step * k] for k in range(1, retreats + 1)]
 
-    def _range_band(self, distance: int, clear: bool, ranged: bool, low: int | None, high: int | None) -> dict:
+    def _range_band(self, distance: int, clear: bool, ranged: bool, low: int | None, high: int | None) -> dict[str, Any]:
         """Whether a target at `distance` is within the attacking unit's range: a melee unit's is 1; a ranged unit's is
         the band on its reference card, given as min_range and max_range (the sources print none)."""
         if not ranged:
@@ -821,118 +857,205 @@ class Rules(Game):
         in_range = low <= distance <= high
         return {"in_range": in_range, "may_target": in_range and clear, "range_needs": []}
 
-    def _roll_results(self, who: str, dice: int, results: dict) -> None:
+    def _roll_results(self, who: str, dice: int, results: dict[str, Any]) -> None:
         rolled = sum(results.values())
         if rolled != dice:
             raise RulesError(f"{who} rolls {dice} dice, but {rolled} results are given (battlelore/combat, step 2)")
 
-    def _weakened(self, unit: dict, health_left: int | None) -> bool:
+    def _weakened(self, unit: dict[str, Any], health_left: int | None) -> bool:
         """A unit with 1 figure left is weakened, unless its figures are damage-token units (battlelore/weakened-unit)."""
         return health_left == 1 and not unit.get("damage_tokens")
 
     @check("attack")
     def attack(
         self,
-        attacker: dict,
-        target: dict,
+        attacker: dict[str, Any],
+        target: dict[str, Any],
         attack_type: str,
-        results: dict,
+        results: dict[str, int],
         adjacent: bool | None = None,
-        spent: dict | None = None,
-        path: list | None = None,
+        spent: dict[str, int] | None = None,
+        path: list[dict[str, str]] | None = None,
         friendly_flankers_adjacent_to_target: int = 0,
-        lore_cards: list | None = None,
+        lore_cards: list[str] | None = None,
         other_modifiers: int = 0,
-        counterattack: dict | None = None,
+        counterattack: dict[str, Any] | None = None,
         range: int | None = None,  # the rules' word (battlelore/range); shadows the builtin here only
         min_range: int | None = None,
         max_range: int | None = None,
-    ) -> dict:
+        heroic_damage: dict[str, int] | None = None,
+    ) -> dict[str, Any]:
         """A whole attack (battlelore/combat): the dice (`combat_dice`), the roll's `results` (one per die, after
-        rerolls), damage and retreat (`damage_and_retreat`, with `path` the hexes behind the target), then whether the
-        target may counterattack (battlelore/counterattack) and with how many dice - its own dice, in its hex, with the
-        damage just suffered (Rage) - and the counterattack itself when `counterattack` {results, spent, path,
-        attack_type, ...} gives its roll (`path`: the hexes behind the attacker); last, whether the attacker may advance.
+        rerolls), heroic results spent for damage (`heroic_damage` {berserk, poison, fury_of_yllan}: the effect each is
+        spent on, the player's choice), damage and retreat (`damage_and_retreat`, with `path` the hexes behind the
+        target), then whether the target may counterattack (battlelore/counterattack; a Ferocious target forced to
+        retreat does so before it retreats) and with how many dice - its own dice, in its hex, with the damage just
+        suffered (Rage) - and the counterattack itself, always against the attacking unit, when `counterattack`
+        {results, spent, heroic_damage, path, attack_type, ...} gives its roll (`path`: the hexes behind the attacker);
+        the figures Berserk removes; last, whether the attacker may advance.
         Units: {dice, health, terrain, flying, rage, damage_suffered, damage_tokens, stunned, steady, ignore_retreats,
-        ignore_damage, cumbersome}; `health` is the figures (or health) left. `adjacent`: whether the two units are in
-        adjacent hexes (a melee attack needs it; default true for melee). `range`: the hexes from the attacker to the
-        target (battlelore/range); for a ranged attack with `min_range` and `max_range` from the unit's reference card
-        it must lie in that band (battlelore/ranged).
+        ignore_damage, cumbersome, berserk, poisoned, ferocious}; `health` is the figures (or health) left.
+        `adjacent`: whether the two units are in adjacent hexes (a melee attack needs it; default true for melee).
+        `range`: the hexes from the attacker to the target (battlelore/range); for a ranged attack with `min_range` and
+        `max_range` from the unit's reference card it must lie in that band (battlelore/ranged).
         """
         adjacent = self._attack_range(attack_type, adjacent, range, min_range, max_range)
         if attack_type == "melee" and not adjacent:
             raise RulesError("the target of a melee attack must be in an adjacent hex (battlelore/melee)")
         if attacker.get("stunned"):
             raise RulesError("a stunned unit cannot attack (battlelore/stun)")
-        dice_keys = ("dice", "terrain", "flying", "rage", "damage_suffered")
         roll = self.combat_dice(
-            {k: attacker[k] for k in dice_keys if k in attacker},
-            {k: target[k] for k in dice_keys if k in target},
-            attack_type,
-            friendly_flankers_adjacent_to_target,
-            lore_cards,
+            _dice_view(attacker), _dice_view(target), attack_type, friendly_flankers_adjacent_to_target, lore_cards,
             other_modifiers,
         )
         self._roll_results("the attacker", roll["dice"], results)
-        hit = self.damage_and_retreat(
-            target={k: target[k] for k in DAMAGE_KEYS if k in target},
-            results=results,
+        strike = Strike(attack_type, results, spent, path, lore_cards, heroic_damage)
+        hit = self._strike(attacker, target, strike, self._weakened(attacker, attacker.get("health")))
+        before_retreat = self._ferocious(target, hit, adjacent)
+        reasons = self._counterattack_reasons(target, hit, adjacent, before_retreat)
+        attacker, berserk_kills = self._after_berserk(attacker, strike)
+        if berserk_kills:  # its figures removed after the attack, before the counterattack (an attack of its own)
+            reasons.append({"code": "attacker_destroyed", "rule": self.HEROIC["berserk"],
+                            "message": "the attacking unit lost its last figure to Berserk after its attack"})
+        answer: dict[str, Any] = {
+            "dice": roll,
+            "attack": hit,
+            "target_destroyed": hit["destroyed"],
+            "target_left_its_hex": hit["hexes_retreated"] > 0,
+            "may_counterattack": not reasons,
+            "counterattack_not_allowed": reasons,
+            "counterattack_before_retreat": before_retreat and not reasons,
+            "counterattack_target": "attacker",
+            "counterattack_dice": None,
+            "counterattack": None,
+            "attacker_may_advance": adjacent and (hit["destroyed"] or hit["hexes_retreated"] > 0),
+            "lore_gained": {"attacker": hit["lore_gained"], "target": 0},
+        }
+        if reasons and counterattack is not None:
+            raise RulesError(f"the target may not counterattack: {reasons[0]['message']}")
+        struck = None if reasons else self._counterattack(answer, attacker, target, hit, before_retreat, counterattack or {})
+        return {**answer, **self._berserk(berserk_kills, target, strike, hit, before_retreat, struck, counterattack or {})}
+
+    def _after_berserk(self, unit: dict[str, Any], strike: Strike) -> tuple[dict[str, Any], bool | None]:
+        """The rolling unit after its attack, 1 figure removed per use of Berserk (not damage: never ignored), and
+        whether that left it no figure (None: its figures are not given) (battlelore/berserk, battlelore/removing-figures)."""
+        removed = (strike.heroic_damage or {}).get("berserk", 0)
+        if not removed:
+            return unit, False
+        if unit.get("damage_tokens"):  # one figure
+            return unit, True
+        if unit.get("health") is None:
+            return unit, None
+        left = int(unit["health"]) - removed
+        return {**unit, "health": max(left, 1)}, left <= 0
+
+    def _strike(self, unit: dict[str, Any], victim: dict[str, Any], strike: Strike, weakened: bool) -> dict[str, Any]:
+        """Steps 4-8 of a combat roll: the heroic results spent for damage, then damage and retreat."""
+        extra, spent = self._heroic_damage(unit, victim, strike)
+        return self.damage_and_retreat(
+            target={k: victim[k] for k in DAMAGE_KEYS if k in victim},
+            results=strike.results,
             spent=spent,
-            attack_type=attack_type,
-            attacker_weakened=self._weakened(attacker, attacker.get("health")),
-            path=path,
+            attack_type=strike.attack_type,
+            attacker_weakened=weakened,
+            damage=extra,
+            path=strike.path,
         )
+
+    def _heroic_damage(self, unit: dict[str, Any], victim: dict[str, Any], strike: Strike) -> tuple[int, dict[str, int]]:
+        """Heroic results spent to deal 1 damage each, through the effect the player names (battlelore/berserk,
+        battlelore/poison, battlelore/fury-of-yllan); each die is spent on one effect only (battlelore/spending-dice)."""
+        heroic = strike.heroic_damage or {}
+        open_to = {
+            "berserk": (bool(unit.get("berserk")), self.HEROIC["berserk"], "the rolling unit has no Berserk"),
+            "poison": (bool(victim.get("poisoned")), self.HEROIC["poison"], "the unit rolled against is not poisoned"),
+            "fury_of_yllan": ("fury_of_yllan" in (strike.lore_cards or []), self.HEROIC["fury-of-yllan"], "Fury of Y'llan was not played"),
+        }
+        for effect, count in heroic.items():
+            allowed, rule, why = open_to[effect]
+            if count and not allowed:
+                raise RulesError(f"{count} heroic result(s) spent for damage through {effect}: {why} ({rule})")
+        used = sum(heroic.values())
+        spent = dict(strike.spent or {})
+        if used:
+            spent["heroic"] = spent.get("heroic", 0) + used
+            if spent["heroic"] > strike.results.get("heroic", 0):
+                raise RulesError(
+                    f"{spent['heroic']} heroic results spent, but the roll has {strike.results.get('heroic', 0)}: each die "
+                    f"is spent on one effect only ({self.HEROIC['spending-dice']})"
+                )
+        return used, spent
+
+    def _ferocious(self, target: dict[str, Any], hit: dict[str, Any], adjacent: bool) -> bool:
+        """A Ferocious target forced to retreat may counterattack before it retreats, even when the retreat would take
+        it from its hex or destroy it - not when the damage itself destroys it (battlelore/ferocious)."""
+        forced = hit["retreats_required"] > hit["retreats_ignored"]
+        killed_by_damage = hit["damage_before_retreat"] >= target["health"]
+        return bool(target.get("ferocious")) and forced and not killed_by_damage and adjacent and not target.get("stunned")
+
+    def _counterattack_reasons(
+        self, target: dict[str, Any], hit: dict[str, Any], adjacent: bool, before_retreat: bool
+    ) -> list[dict[str, str]]:
+        """Why the target may not counterattack (battlelore/counterattack, battlelore/stun): none, it may."""
         destroyed, moved = hit["destroyed"], hit["hexes_retreated"] > 0
         reasons = []
-        if destroyed:
+        if destroyed and not before_retreat:
             reasons.append({"code": "destroyed", "rule": self.COUNTERATTACK_RULE, "message": "the target was destroyed"})
-        if moved:
+        if moved and not before_retreat:
             reasons.append({"code": "left_its_hex", "rule": self.COUNTERATTACK_RULE, "message": "the target retreated from its hex"})
         if not adjacent:
             reasons.append({"code": "not_adjacent", "rule": self.COUNTERATTACK_RULE, "message": "the target is not adjacent to the attacker"})
         if target.get("stunned") and not destroyed:
             reasons.append({"code": "stunned", "rule": self.STUN_RULE, "message": "a stunned unit cannot counterattack"})
-        answer: dict = {
-            "dice": roll,
-            "attack": hit,
-            "target_destroyed": destroyed,
-            "target_left_its_hex": moved,
-            "may_counterattack": not reasons,
-            "counterattack_not_allowed": reasons,
-            "counterattack_dice": None,
-            "counterattack": None,
-            "attacker_may_advance": adjacent and (destroyed or moved),
-            "lore_gained": {"attacker": hit["lore_gained"], "target": 0},
-        }
-        if reasons:
-            if counterattack is not None:
-                raise RulesError(f"the target may not counterattack: {reasons[0]['message']}")
-            return answer
-        back = counterattack or {}
-        after = {**target, "damage_suffered": target.get("damage_suffered", 0) + hit["damage_taken"], "health": hit["health_left"]}
-        back_type = back.get("attack_type", "melee")
+        return reasons
+
+    def _counterattack(
+        self, answer: dict[str, Any], attacker: dict[str, Any], target: dict[str, Any], hit: dict[str, Any],
+        before_retreat: bool, back: dict[str, Any],
+    ) -> dict[str, Any] | None:
+        """The counterattack's dice - the target in its hex with the damage just taken (before its retreat when it is
+        Ferocious) - and, when its results are given, its damage and retreat on the attacking unit."""
+        taken = hit["damage_before_retreat"] if before_retreat else hit["damage_taken"]
+        health_left = max(target["health"] - taken, 0)
+        after = {**target, "damage_suffered": target.get("damage_suffered", 0) + taken, "health": health_left}
+        strike = Strike(back.get("attack_type", "melee"), back.get("results", {}), back.get("spent"), back.get("path"),
+                        back.get("lore_cards"), back.get("heroic_damage"))
         back_roll = self.combat_dice(
-            {k: after[k] for k in dice_keys if k in after},
-            {k: attacker[k] for k in dice_keys if k in attacker},
-            back_type,
-            back.get("friendly_flankers_adjacent_to_target", 0),
-            back.get("lore_cards"),
-            back.get("other_modifiers", 0),
+            _dice_view(after), _dice_view(attacker), strike.attack_type,
+            back.get("friendly_flankers_adjacent_to_target", 0), strike.lore_cards, back.get("other_modifiers", 0),
         )
         answer["counterattack_dice"] = back_roll["dice"]
-        if "results" in back:
-            self._roll_results("the counterattacking unit", back_roll["dice"], back["results"])
-            struck = self.damage_and_retreat(
-                target={k: attacker[k] for k in DAMAGE_KEYS if k in attacker},
-                results=back["results"],
-                spent=back.get("spent"),
-                attack_type=back_type,
-                attacker_weakened=self._weakened(target, hit["health_left"]),
-                path=back.get("path"),
-            )
-            answer["counterattack"] = {"dice": back_roll, "result": struck}
-            answer["lore_gained"]["target"] = struck["lore_gained"]
-        return answer
+        if "results" not in back:
+            return None
+        self._roll_results("the counterattacking unit", back_roll["dice"], strike.results)
+        struck = self._strike(after, attacker, strike, self._weakened(target, health_left))
+        answer["counterattack"] = {"dice": back_roll, "result": struck}
+        answer["lore_gained"]["target"] = struck["lore_gained"]
+        return struck
+
+    def _berserk(
+        self, attacker_killed: bool | None, target: dict[str, Any], strike: Strike, hit: dict[str, Any],
+        before_retreat: bool, struck: dict[str, Any] | None, back: dict[str, Any],
+    ) -> dict[str, Any]:
+        """The figures Berserk removes from each unit - the attacker's after its attack, the target's after its
+        counterattack - and whether they leave it none; the rules and clarifications followed."""
+        removed = {
+            "attacker": (strike.heroic_damage or {}).get("berserk", 0),
+            "target": (back.get("heroic_damage") or {}).get("berserk", 0) if struck is not None else 0,
+        }
+        taken = hit["damage_before_retreat"] if before_retreat else hit["damage_taken"]
+        figures = _figures(target, max(target["health"] - taken, 0))
+        target_killed = False if not removed["target"] else None if figures is None else removed["target"] >= figures
+        heroic_used = any((strike.heroic_damage or {}).values()) or any((back.get("heroic_damage") or {}).values())
+        rules = [self.COUNTERATTACK_RULE]
+        rules += [self.HEROIC["ferocious"]] if target.get("ferocious") else []
+        rules += [self.HEROIC["berserk"], self.HEROIC["removing-figures"]] if any(removed.values()) else []
+        return {
+            "figures_removed_by_berserk": removed,
+            "destroyed_by_berserk": {"attacker": attacker_killed, "target": target_killed},
+            "rules": rules,
+            "clarifications": [self.HEROIC["clarify-heroic-damage"]] if heroic_used else [],
+        }
 
     def _attack_range(self, attack_type: str, adjacent: bool | None, distance: int | None, low: int | None,
                       high: int | None) -> bool:
@@ -968,7 +1091,9 @@ class Rules(Game):
                              "target is within the attacking unit's range (battlelore/ranged, battlelore/range)")
         return bool(adjacent)
 
-    def _step_problems(self, unit: dict, step: int, here: Hex, last: bool, ground: dict, occupied: set) -> list[dict]:
+    def _step_problems(
+        self, unit: dict[str, Any], step: int, here: Hex, last: bool, ground: dict[Hex, str], occupied: set[Any]
+    ) -> list[dict[str, Any]]:
         """What forbids entering hex `here` as the step-th hex of a move (battlelore/movement and the terrain entries)."""
         terrain = ground.get(here, "plains")
         flying = bool(unit.get("flying"))
@@ -991,8 +1116,8 @@ class Rules(Game):
         return found
 
     @check("move")
-    def move(self, start: list, path: list, march_speed: int | None = None, unit: dict | None = None,
-             terrain: list | None = None, units: list | None = None) -> dict:
+    def move(self, start: list[Any], path: list[Any], march_speed: int | None = None, unit: dict[str, Any] | None = None,
+             terrain: list[Any] | None = None, units: list[Any] | None = None) -> dict[str, Any]:
         """Whether a move is legal: `path` the hexes entered in order (axial (q, r), each adjacent to the one before),
         at most `march_speed` of them (the unit's march speed, from its reference card). `terrain` [{hex, terrain}]
         (unlisted hexes are plains; a hex off the board or a half hex at its edge is terrain "off_board"), `units`

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from fractions import Fraction
+from typing import Any
 
 from ..core import DataFileError, Game, GameData, RulesError, check
 
@@ -12,7 +13,7 @@ def _region_key(english_name: str) -> str:
     return re.sub(r"^the_", "", english_name.lower().replace(" ", "_"))
 
 
-def _card_1_table(data: GameData) -> dict:
+def _card_1_table(data: GameData) -> dict[str, Any]:
     """Region -> (VP for the most corruption, VP for the second most), from ruination card 1's table."""
     return {_region_key(row["region"]["en"]): (row["first"], row["second"]) for row in data.table("citow/ruination-card-1-table")}
 
@@ -22,7 +23,7 @@ def _region_order(data: GameData) -> tuple[str, ...]:
     return tuple(r.strip().replace("-", "_") for r in order)
 
 
-def _setup(data: GameData) -> dict:
+def _setup(data: GameData) -> dict[str, Any]:
     setup = data.pick(
         "citow/setup-steps",
         (
@@ -53,7 +54,7 @@ PEASANT = "peasant_token"
 
 
 class _Battle:
-    def __init__(self, rules: Rules, figures: dict, stats: dict, cards: list, peasant_tokens: int):
+    def __init__(self, rules: Rules, figures: dict[str, Any], stats: dict[str, Any], cards: list[Any], peasant_tokens: int):
         self.rules = rules
         unknown = [p for p in figures if p not in POWERS]
         if unknown:
@@ -69,10 +70,10 @@ class _Battle:
         self.standing = {p: {k: n for k, n in figures[p].items() if n} for p in self.powers}  # on the board
         self.knocked: dict[str, dict[str, int]] = {p: {} for p in self.powers}  # knocked over in the main battle, still rolling
         self.removed: dict[str, dict[str, int]] = {p: {} for p in self.powers}  # removed at once by start-of-battle hits
-        self.held: list[list] = []  # start-of-battle hits kept on one figure: [by, power, kind, hits, roller]
+        self.held: list[list[Any]] = []  # start-of-battle hits kept on one figure: [by, power, kind, hits, roller]
         self.peasants = peasant_tokens
         self.to_sheet: dict[str, int] = {}
-        self.figures_hit: list[dict] = []
+        self.figures_hit: list[dict[str, Any]] = []
         self.cards = []
         for card in cards:
             effect = {
@@ -106,12 +107,12 @@ class _Battle:
     def fresh(self, power: str, kind: str) -> int:
         """Figures of a kind still standing and carrying no held hits."""
         held = sum(1 for h in self.held if h[1] == power and h[2] == kind)
-        return self.standing[power].get(kind, 0) - self.knocked[power].get(kind, 0) - held
+        return int(self.standing[power].get(kind, 0) - self.knocked[power].get(kind, 0) - held)
 
     def dice_of(self, power: str) -> int:
         attack = sum(self.stats[k]["attack"] * n for k, n in self.standing[power].items())
         cards = sum(c.get("dice", 0) for c in self.cards if c["power"] == power and c.get("timing", "battle") == "battle")
-        return attack + cards
+        return int(attack + cards)
 
     def early_rollers(self) -> list[tuple[str, str, int]]:
         rollers: dict[str, tuple[str, str, int]] = {}
@@ -164,7 +165,7 @@ class _Battle:
             }
         )
 
-    def assign(self, roller: str, power: str, hits: int, sixes: int, assignment: dict, early: bool) -> int:
+    def assign(self, roller: str, power: str, hits: int, sixes: int, assignment: dict[str, Any], early: bool) -> int:
         """Apply one roll's hits; returns the hits left unassigned."""
         assigned = 0
         for target, n in assignment.items():
@@ -293,6 +294,15 @@ OLD_WORLD_CARD_EFFECTS = ("remove_event_tokens", "remove_twin_tailed_comet_cards
 REMOVE_INSTRUCTIONS = ("remove_old_world_tokens",)
 
 
+SKULL_THRONE = "skull_throne"  # the card a Chaos card's name is matched against (_card_key)
+
+
+def _card_key(name: str) -> str:
+    """A card's name as a key: lower case, words joined by _, a leading 'the' dropped ("The Skull Throne" -> skull_throne)."""
+    key = "_".join("".join(c if c.isalnum() else " " for c in name.lower()).split())
+    return key.removeprefix("the_")
+
+
 class Rules(Game):
     def __init__(self, data: GameData):
         super().__init__(data)
@@ -368,7 +378,10 @@ class Rules(Game):
         self.FORBIDDING_BEATS_PERMITTING = data.param(
             "citow/forbidding-effects-prevail", "forbidding_beats_permitting"
         )  # from citow/forbidding-effects-prevail
-        ruined_rules = data.pick("citow/ruined-region-rules", ("dominance_resolved", "corruption_placed"))
+        ruined_rules = data.pick("citow/ruined-region-rules", ("dominance_resolved", "corruption_placed", "chaos_cards_playable"))
+        self.RUINED_CARDS_PLAYABLE = ruined_rules["chaos_cards_playable"]
+        self.RUINED_RULE = data.ref("citow/ruined-region-rules")
+        self.SKULL_THRONE_EXAMPLE = data.ref("citow/example-non-cumulative-cards")
         self.RUINED_DOMINANCE_RESOLVED = ruined_rules["dominance_resolved"]  # from citow/ruined-region-rules
         self.RUINED_CORRUPTION_PLACED = ruined_rules["corruption_placed"]
 
@@ -376,7 +389,7 @@ class Rules(Game):
         return sum(1 for r in results if r >= self.HIT_MIN), sum(1 for r in results if r == self.EXPLODE_ON)
 
     @check("battle_hits")
-    def battle_hits(self, dice: int, results: list[int]) -> dict:
+    def battle_hits(self, dice: int, results: list[int]) -> dict[str, Any]:
         """The battle_hits check: see describe()."""
         if any(not 1 <= r <= self.DICE_SIDES for r in results):
             raise RulesError(f"results must be 1-{self.DICE_SIDES}")
@@ -403,7 +416,7 @@ class Rules(Game):
         return miss, 1 - miss - explode, explode
 
     @check("hit_probability")
-    def hit_probability(self, dice: int, hits: int) -> dict:
+    def hit_probability(self, dice: int, hits: int) -> dict[str, Any]:
         """One die's hits H: P(H=0) = P(miss); P(H=h) = P(explode)^(h-1) * (P(hit) + P(explode) * P(miss)).
         The chance of fewer than k hits is a finite sum, so the answer is exact. P(H=h) has the denominator
         sides^(h+1), so P(n dice give t hits) * sides^(t+n) is an integer: the sums are taken over those integers.
@@ -425,24 +438,49 @@ class Rules(Game):
     @check("dominance")
     def dominance(
         self,
-        figures: dict,
-        chaos_cards: dict | None = None,
+        figures: dict[str, Any],
+        chaos_cards: dict[str, Any] | None = None,
         region: str | None = None,
         resistance: int | None = None,
         conquer_value: int | None = None,
         noble_tokens: int = 0,
         skaven_tokens: int = 0,
-    ) -> dict:
-        """The dominance check: see describe()."""
+        attack_values: dict[str, int] | None = None,
+    ) -> dict[str, Any]:
+        """The dominance check: see describe(). A Power that played The Skull Throne in the region counts its figures by
+        their attack values (`attack_values` {figure class: attack}, from the Power sheet, which the sources do not
+        print); copies do not add up (citow/example-non-cumulative-cards), each card's cost still counts."""
         chaos_cards = chaos_cards or {}
         if region is not None:
             region = self._region(region)
+        by_attack = [p for p in POWERS if any(_card_key(c.get("name", "")) == SKULL_THRONE for c in chaos_cards.get(p, []))]
         values = {}
         for power in POWERS:
-            count = sum(figures.get(power, {}).values())
+            count = self._figure_value(figures.get(power, {}), power in by_attack, attack_values)
             cost = sum(card["cost"] for card in chaos_cards.get(power, []))
             if count or power in figures or power in chaos_cards:
                 values[power] = count + cost
+        result = self._dominant(values, region, resistance, conquer_value, noble_tokens, skaven_tokens)
+        return {**result, "counted_by_attack_value": by_attack}
+
+    def _figure_value(self, figures: dict[str, int], by_attack: bool, attack_values: dict[str, int] | None) -> int:
+        """A Power's figures in the dominance value: their number, or the sum of their attack values under The Skull
+        Throne (the attack values are an input: the sources print no figure stats)."""
+        if not by_attack:
+            return sum(figures.values())
+        missing = sorted(f for f, n in figures.items() if n and f not in (attack_values or {}))
+        if missing:
+            raise RulesError(
+                f"The Skull Throne counts figures by their attack values: give attack_values for {', '.join(missing)} "
+                f"(from the Power sheet; the sources print no figure stats) ({self.SKULL_THRONE_EXAMPLE})"
+            )
+        return sum(n * (attack_values or {})[f] for f, n in figures.items() if n)
+
+    def _dominant(
+        self, values: dict[str, int], region: str | None, resistance: int | None, conquer_value: int | None,
+        noble_tokens: int, skaven_tokens: int,
+    ) -> dict[str, Any]:
+        """The dominant Power, if its value is the unique highest above the region's resistance, and its VP."""
         best = max(values.values(), default=0)
         leaders = [p for p, v in values.items() if v == best]
         token_modifiers = {
@@ -481,14 +519,14 @@ class Rules(Game):
     @check("corruption")
     def corruption(
         self,
-        corruption_before: dict,
-        cultists: dict,
+        corruption_before: dict[str, Any],
+        cultists: dict[str, Any],
         region: str | None = None,
         warpstone_tokens: int = 0,
         regions_already_ruined: int = 0,
         participants_vp: int | None = None,
-        placed_earlier_this_round: list | None = None,
-    ) -> dict:
+        placed_earlier_this_round: list[Any] | None = None,
+    ) -> dict[str, Any]:
         """The participants of a ruination are the Powers that placed corruption in the region this round: in this step
         (their cultists) or earlier (`placed_earlier_this_round`, citow/clarify-ruination-participants-this-round).
         `end_phase_scorers` are the Powers that score the card in the End Phase: all tied for the most, else the most
@@ -526,7 +564,7 @@ class Rules(Game):
         }
 
     @check("ruination_order")
-    def ruination_order(self, regions_reaching_threshold: list[str], ruination_cards_left: int) -> dict:
+    def ruination_order(self, regions_reaching_threshold: list[str], ruination_cards_left: int) -> dict[str, Any]:
         """The ruination_order check: see describe()."""
         unknown = [r for r in regions_reaching_threshold if r not in self.REGION_ORDER]
         if unknown:
@@ -540,8 +578,8 @@ class Rules(Game):
 
     @check("ruination_scoring")
     def ruination_scoring(
-        self, corruption: dict, ruination_card: int = 1, region: str | None = None, card_values: dict | None = None
-    ) -> dict:
+        self, corruption: dict[str, Any], ruination_card: int = 1, region: str | None = None, card_values: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
         """The ruination_scoring check: see describe()."""
         notes = []
         if card_values is None:
@@ -571,8 +609,8 @@ class Rules(Game):
 
     @check("advance_dials")
     def advance_dials(
-        self, advancement_counters: dict, round: int | None = None, dial_instructions_revealed: dict | None = None
-    ) -> dict:
+        self, advancement_counters: dict[str, Any], round: int | None = None, dial_instructions_revealed: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
         """`dial_instructions_revealed` {power: the instructions its dial shows at each tick, in order}: one per tick
         turned (citow/dial-instruction-list names them; the dials themselves are not in the sources).
         """
@@ -582,7 +620,7 @@ class Rules(Game):
         extra = leaders[0] if most >= 1 and len(leaders) == 1 else None
         if extra:
             ticks[extra] += 1
-        result: dict = {"ticks": ticks, "extra_tick": extra, "counters_after": {p: 0 for p in advancement_counters}}
+        result: dict[str, Any] = {"ticks": ticks, "extra_tick": extra, "counters_after": {p: 0 for p in advancement_counters}}
         if dial_instructions_revealed is not None:
             for power, instructions in dial_instructions_revealed.items():
                 if len(instructions) != ticks.get(power, 0):
@@ -600,23 +638,23 @@ class Rules(Game):
     @check("game_end")
     def game_end(
         self,
-        victory_points: dict,
-        threat: dict | None = None,
-        dials_at_victory: list | None = None,
+        victory_points: dict[str, Any],
+        threat: dict[str, Any] | None = None,
+        dials_at_victory: list[Any] | None = None,
         ruined_regions: int = 0,
         old_world_deck_empty: bool = False,
-    ) -> dict:
+    ) -> dict[str, Any]:
         """The game_end check: see describe(). A tie-break reads only the tied Powers' victory points or threat, and
         refuses when one of them is not given (never taken as 0).
         """
         threat = threat or {}
 
-        def known(values: dict, candidates: list[str], what: str) -> None:
+        def known(values: dict[str, Any], candidates: list[str], what: str) -> None:
             missing = [p for p in candidates if p not in values]
             if missing:
                 raise RulesError(f"{' and '.join(candidates)} tie, and {what} breaks the tie: give the {what} of {', '.join(missing)}")
 
-        def best(candidates: list[str], values: dict, what: str) -> list[str]:
+        def best(candidates: list[str], values: dict[str, Any], what: str) -> list[str]:
             if len(candidates) > 1:
                 known(values, candidates, what)
                 top = max(values[p] for p in candidates)
@@ -637,7 +675,7 @@ class Rules(Game):
         return {"game_ends": False, "condition": None, "winners": []}
 
     @check("setup")
-    def setup(self, players: int) -> dict:
+    def setup(self, players: int) -> dict[str, Any]:
         """The setup check: see describe()."""
         if players not in self.SETUP["old_world_cards"]:
             raise RulesError(f"the sources give set-up figures for {sorted(self.SETUP['old_world_cards'])} players only")
@@ -648,7 +686,7 @@ class Rules(Game):
             "starting_vp": self.SETUP["starting_vp"],
         }
 
-    def _roll(self, roller: str, dice: int, results: list[int]) -> dict:
+    def _roll(self, roller: str, dice: int, results: list[int]) -> dict[str, Any]:
         try:
             counted = self.battle_hits(dice, results)
         except RulesError as err:
@@ -658,15 +696,15 @@ class Rules(Game):
     @check("battle")
     def battle(
         self,
-        figures: dict,
-        stats: dict,
-        dice_rolled: dict | None = None,
-        hit_assignment: dict | None = None,
-        cards: list | None = None,
+        figures: dict[str, Any],
+        stats: dict[str, Any],
+        dice_rolled: dict[str, Any] | None = None,
+        hit_assignment: dict[str, Any] | None = None,
+        cards: list[Any] | None = None,
         peasant_tokens: int = 0,
         region: str | None = None,
-        what_if: list | None = None,
-    ) -> dict:
+        what_if: list[Any] | None = None,
+    ) -> dict[str, Any]:
         """Inputs: `figures` {power: {figure: count}}; `stats` {figure: {attack, defense | defense_at_least, only_hit_by_sixes}}
         (the sources print no figure stats, so they are inputs); `cards` [{power, card, timing, dice, defense_bonus}]
         (Blood Frenzy and Rain of Pus default to the numbers the sources state); `dice_rolled` {roller: results in the
@@ -695,7 +733,7 @@ class Rules(Game):
                 "rollers are the Powers present and <power>_<card> for start-of-battle cards"
             )
         battle_takes_place = state.takes_place()
-        out: dict[str, dict] = {"dice": {}, "explosions": {}, "hits": {}, "wasted_hits": {}, "cannot_target": {}}
+        out: dict[str, dict[str, Any]] = {"dice": {}, "explosions": {}, "hits": {}, "wasted_hits": {}, "cannot_target": {}}
         carry: dict[str, int] = {}
         carry_sixes: dict[str, int] = {}
         for name, power, dice in early:
@@ -779,7 +817,7 @@ class Rules(Game):
         return result
 
     @check("dial_advancement_counters")
-    def dial_advancement_counters(self, power: str, events: list[dict]) -> dict:
+    def dial_advancement_counters(self, power: str, events: list[dict[str, Any]]) -> dict[str, Any]:
         """`events` lists what happened, each with `region` and `phase`; events of the same region and phase are one
         occasion. Khorne: `enemy_figures_killed` (Peasant tokens are not figures). Slaanesh: `corruption_placed` (or
         `cultists`, one token each) and the `tokens` in the region. Nurgle and Tzeentch: the sources do not quote their
@@ -787,7 +825,7 @@ class Rules(Game):
         """
         if power not in POWERS:
             raise RulesError(f"unknown Power '{power}'")
-        occasions: dict[tuple, dict] = {}
+        occasions: dict[tuple[Any, ...], dict[str, Any]] = {}
         for event in events:
             key = (event.get("region"), event.get("phase"))
             merged = occasions.setdefault(key, {"kills": 0, "placed": 0, "tokens": set(), "met": None})
@@ -822,7 +860,7 @@ class Rules(Game):
         return result
 
     @check("ruination_card_for")
-    def ruination_card_for(self, regions_already_ruined: int) -> dict:
+    def ruination_card_for(self, regions_already_ruined: int) -> dict[str, Any]:
         """The card's number is the number of ruined regions counting this one (from citow/ruining-a-region,
         ruination_card_number = number_of_ruined_regions); with all cards used (params.ruination_cards), the region is
         not ruined.
@@ -842,11 +880,11 @@ class Rules(Game):
     @check("old_world_track")
     def old_world_track(
         self,
-        old_world_track: dict,
+        old_world_track: dict[str, Any],
         drawn_card: str,
-        twin_tailed_comet: dict | None = None,
-        drawn_card_effects: list | None = None,
-    ) -> dict:
+        twin_tailed_comet: dict[str, Any] | None = None,
+        drawn_card_effects: list[Any] | None = None,
+    ) -> dict[str, Any]:
         """`old_world_track` {space_1, space_2: card or null}; `twin_tailed_comet` {card: has the symbol} (the sources print
         no card list, so it is an input, needed for every card on the track when the drawn card removes comet cards);
         `drawn_card_effects` the track-related parts of the drawn card's text.
@@ -904,8 +942,8 @@ class Rules(Game):
             raise RulesError(f"unknown region '{name}'; regions are {', '.join(self.REGION_ORDER)}")
         return key
 
-    def _adjacency(self, adjacent: list, not_adjacent: list) -> dict:
-        known: dict[frozenset, bool] = {}
+    def _adjacency(self, adjacent: list[Any], not_adjacent: list[Any]) -> dict[frozenset[str], bool]:
+        known: dict[frozenset[str], bool] = {}
         for pairs, value in ((adjacent, True), (not_adjacent, False)):
             for a, b in pairs:
                 pair = frozenset((self._region(a), self._region(b)))
@@ -916,7 +954,7 @@ class Rules(Game):
                 known[pair] = value
         return known
 
-    def _may_summon_to(self, region: str, occupied: set, known: dict):
+    def _may_summon_to(self, region: str, occupied: set[Any], known: dict[frozenset[str], bool]) -> bool | None:
         """True, False, or None when the adjacency the answer depends on is not given."""
         if not occupied or region in occupied:
             return True
@@ -925,7 +963,9 @@ class Rules(Game):
             return True
         return False if all(link is False for link in links) else None
 
-    def _summon_from(self, summon: dict, region: str, occupied: set, known: dict) -> dict:
+    def _summon_from(
+        self, summon: dict[str, Any], region: str, occupied: set[Any], known: dict[frozenset[str], bool]
+    ) -> dict[str, Any]:
         """What taking the figure from a region on the board (`from`, `last_in_source`) adds to the answer."""
         if summon.get("from") is None:
             return {}
@@ -946,20 +986,22 @@ class Rules(Game):
     def summoning(
         self,
         power: str | None = None,
-        costs: dict | None = None,
-        summon: dict | None = None,
-        play_card: dict | None = None,
+        costs: dict[str, Any] | None = None,
+        summon: dict[str, Any] | None = None,
+        play_card: dict[str, Any] | None = None,
         power_before: int | None = None,
-        regions_with_own_figures: list | None = None,
-        adjacent: list | None = None,
-        not_adjacent: list | None = None,
-        card_spaces_taken: dict | None = None,
-        players: list | None = None,
-    ) -> dict:
+        regions_with_own_figures: list[Any] | None = None,
+        adjacent: list[Any] | None = None,
+        not_adjacent: list[Any] | None = None,
+        card_spaces_taken: dict[str, Any] | None = None,
+        players: list[Any] | None = None,
+        ruined_regions: list[str] | None = None,
+    ) -> dict[str, Any]:
         """One action: `summon` {figure, class, region, from, last_in_source} or `play_card` {card, region}. The sources print
         no cost table and no map, so `costs` {figure or card: power points} and the adjacency (`adjacent` /
         `not_adjacent` pairs) are inputs; a region whose adjacency is not given is neither allowed nor excluded (null).
-        `cannot_summon_to` and `cannot_afford` describe the position before the action.
+        `cannot_summon_to` and `cannot_afford` describe the position before the action. No Chaos card is played into a
+        region in `ruined_regions` (citow/ruined-region-rules); figures still are.
         """
         if power is not None and power not in POWERS:
             raise RulesError(f"unknown Power '{power}'")
@@ -971,7 +1013,36 @@ class Rules(Game):
         cost = costs.get(name)  # None: not given (the sources print no cost table), so power is not judged
         region = self._region(action["region"])
         known = self._adjacency(adjacent or [], not_adjacent or [])
-        result: dict = {"power_marker_moves_left": cost}
+        result: dict[str, Any] = {"power_marker_moves_left": cost}
+        affordable = self._affordable(result, costs, cost, power_before)
+        occupied = None
+        if regions_with_own_figures is not None:
+            occupied = {self._region(r) for r in regions_with_own_figures}
+            verdicts = {r: self._may_summon_to(r, occupied, known) for r in self.REGION_ORDER}
+            result["cannot_summon_to"] = [r for r in self.REGION_ORDER if verdicts[r] is False]
+        taken, closed = self._card_spaces(result, card_spaces_taken, ruined_regions)
+        if summon is not None:
+            if occupied is None:
+                raise RulesError("give regions_with_own_figures (before the action) to judge where a figure may be placed")
+            result.update(self._summon_from(summon, region, occupied, known))
+            legal = self._may_summon_to(region, occupied, known)
+            placed_key = "figure_placed_in"
+        else:
+            legal = self._card_fits(region, taken, closed)
+            placed_key = "card_placed_in"
+        result["placement_legal"] = legal
+        if legal:
+            result[placed_key] = region
+        if power is not None:
+            result["next_turn"] = self._next_turn(power, players)
+        result["legal"] = bool(legal) and affordable is not False if legal is not None else None
+        if power_before == 0:  # a marker on 0 at the start of the turn: no action, the turn is skipped
+            result.update(turn_skipped=True, legal=False)
+        return result
+
+    def _affordable(self, result: dict[str, Any], costs: dict[str, Any], cost: int | None, power_before: int | None) -> bool | None:
+        """Whether the Power can pay (None: its power or the cost not given); the power left and the costs it cannot
+        pay into `result` (citow/paying-summoning-cost, citow/paying-card-cost)."""
         affordable = None
         if power_before is not None:
             result["cannot_afford"] = sorted(n for n, c in costs.items() if c > power_before)
@@ -980,43 +1051,41 @@ class Rules(Game):
                 result["power_after"] = power_before - cost
                 result["next_own_turn_skipped"] = result["power_after"] == 0
         result["affordable"] = affordable
-        occupied = None
-        if regions_with_own_figures is not None:
-            occupied = {self._region(r) for r in regions_with_own_figures}
-            verdicts = {r: self._may_summon_to(r, occupied, known) for r in self.REGION_ORDER}
-            result["cannot_summon_to"] = [r for r in self.REGION_ORDER if verdicts[r] is False]
+        return affordable
+
+    def _card_spaces(
+        self, result: dict[str, Any], card_spaces_taken: dict[str, Any] | None, ruined_regions: list[str] | None
+    ) -> tuple[dict[str, int], set[str]]:
+        """The Chaos card spaces taken per region and the regions closed to cards (ruined: citow/ruined-region-rules);
+        the regions no card may be played in into `result` (citow/chaos-card-spaces)."""
         taken = {self._region(r): n for r, n in (card_spaces_taken or {}).items()}
         over = [r for r, n in taken.items() if n > self.CARD_SPACES_PER_REGION]
         if over:
             raise RulesError(f"a region has {self.CARD_SPACES_PER_REGION} card spaces: {', '.join(over)}")
-        if card_spaces_taken is not None:
-            full = sum(taken.values()) >= self.CARD_SPACES_TOTAL
-            result["cannot_play_in"] = [r for r in self.REGION_ORDER if full or taken.get(r, 0) >= self.CARD_SPACES_PER_REGION]
-        if summon is not None:
-            if occupied is None:
-                raise RulesError("give regions_with_own_figures (before the action) to judge where a figure may be placed")
-            result.update(self._summon_from(summon, region, occupied, known))
-            legal = self._may_summon_to(region, occupied, known)
-            result["placement_legal"] = legal
-            if legal:
-                result["figure_placed_in"] = region
-        else:
-            legal = taken.get(region, 0) < self.CARD_SPACES_PER_REGION and sum(taken.values()) < self.CARD_SPACES_TOTAL
-            result["placement_legal"] = legal
-            if legal:
-                result["card_placed_in"] = region
+        closed = set() if self.RUINED_CARDS_PLAYABLE else {self._region(r) for r in ruined_regions or []}
+        if card_spaces_taken is not None or ruined_regions is not None:
+            result["cannot_play_in"] = [r for r in self.REGION_ORDER if not self._card_fits(r, taken, closed)]
+        if ruined_regions is not None:
+            result["ruined_regions_rule"] = self.RUINED_RULE
+        return taken, closed
+
+    def _card_fits(self, region: str, taken: dict[str, int], closed: set[str]) -> bool:
+        """A free card space in the region, fewer than all spaces taken, and the region not ruined."""
+        return (
+            taken.get(region, 0) < self.CARD_SPACES_PER_REGION
+            and sum(taken.values()) < self.CARD_SPACES_TOTAL
+            and region not in closed
+        )
+
+    def _next_turn(self, power: str, players: list[Any] | None) -> str:
+        """The next Power in turn order among the players (citow/summoning-turn-order)."""
         order = [p for p in POWERS if p in (players or POWERS)]
-        if power is not None:
-            if power not in order:
-                raise RulesError(f"{power} is not among the players {', '.join(order)}")
-            result["next_turn"] = order[(order.index(power) + 1) % len(order)]
-        result["legal"] = bool(legal) and affordable is not False if legal is not None else None
-        if power_before == 0:  # a marker on 0 at the start of the turn: no action, the turn is skipped
-            result.update(turn_skipped=True, legal=False)
-        return result
+        if power not in order:
+            raise RulesError(f"{power} is not among the players {', '.join(order)}")
+        return order[(order.index(power) + 1) % len(order)]
 
     @check("hero_tokens")
-    def hero_tokens(self, hero_tokens: int, threat: dict, figures: dict, tie_break: list | None = None) -> dict:
+    def hero_tokens(self, hero_tokens: int, threat: dict[str, Any], figures: dict[str, Any], tie_break: list[Any] | None = None) -> dict[str, Any]:
         """`figures` {power: figures in the region}; `threat` {power: threat}. The sources do not say who is struck when
         the highest threats are equal, so such a tie needs `tie_break` (Powers, first struck first).
         """
@@ -1049,7 +1118,7 @@ class Rules(Game):
         return {"figures_removed": removed, "figures_left": left, "struck_in_order": order, "hero_tokens_unused": unused}
 
     @check("dial_instruction_remove_tokens")
-    def dial_instruction_remove_tokens(self, instruction: str, count: int, tokens_on_board: int) -> dict:
+    def dial_instruction_remove_tokens(self, instruction: str, count: int, tokens_on_board: int) -> dict[str, Any]:
         """The dial_instruction_remove_tokens check: see describe()."""
         if instruction not in REMOVE_INSTRUCTIONS:
             raise RulesError(f"unknown instruction '{instruction}'; known: {', '.join(REMOVE_INSTRUCTIONS)}")
@@ -1064,18 +1133,18 @@ class Rules(Game):
         }
 
     @check("conflicting_effects")
-    def conflicting_effects(self, region_cards: list, dominant: str | None = None) -> dict:
+    def conflicting_effects(self, region_cards: list[Any], dominant: str | None = None) -> dict[str, Any]:
         """`region_cards` [{power, card, kind: forbidding | permitting, action, count, condition, effect}]: a forbidding
         effect forbids its `action` (e.g. place_corruption); a permitting effect does its `action` `count` times when
         its `condition` holds ("dominates": its Power is the `dominant` one). `effect` is the card text, for reading.
         """
 
-        def holds(card: dict) -> bool:
+        def holds(card: dict[str, Any]) -> bool:
             condition = card.get("condition")
             if condition is None:
                 return True
             if condition == "dominates":
-                return dominant == card["power"]
+                return bool(dominant == card["power"])
             raise RulesError(f"unknown condition '{condition}' of {card['card']}")
 
         active = [c for c in region_cards if holds(c)]
@@ -1084,7 +1153,7 @@ class Rules(Game):
             if card["kind"] == "forbidding":
                 forbidden.setdefault(card["action"], []).append(card["card"])
         applied: list[str] = []
-        blocked: list[dict] = []
+        blocked: list[dict[str, Any]] = []
         prevailing: list[str] = []
         amounts: dict[tuple[str, str], int] = {}
         for card in region_cards:
@@ -1101,7 +1170,7 @@ class Rules(Game):
             else:
                 applied.append(card["card"])
                 amounts[key] += card.get("count", 1)
-        by_action: dict = {}
+        by_action: dict[str, Any] = {}
         for (power, action), n in amounts.items():
             by_action.setdefault(action, {})[power] = n
         result = {"applied": applied, "blocked": blocked, "prevailing_effects": prevailing, "by_action": by_action}
@@ -1112,11 +1181,11 @@ class Rules(Game):
     @check("corruption_phase")
     def corruption_phase(
         self,
-        regions: list,
-        ruined_regions: list | None = None,
+        regions: list[Any],
+        ruined_regions: list[Any] | None = None,
         ruination_cards_left: int | None = None,
-        participants_vp: dict | None = None,
-    ) -> dict:
+        participants_vp: dict[str, Any] | None = None,
+    ) -> dict[str, Any]:
         """A whole Corruption Phase (citow/corruption-phase-steps): first the Domination step over every region in the
         standard region order, then the Corruption step in that order, each region through the `dominance` and
         `corruption` checks. A region reaching the threshold is ruined while ruination cards remain; regions already
@@ -1144,9 +1213,9 @@ class Rules(Game):
             "old_world_tokens_left": supply_left,
         }
 
-    def _board(self, regions: list) -> dict[str, dict]:
+    def _board(self, regions: list[Any]) -> dict[str, dict[str, Any]]:
         """The regions of `corruption_phase` by name, each given once."""
-        given: dict[str, dict] = {}
+        given: dict[str, dict[str, Any]] = {}
         for spec in regions:
             name = self._region(spec["region"])
             if name in given:
@@ -1154,7 +1223,7 @@ class Rules(Game):
             given[name] = spec
         return given
 
-    def _ruined_before(self, ruined_regions: list | None, cards_left_given: int | None) -> set[str]:
+    def _ruined_before(self, ruined_regions: list[Any] | None, cards_left_given: int | None) -> set[str]:
         """The regions ruined before the phase, no more than the ruination cards, and the cards left as given."""
         ruined = {self._region(r) for r in ruined_regions or []}
         if len(ruined) > self.RUINATION_CARDS:
@@ -1167,7 +1236,7 @@ class Rules(Game):
             )
         return ruined
 
-    def _domination_step(self, given: dict[str, dict], ruined: set[str], report: dict[str, dict], vp: dict) -> None:
+    def _domination_step(self, given: dict[str, dict[str, Any]], ruined: set[str], report: dict[str, dict[str, Any]], vp: dict[str, Any]) -> None:
         """The Domination step, region by region in region order (ruined regions skipped): each region's `dominance`
         into `report`, its VP added to `vp`."""
         for name in self.REGION_ORDER:
@@ -1183,13 +1252,14 @@ class Rules(Game):
                 conquer_value=spec.get("conquer_value"),
                 noble_tokens=spec.get("noble_tokens", 0),
                 skaven_tokens=spec.get("skaven_tokens", 0),
+                attack_values=spec.get("attack_values"),
             )
             entry["dominance"] = result
             for power, gained in result["vp_gained"].items():
                 vp[power] += gained
 
-    def _corruption_step(self, given: dict[str, dict], ruined: set[str], awards: dict[int, int], report: dict[str, dict],
-                         vp: dict) -> dict[str, list[str]]:
+    def _corruption_step(self, given: dict[str, dict[str, Any]], ruined: set[str], awards: dict[int, int], report: dict[str, dict[str, Any]],
+                         vp: dict[str, Any]) -> dict[str, list[str]]:
         """The Corruption step, region by region in region order (ruined regions skipped): each region's `corruption`
         into `report`, ruination while cards last, its VP added to `vp`; the regions ruined, those at the threshold
         left unruined for lack of a card, and those whose award is unknown (cards 2-5 without `participants_vp`)."""
@@ -1222,7 +1292,7 @@ class Rules(Game):
         return step
 
     @staticmethod
-    def _region_figures(spec: dict) -> dict[str, int]:
+    def _region_figures(spec: dict[str, Any]) -> dict[str, int]:
         """Each Power's figures in one region of `corruption_phase`: its `figures`, with `cultists` for the cultists
         where given (they stand for the `cultist` class)."""
         figures, cultists = spec.get("figures", {}), spec.get("cultists", {})
@@ -1232,7 +1302,7 @@ class Rules(Game):
             counted[power] = sum(n for kind, n in kinds.items() if kind != "cultist") + cultists.get(power, kinds.get("cultist", 0))
         return counted
 
-    def _supply_left(self, given: dict[str, dict]) -> dict[str, int]:
+    def _supply_left(self, given: dict[str, dict[str, Any]]) -> dict[str, int]:
         """The Noble, Skaven and Warpstone tokens left in the supply once those on the board are counted; a position
         holding more of a kind than the box (citow/component-list), or more of a Power's figures than it owns, is
         refused: Old World tokens are strictly limited (citow/old-world-token-supply), and a Power summons only
@@ -1258,7 +1328,7 @@ class Rules(Game):
                 )
         return {kind: self.TOKEN_SUPPLY[kind] - count for kind, count in on_board.items()}
 
-    def _dial_turn(self, power: str, spec: dict, ticks: int) -> dict:
+    def _dial_turn(self, power: str, spec: dict[str, Any], ticks: int) -> dict[str, Any]:
         """One Power's dial in the dial step: the ticks it turns (it stops at Victory, its highest position), the
         windows it reveals, and what they add up to; None for what its given windows do not say."""
         position, victory_at = spec["position"], spec.get("victory_at")
@@ -1287,7 +1357,7 @@ class Rules(Game):
         }
 
     @check("round_dials")
-    def round_dials(self, powers: dict, ruined_regions: int = 0, old_world_deck_empty: bool = False) -> dict:
+    def round_dials(self, powers: dict[str, Any], ruined_regions: int = 0, old_world_deck_empty: bool = False) -> dict[str, Any]:
         """`powers` {power: {position, victory_at, events | counters, windows, victory_points}}: `position` the ticks the
         dial has turned from Start; `events` what the Power did this round, read by `dial_advancement_counters` (or
         `counters` already counted); `victory_points` before the dial step. The dials are printed on the board, not in

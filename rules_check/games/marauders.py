@@ -2,10 +2,29 @@
 
 from __future__ import annotations
 
+from typing import Any, TypedDict
+
 from ..core import DataFileError, Game, GameData, RulesError, check
 
+Sheet = list[list[str | None]]  # a tribe's lines, each its spaces left to right (null: a free space)
 
-def _vp_table(data: GameData) -> list[dict]:
+
+class BrokenCard(TypedDict):
+    """A card of the broken battle line (trophies_input.broken_line)."""
+
+    card: str
+    frame: str
+
+
+class Placement(TypedDict):
+    """A trophy placed on a free space (trophies_input.placements)."""
+
+    card: str
+    line: int
+    space: int
+
+
+def _vp_table(data: GameData) -> list[dict[str, Any]]:
     return [{k: v for k, v in row.items() if k != "item"} for row in data.table("marauders/victory-point-table")]
 
 
@@ -73,9 +92,13 @@ class Rules(Game):
         self.EXEMPT_SYMBOLS = [
             s.strip() for s in data.param("marauders/fourth-duplicate", "exempt_symbols").split(",") if s.strip()
         ]
+        self.ATTACK_ROLL = data.ref("marauders/attack-roll")
+        self.CLARIFY_TROPHY_LINE = data.ref("marauders/clarify-line-completed-by-trophy")
+        self.CHEATING_RULE = data.ref("marauders/cheating")
+        self.CLARIFY_CHEATING = data.ref("marauders/clarify-cheating-scope")
 
     @check("line")
-    def line(self, spaces: list) -> dict:
+    def line(self, spaces: list[Any]) -> dict[str, Any]:
         """`spaces` lists the line's spaces left to right: a card name, "standard", "musician", or null for a gap."""
         problems = []
         if len(spaces) > self.LINE_MAX:
@@ -105,7 +128,7 @@ class Rules(Game):
         )
         return {"valid": not problems, "problems": problems, "completed": completed, "cards": len(cards), "gaps": gaps}
 
-    def _line_points(self, entry: dict) -> dict:
+    def _line_points(self, entry: dict[str, Any]) -> dict[str, Any]:
         points = {}
         if entry["completed"]:
             bonus = [vp for low, high, vp in self.LENGTH_BONUS if low <= entry["cards"] <= high]
@@ -125,10 +148,10 @@ class Rules(Game):
         return points
 
     @check("score")
-    def score(self, lines: list[dict], completed_three_lines_first: bool = False) -> dict:
+    def score(self, lines: list[dict[str, Any]], completed_three_lines_first: bool = False) -> dict[str, Any]:
         """A completed line of 4 cards scores no length bonus: the table starts at 5 (see the clarification named in
         the result)."""
-        result: dict = {}
+        result: dict[str, Any] = {}
         for number, entry in enumerate(lines, 1):
             result[f"line_{entry.get('position', number)}"] = self._line_points(entry)
         cards = sum(entry["cards"] for entry in lines)
@@ -143,13 +166,13 @@ class Rules(Game):
             result["clarification"] = self.SHORT_LINE
         return result
 
-    def _strength(self, side: str, line: dict) -> int:
+    def _strength(self, side: str, line: dict[str, Any]) -> int:
         """Attack strength: the sum of the cards' attack ratings (cards without a rating add nothing)."""
         cards, given = line.get("cards"), line.get("attack_strength")
         if cards is None:
             if given is None:
                 raise RulesError(f"{side}: give the line's cards or its attack_strength")
-            return given
+            return int(given)
         total = 0
         for position, card in enumerate(cards, 1):
             rating = card.get("attack_rating")
@@ -165,10 +188,10 @@ class Rules(Game):
             raise RulesError(f"{side}: attack_strength {given} is not the sum of its cards' ratings ({total})")
         return total
 
-    def _name(self, card: dict, position: int) -> str:
+    def _name(self, card: dict[str, Any], position: int) -> str:
         return card.get("card") or f"#{position}"
 
-    def _outcome(self, face: str, lines: dict) -> dict:
+    def _outcome(self, face: str, lines: dict[str, Any]) -> dict[str, Any]:
         result, broken, winner = OUTCOMES[face]
         outcome = {
             "face": face,
@@ -194,7 +217,7 @@ class Rules(Game):
         return outcome
 
     @check("attack")
-    def attack(self, attacker: dict, defender: dict, roll: str | None = None) -> dict:
+    def attack(self, attacker: dict[str, Any], defender: dict[str, Any], roll: str | None = None) -> dict[str, Any]:
         """`attacker` and `defender` are lines: `completed`, and `cards` (each with `frame` and, if it has one,
         `attack_rating`) or just `attack_strength`. The attacker may also say `attacks_made` since this completion,
         `just_completed` (false: completed earlier and did not attack then), `completed_by_trophy`,
@@ -211,7 +234,7 @@ class Rules(Game):
             raise RulesError(f"a tribe has 1 to {self.LINES_TO_END} completed lines, not {completed_lines}")
         reasons = []
 
-        def refuse(code: str, rule: str, message: str):
+        def refuse(code: str, rule: str, message: str) -> None:
             reasons.append({"code": code, "rule": rule, "message": message})
 
         if not attacker["completed"]:
@@ -265,7 +288,7 @@ class Rules(Game):
         return result
 
     @check("draw")
-    def draw(self, drawn: str, lines: list, green: bool = False, will_place: bool = True) -> dict:
+    def draw(self, drawn: str, lines: list[Any], green: bool = False, will_place: bool = True) -> dict[str, Any]:
         """`drawn`: the drawn card's symbol, "standard" or "musician" for those cards (as in `line`). `lines`: the tribe's
         lines, each its spaces left to right as in `line` (a card, or null for a gap). `green`: the card has a green
         frame. `will_place`: false when the player cannot or will not place a card that some line could take.
@@ -310,7 +333,7 @@ class Rules(Game):
     # -- whole situations: a whole turn, and the final standings -----------------------------------------------------
 
     @check("turn")
-    def turn(self, lines: list, draws: list[dict]) -> dict:
+    def turn(self, lines: list[Any], draws: list[dict[str, Any]]) -> dict[str, Any]:
         """A whole turn: each drawn card in order (`card`, `green`, and where it goes: `line` 1-3 and `space` 1-12, or
         no `line` for a card not placed), checked with `draw` (what the rules let it do, whether the turn ends) and
         `line` (placement, ends, duplicates); lines completed by it may attack, after which the turn ends.
@@ -319,7 +342,7 @@ class Rules(Game):
             raise RulesError(f"a tribe has {self.LINES} lines, not {len(lines)}")
         sheet = [list(spaces) + [None] * (self.LINE_MAX - len(spaces)) for spaces in lines]
         completed_before = [self.line(spaces=spaces)["completed"] for spaces in sheet]
-        steps: list[dict] = []
+        steps: list[dict[str, Any]] = []
         for number, drawn in enumerate(draws, 1):
             if steps and steps[-1]["turn_ends"]:
                 raise RulesError(f"draw {number}: the turn ended at draw {number - 1} ({steps[-1]['rule']})")
@@ -377,7 +400,7 @@ class Rules(Game):
         }
 
     @check("standings")
-    def standings(self, tribes: dict) -> dict:
+    def standings(self, tribes: dict[str, Any]) -> dict[str, Any]:
         """The final standings: each tribe's victory points (as `score`), the 150 for the first to complete three lines
         (at most one tribe), the ranking, and a tie for first settled by the loudest Waaagh! (not computable)."""
         first = [name for name, tribe in tribes.items() if tribe.get("completed_three_lines_first")]
@@ -397,4 +420,122 @@ class Rules(Game):
             "tied_for_first": leaders if len(leaders) > 1 else [],
             "tie_break": self.data.ref("marauders/tie") if len(leaders) > 1 else None,
             "rules": [self.data.ref("marauders/clarify-win-condition"), self.END_OF_GAME],
+        }
+
+    # -- after the attack: the winner's trophies; and the cheating rule ---------------------------------------------
+
+    def _sheet(self, lines: Sheet) -> Sheet:
+        """The tribe's lines padded to the sheet's spaces; refused unless there are 3 and each is valid."""
+        if len(lines) != self.LINES:
+            raise RulesError(f"a tribe has {self.LINES} lines, not {len(lines)}")
+        sheet = [list(spaces) + [None] * (self.LINE_MAX - len(spaces)) for spaces in lines]
+        for number, spaces in enumerate(sheet, 1):
+            problems = self.line(spaces=spaces)["problems"]
+            if problems:
+                raise RulesError(f"line {number} of the winner: " + "; ".join(problems))
+        return sheet
+
+    def _take_trophy(self, number: int, card: str, takeable: list[str], taken: list[str]) -> None:
+        """A trophy is a card of the broken line that the roll did not discard, taken once (marauders/attack-roll)."""
+        if card not in takeable or card in taken:
+            why = "was already placed" if card in taken else "is not a card of the broken line that the roll leaves"
+            raise RulesError(f"trophy {number}: {card} {why}; the winner may take {takeable} ({self.ATTACK_ROLL})")
+        taken.append(card)
+
+    def _place_trophy(self, number: int, sheet: Sheet, placement: Placement) -> bool:
+        """Place one trophy on a free space, under the placement rules every card obeys (marauders/card-placement and
+        the fourth duplicate); True when it completes that line."""
+        line, space, card = placement["line"], placement["space"], placement["card"]
+        spaces = list(sheet[line - 1])
+        if spaces[space - 1] is not None:
+            raise RulesError(f"trophy {number}: space {space} of line {line} is not free ({self.PLACEMENT_RULE})")
+        was_completed = self.line(spaces=spaces)["completed"]
+        spaces[space - 1] = card
+        checked = self.line(spaces=spaces)
+        if not checked["valid"]:
+            raise RulesError(f"trophy {number}: " + "; ".join(checked["problems"]))
+        held = sum(spaces_of.count(card) for spaces_of in sheet) + 1
+        if card not in self.PER_LINE and card not in self.EXEMPT_SYMBOLS and held > self.MAX_SAME_SYMBOL:
+            raise RulesError(f"trophy {number}: a tribe may not hold {held} cards with the symbol {card} "
+                             f"({self.FOURTH_DUPLICATE_RULE})")
+        sheet[line - 1] = spaces
+        return bool(checked["completed"]) and not was_completed
+
+    @check("trophies")
+    def trophies(
+        self, face: str, broken_line: list[BrokenCard], winner_lines: Sheet, placements: list[Placement]
+    ) -> dict[str, Any]:
+        """After an attack: the broken line's cards the roll discards (purple on the Orc Eye, grey and purple on the
+        Mark of Chaos), the trophies the winner places on free spaces of his lines in the order given (each under the
+        placement rules), the rest to the discard pile; lines completed by a trophy never attack; the turn passes."""
+        _result, _broken, winner = OUTCOMES[face]
+        sheet = self._sheet(winner_lines)
+        names = [card["card"] for card in broken_line]
+        discarded = [card["card"] for card in broken_line if card["frame"] in self.DISCARDS[face]]
+        takeable = [name for name in names if name not in discarded]
+        taken: list[str] = []
+        completed_now: list[int] = []
+        for number, placement in enumerate(placements, 1):
+            self._take_trophy(number, placement["card"], takeable, taken)
+            if self._place_trophy(number, sheet, placement):
+                completed_now.append(placement["line"])
+        completed = sum(self.line(spaces=spaces)["completed"] for spaces in sheet)
+        clarifications = [self.CLARIFY_DISCARDS] + ([self.CLARIFY_TROPHY_LINE] if completed_now else [])
+        return {
+            "winner": winner,
+            "discarded_by_the_roll": discarded,
+            "placed": [{"card": p["card"], "line": p["line"], "space": p["space"]} for p in placements],
+            "not_placed": [name for name in takeable if name not in taken],
+            "lines": sheet,
+            "lines_completed_by_trophies": completed_now,
+            "completed_lines": completed,
+            "game_over": completed >= self.LINES_TO_END,
+            "may_attack_with": [],
+            "turn_passes": True,
+            "clarifications": clarifications,
+            "rules": [self.ATTACK_ROLL, self.AFTER_THE_ATTACK, self.PLACEMENT_RULE, self.END_OF_GAME],
+        }
+
+    def _duplicates(self, number: int, spaces: list[str | None]) -> list[Placement]:
+        """Every card of a line whose symbol the line holds more than once: all of them, the first placed too."""
+        symbols = [s for s in spaces if s is not None and s not in self.PER_LINE]
+        return [
+            Placement(card=card, line=number, space=space)
+            for space, card in enumerate(spaces, 1)
+            if card is not None and card not in self.PER_LINE and symbols.count(card) > 1
+        ]
+
+    def _breaches(self, spaces: list[str | None]) -> list[str]:
+        """The placement rules other than duplicates that a line breaks (marauders/card-placement,
+        marauders/standards-and-musicians), as codes."""
+        breaches = [f"second_{kind}" for kind, limit in self.PER_LINE.items() if spaces.count(kind) > limit]
+        filled = [i for i, card in enumerate(spaces) if card is not None]
+        if "standard" in spaces and any(i < spaces.index("standard") for i in filled):
+            breaches.append("left_of_standard")
+        if "musician" in spaces and any(i > spaces.index("musician") for i in filled):
+            breaches.append("right_of_musician")
+        return breaches
+
+    @check("cheating")
+    def cheating(self, lines: Sheet) -> dict[str, Any]:
+        """The cheating rule: a line holding two or more duplicates against the rules loses all of them. Other
+        breaches (a second Standard or Musician, a card beyond an end) are named, without a remedy: the cheating rule
+        speaks of duplicates only (marauders/clarify-cheating-scope)."""
+        if len(lines) != self.LINES:
+            raise RulesError(f"a tribe has {self.LINES} lines, not {len(lines)}")
+        discarded = [card for number, spaces in enumerate(lines, 1) for card in self._duplicates(number, spaces)]
+        after = [list(spaces) for spaces in lines]
+        for card in discarded:
+            after[card["line"] - 1][card["space"] - 1] = None
+        other = [
+            {"line": number, "breach": breach} for number, spaces in enumerate(after, 1) for breach in self._breaches(spaces)
+        ]
+        return {
+            "cheating": bool(discarded),
+            "discarded": discarded,
+            "lines": after,
+            "completed": [self.line(spaces=spaces)["completed"] for spaces in after],
+            "other_breaches": other,
+            "rule": self.CHEATING_RULE,
+            "clarifications": [self.CLARIFY_CHEATING] if other else [],
         }

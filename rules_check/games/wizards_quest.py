@@ -2,9 +2,38 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from fractions import Fraction
+from typing import Any, NotRequired, TypedDict
 
 from ..core import Game, GameData, RulesError, check
+
+
+class Landing(TypedDict):
+    """One landing of the Dragon (dragon_phase_input.landings)."""
+
+    region: int
+    territory: int
+    devour_roll: int
+    men: NotRequired[int]
+    orcs: NotRequired[int]
+    hero: NotRequired[bool]
+    sorcerer: NotRequired[bool]
+
+
+class Destination(TypedDict):
+    """A location scattered pieces go to (scatter_input.destinations)."""
+
+    location: str
+    holds: str
+    men: NotRequired[int]
+    orcs: NotRequired[int]
+    hero: NotRequired[bool]
+    sorcerer: NotRequired[bool]
+    orcs_there: NotRequired[int]
+    hero_there: NotRequired[bool]
+    sorcerer_there: NotRequired[bool]
+
 
 DEATH_RANGE_PARAMS = (
     "per_man_or_orc",
@@ -43,6 +72,18 @@ class Rules(Game):
         self.HERO_COST = data.param("wizards-quest/reinforcement", "hero_cost_men")
         self.SORCERER_COST = data.param("wizards-quest/reinforcement", "sorcerer_cost_men")
         self.TWO_PLAYER = data.pick("wizards-quest/two-player-setup", TWO_PLAYER_PARAMS)  # from wizards-quest/two-player-setup
+        self.PHASE_RULES = {  # the Dragon Attack Phase and scattering, and the readings they follow
+            name: data.ref(f"wizards-quest/{name}")
+            for name in ("dragon-attack", "scatter", "clarify-scatter-destination", "clarify-hero-sorcerer-losses",
+                         "hero-and-sorcerer-cost", "orc-growth", "orc-rampage", "orc-rampage-order", "orc-settlement",
+                         "assist", "hero-sorcerer-assist", "free-attack", "ordinary-attack-on-dragon-or-wizard")
+        }
+        self.TREASURES_TO_WIN = data.param("wizards-quest/goal", "own_treasures_to_win")  # from wizards-quest/goal
+        self.ORC_GROWTH = data.param("wizards-quest/orc-growth", "orcs_added_per_location")  # from wizards-quest/orc-growth
+        self.RAMPAGE_AT = data.param("wizards-quest/orc-rampage", "rampage_threshold_orcs")  # from wizards-quest/orc-rampage
+        self.SETTLED_PER_LOCATION = data.param(
+            "wizards-quest/orc-settlement", "orcs_per_unoccupied_location"
+        )  # from wizards-quest/orc-settlement
         self.TERRAIN = {
             "castle": self.DR["defender_castle_bonus"],
             "forest": self.DR["defender_forest_or_mountains_bonus"],
@@ -62,7 +103,7 @@ class Rules(Game):
         terrain: str | None = None,
         attacked_across: str | None = None,
         location: str | None = None,
-    ) -> dict:
+    ) -> dict[str, Any]:
         """The death_range check: see describe()."""
         if men and orcs:
             raise RulesError(
@@ -96,11 +137,11 @@ class Rules(Game):
                 parts["terrain_part"] = self.TERRAIN[terrain]
         return {"death_range": sum(parts.values()), **parts}
 
-    def _inflicted(self, roll: dict) -> int:
+    def _inflicted(self, roll: dict[str, Any]) -> int:
         return roll["roll"] if roll["roll"] <= roll["death_range"] else 0
 
     @check("battle")
-    def battle(self, battles: list[dict], side: str | None = None) -> dict:
+    def battle(self, battles: list[dict[str, Any]], side: str | None = None) -> dict[str, Any]:
         """The rule is inferred from the tables (the text never states it): a roll at or under the roller's
         own death range kills as many of the opponent's pieces as the roll shows; a higher roll kills none.
         With both sides' rolls (no `side`), a Battle where both fail costs the attacker 1 (orc-rampage-aftermath,
@@ -114,7 +155,7 @@ class Rules(Game):
         if side is not None:
             key = "defender_losses" if side == "attacker" else "attacker_losses"
             return {key: [self._inflicted(b) for b in battles], "clarification": self.BATTLE_RULE}
-        result: dict = {"attacker_losses": [], "defender_losses": [], "both_failed": []}
+        result: dict[str, Any] = {"attacker_losses": [], "defender_losses": [], "both_failed": []}
         for b in battles:
             by_attacker, by_defender = self._inflicted(b["attacker"]), self._inflicted(b["defender"])
             both_failed = by_attacker == 0 and by_defender == 0
@@ -135,7 +176,7 @@ class Rules(Game):
                          f"wizards-quest/occupied-space; {self.UNOCCUPIED_RULE})")
 
     @check("hit_probability")
-    def hit_probability(self, death_range: int) -> dict:
+    def hit_probability(self, death_range: int) -> dict[str, Any]:
         """The chance that one Battle roll hits - at or under the roller's own death range - and the losses it
         inflicts on average, each roll of the die counted once, under the clarified battle rule (`battle`)."""
         inflicted = {roll: self._inflicted({"death_range": death_range, "roll": roll}) for roll in DIE}
@@ -152,7 +193,7 @@ class Rules(Game):
         }
 
     @check("reinforcements")
-    def reinforcements(self, kingdom_locations: int, heroes: int = 0, sorcerers: int = 0) -> dict:
+    def reinforcements(self, kingdom_locations: int, heroes: int = 0, sorcerers: int = 0) -> dict[str, Any]:
         """The reinforcements check: see describe()."""
         men = max(kingdom_locations * self.MEN_PER_KINGDOM_LOCATION, self.MINIMUM_REINFORCEMENT)
         cost = heroes * self.HERO_COST + sorcerers * self.SORCERER_COST
@@ -161,7 +202,7 @@ class Rules(Game):
         return {"men": men - cost, "heroes": heroes, "sorcerers": sorcerers, "total_men_value": men}
 
     @check("two_player_setup")
-    def two_player_setup(self) -> dict:
+    def two_player_setup(self) -> dict[str, Any]:
         """The two_player_setup check: see describe()."""
         sequence = [
             {"player": 1, "men": self.TWO_PLAYER["reinforce_first"]},
@@ -183,7 +224,7 @@ class Rules(Game):
         return [self.data.ref(i) for i in ids]
 
     @check("may_attack")
-    def may_attack(self, attacker: dict, target: dict) -> dict:
+    def may_attack(self, attacker: dict[str, Any], target: dict[str, Any]) -> dict[str, Any]:
         """Whether the forces in one location may attack a target: another player's forces, orcs, the Dragon or the
         Wizard. `attacker` holds `hero`/`sorcerer` (and `men`); `target` its `kind`, `hero`/`sorcerer`, whether it is a
         territory in the Wizard's region (`in_wizards_region`), `adjacent` (default true) and `own` (the attacker's
@@ -241,13 +282,13 @@ class Rules(Game):
             )
         return {"allowed": not reasons, "reasons": reasons}
 
-    def _force_range(self, side: str, force: dict, terrain: str | None, across: str | None) -> int:
+    def _force_range(self, side: str, force: dict[str, Any], terrain: str | None, across: str | None) -> int:
         pieces = {k: force[k] for k in ("men", "orcs", "hero", "sorcerer") if force.get(k)}
         if not pieces:
             return 0
-        return self.death_range(side=side, terrain=terrain, attacked_across=across, **pieces)["death_range"]
+        return int(self.death_range(side=side, terrain=terrain, attacked_across=across, **pieces)["death_range"])
 
-    def _lose(self, force: dict, losses: int) -> tuple[int, list[str]]:
+    def _lose(self, force: dict[str, Any], losses: int) -> tuple[int, list[str]]:
         """Remove `losses` pieces, men (or orcs) first, the Hero or Sorcerer last (one piece each): the pieces removed,
         capped at those present, and the Hero/Sorcerer lost."""
         kind = "orcs" if force.get("orcs") else "men"
@@ -262,26 +303,30 @@ class Rules(Game):
         return taken, lost
 
     @staticmethod
-    def _occupied(force: dict) -> bool:
+    def _occupied(force: dict[str, Any]) -> bool:
         return bool(force.get("men") or force.get("orcs") or force.get("hero") or force.get("sorcerer"))
 
     @check("attack")
     def attack(
         self,
-        attacker: dict,
-        defender: dict,
-        battles: list[dict],
+        attacker: dict[str, Any],
+        defender: dict[str, Any],
+        battles: list[dict[str, Any]],
         terrain: str | None = None,
         attacked_across: str | None = None,
         stop: bool = False,
-    ) -> dict:
+        treasure_here: str | None = None,
+        own_treasures_found_before: int = 0,
+    ) -> dict[str, Any]:
         """A whole Attack: Battle after Battle (each with both sides' rolls, and men assisting before it), death ranges
         recomputed from the pieces left, losses capped at the pieces present (men or orcs first, the Hero or Sorcerer
         last: wizards-quest/clarify-hero-sorcerer-losses), the both-fail rule, until a location is unoccupied; then
         capture (wizards-quest/clarify-capture-with-last-man) and what is scattered rather than destroyed when a
         Sorcerer is present. `stop`: the attacker stopped after the last Battle given. An unoccupied location (no man,
         orc, Hero or Sorcerer) is captured without a Battle: a Battle against it is refused
-        (wizards-quest/clarify-attack-on-unoccupied-location)."""
+        (wizards-quest/clarify-attack-on-unoccupied-location). `treasure_here`: the treasure lying in the attacked
+        location (own, another player's, or the dummy); captured, the player's own treasure is found.
+        """
         attacking, defending = dict(attacker), dict(defender)
         permission = self.may_attack(
             attacker={k: attacking[k] for k in ("men", "hero", "sorcerer") if k in attacking},
@@ -296,7 +341,7 @@ class Rules(Game):
         for force, side in ((attacking, "attacker"), (defending, "defender")):
             if self._occupied(force):
                 self._force_range(side, force, terrain, attacked_across)  # refuses an impossible space
-        result: dict = {"allowed": permission["allowed"], "reasons": permission["reasons"], "battles": []}
+        result: dict[str, Any] = {"allowed": permission["allowed"], "reasons": permission["reasons"], "battles": []}
         if not permission["allowed"]:
             return result
         empty_from_the_start = not self._occupied(defending)  # captured without a Battle
@@ -350,6 +395,7 @@ class Rules(Game):
             "men_that_may_move_in": max(may_move, 0) if captured else 0,
             "rules": self._refs("wizards-quest/capture", "wizards-quest/clarify-capture-with-last-man"),
         }
+        result["treasure"] = self._treasure(result["capture"]["must_capture"], treasure_here, own_treasures_found_before)
         result["rules"] = self._refs(
             "wizards-quest/clarify-battle-resolution",
             "wizards-quest/orc-rampage-aftermath",
@@ -359,3 +405,212 @@ class Rules(Game):
             *([self.UNOCCUPIED_RULE] if empty_from_the_start else []),
         )
         return result
+
+    def _treasure(self, captured: bool, treasure_here: str | None, found_before: int) -> dict[str, Any] | None:
+        """A treasure in the captured location: the player's own is removed and found - no reward
+        (wizards-quest/clarify-treasure-rewards) - and the third wins (wizards-quest/goal); the dummy and another
+        player's treasure count for nothing (wizards-quest/treasure-capture, wizards-quest/dummy-treasure)."""
+        if treasure_here is None:
+            return None
+        found = captured and treasure_here == "own"
+        total = found_before + (1 if captured and treasure_here == "own" else 0)
+        return {
+            "found": found,
+            "own_treasures_found": total,
+            "game_won": total >= self.TREASURES_TO_WIN,
+            "reward": None,
+            "rules": self._refs("wizards-quest/treasure-capture", "wizards-quest/goal", "wizards-quest/dummy-treasure"),
+            "clarifications": self._refs("wizards-quest/clarify-treasure-rewards"),
+        }
+
+    # -- the Dragon Attack Phase, and where scattered pieces go ---------------------------------------------------------
+
+    def _landing(self, number: int, landing: Landing) -> dict[str, Any]:
+        """One landing: the Dragon devours up to its roll of the orcs or the player's pieces there, men first and the
+        Hero or Sorcerer last (wizards-quest/clarify-hero-sorcerer-losses); it moves on unless it devoured a man, a
+        Hero or a Sorcerer (wizards-quest/dragon-attack)."""
+        force: dict[str, Any] = {
+            "men": landing.get("men", 0),
+            "orcs": landing.get("orcs", 0),
+            "hero": landing.get("hero", False),
+            "sorcerer": landing.get("sorcerer", False),
+        }
+        if force["orcs"] and (force["men"] or force["hero"] or force["sorcerer"]):
+            raise RulesError(f"landing {number}: orcs and players' pieces never share a space ({self.OCCUPANCY_RULE})")
+        kind = "orcs" if force["orcs"] else "men"
+        before = force[kind]
+        devoured, leaders = self._lose(force, landing["devour_roll"])
+        men_eaten = kind == "men" and (before - force["men"] > 0 or bool(leaders))
+        return {
+            "region": landing["region"],
+            "territory": landing["territory"],
+            "devoured": devoured,
+            "leaders_devoured": leaders,
+            "left": force,
+            "moves_on": not men_eaten,
+        }
+
+    @check("dragon_phase")
+    def dragon_phase(self, landings: list[Landing]) -> dict[str, Any]:
+        """The Dragon Attack Phase: each landing in order (a region and a territory by 1d6 each, the devour roll, and
+        what the territory holds), until the Dragon has devoured at least 1 man, Hero or Sorcerer; it never devours
+        the Wizard, who is no piece of any force."""
+        steps: list[dict[str, Any]] = []
+        for number, landing in enumerate(landings, 1):
+            if steps and not steps[-1]["moves_on"]:
+                raise RulesError(
+                    f"landing {number}: the Dragon stopped at landing {number - 1}, having devoured a man, Hero or "
+                    f"Sorcerer ({self.PHASE_RULES['dragon-attack']})"
+                )
+            steps.append(self._landing(number, landing))
+        leaders = any(step["leaders_devoured"] for step in steps)
+        return {
+            "landings": steps,
+            "phase_over": bool(steps) and not steps[-1]["moves_on"],
+            "rules": [self.PHASE_RULES["dragon-attack"]],
+            "clarifications": [self.PHASE_RULES["clarify-hero-sorcerer-losses"]] if leaders else [],
+        }
+
+    def _destination(self, battle_location: str, place: Destination) -> None:
+        """A location scattered pieces may go to: another location than the battle's (wizards-quest/scatter), held by
+        their owner or unoccupied (wizards-quest/clarify-scatter-destination), never a fifth orc
+        (wizards-quest/occupancy-rules), never a Hero and a Sorcerer together (wizards-quest/hero-and-sorcerer-cost)."""
+        where = place["location"]
+        if where == battle_location:
+            raise RulesError(f"{where}: scattered pieces go to any other location ({self.PHASE_RULES['scatter']})")
+        if place["holds"] in ("other_player", "orcs"):
+            raise RulesError(f"{where}: scattered pieces go only to their owner's or unoccupied locations, not to one "
+                             f"held by {place['holds'].replace('_', ' ')} ({self.PHASE_RULES['clarify-scatter-destination']})")
+        if place.get("orcs", 0) + place.get("orcs_there", 0) > self.MAX_ORCS:
+            raise RulesError(f"{where}: a location holds at most {self.MAX_ORCS} orcs ({self.OCCUPANCY_RULE})")
+        hero = place.get("hero") or place.get("hero_there")
+        sorcerer = place.get("sorcerer") or place.get("sorcerer_there")
+        if hero and sorcerer:
+            raise RulesError(f"{where}: a Hero and a Sorcerer never share a space ({self.PHASE_RULES['hero-and-sorcerer-cost']})")
+
+    @check("scatter")
+    def scatter(self, pieces: dict[str, Any], battle_location: str, destinations: list[Destination]) -> dict[str, Any]:
+        """Where the pieces a Sorcerer scatters may go: every scattered piece placed, each destination checked."""
+        if pieces.get("men") and pieces.get("orcs"):
+            raise RulesError(f"orcs and players' pieces never share a space ({self.OCCUPANCY_RULE})")
+        for place in destinations:
+            self._destination(battle_location, place)
+        placed = {
+            "men": sum(p.get("men", 0) for p in destinations),
+            "orcs": sum(p.get("orcs", 0) for p in destinations),
+            "hero": sum(bool(p.get("hero")) for p in destinations),
+            "sorcerer": sum(bool(p.get("sorcerer")) for p in destinations),
+        }
+        wanted = {k: int(pieces.get(k, 0)) for k in placed}
+        if placed != wanted:
+            raise RulesError(f"the destinations place {placed}, but the pieces scattered are {wanted}: every scattered "
+                             f"piece is placed ({self.PHASE_RULES['scatter']})")
+        return {
+            "placed": {"men": placed["men"], "orcs": placed["orcs"], "hero": bool(placed["hero"]),
+                       "sorcerer": bool(placed["sorcerer"])},
+            "destinations": [place["location"] for place in destinations],
+            "rules": [self.PHASE_RULES["scatter"]],
+            "clarifications": [self.PHASE_RULES["clarify-scatter-destination"]],
+        }
+
+    # -- the Orc Phase: growth, the order of the rampages, settlement ----------------------------------------------------
+
+    def _grow(self, roll: int, orcs: list[dict[str, int]], castles_next_to: dict[int, list[int]] | None) -> None:
+        """One player's growth roll: 1 orc more in every orc-held territory of the region rolled and every orc-held castle
+        next to that region's territories, at most 4 in a location (wizards-quest/orc-growth). The map is not printed:
+        the castles next to a region are an input when an orc-held castle might be one."""
+        if castles_next_to is None or roll not in castles_next_to:
+            if any("castle" in place for place in orcs):
+                raise RulesError(
+                    f"region {roll} was rolled: give castles_adjacent_to_region for it (the castles next to its "
+                    f"territories; the map is not printed) ({self.PHASE_RULES['orc-growth']})"
+                )
+        castles = set((castles_next_to or {}).get(roll, []))
+        for place in orcs:
+            if place.get("region") == roll or place.get("castle") in castles:
+                place["orcs"] = min(place["orcs"] + self.ORC_GROWTH, self.MAX_ORCS)
+
+    @staticmethod
+    def _rampage_key(place: dict[str, int]) -> tuple[int, int, int]:
+        """Territories before castles, lower regions first, lower territories first, lower castles first
+        (wizards-quest/orc-rampage-order)."""
+        if "castle" in place:
+            return (1, place["castle"], 0)
+        return (0, place["region"], place["territory"])
+
+    @check("orc_phase")
+    def orc_phase(
+        self,
+        rolls: list[int],
+        orc_locations: list[dict[str, int]],
+        castles_adjacent_to_region: list[dict[str, Any]] | None = None,
+        unoccupied_after_rampages: int | None = None,
+    ) -> dict[str, Any]:
+        """The Orc Phase as far as it goes without the map: growth for each player's roll, the locations that rampage
+        (4 orcs) in the order they attack, and the orcs settled in the locations left unoccupied after the rampages.
+        The rampages themselves (targets clockwise round each location) need the map and are fought as Battles."""
+        orcs = [dict(place) for place in orc_locations]
+        castles_next_to = (
+            None if castles_adjacent_to_region is None
+            else {entry["region"]: list(entry["castles"]) for entry in castles_adjacent_to_region}
+        )
+        for roll in rolls:
+            self._grow(roll, orcs, castles_next_to)
+        rampaging = sorted((place for place in orcs if place["orcs"] >= self.RAMPAGE_AT), key=self._rampage_key)
+        return {
+            "orcs_after_growth": orcs,
+            "rampage_order": [{k: v for k, v in place.items() if k != "orcs"} for place in rampaging],
+            "orcs_settled": None if unoccupied_after_rampages is None else unoccupied_after_rampages * self.SETTLED_PER_LOCATION,
+            "rules": [self.PHASE_RULES[name] for name in ("orc-growth", "orc-rampage", "orc-rampage-order", "orc-settlement")],
+        }
+
+    # -- free attacks, and the help an Attack may have ----------------------------------------------------------------
+
+    def _leader_help(self, leader_assist: str | None, already_there: str | None, moment: str,
+                     free: bool, refuse: Callable[[str, str, str], None]) -> tuple[bool | None, bool]:
+        """A Hero or Sorcerer brought to the attacking location: only at the start, never in a free attack; with the
+        other leader there, the two swap places (a Hero and a Sorcerer never share a space)."""
+        if leader_assist is None:
+            return None, False
+        if leader_assist == already_there:
+            raise RulesError(f"the player's {leader_assist} is already in the attacking location: a player moves his Hero "
+                             f"or Sorcerer in ({self.PHASE_RULES['hero-sorcerer-assist']})")
+        if moment != "start":
+            refuse("leader_only_at_start", "hero-sorcerer-assist",
+                   "a Hero or Sorcerer assists only at the start of the attack")
+        return not free and moment == "start", already_there is not None
+
+    @check("attack_help")
+    def attack_help(
+        self,
+        target_kind: str,
+        dragon_or_wizard_in_attacking_location: bool = False,
+        others_in_that_location: bool = False,
+        leader_assist: str | None = None,
+        leader_in_attacking_location: str | None = None,
+        moment: str = "start",
+    ) -> dict[str, Any]:
+        """Whether an Attack is a free attack (the Dragon or the Wizard in the attacking forces' own location: no help,
+        and other hostile forces there only once it is removed), whether men from adjacent locations may assist (at the
+        start and before each roll), and whether the player's Hero or Sorcerer may come to help (only at the start,
+        swapping with the other one already there)."""
+        reasons: list[dict[str, str]] = []
+
+        def refuse(code: str, rule: str, message: str) -> None:
+            reasons.append({"code": code, "rule": self.PHASE_RULES[rule], "message": message})
+
+        free = target_kind in ("dragon", "wizard") and dragon_or_wizard_in_attacking_location
+        if free and leader_assist is not None:
+            refuse("no_help_in_free_attack", "free-attack", "a free attack has no help")
+        leader_allowed, swap = self._leader_help(leader_assist, leader_in_attacking_location, moment, free, refuse)
+        rule = "free-attack" if free else "ordinary-attack-on-dragon-or-wizard"
+        return {
+            "free_attack": free,
+            "men_assist_allowed": not free,
+            "leader_assist_allowed": leader_allowed,
+            "swap": bool(leader_allowed) and swap,
+            "others_only_after": free and others_in_that_location,
+            "reasons": reasons,
+            "rules": [self.PHASE_RULES[name] for name in ("assist", "hero-sorcerer-assist")]
+            + ([self.PHASE_RULES[rule]] if target_kind in ("dragon", "wizard") else []),
+        }
