@@ -97,3 +97,29 @@ def test_questions_about_our_text_stay_off_the_aids(resolved):
         items = [item for section in aid_sections(resolved, "battlelore", lang) for item in section["items"]]
         assert "battlelore/clarify-dice-face-icons" not in {item["id"] for item in items}
         assert all("battlelore/clarify-dice-face-icons" not in item["questions"] for item in items)
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("game, lang", AIDS)
+def test_every_pdf_is_print_ready(aids, resolved, game: str, lang: str):
+    """Title, language, printing at actual size (said on every page, and asked of the viewer), a
+    bookmark for every item, and a version with the date of the data."""
+    import io
+
+    from generator.render.aids.cards import rulings_date
+    ui = resolved.languages.ui(lang)
+    game_title = resolved.text_in(resolved.kb.games[game]["title"], lang)
+    date = rulings_date(resolved, game)
+    assert date and re.fullmatch(r"\d{4}-\d\d-\d\d", date)
+    for kind, label in (("sheet", ui["aid_sheet"]), ("cards", ui["aid_cards"])):
+        for paper in ("a4", "letter"):
+            reader = PdfReader(io.BytesIO(aids[f"{game}-{lang}-{kind}-{paper}.pdf"]))
+            root = reader.trailer["/Root"]
+            assert reader.metadata.title == f"{game_title} · {label}"
+            assert root["/Lang"] == lang
+            assert root["/ViewerPreferences"]["/PrintScaling"] == "/None"
+            assert len(reader.outline) >= 1
+            for page in reader.pages:
+                text = words(page.extract_text())
+                assert words(ui["aid_print_at_100"]) in text, (kind, paper)
+                assert f"{ui['data_version']} {date} · " in text, (kind, paper)

@@ -140,7 +140,7 @@ def produce(job: AidJob) -> AidFiles:
     files = {name("sheet.html"): job.sheet_html.encode("utf-8"), name("cards.html"): card_html.encode("utf-8")}
     for paper in SHEETS:
         files[name(f"sheet-{paper}.pdf")] = sheet_on_paper(job, sheet, sources, paper)
-        files[name(f"cards-{paper}.pdf")] = card_sheets(items, parts, sources, paper)
+        files[name(f"cards-{paper}.pdf")] = card_sheets(job, items, parts, sources, paper)
     files[name(PREVIEW)] = first_page_png(files[name("sheet-a4.pdf")])  # the one the site shows (cards.aid_links)
     return AidFiles(job.game, job.lang, files)
 

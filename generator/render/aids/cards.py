@@ -302,6 +302,7 @@ class AidJob:
     parts_html: str   # the other pieces of the printed aids, one a page (aid-parts.html.j2)
     title: str        # the sheet PDF's title
     sections: list[PrintedSection]
+    cards_title: str = ""  # the cards PDF's title
 
 
 def aid_job(resolved: Resolved, game: str, lang: str, tables: AnswerTables | None = None) -> AidJob:
@@ -313,7 +314,7 @@ def aid_job(resolved: Resolved, game: str, lang: str, tables: AnswerTables | Non
     layouts = {"sheet": (SHEET_LAYOUT, labels["aid_sheet"]), "cards": (CARD_LAYOUT, labels["aid_cards"])}
 
     def footer(version: str) -> str:
-        return f"{game_title} · {labels['full_rules']}: {lang}/{game}/ · {version}"
+        return f"{game_title} · {labels['full_rules']}: {lang}/{game}/ · {version} · {labels['aid_print_at_100']}"
 
     def html(kind: str, version: str) -> str:
         layout, kind_label = layouts[kind]
@@ -321,16 +322,26 @@ def aid_job(resolved: Resolved, game: str, lang: str, tables: AnswerTables | Non
                                                       title=f"{game_title} · {kind_label}", sections=sections, footer=footer(version))
     # The printed version is a digest of what this aid shows, not of the whole data: an edit in
     # one game changes neither the version nor the cache key of another game's aids.
-    version = f"{labels['data_version']} {content_version(html('sheet', '') + html('cards', ''))}"
+    date = rulings_date(resolved, game)
+    version = f"{labels['data_version']} {date + ' · ' if date else ''}{content_version(html('sheet', '') + html('cards', ''))}"
     sheet_title = f"{game_title} · {labels['aid_sheet']}"
     parts = env.get_template("aid-parts.html.j2").render(
         lang=lang, game_title=game_title, kind=labels["aid_sheet"], title=sheet_title,
         font_size=FONT_SIZE, sections=sections, card_refs=[item["ref"] for section in sections for item in section["items"]],
-        version=version, footer=footer(version), max_pages=MAX_SHEET_PAGES,
+        version=version, footer=footer(version), max_pages=MAX_SHEET_PAGES, print_note=labels["aid_print_at_100"],
         sheet_width=round(SHEET_TEXT_WIDTH, 3), column_width=round(COLUMN_WIDTH, 3), card_width=round(CARD_TEXT[0], 3))
     printed = [PrintedSection(section["title"], [(item["anchor"], item["title"], item["colour"] or section["colour"])
                                                  for item in section["items"]]) for section in sections]
-    return AidJob(game, lang, html("sheet", version), html("cards", version), parts, sheet_title, printed)
+    return AidJob(game, lang, html("sheet", version), html("cards", version), parts, sheet_title, printed,
+                  f"{game_title} · {labels['aid_cards']}")
+
+
+def rulings_date(resolved: Resolved, game: str) -> str | None:
+    """The date an aid's data stands at: the latest day a ruling of the game was reviewed against
+    the sources (clarifications' `reviewed`), so the same data always prints the same date."""
+    dates = [str(entry["clarification"]["reviewed"]) for entry_id, entry in resolved.kb.entries.items()
+             if resolved.kb.game_of(entry_id) == game and "reviewed" in entry.get("clarification", {})]
+    return max(dates, default=None)
 
 
 def content_version(html: str) -> str:
