@@ -23,6 +23,7 @@ from .cards import (
     CARD_SIZE,
     COLUMN_GAP,
     COLUMN_WIDTH,
+    FOOT_INSET,
     MAX_SHEET_PAGES,
     RULE,
     SHEET_AREA,
@@ -149,7 +150,7 @@ def card_sheets(job: AidJob, items: list[ItemPieces], parts: dict[str, Piece], s
             band, footer = parts[f"band-{items[number].section}"], parts[f"card-foot-{number}"]
             composition.place(page, band, left + CARD_MARGIN[1], top + CARD_MARGIN[0])
             composition.place(page, piece, left + CARD_MARGIN[1], top + CARD_MARGIN[0] + band.height + band.margin_bottom)
-            composition.place(page, footer, left + CARD_MARGIN[1], top + footer_top(CARD_SIZE[1], CARD_MARGIN[2], footer))
+            composition.place(page, footer, left + FOOT_INSET, top + CARD_SIZE[1] - FOOT_INSET - footer.height)
         marks = " ".join(f"{x1:.3f} {y1:.3f} m {x2:.3f} {y2:.3f} l" for x1, y1, x2, y2 in cut_mark_lines(sheet_w, sheet_h, x0, y0))
         composition.pages[page][2].append(f"0 G 0.3 w {marks} S")
     return composition.pdf(job.cards_title, job.lang, outline)

@@ -36,6 +36,7 @@ SHEETS = {"a4": (210 * MM, 297 * MM), "letter": (8.5 * 72, 11 * 72)}
 CARD_SIZE = (63 * MM, 88 * MM)
 CARD_MARGIN = (3.5 * MM, 3.5 * MM, 6 * MM)  # top, sides, bottom (where the footer stands)
 CARD_TEXT = (CARD_SIZE[0] - 2 * CARD_MARGIN[1], CARD_SIZE[1] - CARD_MARGIN[0] - CARD_MARGIN[2])  # band and item
+FOOT_INSET = 4.5 * MM  # a card's footer stands this far inside the cut, below and at the sides (issue 28: at least 4 mm)
 # The sheet is made once, on the area both papers have (210 × 279.4 mm), and centred on each.
 SHEET_AREA = (min(w for w, _ in SHEETS.values()), min(h for _, h in SHEETS.values()))
 SHEET_MARGIN = (8 * MM, 10 * MM)  # top, bottom (where the footer stands); the columns are centred across
@@ -329,7 +330,8 @@ def aid_job(resolved: Resolved, game: str, lang: str, tables: AnswerTables | Non
         lang=lang, game_title=game_title, kind=labels["aid_sheet"], title=sheet_title,
         font_size=FONT_SIZE, sections=sections, card_refs=[item["ref"] for section in sections for item in section["items"]],
         version=version, footer=footer(version), max_pages=MAX_SHEET_PAGES, print_note=labels["aid_print_at_100"],
-        sheet_width=round(SHEET_TEXT_WIDTH, 3), column_width=round(COLUMN_WIDTH, 3), card_width=round(CARD_TEXT[0], 3))
+        sheet_width=round(SHEET_TEXT_WIDTH, 3), column_width=round(COLUMN_WIDTH, 3), card_width=round(CARD_TEXT[0], 3),
+        foot_width=round(CARD_SIZE[0] - 2 * FOOT_INSET, 3))
     printed = [PrintedSection(section["title"], [(item["anchor"], item["title"], item["colour"] or section["colour"])
                                                  for item in section["items"]]) for section in sections]
     return AidJob(game, lang, html("sheet", version), html("cards", version), parts, sheet_title, printed,
