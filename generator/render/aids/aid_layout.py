@@ -133,7 +133,7 @@ def produce(job: AidJob) -> AidFiles:
     parts = dict(part_on(page, number) for number, page in enumerate(parts_document.pages))
     bands = [parts[f"band-{number}"] for number in range(len(job.sections))]
     band_room = max((band.height + band.margin_bottom for band in bands), default=0)
-    foot_room = max((piece.height for part, piece in parts.items() if part.startswith("card-foot-")), default=0) + FOOT_INSET + MM
+    foot_room = max((piece.height for part, piece in parts.items() if part.startswith("card-foot-")), default=0) + FOOT_INSET + MM / 2
     item_height = CARD_SIZE[1] - CARD_MARGIN[0] - band_room - foot_room  # what a card leaves between its band and its footer
     card_html, items_document = lay_out_cards(with_page_height(job.card_html, item_height), name("cards"))
     sources = readers(items_document.write_pdf(), parts_document.write_pdf())

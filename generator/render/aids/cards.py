@@ -36,7 +36,7 @@ SHEETS = {"a4": (210 * MM, 297 * MM), "letter": (8.5 * 72, 11 * 72)}
 CARD_SIZE = (63 * MM, 88 * MM)
 CARD_MARGIN = (3.5 * MM, 3.5 * MM, 6 * MM)  # top, sides, bottom (where the footer stands)
 CARD_TEXT = (CARD_SIZE[0] - 2 * CARD_MARGIN[1], CARD_SIZE[1] - CARD_MARGIN[0] - CARD_MARGIN[2])  # band and item
-FOOT_INSET = 4.5 * MM  # a card's footer stands this far inside the cut, below and at the sides (issue 28: at least 4 mm)
+FOOT_INSET = 4.25 * MM  # a card's footer stands this far inside the cut, below and at the sides (issue 28: at least 4 mm)
 # The sheet is made once, on the area both papers have (210 × 279.4 mm), and centred on each.
 SHEET_AREA = (min(w for w, _ in SHEETS.values()), min(h for _, h in SHEETS.values()))
 SHEET_MARGIN = (8 * MM, 10 * MM)  # top, bottom (where the footer stands); the columns are centred across
