@@ -21,6 +21,7 @@ import pypdfium2
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
+from generator.render.aids.aid_measure import measure_cards, measure_sheet  # noqa: E402
 from generator.render.aids.cards import SHEETS, start_aids  # noqa: E402
 from generator.resolve.resolve import resolve  # noqa: E402
 from generator.validate.validate import load_valid  # noqa: E402
@@ -81,9 +82,25 @@ def main() -> int:
         Path(file).write_bytes(page_pngs(pdf, PREVIEW_SCALE, colours=64)[int(page) - 1])
         print(f"{file}: {Path(file).stat().st_size // 1024} KB")
         return 0
-    written = write_gallery(aid_pdfs(papers), args.out)
+    pdfs = aid_pdfs(papers)
+    written = write_gallery(pdfs, args.out)
     print(f"{len(written)} pages in {args.out} (index.html shows them all)")
+    for name in sorted(pdfs):
+        print(figures(name, pdfs[name]))
     return 0
+
+
+def figures(name: str, pdf: bytes) -> str:
+    """One aid's measures as a printer sees them (issue 28's targets: type at least 6 pt, footers at
+    least 4 mm inside the cut, columns full but on the last page)."""
+    paper = name.rsplit("-", 1)[1]
+    if "-cards-" in name:
+        cards = measure_cards(pdf, paper)
+        return (f"{name}: {cards.cards} cards, smallest type {cards.smallest_type} pt, footers {cards.footer_to_cut} mm inside "
+                f"the cut ({cards.footers_within_4mm} under 4 mm), other text {cards.nearest_to_cut} mm")
+    sheet = measure_sheet(pdf, paper)
+    fill = " | ".join(" ".join(f"{f:.0%}" for f in page) for page in sheet.column_fill)
+    return f"{name}: {sheet.pages} page(s), smallest type {sheet.smallest_type} pt, column fill {fill}"
 
 
 if __name__ == "__main__":

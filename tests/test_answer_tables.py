@@ -14,7 +14,7 @@ from conftest import REPO
 
 from generator.render.answer_tables import AnswerTables, Words, value_at
 
-GAMES = ["citow", "battlelore", "marauders", "wizards-quest"]
+GAMES = ["citow", "marauders", "wizards-quest"]  # BattleLore has none: its tables rested on an assumption (issue 28)
 
 
 @pytest.fixture(scope="module")
@@ -109,16 +109,18 @@ def test_the_tables_print_the_readers_words(resolved, tables):
     assert en.rows[0][1][0].text == "50.0" and pl.rows[0][1][0].text == "50,0"  # 1 die: a hit on 4, 5 or 6
 
 
-def test_battlelore_and_wizards_quest_tables_answer_the_issues_questions(tables):
-    """BattleLore: each face 1 in 6; the average damage by terrain (terrains alike joined, water, where no unit stands,
-    left out), kind of attack and dice. Wizard's Quest: the chance of a hit and the losses for death ranges 1-6."""
-    faces, damage = tables.of_game("battlelore", "en")
-    assert [cells[1].text for _, cells in faces.rows] == ["1/6"] * 6
-    rows = {heading: [cell.text for cell in cells] for heading, cells in damage.rows}
-    assert list(rows) == ["plains, hill, ford, bridge, command tent", "forest", "building"]
-    assert rows["plains, hill, ford, bridge, command tent"][:4] == ["0.33", "0.67", "1.00", "1.33"]  # melee, 1-4 dice
-    assert rows["forest"][:4] == ["0.33", "0.67", "0.67", "0.67"]  # at most 2 dice
-    assert rows["building"][0] == "0.00"  # the building ignores the one damage a die can deal
+def test_battlelore_has_no_table_resting_on_an_assumption_and_wizards_quest_answers_the_issues_question(resolved, tables):
+    """Issue 28: BattleLore's face-chance and average-damage tables gave each face 1 side in 6, which the sources do
+    not say; they are withdrawn from the Calculators page and the aids (its calculators say the assumption in their
+    question). Wizard's Quest: the chance of a hit and the losses for death ranges 1-6."""
+    from generator.render.aids.cards import aid_sections
+    for lang in ("en", "pl", "ru"):
+        assert tables.of_game("battlelore", lang) == []
+        assert all(item["id"] not in ("face_probability", "expected_hits") and "answer-table" not in item["html"]
+                   for section in aid_sections(resolved, "battlelore", lang, tables) for item in section["items"])
+        words = resolved.kb.calculators["battlelore"]["checks"]
+        unsaid = {"en": "the sources do not say", "pl": "źródła tego nie mówią", "ru": "источники этого не говорят"}[lang]
+        assert unsaid in words["expected_hits"]["title"][lang] and unsaid in words["face_probability"]["answer"][lang]
     (hits,) = tables.of_game("wizards-quest", "ru")
     assert [(heading, [cell.text for cell in cells]) for heading, cells in hits.rows][::5] == [
         ("1", ["16,7", "0,17"]), ("6", ["100,0", "3,50"])]

@@ -358,3 +358,41 @@ def test_a_worked_example_whose_inputs_break_its_check_schema_is_one_problem(tmp
     lines = printed_lines(problems)
     assert len(lines) == 1 and " E043 entry citow/" in lines[0] and "citow.old_world_track" in lines[0], lines
     assert len(lines[0]) < 600  # the refused value is not repeated whole
+
+
+PLAY_NEEDS = {  # game -> what its play checklist must cover (issue 28); BattleLore's scenarios set it up, not its reference guide
+    "battlelore": {"sequence", "dice", "combat", "victory"},
+    "citow": {"setup", "sequence", "dice", "combat", "victory"},
+    "marauders": {"setup", "sequence", "dice", "combat", "victory"},
+    "wizards-quest": {"setup", "sequence", "combat", "victory"},
+}
+
+
+@pytest.mark.unit
+def test_every_bundled_aid_has_a_play_checklist_it_prints_whole():
+    kb, problems = validate(REPO / "data")
+    assert not problems
+    for game, needs in PLAY_NEEDS.items():
+        checklist = kb.aids[game]["checklist"]
+        assert needs <= set(checklist), game
+        printed = {ref for section in kb.aids[game]["sections"] for ref in section["entries"]}
+        assert {ref for refs in checklist.values() for ref in refs} <= printed, game
+    assert {"wizards-quest/goal", "wizards-quest/treasure-capture", "wizards-quest/setup"} <= {
+        ref for refs in kb.aids["wizards-quest"]["checklist"].values() for ref in refs}
+    assert "citow/resolve-hero-tokens" in kb.aids["citow"]["checklist"]["sequence"]
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize("game, entry", [("wizards-quest", "wizards-quest/goal"), ("citow", "citow/resolve-hero-tokens"),
+                                         ("battlelore", "battlelore/quickref-dice-results")])
+def test_an_entry_taken_off_a_bundled_aid_fails_naming_it(game: str, entry: str, tmp_path: Path, monkeypatch):
+    shutil.copytree(REPO / "data", tmp_path / "data")
+    cards = tmp_path / "data/games" / game / "cards.yaml"
+    text = cards.read_text(encoding="utf-8")
+    sections = text.index("  sections:\n")
+    assert text.count(f"{entry}, ", sections) + text.count(f", {entry}]", sections) == 1
+    cards.write_text(text[:sections] + text[sections:].replace(f"{entry}, ", "").replace(f", {entry}]", "]"), encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    _, problems = validate(Path("data"))
+    assert [(p.path, p.code) for p in problems.items] == [(f"data/games/{game}/cards.yaml", "E070")]
+    assert f"'{entry}' is needed for" in problems.items[0].message

@@ -61,6 +61,8 @@ CODES: dict[str, tuple[str, str]] = {
     "E063": ("game in an undefined language", "Add data/languages/<code>/ (language.yaml and ui.yaml) for the language, or remove it from the game's languages."),
     "E065": ("interface text with an unknown place", "An interface text may use only the {places} the generator fills for it (translated_from: {lang}; fallback: {shown}; calculator.failed: {error}); write other braces out of it."),
     "E066": ("search folding that is not letter to letter", "folding maps one letter to another (\"ł\": \"l\"); a mark, digit or space there would change every query and index word."),
+    "E070": ("aid omits an entry of its play checklist", "The checklist (cards.yaml, aid.checklist) names what a group needs to play a whole game from the aid: add the entry to one of the aid's sections, or, if the game can be played without it, take it off the checklist."),
+    "E071": ("play checklist names no entry of its game", "aid.checklist lists entry ids of this game (data/games/<game>/chapters/); fix the id or remove it from the checklist."),
     "E080": ("calculator without its words", "Each check of checks.yaml needs, in calculators.yaml beside it, a title and an answer sentence in every language of the game; docs/data-format.md, \"Calculators\"."),
     "E081": ("calculator field without a label", "Give the field or choice a label in calculators.yaml, in every language of the game (or `term:` a glossary term); the names are those of rules_check/schemas/<game>.schema.json."),
     "E082": ("answer names an unknown output field", "An answer's {places} are fields of the check's output schema (dotted for nested fields); `:percent` is the only format."),

@@ -87,6 +87,7 @@ class Aid(_AidFields, total=False):
     """A cards.yaml: what a game's player aid carries (schemas/cards.schema.json)."""
     title: PerLanguage
     hide_columns: dict[str, list[str]]
+    checklist: dict[str, list[str]]   # what a group needs to play a whole game from the aid: topic -> entry ids
 
 
 @dataclass(frozen=True)

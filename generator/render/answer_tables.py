@@ -6,8 +6,10 @@ The checks run on the rules data this build has just rendered (`render_rules_dat
 reads a file that is not yet published. A value the rules refuse (RulesError) prints as a dash.
 
     CitOW: the chance of at least k hits with n battle dice (hit_probability), in per cent;
-    BattleLore: each die face's chance (face_probability), and the damage an attack inflicts on average by the
-        target's terrain, the kind of attack and the dice on the attacker's card (expected_hits);
+    BattleLore: none. Its tables of each die face's chance and of the damage an attack inflicts on average
+        (face_probability, expected_hits) gave every face 1 side in 6, which neither the sources nor the public
+        material we found say (a preview of the second edition says each die has fewer pierce than strike
+        results); they were withdrawn (issue 28) until a cited face distribution exists;
     Chaos Marauders: the score of a battle line of every length, completed or not (score);
     Wizard's Quest: the chance that a Battle roll hits, and the losses it inflicts on average, for each death
         range (hit_probability).
@@ -18,7 +20,6 @@ The headings are the checks' calculator titles and labels (calculators.yaml) and
 from __future__ import annotations
 
 import importlib
-import itertools
 import json
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -158,30 +159,9 @@ class Words:
         return str(value)
 
 
-def merge_alike(table: AnswerTable, group_label: Callable[[list[str]], str]) -> AnswerTable:
-    """The table with rows whose answers all print alike joined under one heading ("plains, hill, ford") and
-    likewise groups of columns (their labels joined by `group_label`), the inputs of the first kept for the cells;
-    rows the rules refuse throughout (all dashes) left out."""
-    rows: dict[tuple[str, ...], tuple[list[str], list[Cell]]] = {}
-    for heading, cells in table.rows:
-        texts = tuple(cell.text for cell in cells)
-        if any(text != DASH for text in texts):
-            rows.setdefault(texts, ([], cells))[0].append(heading)
-    starts = list(itertools.accumulate((len(columns) for _, columns in table.groups), initial=0))
-    groups: dict[tuple, tuple[list[str], list[str], int]] = {}
-    for (label, columns), start, end in zip(table.groups, starts, starts[1:], strict=False):
-        answers = (tuple(columns), *(texts[start:end] for texts in rows))
-        groups.setdefault(answers, ([], columns, start))[0].append(label)
-    table.groups = [(group_label(labels), columns) for labels, columns, _ in groups.values()]
-    table.rows = [(", ".join(headings), [cell for _, columns, start in groups.values() for cell in cells[start:start + len(columns)]])
-                  for headings, cells in rows.values()]
-    return table
-
-
 # -- the tables of each game -------------------------------------------------------------------
 CITOW_DICE = 10  # rows and columns: as many as a card and a phone hold
 CITOW_HITS = 8
-DICE_OF_A_UNIT = 4  # BattleLore: combat dice on a reference card shown in the table
 WIZARDS_QUEST_DIE = 6  # Wizard's Quest: death ranges 1-6, one for each roll of the die (6 and above: every roll hits)
 
 
@@ -191,27 +171,6 @@ def citow(words: Words) -> Iterator[AnswerTable]:
         "hit_probability", "percent", words.label("dice"), [(f"{words.label('hits')}, %", [str(k) for k in hits])],
         [(str(n), [({"dice": n, "hits": k}, "probability") for k in hits])
          for n in span("citow", "hit_probability_input.dice", 1, CITOW_DICE)])
-
-
-def battlelore(words: Words) -> Iterator[AnswerTable]:
-    faces = input_schema("battlelore", "face_probability_input.face")["enum"]
-    yield words.table(
-        "face_probability", ["percent", "number"], words.label("face"),
-        [(words.label("chance", "face_probability"), ["%", words.label("exact", "face_probability")])],
-        [(words.label(face), [({"face": face}, "probability"), ({"face": face}, "exact")]) for face in faces])
-    schema = "expected_hits_input"
-    dice = list(span("battlelore", f"{schema}.attacker.dice", 1, DICE_OF_A_UNIT))
-    attacks = [(kind, weakened) for kind in input_schema("battlelore", f"{schema}.attack_type")["enum"]
-               for weakened in ([False, True] if kind == "melee" else [False])]  # only a melee unit's weakness counts
-    rows = [(words.label(terrain), [({"attacker": {"dice": d}, "target": {"terrain": terrain}, "attack_type": kind,
-                                      "attacker_weakened": weakened}, "expected_damage")
-                                    for kind, weakened in attacks for d in dice])
-            for terrain in input_schema("battlelore", f"{schema}.target.terrain")["enum"]]
-    table = words.table(
-        "expected_hits", "average", f"{words.label('target')}: {words.label('terrain')}",
-        [(words.label(kind) + (f" ({words.label('weakened', 'expected_hits')})" if weakened else ""), [str(d) for d in dice])
-         for kind, weakened in attacks], rows)
-    yield merge_alike(table, lambda kinds: f"{', '.join(kinds)}: {words.label('dice', 'expected_hits')}")
 
 
 def marauders(words: Words) -> Iterator[AnswerTable]:
@@ -231,4 +190,4 @@ def wizards_quest(words: Words) -> Iterator[AnswerTable]:
 
 
 BUILDERS: dict[str, Callable[[Words], Iterator[AnswerTable]]] = {
-    "citow": citow, "battlelore": battlelore, "marauders": marauders, "wizards-quest": wizards_quest}
+    "citow": citow, "marauders": marauders, "wizards-quest": wizards_quest}

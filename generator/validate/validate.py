@@ -368,6 +368,24 @@ class MeaningChecks:
             table = self.aid_table(ref, where, ["hide_columns", ref])
             if table is not None:
                 self.check_columns(table, columns, ref, where, ["hide_columns", ref])
+        self.check_checklist(game_id, aid, where)
+
+    def check_checklist(self, game_id: str, aid: Aid, where: Where) -> None:
+        """A play checklist names entries of this game (E071), and the aid prints every one of them (E070)."""
+        printed = {ref for section in aid["sections"] for ref in section["entries"]}
+        printed |= {ref for section in aid["sections"] for faction in section.get("factions", []) for ref in faction.get("entries", [])}
+        entries = sorted(e for e in self.kb.entries if self.kb.game_of(e) == game_id)
+        for topic, refs in aid.get("checklist", {}).items():
+            for i, ref in enumerate(refs):
+                path = ["checklist", topic, i]
+                if ref not in entries:
+                    if not self.blamed(ref):
+                        hint = difflib.get_close_matches(ref, entries, n=1)
+                        _at(self.problems, where, path, "E071",
+                            f"'{ref}' is no entry of {game_id}" + (f" (did you mean '{hint[0]}'?)" if hint else ""))
+                elif ref not in printed:
+                    printed.add(ref)  # one problem per entry, where the checklist first needs it
+                    _at(self.problems, where, path, "E070", f"'{ref}' is needed for {topic}, but no section of the aid prints it")
 
     def aid_table(self, ref: str, where: Where, path: list) -> dict[str, Any] | None:
         """The table of the entry `ref` that an aid picks from, or None with the problem reported."""
@@ -608,15 +626,18 @@ class MeaningChecks:
             _at(self.problems, where, path, "E033", "; ".join(shortfalls))
 
     def check_reference(self, ref: str, where: Where, path: list) -> None:
-        if ref in self.known_ids:
-            return
-        blame = self.kb.unchecked_ids.get(ref) or self.kb.unchecked_games.get(self.kb.game_of(ref))
-        if blame:
-            self.not_checked[blame] += 1
+        if ref in self.known_ids or self.blamed(ref):
             return
         hint = difflib.get_close_matches(ref, sorted(self.known_ids), n=1)
         _at(self.problems, where, path, "E021",
             f"unknown reference '{ref}'" + (f" (did you mean '{hint[0]}'?)" if hint else ""))
+
+    def blamed(self, ref: str) -> bool:
+        """Whether `ref` may be defined in a file that could not be read; that file's note counts it as not checked."""
+        blame = self.kb.unchecked_ids.get(ref) or self.kb.unchecked_games.get(self.kb.game_of(ref))
+        if blame:
+            self.not_checked[blame] += 1
+        return bool(blame)
 
     def check_summary(self, entry: Entry, game: str, where: Where) -> None:
         """An aid summary is text players read: it gets the text's checks (languages, origin,

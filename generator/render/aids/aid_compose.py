@@ -16,13 +16,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from pypdf import PageObject, PdfReader, PdfWriter
-from pypdf.generic import ArrayObject, DictionaryObject, Fit, FloatObject, NameObject, StreamObject
+from pypdf.generic import ArrayObject, BooleanObject, DictionaryObject, Fit, FloatObject, NameObject, StreamObject, TextStringObject
 
 from .cards import (
     CARD_MARGIN,
     CARD_SIZE,
     COLUMN_GAP,
     COLUMN_WIDTH,
+    FOOT_INSET,
     MAX_SHEET_PAGES,
     RULE,
     SHEET_AREA,
@@ -94,8 +95,10 @@ class Composition:
         rgb = " ".join(f"{int(colour[i:i + 2], 16) / 255:.3f}" for i in (1, 3, 5))
         operators.append(f"q {rgb} rg {x:.3f} {page_height - top - height:.3f} {width:.3f} {height:.3f} re f Q")
 
-    def pdf(self, title: str | None = None, outline: Iterable[tuple[int, str, int, float]] = ()) -> bytes:
-        """The PDF. `outline`: bookmarks in order, as (level, label, page, top), level 0 the outermost."""
+    def pdf(self, title: str, lang: str, outline: Iterable[tuple[int, str, int, float]] = ()) -> bytes:
+        """The PDF, print-ready: its title (shown by viewers) and language, printed at actual size
+        (a viewer that scales to the paper would break the cards' size and the cut marks).
+        `outline`: bookmarks in order, as (level, label, page, top), level 0 the outermost."""
         xobjects = DictionaryObject({NameObject(name): form for name, form in self.forms.values()})
         for width, height, operators in self.pages:
             page = self.writer.add_blank_page(width, height)
@@ -108,8 +111,11 @@ class Composition:
             del parents[level:]
             parents.append(self.writer.add_outline_item(title=label, page_number=page_number, parent=parents[-1] if parents else None,
                                                         fit=Fit.xyz(left=0, top=self.pages[page_number][1] - top - self.origin[1])))
-        if title:
-            self.writer.add_metadata({"/Title": title})
+        self.writer.add_metadata({"/Title": title})
+        root = self.writer._root_object  # the catalog: pypdf has no setter for /Lang
+        root[NameObject("/Lang")] = TextStringObject(lang)
+        root[NameObject("/ViewerPreferences")] = DictionaryObject({NameObject("/PrintScaling"): NameObject("/None"),
+                                                                  NameObject("/DisplayDocTitle"): BooleanObject(True)})
         return _pdf_bytes(self.writer)
 
 
@@ -123,26 +129,31 @@ def page_form(page: PageObject, writer: PdfWriter):
     return form.indirect_reference
 
 
-def card_sheets(items: list[ItemPieces], parts: dict[str, Piece], sources: dict[str, PdfReader], paper: str) -> bytes:
-    """The cards, nine to a sheet of `paper`, 3 × 3, centred, with cut marks in the margins. On each
-    card the section's band, the item, and the item's footer (its game, the aid's version and its
-    place on the site) in the bottom margin. An item that ran on makes more cards, each with its
-    band and footer."""
+def card_sheets(job: AidJob, items: list[ItemPieces], parts: dict[str, Piece], sources: dict[str, PdfReader], paper: str) -> bytes:
+    """The cards, nine to a sheet of `paper`, 3 × 3, centred, with cut marks in the margins and
+    "print at 100 %" above the middle column. On each card the section's band, the item, and the
+    item's footer (its game, the aid's version and its place on the site) in the bottom margin. An
+    item that ran on makes more cards, each with its band and footer. A bookmark for each card."""
     sheet_w, sheet_h = SHEETS[paper]
     x0, y0 = (sheet_w - 3 * CARD_SIZE[0]) / 2, (sheet_h - 3 * CARD_SIZE[1]) / 2
     cards = [(number, piece) for number, item in enumerate(items) for piece in item.pages]
     composition = Composition(sources)
+    outline = []
+    note = parts["print-note"]
     for start in range(0, len(cards), 9):
         page = composition.new_page(sheet_w, sheet_h)
+        composition.place(page, note, x0 + CARD_SIZE[0] + CARD_MARGIN[1], y0 - CUT_MARK[0] - note.height - 1)
         for slot, (number, piece) in enumerate(cards[start:start + 9]):
             left, top = x0 + slot % 3 * CARD_SIZE[0], y0 + slot // 3 * CARD_SIZE[1]  # the card's corner
+            if piece is items[number].pages[0]:
+                outline.append((0, items[number].title, page, top))
             band, footer = parts[f"band-{items[number].section}"], parts[f"card-foot-{number}"]
             composition.place(page, band, left + CARD_MARGIN[1], top + CARD_MARGIN[0])
             composition.place(page, piece, left + CARD_MARGIN[1], top + CARD_MARGIN[0] + band.height + band.margin_bottom)
-            composition.place(page, footer, left + CARD_MARGIN[1], top + footer_top(CARD_SIZE[1], CARD_MARGIN[2], footer))
+            composition.place(page, footer, left + FOOT_INSET, top + CARD_SIZE[1] - FOOT_INSET - footer.height)
         marks = " ".join(f"{x1:.3f} {y1:.3f} m {x2:.3f} {y2:.3f} l" for x1, y1, x2, y2 in cut_mark_lines(sheet_w, sheet_h, x0, y0))
         composition.pages[page][2].append(f"0 G 0.3 w {marks} S")
-    return composition.pdf()
+    return composition.pdf(job.cards_title, job.lang, outline)
 
 
 def footer_top(page_height: float, bottom_margin: float, footer: Piece) -> float:
@@ -237,7 +248,7 @@ def sheet_on_paper(job: AidJob, layout: SheetLayout, sources: dict[str, PdfReade
         if rule is not None:
             composition.rectangle(page, rule, x - sum(RULE), top, RULE[0], piece.height)
         composition.place(page, piece, x, top)
-    return composition.pdf(job.title, layout.outline)
+    return composition.pdf(job.title, job.lang, layout.outline)
 
 
 def readers(items_pdf: bytes, parts_pdf: bytes) -> dict[str, PdfReader]:
@@ -276,14 +287,18 @@ def _pdf_bytes(writer: PdfWriter) -> bytes:
     return buffer.getvalue()
 
 
+CUT_MARK = (4.0, 14.0)  # a cut mark runs from 4 to 14 points outside the cards
+
+
 def cut_mark_lines(sheet_w: float, sheet_h: float, x0: float, y0: float) -> list[tuple[float, float, float, float]]:
     """Short lines in the margins where the card edges fall (PDF coordinates, origin bottom left)."""
+    near, far = CUT_MARK
     lines = []
     for i in range(4):
         x = x0 + i * CARD_SIZE[0]
-        lines += [(x, sheet_h - y0 + 4, x, sheet_h - y0 + 14), (x, y0 - 14, x, y0 - 4)]
+        lines += [(x, sheet_h - y0 + near, x, sheet_h - y0 + far), (x, y0 - far, x, y0 - near)]
         y = y0 + i * CARD_SIZE[1]
-        lines += [(x0 - 14, y, x0 - 4, y), (sheet_w - x0 + 4, y, sheet_w - x0 + 14, y)]
+        lines += [(x0 - far, y, x0 - near, y), (sheet_w - x0 + near, y, sheet_w - x0 + far, y)]
     return lines
 
 

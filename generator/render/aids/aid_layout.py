@@ -30,7 +30,7 @@ from weasyprint.text.fonts import FontConfiguration
 from weasyprint.urls import URLFetcher
 
 from .aid_compose import ItemPieces, Piece, arrange_sheet, card_sheets, readers, sheet_on_paper
-from .cards import CARD_TEXT, PREVIEW, SHEETS, AidError, AidFetchError, AidFiles, AidJob, aid_file, css_string
+from .cards import CARD_MARGIN, CARD_SIZE, CARD_TEXT, FOOT_INSET, MM, PREVIEW, SHEETS, AidError, AidFetchError, AidFiles, AidJob, aid_file, css_string
 
 FONT_FAMILY = "DejaVu Sans Condensed"  # covers Latin, Polish and Cyrillic; the templates name it first
 
@@ -133,14 +133,16 @@ def produce(job: AidJob) -> AidFiles:
     parts = dict(part_on(page, number) for number, page in enumerate(parts_document.pages))
     bands = [parts[f"band-{number}"] for number in range(len(job.sections))]
     band_room = max((band.height + band.margin_bottom for band in bands), default=0)
-    card_html, items_document = lay_out_cards(with_page_height(job.card_html, CARD_TEXT[1] - band_room), name("cards"))
+    foot_room = max((piece.height for part, piece in parts.items() if part.startswith("card-foot-")), default=0) + FOOT_INSET + MM / 2
+    item_height = CARD_SIZE[1] - CARD_MARGIN[0] - band_room - foot_room  # what a card leaves between its band and its footer
+    card_html, items_document = lay_out_cards(with_page_height(job.card_html, item_height), name("cards"))
     sources = readers(items_document.write_pdf(), parts_document.write_pdf())
     items = item_pieces(job, items_document, name("cards"))
     sheet = arrange_sheet(job, items, parts, name("sheet"))
     files = {name("sheet.html"): job.sheet_html.encode("utf-8"), name("cards.html"): card_html.encode("utf-8")}
     for paper in SHEETS:
         files[name(f"sheet-{paper}.pdf")] = sheet_on_paper(job, sheet, sources, paper)
-        files[name(f"cards-{paper}.pdf")] = card_sheets(items, parts, sources, paper)
+        files[name(f"cards-{paper}.pdf")] = card_sheets(job, items, parts, sources, paper)
     files[name(PREVIEW)] = first_page_png(files[name("sheet-a4.pdf")])  # the one the site shows (cards.aid_links)
     return AidFiles(job.game, job.lang, files)
 

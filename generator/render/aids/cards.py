@@ -36,6 +36,7 @@ SHEETS = {"a4": (210 * MM, 297 * MM), "letter": (8.5 * 72, 11 * 72)}
 CARD_SIZE = (63 * MM, 88 * MM)
 CARD_MARGIN = (3.5 * MM, 3.5 * MM, 6 * MM)  # top, sides, bottom (where the footer stands)
 CARD_TEXT = (CARD_SIZE[0] - 2 * CARD_MARGIN[1], CARD_SIZE[1] - CARD_MARGIN[0] - CARD_MARGIN[2])  # band and item
+FOOT_INSET = 4.25 * MM  # a card's footer stands this far inside the cut, below and at the sides (issue 28: at least 4 mm)
 # The sheet is made once, on the area both papers have (210 × 279.4 mm), and centred on each.
 SHEET_AREA = (min(w for w, _ in SHEETS.values()), min(h for _, h in SHEETS.values()))
 SHEET_MARGIN = (8 * MM, 10 * MM)  # top, bottom (where the footer stands); the columns are centred across
@@ -103,6 +104,7 @@ class AidFiles:
 
 DEFAULT_COLOUR = "#4a3d5c"
 ANSWERS_COLOUR = "#2f5d50"
+QUESTIONS_COLOUR = "#555555"
 COLOUR = re.compile(r"#[0-9a-fA-F]{6}")
 
 
@@ -121,13 +123,55 @@ def aid_sections(resolved: Resolved, game: str, lang: str, tables: AnswerTables 
     if answers:
         sections.append({"title": resolved.languages.ui(lang)["calculator"]["answer_tables"], "colour": ANSWERS_COLOUR,
                          "icon": "dice", "items": [answer_item(resolved, lang, table) for table in answers]})
+    questions = number_questions(sections)
+    if questions:
+        printed = {item["id"] for section in sections for item in section["items"]}
+        sections.append({"title": resolved.languages.ui(lang)["aid_open_questions"], "colour": QUESTIONS_COLOUR, "icon": "clarify",
+                         "items": questions_items(resolved, game, lang, questions, printed)})
     return sections
+
+
+def number_questions(sections: list[dict]) -> list[str]:
+    """Number the open questions in the order the aid first marks them: each item's `questions`
+    (clarification ids) become its `marks` (their numbers). Returns the questions in that order."""
+    order: list[str] = []
+    for section in sections:
+        for item in section["items"]:
+            order += [q for q in item["questions"] if q not in order]
+            item["marks"] = sorted(order.index(q) + 1 for q in item["questions"])
+    return order
+
+
+QUESTIONS_PER_CARD = 900  # characters of questions and rulings one card holds, with room to spare
+
+
+def questions_items(resolved: Resolved, game: str, lang: str, questions: list[str], printed: set[str]) -> list[dict]:
+    """The aid's footnotes: each open question once, numbered as its marks, asked in the reader's
+    language, with the ruling the aid follows until it is checked (unless the aid prints that ruling),
+    as many items (cards) as they need."""
+    notes: list[tuple[int, str, str | None]] = []
+    for number, clarification_id in enumerate(questions, 1):
+        entry = resolved.kb.entries[clarification_id]
+        ruling = entry["clarification"].get("ruling", {})
+        notes.append((number, resolved.text_in(entry["title"], lang),
+                      None if clarification_id in printed or not ruling else resolved.text_in(ruling, lang)))
+    groups: list[list[tuple[int, str, str | None]]] = [[]]
+    for note in notes:
+        if groups[-1] and sum(len(n[1]) + len(n[2] or "") for n in groups[-1] + [note]) > QUESTIONS_PER_CARD:
+            groups.append([])
+        groups[-1].append(note)
+    label = resolved.languages.ui(lang)["aid_needs_check"]
+    return [{"id": f"{game}/open-questions-{k}", "anchor": f"open-questions-{k}",
+             "title": label if len(groups) == 1 else f"{label} ({group[0][0]}–{group[-1][0]})",
+             "html": Markup(aid_environment().get_template("aid-questions.html.j2").render(notes=group)),
+             "fallback": None, "questions": [], "marks": [], "ref": f"{lang}/{game}/", "colour": None, "icon": None, "faction": False}
+            for k, group in enumerate(groups, 1)]
 
 
 def answer_item(resolved: Resolved, lang: str, table: AnswerTable) -> dict:
     """An answer table's card: the question it answers as its title, the table, a reference to the Calculators page."""
     html = Markup(aid_environment().get_template("answer-table.html.j2").render(t=table))
-    return {"id": table.id, "anchor": table.id, "title": table.title, "html": html, "fallback": None, "checks": [],
+    return {"id": table.id, "anchor": table.id, "title": table.title, "html": html, "fallback": None, "questions": [],
             "ref": f"{lang}/{table.game}/calculators.html", "colour": None, "icon": None, "faction": False}
 
 
@@ -141,7 +185,7 @@ def entry_item(resolved: Resolved, game: str, lang: str, entry_id: str) -> dict:
     other = shown if shown != lang else title_lang
     return {"id": entry_id, "anchor": slug_of(entry_id), "title": title, "html": html,
             "fallback": None if other == lang else fill(labels["fallback"], shown=resolved.languages.name_in(other, lang)),
-            "checks": needs_check(resolved, entry_id, lang), "ref": resolved.url_of(entry_id, lang),
+            "questions": open_questions(resolved, entry_id), "ref": resolved.url_of(entry_id, lang),
             "colour": None, "icon": None, "faction": False}
 
 
@@ -158,41 +202,40 @@ def entry_body(resolved: Resolved, game: str, lang: str, entry_id: str) -> tuple
     if "table" in entry and entry["table"].get("shown", True):
         hidden = resolved.kb.aids[game].get("hide_columns", {}).get(entry_id, [])
         table = {**entry["table"], "columns": [c for c in entry["table"]["columns"] if c["key"] not in hidden]}
-        html += table_html(resolved, table, lang, entry_id, bool(needs_check(resolved, entry_id, lang)))
+        html += table_html(resolved, table, lang, entry_id)
     return Markup(html), shown
 
 
 def faction_item(resolved: Resolved, game: str, lang: str, faction: dict) -> dict:
     """A faction's card: its rows of a table (the column that names the faction left out), then the
     bodies of its entries, without their titles."""
-    parts, checks, refs = [], [], []
+    parts, questions, refs = [], [], []
     if "rows" in faction:
         table_id, where = faction["rows"]["table"], faction["rows"]["where"]
         table = resolved.kb.entries[table_id]["table"]
         columns = [c for c in table["columns"] if c["key"] not in where]
         rows = [row for row in table["rows"] if all(resolved.text_in(row.get(k), "en") == v for k, v in where.items())]
-        parts.append(table_html(resolved, {**table, "columns": columns, "rows": rows}, lang, None, False))
+        parts.append(table_html(resolved, {**table, "columns": columns, "rows": rows}, lang, None))
     for entry_id in faction.get("entries", []):
         parts.append(entry_body(resolved, game, lang, entry_id)[0])
-        checks += [c for c in needs_check(resolved, entry_id, lang) if c not in checks]
+        questions += [q for q in open_questions(resolved, entry_id) if q not in questions]
         refs.append(resolved.url_of(entry_id, lang))
     name = resolved.text_in(faction["name"], lang)
     return {"id": name, "anchor": slug_of(f"{game}/{faction['icon']}"), "title": name, "html": Markup("".join(parts)),
-            "fallback": None, "checks": checks, "ref": " · ".join(refs), "colour": faction["colour"], "icon": faction["icon"],
+            "fallback": None, "questions": questions, "ref": " · ".join(refs), "colour": faction["colour"], "icon": faction["icon"],
             "faction": True}
 
 
-def needs_check(resolved: Resolved, entry_id: str, lang: str) -> list[str]:
-    """Footnotes for an entry whose values the data marks as needing a check: the titles of the
-    clarifications about it whose status is needs-check, in the reader's language."""
-    notes = []
-    for clarification_id in resolved.clarifications_of.get(entry_id, []):
-        clarification = resolved.kb.entries[clarification_id]
-        if clarification["clarification"].get("status") == "needs-check":
-            label = resolved.languages.ui(lang)["aid_needs_check"]
-            # the clarification's title says what to check; in another language it would be an unmarked fallback
-            notes.append(f"{label}: {clarification['title'][lang]}" if lang in clarification["title"] else f"{label}.")
-    return notes
+def open_questions(resolved: Resolved, entry_id: str) -> list[str]:
+    """The open questions an aid marks on an entry: the clarifications about it (or the entry itself,
+    if it is one) whose status is needs-check and whose ruling changes play. A question about our
+    text rather than the game (extraction damage) is an editors' matter and stays off the aids."""
+    def is_open(clarification_id: str) -> bool:
+        clarification = resolved.kb.entries[clarification_id].get("clarification", {})
+        return (clarification.get("status") == "needs-check" and bool(clarification.get("changes_play"))
+                and clarification.get("topic") != "extraction-damage")
+    about = ([entry_id] if "clarification" in resolved.kb.entries[entry_id] else []) + resolved.clarifications_of.get(entry_id, [])
+    return [c for c in dict.fromkeys(about) if is_open(c)]
 
 
 def no_link(ref: str) -> None:
@@ -211,9 +254,9 @@ def aid_text(resolved: Resolved, entry: Entry, lang: str) -> str:
     return text
 
 
-def table_html(resolved: Resolved, table: dict, lang: str, entry_id: str | None, to_check: bool) -> Markup:
+def table_html(resolved: Resolved, table: dict, lang: str, entry_id: str | None) -> Markup:
     """A data table for an aid, every cell plain text (escaped by the template); the table's note is
-    an editors' note and stays off the aid. `to_check`: the values print with a mark. A heading or
+    an editors' note and stays off the aid (an open question about it is marked at the item's title). A heading or
     cell shown in another language than the reader's prints that language's code as a mark, named
     under the table like any fallback text."""
     text = resolved.table(table, lang)
@@ -230,7 +273,7 @@ def table_html(resolved: Resolved, table: dict, lang: str, entry_id: str | None,
     notes = [f"{code}: " + fill(labels["fallback"], shown=resolved.languages.name_in(code, lang)) for code in used]
     return Markup(aid_environment().get_template("aid-table.html.j2").render(
         head=list(zip(text.head, head_marks, strict=True)), rows=[list(zip(r, m, strict=True)) for r, m in zip(text.rows, row_marks, strict=True)],
-        entry_id=entry_id, to_check=to_check, fallback_notes=notes))
+        entry_id=entry_id, fallback_notes=notes))
 
 
 @cache
@@ -260,6 +303,7 @@ class AidJob:
     parts_html: str   # the other pieces of the printed aids, one a page (aid-parts.html.j2)
     title: str        # the sheet PDF's title
     sections: list[PrintedSection]
+    cards_title: str = ""  # the cards PDF's title
 
 
 def aid_job(resolved: Resolved, game: str, lang: str, tables: AnswerTables | None = None) -> AidJob:
@@ -271,7 +315,7 @@ def aid_job(resolved: Resolved, game: str, lang: str, tables: AnswerTables | Non
     layouts = {"sheet": (SHEET_LAYOUT, labels["aid_sheet"]), "cards": (CARD_LAYOUT, labels["aid_cards"])}
 
     def footer(version: str) -> str:
-        return f"{game_title} · {labels['full_rules']}: {lang}/{game}/ · {version}"
+        return f"{game_title} · {labels['full_rules']}: {lang}/{game}/ · {version} · {labels['aid_print_at_100']}"
 
     def html(kind: str, version: str) -> str:
         layout, kind_label = layouts[kind]
@@ -279,16 +323,27 @@ def aid_job(resolved: Resolved, game: str, lang: str, tables: AnswerTables | Non
                                                       title=f"{game_title} · {kind_label}", sections=sections, footer=footer(version))
     # The printed version is a digest of what this aid shows, not of the whole data: an edit in
     # one game changes neither the version nor the cache key of another game's aids.
-    version = f"{labels['data_version']} {content_version(html('sheet', '') + html('cards', ''))}"
+    date = rulings_date(resolved, game)
+    version = f"{labels['data_version']} {date + ' · ' if date else ''}{content_version(html('sheet', '') + html('cards', ''))}"
     sheet_title = f"{game_title} · {labels['aid_sheet']}"
     parts = env.get_template("aid-parts.html.j2").render(
         lang=lang, game_title=game_title, kind=labels["aid_sheet"], title=sheet_title,
         font_size=FONT_SIZE, sections=sections, card_refs=[item["ref"] for section in sections for item in section["items"]],
-        version=version, footer=footer(version), max_pages=MAX_SHEET_PAGES,
-        sheet_width=round(SHEET_TEXT_WIDTH, 3), column_width=round(COLUMN_WIDTH, 3), card_width=round(CARD_TEXT[0], 3))
+        version=version, footer=footer(version), max_pages=MAX_SHEET_PAGES, print_note=labels["aid_print_at_100"],
+        sheet_width=round(SHEET_TEXT_WIDTH, 3), column_width=round(COLUMN_WIDTH, 3), card_width=round(CARD_TEXT[0], 3),
+        foot_width=round(CARD_SIZE[0] - 2 * FOOT_INSET, 3))
     printed = [PrintedSection(section["title"], [(item["anchor"], item["title"], item["colour"] or section["colour"])
                                                  for item in section["items"]]) for section in sections]
-    return AidJob(game, lang, html("sheet", version), html("cards", version), parts, sheet_title, printed)
+    return AidJob(game, lang, html("sheet", version), html("cards", version), parts, sheet_title, printed,
+                  f"{game_title} · {labels['aid_cards']}")
+
+
+def rulings_date(resolved: Resolved, game: str) -> str | None:
+    """The date an aid's data stands at: the latest day a ruling of the game was reviewed against
+    the sources (clarifications' `reviewed`), so the same data always prints the same date."""
+    dates = [str(entry["clarification"]["reviewed"]) for entry_id, entry in resolved.kb.entries.items()
+             if resolved.kb.game_of(entry_id) == game and "reviewed" in entry.get("clarification", {})]
+    return max(dates, default=None)
 
 
 def content_version(html: str) -> str:

@@ -1,0 +1,96 @@
+"""What a printed aid measures, read from its PDF as a printer sees it (issue 28): the smallest type
+on it, how far its text stands inside the cards' cut, how full the sheet's columns are.
+
+The aid gallery prints these figures for every aid (scripts/aid_gallery.py), and the tests hold the
+bundled aids to them. Text is measured by pdfium, glyph by glyph: a glyph's size is its font size
+scaled by the matrices it is drawn with (WeasyPrint draws in CSS pixels, 0.75 pt)."""
+from __future__ import annotations
+
+import ctypes
+from dataclasses import dataclass
+
+import pypdfium2
+import pypdfium2.raw as pdfium_c
+
+from .cards import CARD_SIZE, COLUMN_GAP, COLUMN_WIDTH, SHEET_AREA, SHEET_COLUMNS, SHEET_MARGIN, SHEET_TEXT_WIDTH, SHEETS
+
+MM = 72 / 25.4
+
+
+@dataclass
+class Glyph:
+    size: float                                  # points, as printed
+    box: tuple[float, float, float, float]       # left, bottom, right, top: points from the page's bottom left
+
+
+def glyphs(page) -> list[Glyph]:
+    """Every visible glyph of a page (spaces and the glyphs pdfium makes up between words left out)."""
+    text = page.get_textpage()
+    matrix = pdfium_c.FS_MATRIX()
+    found = []
+    for index in range(text.count_chars()):
+        if text.get_text_range(index, 1).isspace() or pdfium_c.FPDFText_IsGenerated(text.raw, index) == 1:
+            continue
+        pdfium_c.FPDFText_GetMatrix(text.raw, index, ctypes.byref(matrix))
+        scale = abs(matrix.a * matrix.d - matrix.b * matrix.c) ** 0.5
+        found.append(Glyph(round(pdfium_c.FPDFText_GetFontSize(text.raw, index) * scale, 2), text.get_charbox(index)))
+    return found
+
+
+FOOT_ZONE = 12 * MM  # a card's footer stands in its last 12 mm; the item ends above it (aid_layout.produce)
+
+
+@dataclass
+class CardMeasures:
+    smallest_type: float        # points
+    nearest_to_cut: float       # mm: the text nearest to a card's edge, from that edge (the item's sides: its margin)
+    footer_to_cut: float        # mm: the footers' text nearest to the cut
+    footers_within_4mm: int     # cards whose footer stands less than 4 mm inside the cut
+    cards: int
+
+
+def measure_cards(pdf: bytes, paper: str) -> CardMeasures:
+    """The cards' PDF: nine cards to a page, 3 × 3 and centred (aid_compose.card_sheets)."""
+    width, height = SHEETS[paper]
+    x0, y0 = (width - 3 * CARD_SIZE[0]) / 2, (height - 3 * CARD_SIZE[1]) / 2
+    sizes, nearest, footer, close, cards = [], float("inf"), float("inf"), set(), 0
+    for number, page in enumerate(pypdfium2.PdfDocument(pdf)):
+        for glyph in glyphs(page):
+            left, bottom, right, top = glyph.box
+            column, row = int((left - x0) // CARD_SIZE[0]), int((height - top - y0) // CARD_SIZE[1])
+            if not (0 <= column < 3 and 0 <= row < 3):
+                continue  # in the margins: the note on printing at 100 %
+            sizes.append(glyph.size)
+            card_left, card_top = x0 + column * CARD_SIZE[0], height - y0 - row * CARD_SIZE[1]
+            inside = min(left - card_left, card_left + CARD_SIZE[0] - right, card_top - top, bottom - (card_top - CARD_SIZE[1])) / MM
+            nearest = min(nearest, inside)
+            cards = max(cards, number * 9 + row * 3 + column + 1)
+            if top - (card_top - CARD_SIZE[1]) < FOOT_ZONE:
+                footer = min(footer, inside)
+                if inside < 4:
+                    close.add((number, row, column))
+    return CardMeasures(min(sizes), round(nearest, 2), round(footer, 2), len(close), cards)
+
+
+@dataclass
+class SheetMeasures:
+    smallest_type: float        # points
+    pages: int
+    column_fill: list[list[float]]  # per page, per column: the part of the column's height its text reaches
+
+
+def measure_sheet(pdf: bytes, paper: str) -> SheetMeasures:
+    """The sheet's PDF: three columns under the title, centred on the paper (aid_compose.sheet_on_paper)."""
+    width, height = SHEETS[paper]
+    left = (width - SHEET_AREA[0]) / 2 + (SHEET_AREA[0] - SHEET_TEXT_WIDTH) / 2
+    top, bottom = height - (height - SHEET_AREA[1]) / 2 - SHEET_MARGIN[0], (height - SHEET_AREA[1]) / 2 + SHEET_MARGIN[1]
+    sizes, fill = [], []
+    for page in pypdfium2.PdfDocument(pdf):
+        lowest = [top] * SHEET_COLUMNS
+        for glyph in glyphs(page):
+            sizes.append(glyph.size)
+            column = int((glyph.box[0] - left) // (COLUMN_WIDTH + COLUMN_GAP))
+            if 0 <= column < SHEET_COLUMNS and glyph.box[1] > bottom:  # the footer stands below the columns
+                lowest[column] = min(lowest[column], glyph.box[1])
+        fill.append([round((top - low) / (top - bottom), 2) for low in lowest])
+    return SheetMeasures(min(sizes), len(fill), fill)
