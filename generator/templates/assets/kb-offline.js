@@ -54,7 +54,7 @@
           found.forEach(function (requests) {
             requests.forEach(function (request) {
               var address = request.url.split("?")[0];
-              if (seen[address]) return;
+              if (seen[address] || !/\.pdf$/i.test(address)) return;  // the aids themselves, not their previews
               seen[address] = true;
               var item = document.createElement("li"), link = document.createElement("a");
               link.href = address;
