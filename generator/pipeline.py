@@ -15,7 +15,7 @@ from .inputs import inputs_digest
 from .load.load import load
 from .render.aids.cards import aid_links, layout_workers, start_aids
 from .render.calculators import RUNTIME, runtime_files
-from .render.offline import offline_files, root_service_worker, service_workers
+from .render.offline import offline_files, packed_twins, root_service_worker, service_workers
 from .render.rules_data import render_rules_data
 from .render.search import SearchIndex
 from .render.site import SiteRenderer
@@ -137,6 +137,7 @@ def _render_and_publish(resolved: Resolved, out: Path, stage, workers: ProcessPo
             write_folder(site, RUNTIME, runtime_files(rules_data))  # Pyodide, wheels and the package, for the calculators' worker
         with stage("offline"):
             write_files(site, list(offline_files(site, resolved.languages)))
+            write_files(site, packed_twins(site, resolved.languages))  # what the offline copies keep of text files
             write_files(site, list(service_workers(site, resolved.languages, resolved.data_version)))  # precaches what is written
             write_files(site, list(root_service_worker(site, resolved.languages, resolved.data_version)))
         if kept is not None and kept.superseded():
