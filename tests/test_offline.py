@@ -3,6 +3,7 @@ pages, search and calculators — and a new build replaces the cached one, the p
 network is off for real: the site's server is shut down, as a phone leaving the Wi-Fi."""
 from __future__ import annotations
 
+import gzip
 import json
 import re
 import shutil
@@ -114,3 +115,19 @@ def test_a_new_build_replaces_the_cached_one_and_the_page_says_so(bundled_build:
                                         == [old[0].rsplit("-", 1)[0] + "-nextversion"])  # (the runtime's and the root's are theirs)
         # the aid kept from the old version went with it: the phone gets the new build's aid
         assert driver.execute_script(fetched, f"{url}/cards/{aid.name}") == aid.stat().st_size
+
+
+@pytest.mark.integration
+def test_each_packed_file_of_a_section_has_a_twin_that_unpacks_to_it(bundled_build: Path):
+    """What the offline copies keep packed: every file a section lists in `packed` has a ".gz" twin holding the
+    file's bytes, precached in its place; nothing else of the section is packed."""
+    site = bundled_build / "site"
+    for worker in sorted(site.glob("*/sw.js")):
+        section = json.loads(worker.read_text(encoding="utf-8").split("const SECTION = ", 1)[1].split(";  /*", 1)[0])
+        precached = {entry["url"] for entry in section["precache"]}
+        assert len(section["packed"]) > 100
+        for path in section["packed"]:
+            original = (worker.parent / path).resolve()
+            assert gzip.decompress((worker.parent / f"{path}.gz").read_bytes()) == original.read_bytes(), path
+            assert f"{path}.gz" in precached and path not in precached
+        assert all(url.endswith(".gz") == (url[:-3] in section["packed"]) for url in precached)

@@ -183,24 +183,27 @@ def packed(path: str) -> bool:
 def packed_twins(site: Path, languages: Languages) -> Iterator[tuple[str, bytes]]:
     """(path + ".gz", gzip bytes) of every file a section keeps packed, each once (the shared ones too)."""
     seen: set[str] = set()
+    used: dict[tuple[int, int, int, int], bytes] = {}
     for language in languages:
         if (site / language.code / "index.html").is_file():
             for path in section_files(site, language.code):
                 if packed(path) and path not in seen:
                     seen.add(path)
-                    yield f"{path}.gz", gzipped_file(site / path)
+                    yield f"{path}.gz", gzipped_file(site / path, used)
+    _gzipped.clear()  # serve's rebuilds keep only this build's, not every version of every page
+    _gzipped.update(used)
 
 
 _gzipped: dict[tuple[int, int, int, int], bytes] = {}
 
 
-def gzipped_file(path: Path) -> bytes:
-    """A file gzipped (no name or time in the header), kept while the file stays the same file (see `digest`)."""
+def gzipped_file(path: Path, used: dict[tuple[int, int, int, int], bytes]) -> bytes:
+    """A file gzipped (no name or time in the header), made once while the file stays the same file (see
+    `digest`: serve's rebuilds keep unchanged files as hard links); noted in `used`."""
     stat = path.stat()
     key = (stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns)
-    if key not in _gzipped:
-        _gzipped[key] = gzip.compress(path.read_bytes(), compresslevel=9, mtime=0)
-    return _gzipped[key]
+    used[key] = _gzipped[key] if key in _gzipped else gzip.compress(path.read_bytes(), compresslevel=9, mtime=0)
+    return used[key]
 
 
 def stored_as(path: str) -> str:
