@@ -28,9 +28,12 @@ def driver():
 
 
 def test_the_lookup_set_is_realistic_and_large_enough():
-    assert {lang: len(items) for lang, items in LOOKUPS.items()} == {"en": 20, "ru": 20, "pl": 32}  # pl: all four games
+    assert {lang: len(items) for lang, items in LOOKUPS.items()} == {"en": 39, "ru": 36, "pl": 48}  # pl: all four games
     kinds = {item["kind"] for items in LOOKUPS.values() for item in items}
-    assert kinds == {"inflected", "two-word", "cross"}
+    assert kinds == {"inflected", "two-word", "cross", "first-letter", "swap", "everyday", "odds", "question"}
+    # the ways players type at the table (issue 29) are in every language
+    for lang, items in LOOKUPS.items():
+        assert {"first-letter", "swap", "everyday", "odds", "question"} <= {item["kind"] for item in items}, lang
 
 
 @pytest.fixture(scope="module")
