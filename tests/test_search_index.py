@@ -1,6 +1,6 @@
 """The search index's invariants on the bundled data: shards within their cap and in word order,
 every word in the shard a query loads, heads holding each word's best documents and rarity, typo
-buckets holding every long word; and the Python replay of kb-search.js finding the entries a
+files holding every long word under each key of its deletion neighbourhood; and the Python replay of kb-search.js finding the entries a
 player looks for (misspelt, with common words, from a game's page, one per concept), within the
 download budget."""
 from __future__ import annotations
@@ -11,23 +11,23 @@ from conftest import REPO
 from generator.render.search import (
     HEAD_POSTINGS,
     MAX_SHARD_BYTES,
-    MAX_TYPO_BYTES,
     RARITY_STEPS,
     RESULTS,
     SNIPPET_CHARS,
+    TYPO_FILE_BYTES,
     TYPO_MIN_LETTERS,
     SearchIndex,
     concept,
+    corrected,
     decode_head,
     decode_numbers,
     encode_numbers,
-    file_for,
     index_files,
-    one_edit,
     payload_of,
     quality,
     replay,
     shards_for,
+    typo_file,
     typo_keys,
     utf16,
     word_weights,
@@ -185,10 +185,14 @@ def test_common_words_do_not_outrank_the_term(bundled, lang, query, want):
     assert results[0]["id"] == want, [r["id"] for r in results[:3]]
 
 
-def test_one_edit_is_a_dropped_added_changed_or_swapped_letter():
-    assert all(one_edit(a, b) and one_edit(b, a) for a, b in [
-        ("отсупление", "отступление"), ("retreat", "retreet"), ("retreat", "retraet"), ("retreat", "rtreat"), ("ab", "ba")])
-    assert not any(one_edit(a, b) for a, b in [("retreat", "retreat"), ("retreat", "rteraet"), ("retreat", "retre"), ("abcd", "badc")])
+def test_a_word_one_edit_away_matches_also_as_an_inflected_form():
+    assert all(corrected(a, b) == 1 for a, b in [
+        ("отсупление", "отступление"), ("retreet", "retreat"), ("retraet", "retreat"), ("rtreat", "retreat"),
+        ("etreat", "retreat"), ("xetreat", "retreat"), ("ertreat", "retreat")])
+    # a slip in the stem of a form the index does not hold meets the forms it does, like an inflected ending
+    assert 0 < corrected("spustsozonych", "spustoszonym") < 1
+    # two edits, or no edit at all, are not typos
+    assert not any(corrected(a, b) for a, b in [("tretaer", "retreat"), ("retreat", "retreat"), ("abcd", "badc")])
 
 
 @pytest.mark.parametrize("lang, query", [
@@ -197,6 +201,9 @@ def test_one_edit_is_a_dropped_added_changed_or_swapped_letter():
     ("en", "retraet"),      # two swapped
     ("en", "rertreat"),     # one added
     ("en", "reteat"),       # dropped, early enough that the shared start is too short
+    ("en", "etreat"),       # the first letter dropped
+    ("ru", "атступление"),  # the first letter changed
+    ("en", "ertreat"),      # the first two swapped
 ])
 def test_a_long_word_one_edit_away_finds_the_entry(bundled, lang, query):
     results, downloaded = run(bundled, lang, query)
@@ -210,22 +217,36 @@ def test_typos_rank_below_exact_matches_and_short_words_get_none(bundled):
     slip, _ = run(bundled, "en", "forset")
     assert right[0]["id"] == slip[0]["id"] == "battlelore/forest" and slip[0]["score"] < right[0]["score"]
     # a word shorter than TYPO_MIN_LETTERS gets no typos: "stnu" (for "stun") finds no stun
-    assert len("stnu") < TYPO_MIN_LETTERS and one_edit("stnu", "stun")
+    assert len("stnu") < TYPO_MIN_LETTERS and corrected("stnu", "stun") == 1
     assert not any(r["id"] == "battlelore/stun" for r in run(bundled, "en", "stnu")[0])
 
 
-def test_typo_buckets_hold_every_long_word_and_stay_small(bundled):
+@pytest.mark.parametrize("lang, query, want", [
+    ("pl", "spustsozonych", "citow/ruined-region-rules"),  # two letters swapped in a form the index does not hold
+    ("pl", "ominacji", "citow/dominance-value"),           # the first letter of an inflected form dropped
+    ("ru", "одкрепление", "wizards-quest/reinforcement"),
+])
+def test_a_slip_in_an_inflected_form_or_its_first_letter_finds_the_entry(bundled, lang, query, want):
+    results, downloaded = run(bundled, lang, query)
+    assert want in [r["id"] for r in results[:3]], [r["id"] for r in results[:3]]
+    assert downloaded <= 60 * 1024
+
+
+def test_typo_files_hold_every_long_word_under_each_of_its_keys_and_stay_small(bundled):
     for files in bundled[1].values():
-        firsts = payload_of(files["meta.js"])["typos"]
-        parts = [payload_of(files[f"t-{n}.js"]) for n in range(len(firsts))]
+        count = payload_of(files["meta.js"])["typos"]
+        parts = [payload_of(files[f"t-{n}.js"]) for n in range(count)]
+        assert f"t-{count}.js" not in files
         words = {word for shard in shards_of(files) for word in shard if len(word) >= TYPO_MIN_LETTERS}
-        assert {w for part in parts for bucket in part.values() for w in bucket} == words
-        for n, part in enumerate(parts):
-            assert len(part) == 1 or len(files[f"t-{n}.js"].encode("utf-8")) <= MAX_TYPO_BYTES
-            for key, bucket in part.items():
-                assert all(w[0] + f"{len(w):02d}" == key for w in bucket)
-                assert file_for(firsts, key) == n
-    assert typo_keys("retreat") == ["r06", "r07", "r08", "e06", "e07"] and typo_keys("aaaaa") == ["a05", "a06"]
+        listed = {w for part in parts for bucket in part.values() for w in bucket.split()}
+        assert listed == words
+        for word in sorted(words)[::50]:
+            assert all(word in parts[typo_file(key, count)][key].split() for key in typo_keys(word))
+        sizes = [len(files[f"t-{n}.js"].encode("utf-8")) for n in range(count)]
+        assert sum(sizes) / count <= 1.5 * TYPO_FILE_BYTES and max(sizes) <= 4 * TYPO_FILE_BYTES
+    # a head of six letters: each letter deleted once, and its first five; repeated keys once
+    assert typo_keys("retreats") == ["etrea", "rtrea", "rerea", "retea", "retra", "retre"]
+    assert typo_keys("aaaaa") == ["aaaa", "aaaaa"]
 
 
 def test_a_games_page_leads_with_that_games_results(bundled):

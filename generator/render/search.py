@@ -11,16 +11,19 @@ Why our own index rather than Material's lunr or Pagefind (see README, "Search")
 
 What a query downloads must stay small however many games there are, so per language:
   - meta.js (loaded once) holds the document count, each game's run of document numbers, the
-    first word of every shard and the first key of every typo file;
+    first word of every shard, the number of typo files and the search's constants (RANKING);
   - s-<n>.js, a shard: a run of words in sorted order, at most MAX_SHARD_BYTES, each word with
     its rarity (common words weigh less) and its head of postings: its HEAD_POSTINGS best
     documents by weight, compactly encoded;
-  - t-<n>.js, a typo file: the words of TYPO_MIN_LETTERS or more, bucketed by first letter and
-    length, so that a misspelt word finds the words one edit away by loading one or two files;
+  - t-<n>.js, a typo file: a deletion neighbourhood of the words of TYPO_MIN_LETTERS or more: each
+    word is listed under its head (first TYPO_HEAD letters) with one letter deleted anywhere (and
+    under its first TYPO_HEAD - 1 letters), the keys hashed into a fixed number of files, so a
+    misspelt word (a slip anywhere, the first letter too, in any inflected form) loads one file per
+    letter of its head;
   - d-<n>.js: titles, links and snippet texts of DOCS_PER_CHUNK documents, fetched for the
     results shown.
 A query word loads only the shards that can hold words it matches (see `shards_for`); a long word
-that matches nothing as typed loads its typo buckets and the shards of the words one edit away.
+that matches nothing as typed loads its typo files and the shards of the words one edit away.
 
 assets/kb-search.js does the same folding, tokenising, matching and ranking; `replay` below is
 that client in Python (used by the bench and the tests), so the two must change together.
@@ -48,7 +51,6 @@ MAX_TEXT_WEIGHT = 3
 
 HEAD_POSTINGS = 100        # documents kept per word: the best by weight, ties to the lower number
 MAX_SHARD_BYTES = 8_000    # a shard file's size cap
-MAX_TYPO_BYTES = 4_000     # a typo file's size cap
 DOCS_PER_CHUNK = 4         # documents per d-<n>.js
 RESULTS = 10               # results shown per query
 CANDIDATES = 30            # ranked documents a query may fetch to fill RESULTS distinct concepts
@@ -62,11 +64,20 @@ COMMON_SHARE = 0.05
 COMMON_MIN_DOCS = 10
 
 # Typos: a query word of TYPO_MIN_LETTERS or more that matches no word as typed (nor as its start)
-# matches the words one edit away (a letter dropped, added, changed, or two swapped) at TYPO_QUALITY,
-# below any exact match; at most TYPO_WORDS of them, to bound what it loads.
+# matches the words one edit away (a letter dropped, added, changed, or two neighbours swapped,
+# anywhere, the first letter too) or whose start it then matches as an inflected form does, at
+# TYPO_QUALITY × that match's quality, below any exact match; at most TYPO_WORDS of them, to bound
+# what it loads. Candidates come from the deletion neighbourhood of the words' heads (TYPO_HEAD
+# letters), in typo files of about TYPO_FILE_BYTES each.
 TYPO_MIN_LETTERS = 5
 TYPO_QUALITY = 0.7
 TYPO_WORDS = 4
+TYPO_HEAD = 6
+TYPO_FILE_BYTES = 2_500
+
+# What kb-search.js reads from meta.js rather than repeating: one source for the client's constants.
+RANKING = {"results": RESULTS, "candidates": CANDIDATES, "rarity_steps": RARITY_STEPS, "typo_min_letters": TYPO_MIN_LETTERS,
+           "typo_quality": TYPO_QUALITY, "typo_words": TYPO_WORDS, "typo_head": TYPO_HEAD}
 
 # Posting heads are strings of unsigned numbers, each written little-end first in 5-bit digits,
 # a digit of 32 or more meaning "more digits follow" (the VLQ of source maps, without the sign).
@@ -212,9 +223,22 @@ def rarity(documents_with_word: int, documents: int, common: bool) -> int:
     return max(1, round(RARITY_STEPS * math.sqrt(usual / documents_with_word)))
 
 
-def typo_key(first: str, letters: int) -> str:
-    """A typo bucket: the words beginning with `first` that have `letters` letters."""
-    return f"{first}{letters:02d}"
+def typo_keys(word: str) -> list[str]:
+    """The deletion neighbourhood of a word's head (its first TYPO_HEAD letters): the head with one
+    letter deleted, and its first TYPO_HEAD - 1 letters. Two words one edit apart (or whose heads
+    are) share a key: a changed letter deleted in both, a dropped one deleted in the other, two
+    swapped neighbours each deleted once."""
+    head = word[:TYPO_HEAD]
+    keys = [head[:i] + head[i + 1:] for i in range(len(head))] + [head[:TYPO_HEAD - 1]]
+    return [key for n, key in enumerate(keys) if key not in keys[:n]]
+
+
+def typo_file(key: str, files: int) -> int:
+    """The typo file of a key: its FNV-1a hash over code points, modulo the number of files."""
+    h = 2166136261
+    for char in key:
+        h = ((h ^ ord(char)) * 16777619) & 0xFFFFFFFF
+    return h % files
 
 
 def index_files(docs: Iterable[dict], folding: dict[str, str], common: frozenset[str] = frozenset()) -> dict[str, str]:
@@ -238,17 +262,21 @@ def index_files(docs: Iterable[dict], folding: dict[str, str], common: frozenset
                      key=lambda e: utf16(e[0]))
     shards = pack(entries, MAX_SHARD_BYTES)
     files = {f"s-{n}.js": _js("s", str(n), dict(shard)) for n, shard in enumerate(shards)}
-    buckets: dict[str, list[str]] = defaultdict(list)
+    neighbours: dict[str, list[str]] = defaultdict(list)
     for word, _ in entries:
-        letters = len(word)
-        if letters >= TYPO_MIN_LETTERS:
-            buckets[typo_key(word[0], letters)].append(word)
-    typos = pack(sorted(((key, words) for key, words in buckets.items()), key=lambda e: utf16(e[0])), MAX_TYPO_BYTES)
-    files |= {f"t-{n}.js": _js("t", str(n), dict(part)) for n, part in enumerate(typos)}
+        if len(word) >= TYPO_MIN_LETTERS:
+            for key in typo_keys(word):
+                neighbours[key].append(word)
+    size = sum(len(key.encode("utf-8")) + sum(len(w.encode("utf-8")) + 1 for w in words) + 4 for key, words in neighbours.items())
+    typo_files = max(1, math.ceil(size / TYPO_FILE_BYTES))
+    parts: list[dict[str, str]] = [{} for _ in range(typo_files)]
+    for key in sorted(neighbours, key=utf16):
+        parts[typo_file(key, typo_files)][key] = " ".join(neighbours[key])
+    files |= {f"t-{n}.js": _js("t", str(n), part) for n, part in enumerate(parts)}
     for start in range(0, len(rows), DOCS_PER_CHUNK):
         files[f"d-{start // DOCS_PER_CHUNK}.js"] = _js("d", str(start // DOCS_PER_CHUNK), rows[start:start + DOCS_PER_CHUNK])
     files["meta.js"] = _js("m", "meta", {"docs": len(rows), "per_chunk": DOCS_PER_CHUNK, "games": games,
-                                         "shards": [shard[0][0] for shard in shards], "typos": [part[0][0] for part in typos]})
+                                         "shards": [shard[0][0] for shard in shards], "typos": typo_files, "ranking": RANKING})
     return files
 
 
@@ -357,20 +385,16 @@ def quality(query: str, word: str) -> float:
     return 0.0
 
 
-def one_edit(a: str, b: str) -> bool:
-    """Whether two different words are one edit apart: a letter dropped, added or changed, or two
-    neighbours swapped."""
-    if a == b or abs(len(a) - len(b)) > 1:
-        return False
-    i = 0
-    while i < min(len(a), len(b)) and a[i] == b[i]:
-        i += 1
-    if len(a) > len(b):
-        return a[i + 1:] == b[i:]
-    if len(a) < len(b):
-        return a[i:] == b[i + 1:]
-    swapped = i + 1 < len(a) and a[i] == b[i + 1] and a[i + 1] == b[i]
-    return a[i + 1:] == b[i + 1:] or (swapped and a[i + 2:] == b[i + 2:])
+def corrected(query: str, word: str) -> float:
+    """The best quality of the query word one edit away, made where it first differs from the index
+    word (a letter changed, dropped, added, or two neighbours swapped); 0 when none matches."""
+    p = 0
+    while p < min(len(query), len(word)) and query[p] == word[p]:
+        p += 1
+    edits = [query[:p] + query[p + 1:], query[:p] + query[p + 1:p + 2] + query[p:p + 1] + query[p + 2:]]
+    if p < len(word):
+        edits += [query[:p] + word[p] + query[p + 1:], query[:p] + word[p] + query[p:]]
+    return max((quality(edit, word) for edit in edits if edit != query), default=0.0)
 
 
 def file_for(firsts: list[str], key: str) -> int | None:
@@ -397,16 +421,6 @@ def shards_for(firsts: list[str], query: str) -> list[int]:
     return wanted
 
 
-def typo_keys(query: str) -> list[str]:
-    """The typo buckets that hold the words one edit from `query`, unless its first letter is the
-    slip: its first letter with one letter fewer, as many or one more; its second letter (the
-    first two swapped, or a letter added in front) with as many or one fewer."""
-    letters = len(query)
-    wanted = [(query[0], letters - 1), (query[0], letters), (query[0], letters + 1), (query[1], letters - 1), (query[1], letters)]
-    keys = [typo_key(first, n) for first, n in wanted if n >= TYPO_MIN_LETTERS]
-    return [key for n, key in enumerate(keys) if key not in keys[:n]]
-
-
 def matches(query: str, shards: Iterable[dict[str, str]]) -> list[tuple[float, str]]:
     """(quality, head) of every word of the shards that matches the query word."""
     return [(q, head) for shard in shards for word, head in shard.items() if (q := quality(query, word))]
@@ -417,10 +431,18 @@ def needs_typos(query: str, found: list[tuple[float, str]]) -> bool:
     return len(query) >= TYPO_MIN_LETTERS and not any(q >= 0.8 for q, _ in found)
 
 
-def typo_words(query: str, typo_files: list[dict[str, list[str]]]) -> list[str]:
-    """The first TYPO_WORDS words (in index order) one edit away from the query word."""
-    near = {word for part in typo_files for key in typo_keys(query) for word in part.get(key, ()) if one_edit(query, word)}
-    return sorted(near, key=utf16)[:TYPO_WORDS]
+def typo_parts(query: str, files: int) -> list[int]:
+    """The typo files that hold the query word's keys."""
+    return sorted({typo_file(key, files) for key in typo_keys(query)})
+
+
+def typo_words(query: str, files: int, part: Callable[[int], dict[str, str]]) -> list[tuple[float, str]]:
+    """(quality, word) of the TYPO_WORDS words the query word matches best one edit away (see
+    `corrected`; ties to the earlier word in index order), from the typo files of its keys (`part(n)`:
+    the payload of t-<n>.js, of `files`)."""
+    near = {word for key in typo_keys(query) for word in part(typo_file(key, files)).get(key, "").split()}
+    best = sorted(((q, word) for word in near if (q := corrected(query, word))), key=lambda e: (-e[0], utf16(e[1])))
+    return best[:TYPO_WORDS]
 
 
 def rank(found: list[list[tuple[float, str]]], scope: tuple[int, int] | None = None) -> list[tuple[int, float]]:
@@ -474,12 +496,11 @@ def replay(text: str, fetch: Callable[[str], Any], folding: dict[str, str], game
     load(name for names in wanted for name in names)
     found = [matches(word, [loaded[name] for name in names]) for word, names in zip(words, wanted, strict=True)]
     slips = [i for i, word in enumerate(words) if needs_typos(word, found[i])]
-    parts = {i: [f"t-{n}.js" for key in typo_keys(words[i]) if (n := file_for(meta["typos"], key)) is not None] for i in slips}
-    load(name for names in parts.values() for name in names)
-    near = {i: typo_words(words[i], [loaded[name] for name in parts[i]]) for i in slips}
-    load(f"s-{file_for(meta['shards'], word)}.js" for words_near in near.values() for word in words_near)
+    load(f"t-{n}.js" for i in slips for n in typo_parts(words[i], meta["typos"]))
+    near = {i: typo_words(words[i], meta["typos"], lambda n: loaded[f"t-{n}.js"]) for i in slips}
+    load(f"s-{file_for(meta['shards'], word)}.js" for words_near in near.values() for _, word in words_near)
     for i, words_near in near.items():
-        found[i] += [(TYPO_QUALITY, loaded[f"s-{file_for(meta['shards'], word)}.js"][word]) for word in words_near]
+        found[i] += [(TYPO_QUALITY * q, loaded[f"s-{file_for(meta['shards'], word)}.js"][word]) for q, word in words_near]
     ranked = rank(found, tuple(meta["games"][game]) if game in meta["games"] else None)
     results: list[dict] = []
     seen: set[str] = set()
