@@ -276,3 +276,16 @@ def test_results_carry_the_start_of_their_text(bundled):
     assert "retreat" in results[0]["snippet"].lower() and len(results[0]["snippet"]) <= SNIPPET_CHARS + 2
     term = next(d for d in bundled[0].documents("en") if d["id"] == "battlelore/term/retreat")
     assert term["snippet"] == "odwrót · отступление"  # a glossary term's snippet: its names in the other languages
+
+
+@pytest.mark.parametrize("lang, query, want", [
+    ("ru", "раны", "citow/def-hit"),            # data/languages/ru/synonyms.yaml: citow/term/hit
+    ("en", "start player", "battlelore/first-player"),
+    ("pl", "pole widzenia", "battlelore/line-of-sight"),
+])
+def test_the_words_players_use_find_what_their_term_finds(bundled, lang, query, want):
+    said = {word for language in bundled[0].r.languages for words in language.synonyms.get("terms", {}).values() for word in words}
+    assert query in said  # a player's word, not the glossary's
+    results, _ = run(bundled, lang, query)
+    assert want in [r["id"] for r in results[:3]], [r["id"] for r in results[:3]]
+

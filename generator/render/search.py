@@ -7,7 +7,8 @@ Why our own index rather than Material's lunr or Pagefind (see README, "Search")
     (отступил ~ отступление, spustoszonych ~ spustoszone, retreating ~ retreat), with
     Polish diacritics and ё folded for matching only (the text keeps every letter);
   - cross-language look-up comes from the glossary: each entry is indexed, in every
-    language, with the names, variants and forms of the terms it mentions.
+    language, with the names, variants and forms of the terms it mentions, and the words players
+    use for them (data/languages/<code>/synonyms.yaml); a title, with the players' words for its words.
 
 What a query downloads must stay small however many games there are, so per language:
   - meta.js (loaded once) holds the document count, each game's run of document numbers, the
@@ -116,6 +117,14 @@ class SearchIndex:
         self.folding = resolved.languages.folding()
         self.defined_by: dict[str, set[str]] = defaultdict(set)      # entry id -> terms naming it their definition
         self.named: dict[tuple[str, str], set[str]] = defaultdict(set)  # (game, lower-case name) -> term ids
+        # the players' words (synonyms.yaml) of every language: term id -> words; folded title word -> words
+        self.said: dict[str, list[str]] = defaultdict(list)
+        self.said_for_word: dict[str, list[str]] = defaultdict(list)
+        for language in resolved.languages:
+            for term_id, words in language.synonyms.get("terms", {}).items():
+                self.said[term_id] += words
+            for word, words in language.synonyms.get("words", {}).items():
+                self.said_for_word[fold(word, self.folding)] += words
         for term in self.kb.terms.values():
             if term.get("definition"):
                 self.defined_by[term["definition"]].add(term["id"])
@@ -130,7 +139,13 @@ class SearchIndex:
             for lang in self.r.languages.codes:
                 words.append(term["names"].get(lang, ""))
                 words += term.get("variants", {}).get(lang, []) + term.get("forms", {}).get(lang, [])
+            words += self.said.get(term_id, [])
         return " ".join(words)
+
+    def titled(self, titles: Iterable[str]) -> str:
+        """Titles with the players' words for their words (synonyms.yaml `words`)."""
+        text = " ".join(titles)
+        return " ".join([text] + [said for word in tokens(text, self.folding) for said in self.said_for_word.get(word, ())])
 
     def defined_terms(self, entry: Entry) -> set[str]:
         """Terms this entry defines: named as its definition, or named like its title."""
@@ -164,7 +179,7 @@ class SearchIndex:
                         "id": entry_id, "title": entry["title"][shown], "context": f"{game_title} · {chapter_title}",
                         "kind": entry["kind"], "snippet": text,
                         "fields": {
-                            title_weight(entry["kind"]): " ".join(entry["title"].values()),
+                            title_weight(entry["kind"]): self.titled(entry["title"].values()),
                             WEIGHT_DEFINES: self.aliases(defines),
                             WEIGHT_KEYWORD: " ".join(w for words in entry.get("keywords", {}).values() for w in words),
                             WEIGHT_MENTIONS: self.aliases(mentions),
