@@ -101,7 +101,7 @@ def test_every_check_is_a_calculator_in_every_language_of_its_game(bundled_build
             assert sorted(spec["checks"]) == sorted(rules["checks"]), (game, lang)
             page = (site / lang / game / "calculators.html").read_text(encoding="utf-8")
             for name, check in spec["checks"].items():
-                assert f'data-check="{name}"' in page
+                assert f'data-check="{name}"' in page and f'id="calc-{name}"' in page  # where search leads
                 choices = calculators_data(game).get("choices", {})
                 assert check["schema"] == with_choices(schemas[f"{name}_input"], choices)  # the check's own input schema
                 for key in names_to_label(check["schema"]):

@@ -27,6 +27,7 @@ from generator.render.search import (
     quality,
     replay,
     shards_for,
+    title_weight,
     typo_file,
     typo_keys,
     utf16,
@@ -289,3 +290,31 @@ def test_the_words_players_use_find_what_their_term_finds(bundled, lang, query, 
     results, _ = run(bundled, lang, query)
     assert want in [r["id"] for r in results[:3]], [r["id"] for r in results[:3]]
 
+
+
+def test_a_titles_word_is_found_by_the_players_word_for_it(bundled):
+    # "odds" (synonyms.yaml `words`: chance) finds what "chance" finds, in a title that never says "odds"
+    index = bundled[0]
+    doc = next(d for d in index.documents("en") if "chance" in d["fields"][title_weight(d["kind"])].lower().split())
+    assert "odds" in word_weights(doc["fields"], index.folding) and "odds" not in doc["title"].lower()
+
+
+ODDS = {  # a question about odds, as typed, in each language -> the game whose answer table or calculator answers it
+    ("en", "chance of 3 hits with 4 dice"): "citow", ("ru", "вероятность 2 ранений с 3 кубиками"): "citow",
+    ("pl", "szansa na 3 obrażenia z 4 kości"): "citow", ("ru", "шанс выпадения грани кубика"): "battlelore",
+}
+
+
+def test_a_question_about_odds_opens_the_answer_table_or_its_calculator(bundled):
+    for (lang, query), game in ODDS.items():
+        results, downloaded = run(bundled, lang, query)
+        first, check = results[0], results[0]["id"].rsplit("/", 1)[1]
+        assert first["kind"] in ("answer-table", "calculator") and first["id"].startswith(f"{game}/"), [r["id"] for r in results[:3]]
+        assert first["url"] in (f"{lang}/{game}/calculators.html#{game}-{check}", f"{lang}/{game}/calculators.html#calc-{check}")
+        assert downloaded <= 60 * 1024, query
+
+
+@pytest.mark.parametrize("lang, query", [("en", "calculator"), ("ru", "калькулятор"), ("pl", "kalkulator")])
+def test_calculator_finds_the_calculators_pages(bundled, lang, query):
+    results, _ = run(bundled, lang, query)
+    assert results[0]["kind"] == "calculators" and results[0]["url"].endswith("/calculators.html")

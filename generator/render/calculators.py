@@ -43,6 +43,11 @@ def game_checks(resolved: Resolved, game: str) -> list[str]:
     return list(resolved.kb.checks.get(game, {})) if game in resolved.kb.calculators else []
 
 
+def calculator_anchor(check: str) -> str:
+    """A calculator's id on its game's Calculators page."""
+    return f"calc-{check}"
+
+
 def example_check(example: dict) -> tuple[str, str]:
     """(game id, check) of a worked example's `check:` ("wizards_quest.battle" -> ("wizards-quest", "battle"))."""
     game, _, check = example.get("check", "").partition(".")
@@ -187,19 +192,20 @@ class CalculatorBlocks:
                 for entry_id in resolved.kb.checks[game][name]["implements"]:
                     self.by_entry.setdefault(entry_id, []).append((game, name))
 
-    def block(self, game: str, name: str, reader: str, assets: str) -> Markup:
-        """One closed calculator; `assets` is the relative URL of the site's assets/ from the page."""
+    def block(self, game: str, name: str, reader: str, assets: str, anchor: str = "") -> Markup:
+        """One closed calculator; `assets` is the relative URL of the site's assets/ from the page; `anchor`
+        its id on the page (the Calculators page's, where search leads)."""
         texts = self.r.kb.calculators[game]["checks"][name]
         return self.fragment("calculator.html.j2", check=name, title=self.r.text_in(texts["title"], reader),
                              ui=self.r.languages.ui(reader)["calculator"], script=f"{assets}kb-calc.js",
-                             spec="calculators.json")
+                             spec="calculators.json", anchor=anchor)
 
     def of_entry(self, entry_id: str, reader: str) -> list[Markup]:
         """The calculators shown under an entry (pages at <lang>/<game>/)."""
         return [self.block(game, name, reader, "../../assets/") for game, name in self.by_entry.get(entry_id, [])]
 
     def of_game(self, game: str, reader: str) -> list[Markup]:
-        return [self.block(game, name, reader, "../../assets/") for name in game_checks(self.r, game)]
+        return [self.block(game, name, reader, "../../assets/", calculator_anchor(name)) for name in game_checks(self.r, game)]
 
     def spec_file(self, game: str, reader: str, href) -> tuple[str, str]:
         """(docs path, JSON) of the game's calculators.json in one language."""

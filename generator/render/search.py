@@ -36,13 +36,15 @@ import math
 import re
 import unicodedata
 from collections import defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from ..base.escaping import js_literal
 from ..base.textmatch import strip_links
 from ..load.model import Entry
 from ..resolve.resolve import Resolved
+from .answer_tables import AnswerTables
+from .calculators import calculator_anchor, game_checks
 
 TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
 # A word's weight in a document, by where it stands. An entry's own title and the terms it defines
@@ -86,10 +88,14 @@ DIGITS = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz-_"
 DIGIT_VALUE = {c: v for v, c in enumerate(DIGITS)}
 
 
+QUESTION_KINDS = ("clarification", "example", "calculator", "answer-table")
+
+
 def title_weight(kind: str) -> int:
-    """A clarification's or worked example's title is a question about a rule ("Is there a cap on
-    the death range?"): it weighs like a keyword, so that a look-up leads with the rule itself."""
-    return WEIGHT_KEYWORD if kind in ("clarification", "example") else WEIGHT_TITLE
+    """A clarification's, worked example's, calculator's or answer table's title is a question about a
+    rule ("Is there a cap on the death range?", "What is this force's death range?"): it weighs like a
+    keyword, so that a look-up leads with the rule itself."""
+    return WEIGHT_KEYWORD if kind in QUESTION_KINDS else WEIGHT_TITLE
 
 
 def fold(text: str, folding: dict[str, str]) -> str:
@@ -120,6 +126,7 @@ class SearchIndex:
         # the players' words (synonyms.yaml) of every language: term id -> words; folded title word -> words
         self.said: dict[str, list[str]] = defaultdict(list)
         self.said_for_word: dict[str, list[str]] = defaultdict(list)
+        self._tables: AnswerTables | None = None
         for language in resolved.languages:
             for term_id, words in language.synonyms.get("terms", {}).items():
                 self.said[term_id] += words
@@ -155,6 +162,42 @@ class SearchIndex:
             found |= self.named.get((game, title.lower()), set())
         return found
 
+    def answer_tables(self) -> AnswerTables:
+        """The answer tables (computed once, on the first game that has them)."""
+        if self._tables is None:
+            self._tables = AnswerTables(self.r)
+        return self._tables
+
+    def calculator_documents(self, game: str, reader: str, game_title: str) -> Iterator[dict]:
+        """A game's Calculators page, and on it each answer table and calculator: found by the question
+        it answers (its title, in every language, with the players' words for its words), the words its
+        table is labelled with, and the terms of the rules it computes."""
+        names = game_checks(self.r, game)
+        if not names:
+            return
+        ui = {lang: self.r.languages.ui(lang)["calculator"] for lang in self.r.languages.codes}
+        texts = self.kb.calculators[game]["checks"]
+        titles = [self.r.text_in(texts[name]["title"], reader) for name in names]
+        yield {"url": self.r.calculators_url(game, reader), "game": game, "id": f"{game}/calculators",
+               "title": ui[reader]["calculators"], "context": game_title, "kind": "calculators", "snippet": " · ".join(titles),
+               "fields": {WEIGHT_TITLE: self.titled(ui[lang][key] for lang in ui for key in ("calculators", "answer_tables")),
+                          WEIGHT_TEXT: " ".join(titles)}}
+        tables = {lang: {table.check: table for table in self.answer_tables().of_game(game, lang)} for lang in ui}
+        for name, title in zip(names, titles, strict=True):
+            computes = set().union(*(self.r.terms_in.get(entry_id, set()) for entry_id in self.kb.checks[game][name]["implements"]))
+            question = {WEIGHT_KEYWORD: self.titled(texts[name]["title"].values()), WEIGHT_MENTIONS: self.aliases(computes)}
+            if name in tables[reader]:  # the table first: it answers at a glance, the calculator any case
+                table = tables[reader][name]
+                labels = " ".join(" ".join([t[name].row_label, *(label for label, _ in t[name].groups), ui[lang]["answer_tables"]])
+                                  for lang, t in tables.items() if name in t)
+                yield {"url": self.r.calculators_url(game, reader, table.id), "game": game, "id": f"{game}/answer-table/{name}",
+                       "title": title, "context": f"{game_title} · {ui[reader]['answer_tables']}", "kind": "answer-table",
+                       "snippet": " · ".join([table.row_label, *(label for label, _ in table.groups)]),
+                       "fields": {**question, WEIGHT_KEYWORD: f"{question[WEIGHT_KEYWORD]} {labels}", WEIGHT_TEXT: ""}}
+            yield {"url": self.r.calculators_url(game, reader, calculator_anchor(name)), "game": game, "id": f"{game}/calculator/{name}",
+                   "title": title, "context": f"{game_title} · {ui[reader]['heading']}", "kind": "calculator", "snippet": "",
+                   "fields": {**question, WEIGHT_TEXT: " ".join(ui[lang]["heading"] for lang in ui)}}
+
     def common_words(self) -> frozenset[str]:
         """Every language's `search_common_words`, folded: each section's index holds words of all."""
         return frozenset(fold(word, self.folding) for lang in self.r.languages for word in lang.ui.get("search_common_words", ()))
@@ -186,6 +229,7 @@ class SearchIndex:
                             WEIGHT_TEXT: text + " " + chapter_title,
                         },
                     }
+            yield from self.calculator_documents(game["id"], reader, game_title)
             for term in self.kb.terms_of(game["id"]):
                 name = self.r.text_in(term["names"], reader)
                 others = [n for lang, n in sorted(term["names"].items()) if n and n != name]
