@@ -16,6 +16,7 @@ from generator.render.search import (
     SNIPPET_CHARS,
     TYPO_FILE_BYTES,
     TYPO_MIN_LETTERS,
+    WEIGHT_GLOSSARY,
     SearchIndex,
     concept,
     corrected,
@@ -318,3 +319,20 @@ def test_a_question_about_odds_opens_the_answer_table_or_its_calculator(bundled)
 def test_calculator_finds_the_calculators_pages(bundled, lang, query):
     results, _ = run(bundled, lang, query)
     assert results[0]["kind"] == "calculators" and results[0]["url"].endswith("/calculators.html")
+
+
+def test_the_readers_language_comes_before_a_fallback_on_the_same_concept(bundled):
+    """Two documents on one concept, the earlier shown in English in the Russian section (its Russian text
+    missing): the Russian one ranks first, and the English one, when shown, says which language it is in."""
+    folding = bundled[0].folding
+    fields = {WEIGHT_GLOSSARY: "культист cultist kultysta", 1: ""}
+    docs = [{"url": "ru/citow/glossary.html#term-cultist", "title": "cultist", "context": "", "kind": "glossary", "id": "citow/term/cultist",
+             "fields": fields, "shown": "en", "game": "citow"},
+            {"url": "ru/citow/96.html#def-cultist", "title": "культист", "context": "", "kind": "term", "id": "citow/def-cultist",
+             "fields": fields, "game": "citow"}]
+    files = index_files(docs, folding)
+    results = replay("культист", lambda name: payload_of(files[name]), folding)
+    assert [(r["id"], r["shown"]) for r in results] == [("citow/def-cultist", ""), ("citow/term/cultist", "en")]
+    docs[0]["shown"] = ""  # in the reader's language both, the earlier document first: the order above is the fallback's doing
+    files = index_files(docs, folding)
+    assert replay("культист", lambda name: payload_of(files[name]), folding)[0]["id"] == "citow/term/cultist"

@@ -51,6 +51,9 @@ TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
 # outrank keywords, which outrank terms it merely mentions; body text counts by frequency, capped.
 WEIGHT_TITLE, WEIGHT_DEFINES, WEIGHT_KEYWORD, WEIGHT_GLOSSARY, WEIGHT_MENTIONS, WEIGHT_TEXT = 8, 7, 6, 5, 2, 1
 MAX_TEXT_WEIGHT = 3
+# A document shown in a fallback language (its text missing in the reader's) weighs this much less in
+# every field, so that the reader's own text on the same concept comes first; its result is marked.
+FALLBACK_DEMOTION = 1
 
 HEAD_POSTINGS = 100        # documents kept per word: the best by weight, ties to the lower number
 MAX_SHARD_BYTES = 8_000    # a shard file's size cap
@@ -218,7 +221,7 @@ class SearchIndex:
                     mentions = self.r.terms_in.get(entry_id, set()) - defines
                     text = _plain(entry["text"][shown])
                     yield {
-                        "url": self.r.url_of(entry_id, reader), "game": game["id"],
+                        "url": self.r.url_of(entry_id, reader), "game": game["id"], "shown": shown if shown != reader else "",
                         "id": entry_id, "title": entry["title"][shown], "context": f"{game_title} · {chapter_title}",
                         "kind": entry["kind"], "snippet": text,
                         "fields": {
@@ -233,8 +236,9 @@ class SearchIndex:
             for term in self.kb.terms_of(game["id"]):
                 name = self.r.text_in(term["names"], reader)
                 others = [n for lang, n in sorted(term["names"].items()) if n and n != name]
+                shown = self.r.languages.pick([lang for lang, n in term["names"].items() if n], reader)
                 yield {
-                    "url": self.r.url_of(term["id"], reader), "game": game["id"],
+                    "url": self.r.url_of(term["id"], reader), "game": game["id"], "shown": shown if shown != reader else "",
                     "id": term["id"], "title": name, "context": f"{game_title} · {self.r.languages.ui(reader)['glossary']}", "kind": "glossary",
                     "snippet": " · ".join(others),
                     "fields": {WEIGHT_GLOSSARY: self.aliases({term["id"]}), WEIGHT_TEXT: ""},
@@ -307,10 +311,13 @@ def index_files(docs: Iterable[dict], folding: dict[str, str], common: frozenset
     counts: dict[str, int] = defaultdict(int)  # word -> documents holding it
     games: dict[str, list[int]] = {}           # game -> [first document, after its last]
     for number, doc in enumerate(docs):
-        rows.append([doc["url"], doc["title"], doc["context"], doc["kind"], doc["id"], snippet(doc.get("snippet", ""))])
+        rows.append([doc["url"], doc["title"], doc["context"], doc["kind"], doc["id"], snippet(doc.get("snippet", ""))]
+                    + ([doc["shown"]] if doc.get("shown") else []))
         if "game" in doc:
             games.setdefault(doc["game"], [number, number])[1] = number + 1
+        demotion = FALLBACK_DEMOTION if doc.get("shown") else 0
         for word, weight in word_weights(doc["fields"], folding).items():
+            weight = max(1, weight - demotion)
             counts[word] += 1
             same_weight = heads[word][weight]
             # Documents come in increasing number, so the first HEAD_POSTINGS of a weight are its
@@ -540,7 +547,8 @@ def replay(text: str, fetch: Callable[[str], Any], folding: dict[str, str], game
     """What kb-search.js does for a query, on a page of `game` (its results first) or on none:
     `fetch(name)` gives the payload of one index file of the language (meta.js, s-<n>.js, t-<n>.js,
     d-<n>.js), in the order the browser loads them; `folding` is the languages' (assets/kb-languages.js,
-    see `script_config`). Returns the results, one per concept (title) and game."""
+    see `script_config`). Returns the results, one per concept (title) and game; `shown`: the language of a
+    result shown in a fallback language ("" when in the reader's)."""
     words = query_words(text, folding)
     if not words:
         return []
@@ -569,12 +577,12 @@ def replay(text: str, fetch: Callable[[str], Any], folding: dict[str, str], game
         done += len(batch)
         load(f"d-{doc // meta['per_chunk']}.js" for doc, _ in batch)
         for doc, score in batch:
-            url, title, context, kind, entry_id, text_start = loaded[f"d-{doc // meta['per_chunk']}.js"][doc % meta["per_chunk"]]
+            url, title, context, kind, entry_id, text_start, *shown = loaded[f"d-{doc // meta['per_chunk']}.js"][doc % meta["per_chunk"]]
             key = entry_id.split("/", 1)[0] + "\n" + concept(title, folding)
             if key not in seen:
                 seen.add(key)
                 results.append({"doc": doc, "url": url, "title": title, "context": context, "kind": kind, "id": entry_id,
-                                "snippet": text_start, "score": score})
+                                "snippet": text_start, "score": score, "shown": shown[0] if shown else ""})
     return results
 
 

@@ -242,7 +242,7 @@
               var key = d[4].split("/")[0] + "\n" + concept(d[1]);
               if (seen[key]) return;
               seen[key] = true;
-              results.push({url: new URL(d[0], root).href, title: d[1], context: d[2], kind: d[3], id: d[4], snippet: d[5], score: r.score});
+              results.push({url: new URL(d[0], root).href, title: d[1], context: d[2], kind: d[3], id: d[4], snippet: d[5], score: r.score, shown: d[6] || ""});
             });
             return more();
           });
@@ -330,6 +330,13 @@
       var title = document.createElement("span");
       title.className = "kb-search-title";
       title.appendChild(marked(r.title, found.words));
+      if (r.shown) {  /* shown in a fallback language: said so, and read in it */
+        title.lang = r.shown;
+        var shown = document.createElement("span");
+        shown.className = "kb-search-lang";
+        shown.textContent = CONFIG.names[r.shown] || r.shown;
+        title.appendChild(shown);
+      }
       var context = document.createElement("span");
       context.className = "kb-search-context";
       context.textContent = r.context;
