@@ -17,6 +17,8 @@ from generator.render.search import (
     TYPO_FILE_BYTES,
     TYPO_MIN_LETTERS,
     WEIGHT_GLOSSARY,
+    WEIGHT_KEYWORD,
+    WEIGHT_TITLE,
     SearchIndex,
     concept,
     corrected,
@@ -29,6 +31,7 @@ from generator.render.search import (
     replay,
     shards_for,
     title_weight,
+    tokens,
     typo_file,
     typo_keys,
     utf16,
@@ -104,7 +107,7 @@ def test_heads_hold_each_words_best_documents_in_weight_order(bundled):
 
 def test_a_head_keeps_the_highest_weights_before_lower_ones():
     docs = [{"url": f"u{i}", "title": f"t{i}", "context": "", "kind": "rule", "id": f"g/e{i}",
-             "fields": {8: "common" if i % 7 == 0 else "", 1: "common " * (i % 3 + 1)}} for i in range(250)]
+             "fields": [(8, "common" if i % 7 == 0 else ""), (1, "common " * (i % 3 + 1))]} for i in range(250)]
     head = decode_head(payload_of(index_files(docs, {})["s-0.js"])["common"])[1]
     weight_of = {i: 8 if i % 7 == 0 else i % 3 + 1 for i in range(250)}
     best = sorted(weight_of, key=lambda i: (-weight_of[i], i))[:HEAD_POSTINGS]
@@ -296,7 +299,7 @@ def test_the_words_players_use_find_what_their_term_finds(bundled, lang, query, 
 def test_a_titles_word_is_found_by_the_players_word_for_it(bundled):
     # "odds" (synonyms.yaml `words`: chance) finds what "chance" finds, in a title that never says "odds"
     index = bundled[0]
-    doc = next(d for d in index.documents("en") if "chance" in d["fields"][title_weight(d["kind"])].lower().split())
+    doc = next(d for d in index.documents("en") if "chance" in d["title"].lower().split())
     assert "odds" in word_weights(doc["fields"], index.folding) and "odds" not in doc["title"].lower()
 
 
@@ -325,7 +328,7 @@ def test_the_readers_language_comes_before_a_fallback_on_the_same_concept(bundle
     """Two documents on one concept, the earlier shown in English in the Russian section (its Russian text
     missing): the Russian one ranks first, and the English one, when shown, says which language it is in."""
     folding = bundled[0].folding
-    fields = {WEIGHT_GLOSSARY: "культист cultist kultysta", 1: ""}
+    fields = [(WEIGHT_GLOSSARY, "культист cultist kultysta")]
     docs = [{"url": "ru/citow/glossary.html#term-cultist", "title": "cultist", "context": "", "kind": "glossary", "id": "citow/term/cultist",
              "fields": fields, "shown": "en", "game": "citow"},
             {"url": "ru/citow/96.html#def-cultist", "title": "культист", "context": "", "kind": "term", "id": "citow/def-cultist",
@@ -336,3 +339,17 @@ def test_the_readers_language_comes_before_a_fallback_on_the_same_concept(bundle
     docs[0]["shown"] = ""  # in the reader's language both, the earlier document first: the order above is the fallback's doing
     files = index_files(docs, folding)
     assert replay("культист", lambda name: payload_of(files[name]), folding)[0]["id"] == "citow/term/cultist"
+
+
+def test_every_field_counts_a_question_title_beside_its_keywords_and_a_long_title_a_step_less(bundled):
+    index = bundled[0]
+    docs = list(index.documents("en"))
+    # a clarification's title weighs like keywords, and is kept beside its (keywords) field of the same weight
+    for doc in (d for d in docs if d["kind"] == "clarification"):
+        weights = word_weights(doc["fields"], index.folding)
+        assert all(weights[word] >= title_weight("clarification") == WEIGHT_KEYWORD for word in tokens(doc["title"], index.folding))
+    # "Death ranges" weighs as a title; "Attacker's death range and defender's losses" a step less
+    short, long = (next(d for d in docs if d["id"] == entry_id) for entry_id in ("wizards-quest/death-range", "wizards-quest/attack-battle-table"))
+    assert word_weights(short["fields"], index.folding)["death"] == WEIGHT_TITLE
+    assert word_weights(long["fields"], index.folding)["death"] == WEIGHT_TITLE - 1
+    assert run(bundled, "en", "death range")[0][0]["id"] == "wizards-quest/death-range"

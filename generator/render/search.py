@@ -56,8 +56,8 @@ MAX_TEXT_WEIGHT = 3
 FALLBACK_DEMOTION = 1
 
 HEAD_POSTINGS = 100        # documents kept per word: the best by weight, ties to the lower number
-MAX_SHARD_BYTES = 8_000    # a shard file's size cap
-DOCS_PER_CHUNK = 4         # documents per d-<n>.js
+MAX_SHARD_BYTES = 4_000    # a shard file's size cap
+DOCS_PER_CHUNK = 2         # documents per d-<n>.js
 RESULTS = 10               # results shown per query
 CANDIDATES = 30            # ranked documents a query may fetch to fill RESULTS distinct concepts
 SNIPPET_CHARS = 240        # text kept per document for the snippet under its result
@@ -94,11 +94,17 @@ DIGIT_VALUE = {c: v for v, c in enumerate(DIGITS)}
 QUESTION_KINDS = ("clarification", "example", "calculator", "answer-table")
 
 
-def title_weight(kind: str) -> int:
+# A title of more than SHORT_TITLE words (not counting common words) names more than its concept
+# ("Attacker's death range and defender's losses"): it weighs a step less than a short one ("Death ranges").
+SHORT_TITLE = 3
+
+
+def title_weight(kind: str, words: int = 0) -> int:
     """A clarification's, worked example's, calculator's or answer table's title is a question about a
     rule ("Is there a cap on the death range?", "What is this force's death range?"): it weighs like a
-    keyword, so that a look-up leads with the rule itself."""
-    return WEIGHT_KEYWORD if kind in QUESTION_KINDS else WEIGHT_TITLE
+    keyword, so that a look-up leads with the rule itself. A title of `words` more than SHORT_TITLE
+    weighs a step less."""
+    return WEIGHT_KEYWORD if kind in QUESTION_KINDS else WEIGHT_TITLE - (words > SHORT_TITLE)
 
 
 def fold(text: str, folding: dict[str, str]) -> str:
@@ -130,6 +136,7 @@ class SearchIndex:
         self.said: dict[str, list[str]] = defaultdict(list)
         self.said_for_word: dict[str, list[str]] = defaultdict(list)
         self._tables: AnswerTables | None = None
+        self.common = self.common_words()
         for language in resolved.languages:
             for term_id, words in language.synonyms.get("terms", {}).items():
                 self.said[term_id] += words
@@ -183,23 +190,27 @@ class SearchIndex:
         titles = [self.r.text_in(texts[name]["title"], reader) for name in names]
         yield {"url": self.r.calculators_url(game, reader), "game": game, "id": f"{game}/calculators",
                "title": ui[reader]["calculators"], "context": game_title, "kind": "calculators", "snippet": " · ".join(titles),
-               "fields": {WEIGHT_TITLE: self.titled(ui[lang][key] for lang in ui for key in ("calculators", "answer_tables")),
-                          WEIGHT_TEXT: " ".join(titles)}}
+               "fields": [(WEIGHT_TITLE, self.titled(ui[lang][key] for lang in ui for key in ("calculators", "answer_tables"))),
+                          (WEIGHT_TEXT, " ".join(titles))]}
         tables = {lang: {table.check: table for table in self.answer_tables().of_game(game, lang)} for lang in ui}
         for name, title in zip(names, titles, strict=True):
             computes = set().union(*(self.r.terms_in.get(entry_id, set()) for entry_id in self.kb.checks[game][name]["implements"]))
-            question = {WEIGHT_KEYWORD: self.titled(texts[name]["title"].values()), WEIGHT_MENTIONS: self.aliases(computes)}
+            question = [(title_weight("calculator"), self.titled(texts[name]["title"].values())), (WEIGHT_MENTIONS, self.aliases(computes))]
             if name in tables[reader]:  # the table first: it answers at a glance, the calculator any case
                 table = tables[reader][name]
-                labels = " ".join(" ".join([t[name].row_label, *(label for label, _ in t[name].groups), ui[lang]["answer_tables"]])
-                                  for lang, t in tables.items() if name in t)
+                labels = " ".join(" ".join([t[name].row_label, *(label for label, columns in t[name].groups for label in [label, *columns]),
+                                            ui[lang]["answer_tables"]]) for lang, t in tables.items() if name in t)
                 yield {"url": self.r.calculators_url(game, reader, table.id), "game": game, "id": f"{game}/answer-table/{name}",
                        "title": title, "context": f"{game_title} · {ui[reader]['answer_tables']}", "kind": "answer-table",
                        "snippet": " · ".join([table.row_label, *(label for label, _ in table.groups)]),
-                       "fields": {**question, WEIGHT_KEYWORD: f"{question[WEIGHT_KEYWORD]} {labels}", WEIGHT_TEXT: ""}}
+                       "fields": [*question, (WEIGHT_KEYWORD, labels)]}
             yield {"url": self.r.calculators_url(game, reader, calculator_anchor(name)), "game": game, "id": f"{game}/calculator/{name}",
                    "title": title, "context": f"{game_title} · {ui[reader]['heading']}", "kind": "calculator", "snippet": "",
-                   "fields": {**question, WEIGHT_TEXT: " ".join(ui[lang]["heading"] for lang in ui)}}
+                   "fields": [*question, (WEIGHT_TEXT, " ".join(ui[lang]["heading"] for lang in ui))]}
+
+    def title_words(self, title: str) -> int:
+        """How many words a title has, common words left out."""
+        return sum(word not in self.common for word in tokens(title, self.folding))
 
     def common_words(self) -> frozenset[str]:
         """Every language's `search_common_words`, folded: each section's index holds words of all."""
@@ -224,13 +235,13 @@ class SearchIndex:
                         "url": self.r.url_of(entry_id, reader), "game": game["id"], "shown": shown if shown != reader else "",
                         "id": entry_id, "title": entry["title"][shown], "context": f"{game_title} · {chapter_title}",
                         "kind": entry["kind"], "snippet": text,
-                        "fields": {
-                            title_weight(entry["kind"]): self.titled(entry["title"].values()),
-                            WEIGHT_DEFINES: self.aliases(defines),
-                            WEIGHT_KEYWORD: " ".join(w for words in entry.get("keywords", {}).values() for w in words),
-                            WEIGHT_MENTIONS: self.aliases(mentions),
-                            WEIGHT_TEXT: text + " " + chapter_title,
-                        },
+                        "fields": [
+                            (title_weight(entry["kind"], self.title_words(entry["title"][shown])), self.titled(entry["title"].values())),
+                            (WEIGHT_DEFINES, self.aliases(defines)),
+                            (WEIGHT_KEYWORD, " ".join(w for words in entry.get("keywords", {}).values() for w in words)),
+                            (WEIGHT_MENTIONS, self.aliases(mentions)),
+                            (WEIGHT_TEXT, text + " " + chapter_title),
+                        ],
                     }
             yield from self.calculator_documents(game["id"], reader, game_title)
             for term in self.kb.terms_of(game["id"]):
@@ -241,7 +252,7 @@ class SearchIndex:
                     "url": self.r.url_of(term["id"], reader), "game": game["id"], "shown": shown if shown != reader else "",
                     "id": term["id"], "title": name, "context": f"{game_title} · {self.r.languages.ui(reader)['glossary']}", "kind": "glossary",
                     "snippet": " · ".join(others),
-                    "fields": {WEIGHT_GLOSSARY: self.aliases({term["id"]}), WEIGHT_TEXT: ""},
+                    "fields": [(WEIGHT_GLOSSARY, self.aliases({term["id"]}))],
                 }
 
     def build(self, reader: str) -> dict[str, str]:
@@ -255,12 +266,15 @@ class SearchIndex:
         return files
 
 
-def word_weights(fields: dict[int, str], folding: dict[str, str]) -> dict[str, int]:
-    """A word's weight in a document: the highest field it stands in; in body text, its count (capped)."""
+def word_weights(fields: list[tuple[int, str]], folding: dict[str, str]) -> dict[str, int]:
+    """A word's weight in a document, from its (weight, text) fields: the highest field it stands in;
+    in body text (WEIGHT_TEXT), its count (capped)."""
     weights: dict[str, int] = defaultdict(int)
-    for word in tokens(fields.get(WEIGHT_TEXT, ""), folding):
-        weights[word] = min(weights[word] + 1, MAX_TEXT_WEIGHT)
-    for field_weight, text in fields.items():
+    for field_weight, text in fields:
+        if field_weight == WEIGHT_TEXT:
+            for word in tokens(text, folding):
+                weights[word] = min(weights[word] + 1, MAX_TEXT_WEIGHT)
+    for field_weight, text in fields:
         if field_weight != WEIGHT_TEXT:
             for word in tokens(text, folding):
                 weights[word] = max(weights[word], field_weight)
