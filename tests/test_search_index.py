@@ -353,3 +353,14 @@ def test_every_field_counts_a_question_title_beside_its_keywords_and_a_long_titl
     assert word_weights(short["fields"], index.folding)["death"] == WEIGHT_TITLE
     assert word_weights(long["fields"], index.folding)["death"] == WEIGHT_TITLE - 1
     assert run(bundled, "en", "death range")[0][0]["id"] == "wizards-quest/death-range"
+
+
+def test_the_search_script_ships_within_15_kb_without_its_comments():
+    from generator.pipeline import asset_files, shipped_script
+    source = (REPO / "generator" / "templates" / "assets" / "kb-search.js").read_text(encoding="utf-8")
+    shipped = dict(asset_files())["assets/kb-search.js"].decode("utf-8")
+    assert len(shipped.encode("utf-8")) <= 15_000 < len(source.encode("utf-8"))
+    code = [line.strip() for line in source.splitlines() if line.strip() and not line.strip().startswith(("/*", "*", "//"))]
+    assert shipped.splitlines() == code  # every line of code, whole and in order; only comments and indentation go
+    # a comment's markers inside a line of code (a string, a URL, a comment after code) are left alone
+    assert shipped_script('  /* a\n   * b */\n  var u = "http://x/*y"; // why\n  // gone\n') == 'var u = "http://x/*y"; // why\n'

@@ -14,15 +14,18 @@
   var FOLDED = new RegExp("[" + Object.keys(FOLD).join("") + "]", "g");
   var WORD = /[\p{L}\p{N}]+/gu;
   var DIGITS = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz-_";
-  var R = {};   /* the constants of generator/render/search.py (RANKING), from meta.js */
-  var SNIPPET_LEAD = 60;   /* letters kept before the first marked word when the snippet starts later */
+  /* R: the constants of generator/render/search.py (RANKING), from meta.js; SNIPPET_LEAD: letters kept
+   * before the first marked word when the snippet starts later */
+  var R = {};
+  var SNIPPET_LEAD = 60;
   var LABELS = CONFIG.labels;
-  var EMPTY = {m: {docs: 0, per_chunk: 1, games: {}, shards: [], typos: 1, ranking: {typo_min_letters: 1 / 0}}, s: {}, t: {}, d: []};  // a file that failed to load
-  var loading = {};   // "lang:kind:key" -> the promise of its payload
-  var loaded = {};    // "lang:kind:key" -> its payload, once loaded
+  /* EMPTY: a file that failed to load; loading, loaded: "lang:kind:key" -> the promise of its payload, its payload */
+  var EMPTY = {m: {docs: 0, per_chunk: 1, games: {}, shards: [], typos: 1, ranking: {typo_min_letters: 1 / 0}}, s: {}, t: {}, d: []};
+  var loading = {}, loaded = {};
 
   function fold(text) {
-    text = text.normalize("NFC").toLowerCase();  /* a pasted "z" + combining dot is the letter "ż" */
+    /* NFC: a pasted "z" + combining dot is the letter "ż" */
+    text = text.normalize("NFC").toLowerCase();
     return Object.keys(FOLD).length ? text.replace(FOLDED, function (c) { return FOLD[c]; }) : text;
   }
   function tokens(text) { return fold(text).match(WORD) || []; }
@@ -330,7 +333,8 @@
       var title = document.createElement("span");
       title.className = "kb-search-title";
       title.appendChild(marked(r.title, found.words));
-      if (r.shown) {  /* shown in a fallback language: said so, and read in it */
+      /* shown in a fallback language: said so, and read in it */
+      if (r.shown) {
         title.lang = r.shown;
         var shown = document.createElement("span");
         shown.className = "kb-search-lang";
