@@ -25,7 +25,7 @@ REPO = Path(__file__).resolve().parent.parent
 def sample_queries(site: Path, data_dir: Path) -> dict[str, list[str]]:
     """Three look-ups per language section: the first two glossary names of the first game in that
     language, as a player would type them (a first query, then a later one), and the names'
-    longest word with two letters swapped (a misspelt query, which loads typo buckets too)."""
+    longest word with two letters swapped (a misspelt query, which loads typo files too)."""
     from .base.languages import read_languages
     from .render.search import payload_of
     queries = {}
@@ -217,7 +217,7 @@ def edit_and_wait(chapter: Path, page: str, marker: str) -> float:
 def query_downloads(site: Path, queries_by_language: dict[str, list[str]]) -> dict:
     """Bytes of search data the browser fetches for a first query and a later one, per language,
     and for a misspelt query on a fresh page: search.replay runs kb-search.js's steps (meta, the
-    query words' shards, typo buckets and the shards of the words one edit away, the document chunks
+    query words' shards, typo files and the shards of the words one edit away, the document chunks
     of the results) and names each file it loads; a file already loaded costs nothing again."""
     from .render.search import payload_of, replay, script_config
     folding = script_config((site / "assets" / "kb-languages.js").read_text(encoding="utf-8"))["fold"]

@@ -160,5 +160,27 @@ def _render_and_publish(resolved: Resolved, out: Path, stage, workers: ProcessPo
 
 
 def asset_files():
-    """(path under the docs folder, bytes) of the site's own scripts and styles."""
-    return ((f"assets/{path.relative_to(ASSETS).as_posix()}", path.read_bytes()) for path in sorted(ASSETS.rglob("*")) if path.is_file())
+    """(path under the docs folder, bytes) of the site's own scripts and styles; scripts as shipped (`shipped_script`)."""
+    for path in sorted(ASSETS.rglob("*")):
+        if path.is_file():
+            content = path.read_bytes()
+            if path.suffix == ".js":
+                content = shipped_script(content.decode("utf-8")).encode("utf-8")
+            yield f"assets/{path.relative_to(ASSETS).as_posix()}", content
+
+
+def shipped_script(source: str) -> str:
+    """A script as the browser gets it: without the lines that are only comments (// …, /* … */ from a
+    line's start) and without indentation and blank lines; every line of code kept whole, so nothing
+    inside a line (strings, regular expressions, a comment after code) is touched. kb-search.js is loaded
+    on every page: its comments are for the reader of the source."""
+    lines, in_comment = [], False
+    for line in source.splitlines():
+        text = line.strip()
+        if in_comment:
+            in_comment = "*/" not in text
+        elif text.startswith("/*") and (text.count("*/") == 0 or (text.endswith("*/") and text.count("*/") == 1)):
+            in_comment = "*/" not in text
+        elif text and not text.startswith("//"):
+            lines.append(text)
+    return "\n".join(lines) + "\n"

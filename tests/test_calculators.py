@@ -16,7 +16,7 @@ from browser import calculate, make_driver, open_calculator, press, serve
 from conftest import REPO
 from selenium.webdriver.support.ui import WebDriverWait
 
-from generator.render.calculators import with_choices
+from generator.render.calculators import calculator_anchor, with_choices
 from generator.validate.validate_calculators import check_schemas, names_to_label
 from rules_check.explain import Words, sentence
 
@@ -103,7 +103,7 @@ def test_every_check_is_a_calculator_in_every_language_of_its_game(bundled_build
             assert sorted(spec["checks"]) == sorted(rules["checks"]), (game, lang)
             page = (site / lang / game / "calculators.html").read_text(encoding="utf-8")
             for name, check in spec["checks"].items():
-                assert f'data-check="{name}"' in page
+                assert f'data-check="{name}"' in page and f'id="{calculator_anchor(name)}"' in page  # where search leads
                 choices = calculators_data(game).get("choices", {})
                 assert check["schema"] == with_choices(schemas[f"{name}_input"], choices)  # the check's own input schema
                 for key in names_to_label(check["schema"]):

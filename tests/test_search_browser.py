@@ -141,3 +141,17 @@ def test_one_result_per_concept(driver, server, replayed):
     fords = [t for t in titles if t.lower().split(" (")[0] == "брод"]
     assert fords == ["Брод (ландшафт)"], titles
     assert [r["entry"] for r in shown(driver)] == replayed("ru", "брод")
+
+
+@pytest.mark.parametrize("lang, query", [("en", "chance of 3 hits with 4 dice"), ("ru", "вероятность 2 ранений с 3 кубиками"),
+                                         ("pl", "kalkulator")])
+def test_a_question_about_odds_lands_on_its_answer_table_or_calculator(driver, server, lang, query):
+    driver.get(f"{server}/{lang}/index.html")
+    first = search(driver, query)[0]
+    assert "/calculators.html" in first["href"], first
+    driver.get(first["href"])
+    anchor = first["href"].split("#")[1] if "#" in first["href"] else ""
+    where = "var e = document.getElementById(arguments[0]); return e && e.className + ' ' + e.tagName;"
+    found = driver.execute_script(where, anchor) if anchor else ""
+    assert not anchor or "kb-calc" in found or "H3" in found, (first, found)  # the calculator's block, or the answer table's heading
+    assert driver.find_elements("css selector", ".kb-answer-tables, .kb-calc")

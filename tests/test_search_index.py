@@ -1,6 +1,6 @@
 """The search index's invariants on the bundled data: shards within their cap and in word order,
 every word in the shard a query loads, heads holding each word's best documents and rarity, typo
-buckets holding every long word; and the Python replay of kb-search.js finding the entries a
+files holding every long word under each key of its deletion neighbourhood; and the Python replay of kb-search.js finding the entries a
 player looks for (misspelt, with common words, from a game's page, one per concept), within the
 download budget."""
 from __future__ import annotations
@@ -8,26 +8,32 @@ from __future__ import annotations
 import pytest
 from conftest import REPO
 
+from generator.render.calculators import calculator_anchor
 from generator.render.search import (
     HEAD_POSTINGS,
     MAX_SHARD_BYTES,
-    MAX_TYPO_BYTES,
     RARITY_STEPS,
     RESULTS,
     SNIPPET_CHARS,
+    TYPO_FILE_BYTES,
     TYPO_MIN_LETTERS,
+    WEIGHT_GLOSSARY,
+    WEIGHT_KEYWORD,
+    WEIGHT_TITLE,
     SearchIndex,
     concept,
+    corrected,
     decode_head,
     decode_numbers,
     encode_numbers,
-    file_for,
     index_files,
-    one_edit,
     payload_of,
     quality,
     replay,
     shards_for,
+    title_weight,
+    tokens,
+    typo_file,
     typo_keys,
     utf16,
     word_weights,
@@ -102,7 +108,7 @@ def test_heads_hold_each_words_best_documents_in_weight_order(bundled):
 
 def test_a_head_keeps_the_highest_weights_before_lower_ones():
     docs = [{"url": f"u{i}", "title": f"t{i}", "context": "", "kind": "rule", "id": f"g/e{i}",
-             "fields": {8: "common" if i % 7 == 0 else "", 1: "common " * (i % 3 + 1)}} for i in range(250)]
+             "fields": [(8, "common" if i % 7 == 0 else ""), (1, "common " * (i % 3 + 1))]} for i in range(250)]
     head = decode_head(payload_of(index_files(docs, {})["s-0.js"])["common"])[1]
     weight_of = {i: 8 if i % 7 == 0 else i % 3 + 1 for i in range(250)}
     best = sorted(weight_of, key=lambda i: (-weight_of[i], i))[:HEAD_POSTINGS]
@@ -185,10 +191,14 @@ def test_common_words_do_not_outrank_the_term(bundled, lang, query, want):
     assert results[0]["id"] == want, [r["id"] for r in results[:3]]
 
 
-def test_one_edit_is_a_dropped_added_changed_or_swapped_letter():
-    assert all(one_edit(a, b) and one_edit(b, a) for a, b in [
-        ("отсупление", "отступление"), ("retreat", "retreet"), ("retreat", "retraet"), ("retreat", "rtreat"), ("ab", "ba")])
-    assert not any(one_edit(a, b) for a, b in [("retreat", "retreat"), ("retreat", "rteraet"), ("retreat", "retre"), ("abcd", "badc")])
+def test_a_word_one_edit_away_matches_also_as_an_inflected_form():
+    assert all(corrected(a, b) == 1 for a, b in [
+        ("отсупление", "отступление"), ("retreet", "retreat"), ("retraet", "retreat"), ("rtreat", "retreat"),
+        ("etreat", "retreat"), ("xetreat", "retreat"), ("ertreat", "retreat")])
+    # a slip in the stem of a form the index does not hold meets the forms it does, like an inflected ending
+    assert 0 < corrected("spustsozonych", "spustoszonym") < 1
+    # two edits, or no edit at all, are not typos
+    assert not any(corrected(a, b) for a, b in [("tretaer", "retreat"), ("retreat", "retreat"), ("abcd", "badc")])
 
 
 @pytest.mark.parametrize("lang, query", [
@@ -197,6 +207,9 @@ def test_one_edit_is_a_dropped_added_changed_or_swapped_letter():
     ("en", "retraet"),      # two swapped
     ("en", "rertreat"),     # one added
     ("en", "reteat"),       # dropped, early enough that the shared start is too short
+    ("en", "etreat"),       # the first letter dropped
+    ("ru", "атступление"),  # the first letter changed
+    ("en", "ertreat"),      # the first two swapped
 ])
 def test_a_long_word_one_edit_away_finds_the_entry(bundled, lang, query):
     results, downloaded = run(bundled, lang, query)
@@ -210,22 +223,36 @@ def test_typos_rank_below_exact_matches_and_short_words_get_none(bundled):
     slip, _ = run(bundled, "en", "forset")
     assert right[0]["id"] == slip[0]["id"] == "battlelore/forest" and slip[0]["score"] < right[0]["score"]
     # a word shorter than TYPO_MIN_LETTERS gets no typos: "stnu" (for "stun") finds no stun
-    assert len("stnu") < TYPO_MIN_LETTERS and one_edit("stnu", "stun")
+    assert len("stnu") < TYPO_MIN_LETTERS and corrected("stnu", "stun") == 1
     assert not any(r["id"] == "battlelore/stun" for r in run(bundled, "en", "stnu")[0])
 
 
-def test_typo_buckets_hold_every_long_word_and_stay_small(bundled):
+@pytest.mark.parametrize("lang, query, want", [
+    ("pl", "spustsozonych", "citow/ruined-region-rules"),  # two letters swapped in a form the index does not hold
+    ("pl", "ominacji", "citow/dominance-value"),           # the first letter of an inflected form dropped
+    ("ru", "одкрепление", "wizards-quest/reinforcement"),
+])
+def test_a_slip_in_an_inflected_form_or_its_first_letter_finds_the_entry(bundled, lang, query, want):
+    results, downloaded = run(bundled, lang, query)
+    assert want in [r["id"] for r in results[:3]], [r["id"] for r in results[:3]]
+    assert downloaded <= 60 * 1024
+
+
+def test_typo_files_hold_every_long_word_under_each_of_its_keys_and_stay_small(bundled):
     for files in bundled[1].values():
-        firsts = payload_of(files["meta.js"])["typos"]
-        parts = [payload_of(files[f"t-{n}.js"]) for n in range(len(firsts))]
+        count = payload_of(files["meta.js"])["typos"]
+        parts = [payload_of(files[f"t-{n}.js"]) for n in range(count)]
+        assert f"t-{count}.js" not in files
         words = {word for shard in shards_of(files) for word in shard if len(word) >= TYPO_MIN_LETTERS}
-        assert {w for part in parts for bucket in part.values() for w in bucket} == words
-        for n, part in enumerate(parts):
-            assert len(part) == 1 or len(files[f"t-{n}.js"].encode("utf-8")) <= MAX_TYPO_BYTES
-            for key, bucket in part.items():
-                assert all(w[0] + f"{len(w):02d}" == key for w in bucket)
-                assert file_for(firsts, key) == n
-    assert typo_keys("retreat") == ["r06", "r07", "r08", "e06", "e07"] and typo_keys("aaaaa") == ["a05", "a06"]
+        listed = {w for part in parts for bucket in part.values() for w in bucket.split()}
+        assert listed == words
+        for word in sorted(words)[::50]:
+            assert all(word in parts[typo_file(key, count)][key].split() for key in typo_keys(word))
+        sizes = [len(files[f"t-{n}.js"].encode("utf-8")) for n in range(count)]
+        assert sum(sizes) / count <= 1.5 * TYPO_FILE_BYTES and max(sizes) <= 4 * TYPO_FILE_BYTES
+    # a head of six letters: each letter deleted once, and its first five; repeated keys once
+    assert typo_keys("retreats") == ["etrea", "rtrea", "rerea", "retea", "retra", "retre"]
+    assert typo_keys("aaaaa") == ["aaaa", "aaaaa"]
 
 
 def test_a_games_page_leads_with_that_games_results(bundled):
@@ -255,3 +282,86 @@ def test_results_carry_the_start_of_their_text(bundled):
     assert "retreat" in results[0]["snippet"].lower() and len(results[0]["snippet"]) <= SNIPPET_CHARS + 2
     term = next(d for d in bundled[0].documents("en") if d["id"] == "battlelore/term/retreat")
     assert term["snippet"] == "odwrót · отступление"  # a glossary term's snippet: its names in the other languages
+
+
+@pytest.mark.parametrize("lang, query, want", [
+    ("ru", "раны", "citow/def-hit"),            # data/languages/ru/synonyms.yaml: citow/term/hit
+    ("en", "start player", "battlelore/first-player"),
+    ("pl", "pole widzenia", "battlelore/line-of-sight"),
+])
+def test_the_words_players_use_find_what_their_term_finds(bundled, lang, query, want):
+    said = {word for language in bundled[0].r.languages for words in language.synonyms.get("terms", {}).values() for word in words}
+    assert query in said  # a player's word, not the glossary's
+    results, _ = run(bundled, lang, query)
+    assert want in [r["id"] for r in results[:3]], [r["id"] for r in results[:3]]
+
+
+
+def test_a_titles_word_is_found_by_the_players_word_for_it(bundled):
+    # "odds" (synonyms.yaml `words`: chance) finds what "chance" finds, in a title that never says "odds"
+    index = bundled[0]
+    doc = next(d for d in index.documents("en") if "chance" in d["title"].lower().split())
+    assert "odds" in word_weights(doc["fields"], index.folding) and "odds" not in doc["title"].lower()
+
+
+ODDS = {  # a question about odds, as typed, in each language -> the game whose answer table or calculator answers it
+    ("en", "chance of 3 hits with 4 dice"): "citow", ("ru", "вероятность 2 ранений с 3 кубиками"): "citow",
+    ("pl", "szansa na 3 obrażenia z 4 kości"): "citow", ("ru", "шанс выпадения грани кубика"): "battlelore",
+}
+
+
+def test_a_question_about_odds_opens_the_answer_table_or_its_calculator(bundled):
+    for (lang, query), game in ODDS.items():
+        results, downloaded = run(bundled, lang, query)
+        first, check = results[0], results[0]["id"].rsplit("/", 1)[1]
+        assert first["kind"] in ("answer-table", "calculator") and first["id"].startswith(f"{game}/"), [r["id"] for r in results[:3]]
+        assert first["url"] in (f"{lang}/{game}/calculators.html#{game}-{check}", f"{lang}/{game}/calculators.html#{calculator_anchor(check)}")
+        assert downloaded <= 60 * 1024, query
+
+
+@pytest.mark.parametrize("lang, query", [("en", "calculator"), ("ru", "калькулятор"), ("pl", "kalkulator")])
+def test_calculator_finds_the_calculators_pages(bundled, lang, query):
+    results, _ = run(bundled, lang, query)
+    assert results[0]["kind"] == "calculators" and results[0]["url"].endswith("/calculators.html")
+
+
+def test_the_readers_language_comes_before_a_fallback_on_the_same_concept(bundled):
+    """Two documents on one concept, the earlier shown in English in the Russian section (its Russian text
+    missing): the Russian one ranks first, and the English one, when shown, says which language it is in."""
+    folding = bundled[0].folding
+    fields = [(WEIGHT_GLOSSARY, "культист cultist kultysta")]
+    docs = [{"url": "ru/citow/glossary.html#term-cultist", "title": "cultist", "context": "", "kind": "glossary", "id": "citow/term/cultist",
+             "fields": fields, "shown": "en", "game": "citow"},
+            {"url": "ru/citow/96.html#def-cultist", "title": "культист", "context": "", "kind": "term", "id": "citow/def-cultist",
+             "fields": fields, "game": "citow"}]
+    files = index_files(docs, folding)
+    results = replay("культист", lambda name: payload_of(files[name]), folding)
+    assert [(r["id"], r["shown"]) for r in results] == [("citow/def-cultist", ""), ("citow/term/cultist", "en")]
+    docs[0]["shown"] = ""  # in the reader's language both, the earlier document first: the order above is the fallback's doing
+    files = index_files(docs, folding)
+    assert replay("культист", lambda name: payload_of(files[name]), folding)[0]["id"] == "citow/term/cultist"
+
+
+def test_every_field_counts_a_question_title_beside_its_keywords_and_a_long_title_a_step_less(bundled):
+    index = bundled[0]
+    docs = list(index.documents("en"))
+    # a clarification's title weighs like keywords, and is kept beside its (keywords) field of the same weight
+    for doc in (d for d in docs if d["kind"] == "clarification"):
+        weights = word_weights(doc["fields"], index.folding)
+        assert all(weights[word] >= title_weight("clarification") == WEIGHT_KEYWORD for word in tokens(doc["title"], index.folding))
+    # "Death ranges" weighs as a title; "Attacker's death range and defender's losses" a step less
+    short, long = (next(d for d in docs if d["id"] == entry_id) for entry_id in ("wizards-quest/death-range", "wizards-quest/attack-battle-table"))
+    assert word_weights(short["fields"], index.folding)["death"] == WEIGHT_TITLE
+    assert word_weights(long["fields"], index.folding)["death"] == WEIGHT_TITLE - 1
+    assert run(bundled, "en", "death range")[0][0]["id"] == "wizards-quest/death-range"
+
+
+def test_the_search_script_ships_within_15_kb_without_its_comments():
+    from generator.pipeline import asset_files, shipped_script
+    source = (REPO / "generator" / "templates" / "assets" / "kb-search.js").read_text(encoding="utf-8")
+    shipped = dict(asset_files())["assets/kb-search.js"].decode("utf-8")
+    assert len(shipped.encode("utf-8")) <= 15_000 < len(source.encode("utf-8"))
+    code = [line.strip() for line in source.splitlines() if line.strip() and not line.strip().startswith(("/*", "*", "//"))]
+    assert shipped.splitlines() == code  # every line of code, whole and in order; only comments and indentation go
+    # a comment's markers inside a line of code (a string, a URL, a comment after code) are left alone
+    assert shipped_script('  /* a\n   * b */\n  var u = "http://x/*y"; // why\n  // gone\n') == 'var u = "http://x/*y"; // why\n'

@@ -31,6 +31,7 @@ class Language:
     resolution_label: str              # the bold word opening a clarification's ruling in this language's text
     ui: Mapping[str, Any] = field(default_factory=dict)  # interface texts; "language_names" maps codes to names
     alphabet: str = ""                 # its letters in dictionary order (lists sort by it)
+    synonyms: Mapping[str, Any] = field(default_factory=dict)  # synonyms.yaml: words players use (terms: {term id: [words]}, words: {word: [words]})
 
     def collation_key(self, title: str) -> tuple[tuple[int, int], ...]:
         """A title's place in this language's alphabetical lists: spaces, digits and marks first (as a
@@ -139,11 +140,12 @@ def fill(text: str, **values: str) -> str:
 LANGUAGES_FOLDER = "languages"
 
 
-def language_from(definition: Mapping[str, Any], ui: Mapping[str, Any]) -> Language:
-    """A Language from its loaded (and validated) definition and UI texts."""
+def language_from(definition: Mapping[str, Any], ui: Mapping[str, Any], synonyms: Mapping[str, Any] | None = None) -> Language:
+    """A Language from its loaded (and validated) definition, UI texts and synonyms (if any)."""
     return Language(code=definition["code"], name=definition["name"], theme=definition["theme"],
                     fallback=tuple(definition.get("fallback", [])), folding=dict(definition.get("folding", {})),
-                    resolution_label=definition["resolution_label"], ui=dict(ui), alphabet=definition.get("alphabet", ""))
+                    resolution_label=definition["resolution_label"], ui=dict(ui), alphabet=definition.get("alphabet", ""),
+                    synonyms=dict(synonyms or {}))
 
 
 def read_languages(data_dir: Path) -> Languages:
@@ -155,5 +157,6 @@ def read_languages(data_dir: Path) -> Languages:
     for folder in sorted((data_dir / LANGUAGES_FOLDER).iterdir()):
         definition = yaml.load((folder / "language.yaml").read_text(encoding="utf-8"))["language"]
         ui = yaml.load((folder / "ui.yaml").read_text(encoding="utf-8"))["ui"]
-        found.append(language_from(definition, ui))
+        synonyms = folder / "synonyms.yaml"
+        found.append(language_from(definition, ui, yaml.load(synonyms.read_text(encoding="utf-8"))["synonyms"] if synonyms.is_file() else None))
     return Languages(found)

@@ -60,6 +60,8 @@ CODES: dict[str, tuple[str, str]] = {
     "E062": ("language definition incomplete", "Each data/languages/<code>/ folder holds language.yaml (code = folder name, fallbacks that exist) and ui.yaml; see docs/data-format.md, \"Languages\"."),
     "E063": ("game in an undefined language", "Add data/languages/<code>/ (language.yaml and ui.yaml) for the language, or remove it from the game's languages."),
     "E065": ("interface text with an unknown place", "An interface text may use only the {places} the generator fills for it (translated_from: {lang}; fallback: {shown}; calculator.failed: {error}); write other braces out of it."),
+    "E067": ("synonym for an unknown glossary term", "In synonyms.yaml, `terms` maps a glossary term's id (as in a game's glossary.yaml: game/term/name) to the words players use for it; fix the id or add the term."),
+    "E068": ("synonym the glossary or the list already has", "Leave out a word that is already the term's name, variant or form in this language (search finds those already), or a word listed as its own synonym."),
     "E066": ("search folding that is not letter to letter", "folding maps one letter to another (\"ł\": \"l\"); a mark, digit or space there would change every query and index word."),
     "E070": ("aid omits an entry of its play checklist", "The checklist (cards.yaml, aid.checklist) names what a group needs to play a whole game from the aid: add the entry to one of the aid's sections, or, if the game can be played without it, take it off the checklist."),
     "E071": ("play checklist names no entry of its game", "aid.checklist lists entry ids of this game (data/games/<game>/chapters/); fix the id or remove it from the checklist."),

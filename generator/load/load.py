@@ -3,6 +3,7 @@
 Known places (see docs/data-format.md):
   data/languages/<code>/language.yaml   a language: code, name, fallback, search folding
   data/languages/<code>/ui.yaml         its interface texts
+  data/languages/<code>/synonyms.yaml   the words its players use for glossary terms (optional; search)
   data/sources/manifest.yaml            the source manifest
   data/sources/<file>.txt               raw rulebook texts named in the manifest
   data/games/<game>/game.yaml           a game
@@ -75,7 +76,7 @@ class LoadedData:
         return _shown(self.root.joinpath(*parts), self.root)
 
 
-LANGUAGE_FILES = {"language.yaml": "language", "ui.yaml": "ui"}  # data/languages/<code>/
+LANGUAGE_FILES = {"language.yaml": "language", "ui.yaml": "ui", "synonyms.yaml": "synonyms"}  # data/languages/<code>/
 
 
 def _shown(path: Path, root: Path) -> str:

@@ -7,20 +7,24 @@ Why our own index rather than Material's lunr or Pagefind (see README, "Search")
     (отступил ~ отступление, spustoszonych ~ spustoszone, retreating ~ retreat), with
     Polish diacritics and ё folded for matching only (the text keeps every letter);
   - cross-language look-up comes from the glossary: each entry is indexed, in every
-    language, with the names, variants and forms of the terms it mentions.
+    language, with the names, variants and forms of the terms it mentions, and the words players
+    use for them (data/languages/<code>/synonyms.yaml); a title, with the players' words for its words.
 
 What a query downloads must stay small however many games there are, so per language:
   - meta.js (loaded once) holds the document count, each game's run of document numbers, the
-    first word of every shard and the first key of every typo file;
+    first word of every shard, the number of typo files and the search's constants (RANKING);
   - s-<n>.js, a shard: a run of words in sorted order, at most MAX_SHARD_BYTES, each word with
     its rarity (common words weigh less) and its head of postings: its HEAD_POSTINGS best
     documents by weight, compactly encoded;
-  - t-<n>.js, a typo file: the words of TYPO_MIN_LETTERS or more, bucketed by first letter and
-    length, so that a misspelt word finds the words one edit away by loading one or two files;
+  - t-<n>.js, a typo file: a deletion neighbourhood of the words of TYPO_MIN_LETTERS or more: each
+    word is listed under its head (first TYPO_HEAD letters) with one letter deleted anywhere (and
+    under its first TYPO_HEAD - 1 letters), the keys hashed into a fixed number of files, so a
+    misspelt word (a slip anywhere, the first letter too, in any inflected form) loads one file per
+    letter of its head;
   - d-<n>.js: titles, links and snippet texts of DOCS_PER_CHUNK documents, fetched for the
     results shown.
 A query word loads only the shards that can hold words it matches (see `shards_for`); a long word
-that matches nothing as typed loads its typo buckets and the shards of the words one edit away.
+that matches nothing as typed loads its typo files and the shards of the words one edit away.
 
 assets/kb-search.js does the same folding, tokenising, matching and ranking; `replay` below is
 that client in Python (used by the bench and the tests), so the two must change together.
@@ -32,24 +36,28 @@ import math
 import re
 import unicodedata
 from collections import defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from ..base.escaping import js_literal
 from ..base.textmatch import strip_links
 from ..load.model import Entry
 from ..resolve.resolve import Resolved
+from .answer_tables import AnswerTables
+from .calculators import calculator_anchor, game_checks
 
 TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
 # A word's weight in a document, by where it stands. An entry's own title and the terms it defines
 # outrank keywords, which outrank terms it merely mentions; body text counts by frequency, capped.
 WEIGHT_TITLE, WEIGHT_DEFINES, WEIGHT_KEYWORD, WEIGHT_GLOSSARY, WEIGHT_MENTIONS, WEIGHT_TEXT = 8, 7, 6, 5, 2, 1
 MAX_TEXT_WEIGHT = 3
+# A document shown in a fallback language (its text missing in the reader's) weighs this much less in
+# every field, so that the reader's own text on the same concept comes first; its result is marked.
+FALLBACK_DEMOTION = 1
 
 HEAD_POSTINGS = 100        # documents kept per word: the best by weight, ties to the lower number
-MAX_SHARD_BYTES = 8_000    # a shard file's size cap
-MAX_TYPO_BYTES = 4_000     # a typo file's size cap
-DOCS_PER_CHUNK = 4         # documents per d-<n>.js
+MAX_SHARD_BYTES = 4_000    # a shard file's size cap
+DOCS_PER_CHUNK = 2         # documents per d-<n>.js
 RESULTS = 10               # results shown per query
 CANDIDATES = 30            # ranked documents a query may fetch to fill RESULTS distinct concepts
 SNIPPET_CHARS = 240        # text kept per document for the snippet under its result
@@ -62,11 +70,20 @@ COMMON_SHARE = 0.05
 COMMON_MIN_DOCS = 10
 
 # Typos: a query word of TYPO_MIN_LETTERS or more that matches no word as typed (nor as its start)
-# matches the words one edit away (a letter dropped, added, changed, or two swapped) at TYPO_QUALITY,
-# below any exact match; at most TYPO_WORDS of them, to bound what it loads.
+# matches the words one edit away (a letter dropped, added, changed, or two neighbours swapped,
+# anywhere, the first letter too) or whose start it then matches as an inflected form does, at
+# TYPO_QUALITY × that match's quality, below any exact match; at most TYPO_WORDS of them, to bound
+# what it loads. Candidates come from the deletion neighbourhood of the words' heads (TYPO_HEAD
+# letters), in typo files of about TYPO_FILE_BYTES each.
 TYPO_MIN_LETTERS = 5
 TYPO_QUALITY = 0.7
 TYPO_WORDS = 4
+TYPO_HEAD = 6
+TYPO_FILE_BYTES = 2_500
+
+# What kb-search.js reads from meta.js rather than repeating: one source for the client's constants.
+RANKING = {"results": RESULTS, "candidates": CANDIDATES, "rarity_steps": RARITY_STEPS, "typo_min_letters": TYPO_MIN_LETTERS,
+           "typo_quality": TYPO_QUALITY, "typo_words": TYPO_WORDS, "typo_head": TYPO_HEAD}
 
 # Posting heads are strings of unsigned numbers, each written little-end first in 5-bit digits,
 # a digit of 32 or more meaning "more digits follow" (the VLQ of source maps, without the sign).
@@ -74,10 +91,20 @@ DIGITS = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz-_"
 DIGIT_VALUE = {c: v for v, c in enumerate(DIGITS)}
 
 
-def title_weight(kind: str) -> int:
-    """A clarification's or worked example's title is a question about a rule ("Is there a cap on
-    the death range?"): it weighs like a keyword, so that a look-up leads with the rule itself."""
-    return WEIGHT_KEYWORD if kind in ("clarification", "example") else WEIGHT_TITLE
+QUESTION_KINDS = ("clarification", "example", "calculator", "answer-table")
+
+
+# A title of more than SHORT_TITLE words (not counting common words) names more than its concept
+# ("Attacker's death range and defender's losses"): it weighs a step less than a short one ("Death ranges").
+SHORT_TITLE = 3
+
+
+def title_weight(kind: str, words: int = 0) -> int:
+    """A clarification's, worked example's, calculator's or answer table's title is a question about a
+    rule ("Is there a cap on the death range?", "What is this force's death range?"): it weighs like a
+    keyword, so that a look-up leads with the rule itself. A title of `words` more than SHORT_TITLE
+    weighs a step less."""
+    return WEIGHT_KEYWORD if kind in QUESTION_KINDS else WEIGHT_TITLE - (words > SHORT_TITLE)
 
 
 def fold(text: str, folding: dict[str, str]) -> str:
@@ -105,6 +132,16 @@ class SearchIndex:
         self.folding = resolved.languages.folding()
         self.defined_by: dict[str, set[str]] = defaultdict(set)      # entry id -> terms naming it their definition
         self.named: dict[tuple[str, str], set[str]] = defaultdict(set)  # (game, lower-case name) -> term ids
+        # the players' words (synonyms.yaml) of every language: term id -> words; folded title word -> words
+        self.said: dict[str, list[str]] = defaultdict(list)
+        self.said_for_word: dict[str, list[str]] = defaultdict(list)
+        self._tables: AnswerTables | None = None
+        self.common = self.common_words()
+        for language in resolved.languages:
+            for term_id, words in language.synonyms.get("terms", {}).items():
+                self.said[term_id] += words
+            for word, words in language.synonyms.get("words", {}).items():
+                self.said_for_word[fold(word, self.folding)] += words
         for term in self.kb.terms.values():
             if term.get("definition"):
                 self.defined_by[term["definition"]].add(term["id"])
@@ -119,7 +156,13 @@ class SearchIndex:
             for lang in self.r.languages.codes:
                 words.append(term["names"].get(lang, ""))
                 words += term.get("variants", {}).get(lang, []) + term.get("forms", {}).get(lang, [])
+            words += self.said.get(term_id, [])
         return " ".join(words)
+
+    def titled(self, titles: Iterable[str]) -> str:
+        """Titles with the players' words for their words (synonyms.yaml `words`)."""
+        text = " ".join(titles)
+        return " ".join([text] + [said for word in tokens(text, self.folding) for said in self.said_for_word.get(word, ())])
 
     def defined_terms(self, entry: Entry) -> set[str]:
         """Terms this entry defines: named as its definition, or named like its title."""
@@ -128,6 +171,46 @@ class SearchIndex:
         for title in entry["title"].values():
             found |= self.named.get((game, title.lower()), set())
         return found
+
+    def answer_tables(self) -> AnswerTables:
+        """The answer tables (computed once, on the first game that has them)."""
+        if self._tables is None:
+            self._tables = AnswerTables(self.r)
+        return self._tables
+
+    def calculator_documents(self, game: str, reader: str, game_title: str) -> Iterator[dict]:
+        """A game's Calculators page, and on it each answer table and calculator: found by the question
+        it answers (its title, in every language, with the players' words for its words), the words its
+        table is labelled with, and the terms of the rules it computes."""
+        names = game_checks(self.r, game)
+        if not names:
+            return
+        ui = {lang: self.r.languages.ui(lang)["calculator"] for lang in self.r.languages.codes}
+        texts = self.kb.calculators[game]["checks"]
+        titles = [self.r.text_in(texts[name]["title"], reader) for name in names]
+        yield {"url": self.r.calculators_url(game, reader), "game": game, "id": f"{game}/calculators",
+               "title": ui[reader]["calculators"], "context": game_title, "kind": "calculators", "snippet": " · ".join(titles),
+               "fields": [(WEIGHT_TITLE, self.titled(ui[lang][key] for lang in ui for key in ("calculators", "answer_tables"))),
+                          (WEIGHT_TEXT, " ".join(titles))]}
+        tables = {lang: {table.check: table for table in self.answer_tables().of_game(game, lang)} for lang in ui}
+        for name, title in zip(names, titles, strict=True):
+            computes = set().union(*(self.r.terms_in.get(entry_id, set()) for entry_id in self.kb.checks[game][name]["implements"]))
+            question = [(title_weight("calculator"), self.titled(texts[name]["title"].values())), (WEIGHT_MENTIONS, self.aliases(computes))]
+            if name in tables[reader]:  # the table first: it answers at a glance, the calculator any case
+                table = tables[reader][name]
+                labels = " ".join(" ".join([t[name].row_label, *(label for label, columns in t[name].groups for label in [label, *columns]),
+                                            ui[lang]["answer_tables"]]) for lang, t in tables.items() if name in t)
+                yield {"url": self.r.calculators_url(game, reader, table.id), "game": game, "id": f"{game}/answer-table/{name}",
+                       "title": title, "context": f"{game_title} · {ui[reader]['answer_tables']}", "kind": "answer-table",
+                       "snippet": " · ".join([table.row_label, *(label for label, _ in table.groups)]),
+                       "fields": [*question, (WEIGHT_KEYWORD, labels)]}
+            yield {"url": self.r.calculators_url(game, reader, calculator_anchor(name)), "game": game, "id": f"{game}/calculator/{name}",
+                   "title": title, "context": f"{game_title} · {ui[reader]['heading']}", "kind": "calculator", "snippet": "",
+                   "fields": [*question, (WEIGHT_TEXT, " ".join(ui[lang]["heading"] for lang in ui))]}
+
+    def title_words(self, title: str) -> int:
+        """How many words a title has, common words left out."""
+        return sum(word not in self.common for word in tokens(title, self.folding))
 
     def common_words(self) -> frozenset[str]:
         """Every language's `search_common_words`, folded: each section's index holds words of all."""
@@ -149,25 +232,27 @@ class SearchIndex:
                     mentions = self.r.terms_in.get(entry_id, set()) - defines
                     text = _plain(entry["text"][shown])
                     yield {
-                        "url": self.r.url_of(entry_id, reader), "game": game["id"],
+                        "url": self.r.url_of(entry_id, reader), "game": game["id"], "shown": shown if shown != reader else "",
                         "id": entry_id, "title": entry["title"][shown], "context": f"{game_title} · {chapter_title}",
                         "kind": entry["kind"], "snippet": text,
-                        "fields": {
-                            title_weight(entry["kind"]): " ".join(entry["title"].values()),
-                            WEIGHT_DEFINES: self.aliases(defines),
-                            WEIGHT_KEYWORD: " ".join(w for words in entry.get("keywords", {}).values() for w in words),
-                            WEIGHT_MENTIONS: self.aliases(mentions),
-                            WEIGHT_TEXT: text + " " + chapter_title,
-                        },
+                        "fields": [
+                            (title_weight(entry["kind"], self.title_words(entry["title"][shown])), self.titled(entry["title"].values())),
+                            (WEIGHT_DEFINES, self.aliases(defines)),
+                            (WEIGHT_KEYWORD, " ".join(w for words in entry.get("keywords", {}).values() for w in words)),
+                            (WEIGHT_MENTIONS, self.aliases(mentions)),
+                            (WEIGHT_TEXT, text + " " + chapter_title),
+                        ],
                     }
+            yield from self.calculator_documents(game["id"], reader, game_title)
             for term in self.kb.terms_of(game["id"]):
                 name = self.r.text_in(term["names"], reader)
                 others = [n for lang, n in sorted(term["names"].items()) if n and n != name]
+                shown = self.r.languages.pick([lang for lang, n in term["names"].items() if n], reader)
                 yield {
-                    "url": self.r.url_of(term["id"], reader), "game": game["id"],
+                    "url": self.r.url_of(term["id"], reader), "game": game["id"], "shown": shown if shown != reader else "",
                     "id": term["id"], "title": name, "context": f"{game_title} · {self.r.languages.ui(reader)['glossary']}", "kind": "glossary",
                     "snippet": " · ".join(others),
-                    "fields": {WEIGHT_GLOSSARY: self.aliases({term["id"]}), WEIGHT_TEXT: ""},
+                    "fields": [(WEIGHT_GLOSSARY, self.aliases({term["id"]}))],
                 }
 
     def build(self, reader: str) -> dict[str, str]:
@@ -181,12 +266,15 @@ class SearchIndex:
         return files
 
 
-def word_weights(fields: dict[int, str], folding: dict[str, str]) -> dict[str, int]:
-    """A word's weight in a document: the highest field it stands in; in body text, its count (capped)."""
+def word_weights(fields: list[tuple[int, str]], folding: dict[str, str]) -> dict[str, int]:
+    """A word's weight in a document, from its (weight, text) fields: the highest field it stands in;
+    in body text (WEIGHT_TEXT), its count (capped)."""
     weights: dict[str, int] = defaultdict(int)
-    for word in tokens(fields.get(WEIGHT_TEXT, ""), folding):
-        weights[word] = min(weights[word] + 1, MAX_TEXT_WEIGHT)
-    for field_weight, text in fields.items():
+    for field_weight, text in fields:
+        if field_weight == WEIGHT_TEXT:
+            for word in tokens(text, folding):
+                weights[word] = min(weights[word] + 1, MAX_TEXT_WEIGHT)
+    for field_weight, text in fields:
         if field_weight != WEIGHT_TEXT:
             for word in tokens(text, folding):
                 weights[word] = max(weights[word], field_weight)
@@ -212,9 +300,22 @@ def rarity(documents_with_word: int, documents: int, common: bool) -> int:
     return max(1, round(RARITY_STEPS * math.sqrt(usual / documents_with_word)))
 
 
-def typo_key(first: str, letters: int) -> str:
-    """A typo bucket: the words beginning with `first` that have `letters` letters."""
-    return f"{first}{letters:02d}"
+def typo_keys(word: str) -> list[str]:
+    """The deletion neighbourhood of a word's head (its first TYPO_HEAD letters): the head with one
+    letter deleted, and its first TYPO_HEAD - 1 letters. Two words one edit apart (or whose heads
+    are) share a key: a changed letter deleted in both, a dropped one deleted in the other, two
+    swapped neighbours each deleted once."""
+    head = word[:TYPO_HEAD]
+    keys = [head[:i] + head[i + 1:] for i in range(len(head))] + [head[:TYPO_HEAD - 1]]
+    return [key for n, key in enumerate(keys) if key not in keys[:n]]
+
+
+def typo_file(key: str, files: int) -> int:
+    """The typo file of a key: its FNV-1a hash over code points, modulo the number of files."""
+    h = 2166136261
+    for char in key:
+        h = ((h ^ ord(char)) * 16777619) & 0xFFFFFFFF
+    return h % files
 
 
 def index_files(docs: Iterable[dict], folding: dict[str, str], common: frozenset[str] = frozenset()) -> dict[str, str]:
@@ -224,10 +325,13 @@ def index_files(docs: Iterable[dict], folding: dict[str, str], common: frozenset
     counts: dict[str, int] = defaultdict(int)  # word -> documents holding it
     games: dict[str, list[int]] = {}           # game -> [first document, after its last]
     for number, doc in enumerate(docs):
-        rows.append([doc["url"], doc["title"], doc["context"], doc["kind"], doc["id"], snippet(doc.get("snippet", ""))])
+        rows.append([doc["url"], doc["title"], doc["context"], doc["kind"], doc["id"], snippet(doc.get("snippet", ""))]
+                    + ([doc["shown"]] if doc.get("shown") else []))
         if "game" in doc:
             games.setdefault(doc["game"], [number, number])[1] = number + 1
+        demotion = FALLBACK_DEMOTION if doc.get("shown") else 0
         for word, weight in word_weights(doc["fields"], folding).items():
+            weight = max(1, weight - demotion)
             counts[word] += 1
             same_weight = heads[word][weight]
             # Documents come in increasing number, so the first HEAD_POSTINGS of a weight are its
@@ -238,17 +342,21 @@ def index_files(docs: Iterable[dict], folding: dict[str, str], common: frozenset
                      key=lambda e: utf16(e[0]))
     shards = pack(entries, MAX_SHARD_BYTES)
     files = {f"s-{n}.js": _js("s", str(n), dict(shard)) for n, shard in enumerate(shards)}
-    buckets: dict[str, list[str]] = defaultdict(list)
+    neighbours: dict[str, list[str]] = defaultdict(list)
     for word, _ in entries:
-        letters = len(word)
-        if letters >= TYPO_MIN_LETTERS:
-            buckets[typo_key(word[0], letters)].append(word)
-    typos = pack(sorted(((key, words) for key, words in buckets.items()), key=lambda e: utf16(e[0])), MAX_TYPO_BYTES)
-    files |= {f"t-{n}.js": _js("t", str(n), dict(part)) for n, part in enumerate(typos)}
+        if len(word) >= TYPO_MIN_LETTERS:
+            for key in typo_keys(word):
+                neighbours[key].append(word)
+    size = sum(len(key.encode("utf-8")) + sum(len(w.encode("utf-8")) + 1 for w in words) + 4 for key, words in neighbours.items())
+    typo_files = max(1, math.ceil(size / TYPO_FILE_BYTES))
+    parts: list[dict[str, str]] = [{} for _ in range(typo_files)]
+    for key in sorted(neighbours, key=utf16):
+        parts[typo_file(key, typo_files)][key] = " ".join(neighbours[key])
+    files |= {f"t-{n}.js": _js("t", str(n), part) for n, part in enumerate(parts)}
     for start in range(0, len(rows), DOCS_PER_CHUNK):
         files[f"d-{start // DOCS_PER_CHUNK}.js"] = _js("d", str(start // DOCS_PER_CHUNK), rows[start:start + DOCS_PER_CHUNK])
     files["meta.js"] = _js("m", "meta", {"docs": len(rows), "per_chunk": DOCS_PER_CHUNK, "games": games,
-                                         "shards": [shard[0][0] for shard in shards], "typos": [part[0][0] for part in typos]})
+                                         "shards": [shard[0][0] for shard in shards], "typos": typo_files, "ranking": RANKING})
     return files
 
 
@@ -357,20 +465,16 @@ def quality(query: str, word: str) -> float:
     return 0.0
 
 
-def one_edit(a: str, b: str) -> bool:
-    """Whether two different words are one edit apart: a letter dropped, added or changed, or two
-    neighbours swapped."""
-    if a == b or abs(len(a) - len(b)) > 1:
-        return False
-    i = 0
-    while i < min(len(a), len(b)) and a[i] == b[i]:
-        i += 1
-    if len(a) > len(b):
-        return a[i + 1:] == b[i:]
-    if len(a) < len(b):
-        return a[i:] == b[i + 1:]
-    swapped = i + 1 < len(a) and a[i] == b[i + 1] and a[i + 1] == b[i]
-    return a[i + 1:] == b[i + 1:] or (swapped and a[i + 2:] == b[i + 2:])
+def corrected(query: str, word: str) -> float:
+    """The best quality of the query word one edit away, made where it first differs from the index
+    word (a letter changed, dropped, added, or two neighbours swapped); 0 when none matches."""
+    p = 0
+    while p < min(len(query), len(word)) and query[p] == word[p]:
+        p += 1
+    edits = [query[:p] + query[p + 1:], query[:p] + query[p + 1:p + 2] + query[p:p + 1] + query[p + 2:]]
+    if p < len(word):
+        edits += [query[:p] + word[p] + query[p + 1:], query[:p] + word[p] + query[p:]]
+    return max((quality(edit, word) for edit in edits if edit != query), default=0.0)
 
 
 def file_for(firsts: list[str], key: str) -> int | None:
@@ -397,16 +501,6 @@ def shards_for(firsts: list[str], query: str) -> list[int]:
     return wanted
 
 
-def typo_keys(query: str) -> list[str]:
-    """The typo buckets that hold the words one edit from `query`, unless its first letter is the
-    slip: its first letter with one letter fewer, as many or one more; its second letter (the
-    first two swapped, or a letter added in front) with as many or one fewer."""
-    letters = len(query)
-    wanted = [(query[0], letters - 1), (query[0], letters), (query[0], letters + 1), (query[1], letters - 1), (query[1], letters)]
-    keys = [typo_key(first, n) for first, n in wanted if n >= TYPO_MIN_LETTERS]
-    return [key for n, key in enumerate(keys) if key not in keys[:n]]
-
-
 def matches(query: str, shards: Iterable[dict[str, str]]) -> list[tuple[float, str]]:
     """(quality, head) of every word of the shards that matches the query word."""
     return [(q, head) for shard in shards for word, head in shard.items() if (q := quality(query, word))]
@@ -417,10 +511,18 @@ def needs_typos(query: str, found: list[tuple[float, str]]) -> bool:
     return len(query) >= TYPO_MIN_LETTERS and not any(q >= 0.8 for q, _ in found)
 
 
-def typo_words(query: str, typo_files: list[dict[str, list[str]]]) -> list[str]:
-    """The first TYPO_WORDS words (in index order) one edit away from the query word."""
-    near = {word for part in typo_files for key in typo_keys(query) for word in part.get(key, ()) if one_edit(query, word)}
-    return sorted(near, key=utf16)[:TYPO_WORDS]
+def typo_parts(query: str, files: int) -> list[int]:
+    """The typo files that hold the query word's keys."""
+    return sorted({typo_file(key, files) for key in typo_keys(query)})
+
+
+def typo_words(query: str, files: int, part: Callable[[int], dict[str, str]]) -> list[tuple[float, str]]:
+    """(quality, word) of the TYPO_WORDS words the query word matches best one edit away (see
+    `corrected`; ties to the earlier word in index order), from the typo files of its keys (`part(n)`:
+    the payload of t-<n>.js, of `files`)."""
+    near = {word for key in typo_keys(query) for word in part(typo_file(key, files)).get(key, "").split()}
+    best = sorted(((q, word) for word in near if (q := corrected(query, word))), key=lambda e: (-e[0], utf16(e[1])))
+    return best[:TYPO_WORDS]
 
 
 def rank(found: list[list[tuple[float, str]]], scope: tuple[int, int] | None = None) -> list[tuple[int, float]]:
@@ -459,7 +561,8 @@ def replay(text: str, fetch: Callable[[str], Any], folding: dict[str, str], game
     """What kb-search.js does for a query, on a page of `game` (its results first) or on none:
     `fetch(name)` gives the payload of one index file of the language (meta.js, s-<n>.js, t-<n>.js,
     d-<n>.js), in the order the browser loads them; `folding` is the languages' (assets/kb-languages.js,
-    see `script_config`). Returns the results, one per concept (title) and game."""
+    see `script_config`). Returns the results, one per concept (title) and game; `shown`: the language of a
+    result shown in a fallback language ("" when in the reader's)."""
     words = query_words(text, folding)
     if not words:
         return []
@@ -474,12 +577,11 @@ def replay(text: str, fetch: Callable[[str], Any], folding: dict[str, str], game
     load(name for names in wanted for name in names)
     found = [matches(word, [loaded[name] for name in names]) for word, names in zip(words, wanted, strict=True)]
     slips = [i for i, word in enumerate(words) if needs_typos(word, found[i])]
-    parts = {i: [f"t-{n}.js" for key in typo_keys(words[i]) if (n := file_for(meta["typos"], key)) is not None] for i in slips}
-    load(name for names in parts.values() for name in names)
-    near = {i: typo_words(words[i], [loaded[name] for name in parts[i]]) for i in slips}
-    load(f"s-{file_for(meta['shards'], word)}.js" for words_near in near.values() for word in words_near)
+    load(f"t-{n}.js" for i in slips for n in typo_parts(words[i], meta["typos"]))
+    near = {i: typo_words(words[i], meta["typos"], lambda n: loaded[f"t-{n}.js"]) for i in slips}
+    load(f"s-{file_for(meta['shards'], word)}.js" for words_near in near.values() for _, word in words_near)
     for i, words_near in near.items():
-        found[i] += [(TYPO_QUALITY, loaded[f"s-{file_for(meta['shards'], word)}.js"][word]) for word in words_near]
+        found[i] += [(TYPO_QUALITY * q, loaded[f"s-{file_for(meta['shards'], word)}.js"][word]) for q, word in words_near]
     ranked = rank(found, tuple(meta["games"][game]) if game in meta["games"] else None)
     results: list[dict] = []
     seen: set[str] = set()
@@ -489,12 +591,12 @@ def replay(text: str, fetch: Callable[[str], Any], folding: dict[str, str], game
         done += len(batch)
         load(f"d-{doc // meta['per_chunk']}.js" for doc, _ in batch)
         for doc, score in batch:
-            url, title, context, kind, entry_id, text_start = loaded[f"d-{doc // meta['per_chunk']}.js"][doc % meta["per_chunk"]]
+            url, title, context, kind, entry_id, text_start, *shown = loaded[f"d-{doc // meta['per_chunk']}.js"][doc % meta["per_chunk"]]
             key = entry_id.split("/", 1)[0] + "\n" + concept(title, folding)
             if key not in seen:
                 seen.add(key)
                 results.append({"doc": doc, "url": url, "title": title, "context": context, "kind": kind, "id": entry_id,
-                                "snippet": text_start, "score": score})
+                                "snippet": text_start, "score": score, "shown": shown[0] if shown else ""})
     return results
 
 

@@ -65,6 +65,11 @@ class Resolved:
         page = f"{game}/{self.page_of[item_id][:-3]}.html"
         return page if item_id in self.kb.chapters else f"{page}#{self.anchor_of(item_id)}"
 
+    def calculators_url(self, game: str, lang: str, anchor: str = "") -> str:
+        """A game's Calculators page (its answer tables and calculators) from the site root, at an anchor:
+        an answer table's id (`<game>-<check>`) or a calculator's (`calc-<check>`)."""
+        return f"{lang}/{game}/calculators.html" + (f"#{anchor}" if anchor else "")
+
     def url_of(self, item_id: str, lang: str) -> str:
         """An item's URL from the site root in a language's section."""
         return f"{lang}/{self.path_in_section(item_id)}"

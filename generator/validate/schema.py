@@ -29,6 +29,7 @@ SCHEMA_OF_KIND = {
     "calculators": "calculators.schema.json",
     "language": "language.schema.json",
     "ui": "ui.schema.json",
+    "synonyms": "synonyms.schema.json",
     "checks": "checks.schema.json",
 }
 CODE_OF_VALIDATOR = {

@@ -114,7 +114,7 @@ class KnowledgeBaseBuilder:
         seen_orders: dict[tuple, str] = {}
         missing_game: dict[str, str] = {}   # game folder without game.yaml -> its first file
         for doc in self.loaded.documents:
-            if doc.kind in ("manifest", "game", "language", "ui", "checks", "calculators"):
+            if doc.kind in ("manifest", "game", "language", "ui", "synonyms", "checks", "calculators"):
                 continue  # sources and games first (above); languages and check catalogues after (below, and check())
             if doc.game not in self.kb.games:
                 self.skip_without_game(doc, missing_game)
@@ -138,8 +138,8 @@ class KnowledgeBaseBuilder:
                     self.kb.unchecked_games.setdefault(doc.game, doc.path)
                 if doc.kind == "noise" and doc.game:
                     self.unread_noise(doc, part_at(doc.data, skipped) if skipped else None)
-        sound = {id(doc) for doc in self.loaded.documents if doc.kind in ("language", "ui") and self.ok(doc, [doc.kind])}
-        validate_languages.check(self.loaded, self.kb, self.problems, sound)  # E062-E063: data/languages/
+        sound = {id(doc) for doc in self.loaded.documents if doc.kind in ("language", "ui", "synonyms") and self.ok(doc, [doc.kind])}
+        validate_languages.check(self.loaded, self.kb, self.problems, sound)  # E062-E063, E065-E068: data/languages/
         return self.kb
 
     def unread_noise(self, doc: Document, item) -> None:

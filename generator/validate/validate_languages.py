@@ -2,7 +2,9 @@
 texts; they become `kb.languages`. Problems: a folder missing one of its two files, a code that is
 not its folder's name, a fallback to an undefined language (E062), and a game offered in a language
 with no definition (E063). No language at all is E062 too: nothing could be shown. An interface text may
-use only the {places} the generator fills for it (E065); search folding maps letters to letters (E066)."""
+use only the {places} the generator fills for it (E065); search folding maps letters to letters (E066).
+The optional synonyms.yaml names known glossary terms (E067) with words the glossary does not already
+give them in that language (E068)."""
 from __future__ import annotations
 
 import re
@@ -23,7 +25,7 @@ def check(loaded: LoadedData, kb: KnowledgeBase, problems: Problems, sound: set[
             folders.setdefault(doc.path.replace("\\", "/").split("/")[-2], {})[doc.kind] = doc
     found: list[Language] = []
     for folder, docs in sorted(folders.items()):
-        if set(docs) != {"language", "ui"}:
+        if not {"language", "ui"} <= set(docs):
             present = next(iter(docs.values()))
             missing = "ui.yaml" if "ui" not in docs else "language.yaml"
             problems.add(present.path, (1, 1), "E062", f"language folder '{folder}' has no {missing}")
@@ -35,7 +37,10 @@ def check(loaded: LoadedData, kb: KnowledgeBase, problems: Problems, sound: set[
             continue
         check_places(docs["ui"], ui, problems)
         check_folding(docs["language"], definition, problems)
-        found.append(language_from(definition, ui))
+        synonyms = docs["synonyms"].data["synonyms"] if "synonyms" in docs else {}
+        if synonyms:
+            check_synonyms(docs["synonyms"], synonyms, folder, kb, problems)
+        found.append(language_from(definition, ui, synonyms))
     kb.languages = Languages(found)
     for language in kb.languages:
         for fallback in language.fallback:
@@ -96,3 +101,30 @@ def check_folding(doc: Document, definition: Mapping[str, Any], problems: Proble
         if not (letter.isalpha() and folded.isalpha()):
             problems.add(doc.path, doc.positions.of(["language", "folding", letter]), "E066",
                          f"search folding {letter!r}: {folded!r} maps a character that is not a letter")
+
+
+def check_synonyms(doc: Document, synonyms: Mapping[str, Any], lang: str, kb: KnowledgeBase, problems: Problems) -> None:
+    """E067: a synonym for a term no glossary defines (a term in a file that did not load is not
+    reported); E068: a word the glossary already gives the term in this language, or a word listed as
+    its own synonym: search would find nothing more by it."""
+    for term_id, words in synonyms.get("terms", {}).items():
+        term = kb.terms.get(term_id)
+        if term is None:
+            if term_id not in kb.unchecked_ids and kb.game_of(term_id) not in kb.unchecked_games:
+                problems.add(doc.path, doc.positions.of(["synonyms", "terms", term_id]), "E067",
+                             f"synonyms for '{term_id}', which no glossary defines")
+            continue
+        given = {_plain(name) for name in
+                 [term["names"].get(lang, ""), *term.get("variants", {}).get(lang, []), *term.get("forms", {}).get(lang, [])]}
+        for i, word in enumerate(words):
+            if _plain(word) in given:
+                problems.add(doc.path, doc.positions.of(["synonyms", "terms", term_id, i]), "E068",
+                             f"'{word}' is already a name, variant or form of '{term_id}' in the glossary")
+    for key, words in synonyms.get("words", {}).items():
+        for i, word in enumerate(words):
+            if _plain(word) == _plain(key):
+                problems.add(doc.path, doc.positions.of(["synonyms", "words", key, i]), "E068", f"'{word}' is listed as a synonym of itself")
+
+
+def _plain(word: str) -> str:
+    return " ".join(word.lower().split())

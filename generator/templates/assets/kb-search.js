@@ -1,10 +1,10 @@
 /* Rules knowledge base search: works served or opened from disk (file://).
  * Index files are JavaScript (search/<lang>/*.js) loaded by <script> tags on demand:
- * meta.js lists each game's documents, the first word of every shard and the first key of every
- * typo file; s-<n>.js, a shard, holds a run of words in sorted order, each with its rarity and
- * best documents; t-<n>.js holds long words by first letter and length, for typos; d-<n>.js holds
- * document titles, links and snippet texts.
- * Folding, tokenising, matching and ranking match generator/search.py (its `replay`) exactly;
+ * meta.js lists each game's documents, the first word of every shard, the number of typo files and
+ * the search's constants; s-<n>.js, a shard, holds a run of words in sorted order, each with its
+ * rarity and best documents; t-<n>.js, the deletion neighbourhood of long words' heads, for typos;
+ * d-<n>.js, document titles, links and snippet texts.
+ * Folding, tokenising, matching and ranking match generator/render/search.py (its `replay`) exactly;
  * words are measured in code points (Array.from), as Python does. */
 (function () {
   "use strict";
@@ -14,17 +14,18 @@
   var FOLDED = new RegExp("[" + Object.keys(FOLD).join("") + "]", "g");
   var WORD = /[\p{L}\p{N}]+/gu;
   var DIGITS = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz-_";
-  /* The constants of generator/search.py. */
-  var RESULTS = 10, CANDIDATES = 30, RARITY_STEPS = 16;
-  var TYPO_MIN_LETTERS = 5, TYPO_QUALITY = 0.7, TYPO_WORDS = 4;
-  var SNIPPET_LEAD = 60;   /* letters kept before the first marked word when the snippet starts later */
+  /* R: the constants of generator/render/search.py (RANKING), from meta.js; SNIPPET_LEAD: letters kept
+   * before the first marked word when the snippet starts later */
+  var R = {};
+  var SNIPPET_LEAD = 60;
   var LABELS = CONFIG.labels;
-  var EMPTY = {m: {docs: 0, per_chunk: 1, games: {}, shards: [], typos: []}, s: {}, t: {}, d: []};  // a file that failed to load
-  var loading = {};   // "lang:kind:key" -> the promise of its payload
-  var loaded = {};    // "lang:kind:key" -> its payload, once loaded
+  /* EMPTY: a file that failed to load; loading, loaded: "lang:kind:key" -> the promise of its payload, its payload */
+  var EMPTY = {m: {docs: 0, per_chunk: 1, games: {}, shards: [], typos: 1, ranking: {typo_min_letters: 1 / 0}}, s: {}, t: {}, d: []};
+  var loading = {}, loaded = {};
 
   function fold(text) {
-    text = text.normalize("NFC").toLowerCase();  /* a pasted "z" + combining dot is the letter "ż" */
+    /* NFC: a pasted "z" + combining dot is the letter "ż" */
+    text = text.normalize("NFC").toLowerCase();
     return Object.keys(FOLD).length ? text.replace(FOLDED, function (c) { return FOLD[c]; }) : text;
   }
   function tokens(text) { return fold(text).match(WORD) || []; }
@@ -100,15 +101,15 @@
     return 0;
   }
 
-  /* Two different words one edit apart: a letter dropped, added or changed, or two neighbours swapped. */
-  function oneEdit(query, word) {
-    var a = letters(query), b = letters(word), i = 0;
-    if (query === word || Math.abs(a.length - b.length) > 1) return false;
-    while (i < Math.min(a.length, b.length) && a[i] === b[i]) i++;
-    if (a.length > b.length) return a.slice(i + 1).join("") === b.slice(i).join("");
-    if (a.length < b.length) return a.slice(i).join("") === b.slice(i + 1).join("");
-    var swapped = i + 1 < a.length && a[i] === b[i + 1] && a[i + 1] === b[i];
-    return a.slice(i + 1).join("") === b.slice(i + 1).join("") || (swapped && a.slice(i + 2).join("") === b.slice(i + 2).join(""));
+  /* The best quality of the query word one edit away, made where it first differs from the word
+   * (a letter changed, dropped, added, or two neighbours swapped); 0 when none matches. */
+  function corrected(query, word) {
+    var a = letters(query), b = letters(word), p = 0, best = 0;
+    while (p < a.length && p < b.length && a[p] === b[p]) p++;
+    var edits = [a.slice(0, p).concat(a.slice(p + 1)), a.slice(0, p).concat(a.slice(p + 1, p + 2), a.slice(p, p + 1), a.slice(p + 2))];
+    if (p < b.length) edits.push(a.slice(0, p).concat([b[p]], a.slice(p + 1)), a.slice(0, p).concat([b[p]], a.slice(p)));
+    edits.forEach(function (e) { e = e.join(""); if (e !== query) best = Math.max(best, quality(e, word)); });
+    return best;
   }
 
   /* The file of a sorted, packed run where a key would stand (null: before the first). */
@@ -133,15 +134,20 @@
     return wanted;
   }
 
-  /* The typo buckets (first letter + length) that hold the words one edit from a query word. */
-  function typoKey(first, n) { return first + String(n).padStart(2, "0"); }
-  function typoKeys(query) {
-    var a = letters(query), n = a.length, keys = [];
-    [[a[0], n - 1], [a[0], n], [a[0], n + 1], [a[1], n - 1], [a[1], n]].forEach(function (want) {
-      var key = typoKey(want[0], want[1]);
-      if (want[1] >= TYPO_MIN_LETTERS && keys.indexOf(key) < 0) keys.push(key);
-    });
+  /* A word's typo keys: its head with one letter deleted, and the head less its last letter;
+   * a key's file: its FNV-1a hash over code points, modulo the number of typo files. */
+  function typoKeys(word) {
+    var h = letters(word).slice(0, R.typo_head), keys = [];
+    for (var i = 0; i <= h.length; i++) {
+      var key = (i < h.length ? h.slice(0, i).concat(h.slice(i + 1)) : h.slice(0, R.typo_head - 1)).join("");
+      if (keys.indexOf(key) < 0) keys.push(key);
+    }
     return keys;
+  }
+  function typoFile(key, files) {
+    var h = 2166136261;
+    letters(key).forEach(function (c) { h = Math.imul(h ^ c.codePointAt(0), 16777619) >>> 0; });
+    return h % files;
   }
 
   /* [quality, head] of every word of the shards that matches the query word. */
@@ -153,14 +159,16 @@
     return found;
   }
   function needsTypos(query, found) {
-    return letters(query).length >= TYPO_MIN_LETTERS && !found.some(function (f) { return f[0] >= 0.8; });
+    return letters(query).length >= R.typo_min_letters && !found.some(function (f) { return f[0] >= 0.8; });
   }
-  function typoWords(query, parts) {
-    var near = new Set(), keys = typoKeys(query);
-    parts.forEach(function (part) {
-      keys.forEach(function (key) { (part[key] || []).forEach(function (w) { if (oneEdit(query, w)) near.add(w); }); });
+  /* [quality, word] of the best words one edit away (ties to the earlier word), from the typo files. */
+  function typoWords(query, files, part) {
+    var near = new Set(), best = [];
+    typoKeys(query).forEach(function (key) {
+      (part(typoFile(key, files))[key] || "").split(" ").forEach(function (w) { if (w) near.add(w); });
     });
-    return Array.from(near).sort().slice(0, TYPO_WORDS);
+    near.forEach(function (w) { var q = corrected(query, w); if (q) best.push([q, w]); });
+    return best.sort(function (a, b) { return b[0] - a[0] || (a[1] < b[1] ? -1 : 1); }).slice(0, R.typo_words);
   }
 
   /* Per query word, a document's best quality × weight × rarity over the words it matches; summed
@@ -172,9 +180,9 @@
       var best = {}, share = 1;
       entries.forEach(function (entry) {
         var head = decodeHead(entry[1]);
-        if (entry[0] === 1) share = head.rarity / RARITY_STEPS;
+        if (entry[0] === 1) share = head.rarity / R.rarity_steps;
         head.postings.forEach(function (posting) {
-          var s = entry[0] * posting[1] * head.rarity / RARITY_STEPS;
+          var s = entry[0] * posting[1] * head.rarity / R.rarity_steps;
           if (!best[posting[0]] || best[posting[0]] < s) best[posting[0]] = s;
         });
       });
@@ -189,38 +197,38 @@
     return Object.keys(scores).map(function (doc) {
       var c = covered[doc] / total;
       return {doc: +doc, score: scores[doc] * c * c};
-    }).sort(function (a, b) { return outside(a.doc) - outside(b.doc) || b.score - a.score || a.doc - b.doc; }).slice(0, CANDIDATES);
+    }).sort(function (a, b) { return outside(a.doc) - outside(b.doc) || b.score - a.score || a.doc - b.doc; }).slice(0, R.candidates);
   }
 
   /* A title's concept: its words without what stands in brackets («Брод (ландшафт)», «брод»: «брод»). */
   function concept(title) { return tokens(title.replace(/\([^)]*\)/g, " ")).join(" "); }
 
   /* The steps of generator/search.py's `replay`: meta, the query words' shards, for long words that
-   * match nothing their typo buckets and the shards of the words one edit away, then document
+   * match nothing their typo files and the shards of the words one edit away, then document
    * chunks until RESULTS distinct concepts (per game) are shown. */
   function search(root, lang, text, game) {
     var words = queryWords(text);
     if (!words.length) return Promise.resolve({results: [], words: [], near: [], games: {}});
     return load(root, lang, "m", "meta").then(function (meta) {
+      R = meta.ranking;
       var shardsOf = function (n) { return loaded[lang + ":s:" + n]; };
       var wanted = words.map(function (w) { return shardsFor(meta.shards, w); });
       var found;
       return loadAll(root, lang, "s", [].concat.apply([], wanted)).then(function () {
         found = words.map(function (w, i) { return matches(w, wanted[i].map(shardsOf)); });
         var slips = words.map(function (w, i) { return needsTypos(w, found[i]) ? i : -1; }).filter(function (i) { return i >= 0; });
-        var parts = {};
-        slips.forEach(function (i) {
-          parts[i] = typoKeys(words[i]).map(function (key) { return fileFor(meta.typos, key); }).filter(function (n) { return n !== null; });
-        });
-        return loadAll(root, lang, "t", [].concat.apply([], slips.map(function (i) { return parts[i]; }))).then(function () {
+        var parts = [].concat.apply([], slips.map(function (i) {
+          return typoKeys(words[i]).map(function (key) { return typoFile(key, meta.typos); });
+        }));
+        return loadAll(root, lang, "t", parts).then(function () {
           var near = {};
           slips.forEach(function (i) {
-            near[i] = typoWords(words[i], parts[i].map(function (n) { return loaded[lang + ":t:" + n]; }));
+            near[i] = typoWords(words[i], meta.typos, function (n) { return loaded[lang + ":t:" + n]; });
           });
-          var nearShards = [].concat.apply([], slips.map(function (i) { return near[i].map(function (w) { return fileFor(meta.shards, w); }); }));
+          var nearShards = [].concat.apply([], slips.map(function (i) { return near[i].map(function (e) { return fileFor(meta.shards, e[1]); }); }));
           return loadAll(root, lang, "s", nearShards).then(function () {
             slips.forEach(function (i) {
-              near[i].forEach(function (w) { found[i].push([TYPO_QUALITY, shardsOf(fileFor(meta.shards, w))[w]]); });
+              near[i].forEach(function (e) { found[i].push([R.typo_quality * e[0], shardsOf(fileFor(meta.shards, e[1]))[e[1]]]); });
             });
             return near;
           });
@@ -228,8 +236,8 @@
       }).then(function (near) {
         var ranked = rank(found, meta.games[game] || null), results = [], seen = {}, done = 0;
         function more() {
-          if (results.length >= RESULTS || done >= ranked.length) return Promise.resolve();
-          var batch = ranked.slice(done, done + RESULTS - results.length);
+          if (results.length >= R.results || done >= ranked.length) return Promise.resolve();
+          var batch = ranked.slice(done, done + R.results - results.length);
           done += batch.length;
           return loadAll(root, lang, "d", batch.map(function (r) { return Math.floor(r.doc / meta.per_chunk); })).then(function () {
             batch.forEach(function (r) {
@@ -237,13 +245,13 @@
               var key = d[4].split("/")[0] + "\n" + concept(d[1]);
               if (seen[key]) return;
               seen[key] = true;
-              results.push({url: new URL(d[0], root).href, title: d[1], context: d[2], kind: d[3], id: d[4], snippet: d[5], score: r.score});
+              results.push({url: new URL(d[0], root).href, title: d[1], context: d[2], kind: d[3], id: d[4], snippet: d[5], score: r.score, shown: d[6] || ""});
             });
             return more();
           });
         }
         return more().then(function () {
-          var typed = [].concat.apply([], Object.keys(near).map(function (i) { return near[i]; }));
+          var typed = [].concat.apply([], Object.keys(near).map(function (i) { return near[i].map(function (e) { return e[1]; }); }));
           return {results: results, words: words.concat(typed), games: meta.games};
         });
       });
@@ -325,6 +333,14 @@
       var title = document.createElement("span");
       title.className = "kb-search-title";
       title.appendChild(marked(r.title, found.words));
+      /* shown in a fallback language: said so, and read in it */
+      if (r.shown) {
+        title.lang = r.shown;
+        var shown = document.createElement("span");
+        shown.className = "kb-search-lang";
+        shown.textContent = CONFIG.names[r.shown] || r.shown;
+        title.appendChild(shown);
+      }
       var context = document.createElement("span");
       context.className = "kb-search-context";
       context.textContent = r.context;
