@@ -109,6 +109,12 @@ def test_search_then_open_the_result(driver, server):
     assert heading.text.startswith("Odwrót")
     top = driver.execute_script("return arguments[0].getBoundingClientRect().top", heading)
     assert 0 <= top < 400  # the entry is on screen, not somewhere below
+    # the search's words are marked in the entry landed on (their forms too), and only there
+    marked = driver.execute_script("return Array.from(document.querySelectorAll('mark.kb-hit'))"
+                                   ".map(m => [m.textContent, m.closest('#retreat') !== null])")
+    assert marked and all(inside and text.lower().startswith("odwr") for text, inside in marked), marked
+    driver.get(f"{server}/pl/mini/10-rules.html")  # the same page opened again, not from a search: nothing marked
+    assert driver.find_elements("css selector", "mark.kb-hit") == []
 
 
 def test_search_across_languages(driver, server):
