@@ -26,16 +26,13 @@ from markupsafe import Markup
 
 from ..base.children import run_dying_with_this_process
 from ..base.errors import FrontEndMissing, KbError
+from ..base.paths import BROWSER_WHEELS, MAKE_SNAPSHOT, PYODIDE, SNAPSHOT_CACHE
 from ..resolve.resolve import Resolved
 from ..validate.validate_calculators import check_schemas, rules_check_folder
 from .rules_data import label_texts
 
-REPO = Path(__file__).resolve().parents[2]
-PYODIDE = REPO / "node_modules" / "pyodide"
 PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json")
-BROWSER_WHEELS = REPO / ".venv" / "browser-wheels"  # scripts/setup.sh, from requirements-browser.txt
 RUNTIME = "assets/calc"  # under the site root
-SNAPSHOT_CACHE = REPO / "build" / "calc-cache"  # start-up snapshots by digest of what they hold
 SNAPSHOTS_KEPT = 4  # the newest; each is about 30 MB
 GZIPPED_KEPT = 40  # gzipped runtime files (about ten a build, most of them the same from build to build)
 
@@ -123,7 +120,7 @@ def start_snapshot(wheels: list[Path], code: bytes) -> bytes:
     with Node.js). Made once per Pyodide, wheels and code, and kept in build/calc-cache/ (data edits do
     not change it: the data is unpacked after the snapshot is loaded)."""
     key = hashlib.sha256(b"".join([(PYODIDE / "package.json").read_bytes(), code, *(w.read_bytes() for w in wheels),
-                                    (Path(__file__).parent / "make_snapshot.mjs").read_bytes()])).hexdigest()[:16]
+                                    MAKE_SNAPSHOT.read_bytes()])).hexdigest()[:16]
     cached = SNAPSHOT_CACHE / f"{key}.bin"
     if cached.is_file():
         os.utime(cached)  # recently used: kept by the pruning below
@@ -136,7 +133,7 @@ def start_snapshot(wheels: list[Path], code: bytes) -> bytes:
             shutil.copy(wheel, work)
         (Path(work) / "code.zip").write_bytes(code)
         made = Path(work) / "snapshot.bin"
-        result = run_dying_with_this_process([node, str(Path(__file__).parent / "make_snapshot.mjs"), str(PYODIDE), work, str(made)])
+        result = run_dying_with_this_process([node, str(MAKE_SNAPSHOT), str(PYODIDE), work, str(made)])
         if result.returncode != 0 or not made.is_file():
             last = (result.stderr.strip().splitlines() or ["no message"])[-1][:300]
             raise SnapshotError(f"making the calculators' start-up snapshot failed: {last}")

@@ -26,10 +26,9 @@ from PIL import Image, ImageDraw
 from ..base.errors import FrontEndMissing
 from ..base.escaping import js_literal
 from ..base.languages import Languages
+from ..base.paths import NODE_MODULES
 from .calculators import RUNTIME
 
-REPO = Path(__file__).resolve().parents[2]
-NODE_MODULES = REPO / "node_modules"
 WORKBOX = "assets/workbox"
 WORKBOX_FILES = {  # file under assets/workbox/ -> its source in node_modules
     "workbox-sw.js": "workbox-sw/build/workbox-sw.js",

@@ -14,13 +14,13 @@ import json
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup, escape
 
 from ..base.languages import fill
+from ..base.paths import TEMPLATES
 from ..base.safe_markdown import Linker, render, without_tables
 from ..base.textmatch import reads_as_english
 from ..load.model import Entry, Game
@@ -28,7 +28,6 @@ from ..resolve.resolve import Resolved, first_paragraph
 from .answer_tables import AnswerTables
 from .calculators import CalculatorBlocks, game_checks
 
-TEMPLATES = Path(__file__).resolve().parents[1] / "templates"
 EDITORIAL_TOPICS = ("extraction-damage", "reference")  # clarifications that are editors' notes, not rulings
 
 

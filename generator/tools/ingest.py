@@ -21,8 +21,7 @@ from ruamel.yaml import YAML
 from ..base.errors import KbError
 from ..base.languages import read_languages
 from ..base.linerange import format_lines
-
-DEFAULT_DATA = Path(__file__).resolve().parents[2] / "data"
+from ..base.paths import DATA
 
 WEB = re.compile(r"(https?://|www\.|кибер\w*|cyberpedia|\.(ru|su|com|pl)\b|©|Поделиться|Заказать работу|"
                  r"\[email\s*protected\]|оценок|\d+\.\d+ с\.$)", re.I)
@@ -180,7 +179,7 @@ class IngestError(KbError):
         self.code = code
 
 
-def ingest_file(path: Path, source_id: str | None, language: str | None, out=sys.stdout, data_dir: Path = DEFAULT_DATA) -> int:
+def ingest_file(path: Path, source_id: str | None, language: str | None, out=sys.stdout, data_dir: Path = DATA) -> int:
     if not path.is_file():
         raise IngestError("I001", "no such source file", (str(path), 1, 1), "Give the path of a plain-text rulebook file.")
     try:
