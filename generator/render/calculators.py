@@ -27,6 +27,7 @@ from markupsafe import Markup
 from ..base.children import run_dying_with_this_process
 from ..base.errors import FrontEndMissing, KbError
 from ..base.paths import BROWSER_WHEELS, MAKE_SNAPSHOT, PYODIDE, SNAPSHOT_CACHE
+from ..resolve.pages import CALCULATORS
 from ..resolve.resolve import Resolved
 from ..validate.validate_calculators import check_schemas, rules_check_folder
 from .rules_data import label_texts
@@ -244,7 +245,7 @@ class CalculatorBlocks:
 
     def questions(self, game: str, reader: str) -> list[dict[str, str]]:
         """Each calculator of a game as the question it answers and its place on the Calculators page."""
-        return [{"title": self.title(game, name, reader), "href": f"calculators.html#{calculator_anchor(name)}"}
+        return [{"title": self.title(game, name, reader), "href": f"{CALCULATORS.html}#{calculator_anchor(name)}"}
                 for name in game_checks(self.r, game)]
 
     def of_entry(self, entry_id: str, reader: str) -> list[Markup]:

@@ -24,6 +24,7 @@ from ..base.paths import TEMPLATES
 from ..base.safe_markdown import Linker, render, without_tables
 from ..base.textmatch import reads_as_english
 from ..load.model import Entry, Game
+from ..resolve.pages import A_TO_Z, CALCULATORS, CLARIFICATIONS, EXAMPLES, GAME_INDEX, GLOSSARY, REFERENCE_PAGES, game_hrefs
 from ..resolve.resolve import Resolved, first_paragraph
 from .answer_tables import AnswerTables
 from .calculators import CalculatorBlocks, game_checks
@@ -298,24 +299,24 @@ class SiteRenderer:
             ("reference", f"{labels['glossary']} · {labels['clarifications']} · {labels['examples']}"),
             ("aids", labels["cards"]), ("sources", labels["sources"])]
         yield self.page(
-            f"{folder}/index.md", "game.html.j2", game_title, toc=toc,
+            f"{folder}/{GAME_INDEX.md}", "game.html.j2", game_title, toc=toc, pages=game_hrefs(),
             summary=self.r.text_in(game["summary"], reader),
             glance=glance, labels=labels, reader=reader,
             chapters=[{"title": self.r.title_of(c.id, reader), "href": self.href(c.id, game_id)} for c in chapters],
-            questions=questions, tables=[{"title": t.title, "href": f"calculators.html#{t.id}"} for t in tables],
+            questions=questions, tables=[{"title": t.title, "href": f"{CALCULATORS.html}#{t.id}"} for t in tables],
             n_terms=len(self.kb.terms_of(game_id)), n_clarifications=len(clarifications), n_examples=len(examples),
             cards=[{"label": label, "href": f"../../{path}"} for label, path in aids.downloads] if aids else [],
             card_preview=f"../../{aids.preview}" if aids else None,
             sources=[self.source_line(s, reader) for s in sorted((self.kb.sources[i] for i in game["sources"]), key=lambda s: s.precedence)],
         )
-        yield self.glossary_page(f"{folder}/glossary.md", game_id, reader)
-        yield self.a_to_z_page(f"{folder}/a-z.md", game_id, reader)
-        yield self.list_page(f"{folder}/clarifications.md", labels["clarifications"] + f" — {game_title}",
+        yield self.glossary_page(f"{folder}/{GLOSSARY.md}", game_id, reader)
+        yield self.a_to_z_page(f"{folder}/{A_TO_Z.md}", game_id, reader)
+        yield self.list_page(f"{folder}/{CLARIFICATIONS.md}", CLARIFICATIONS.title(labels) + f" — {game_title}",
                              self.clarifications_by_topic(clarifications, game_id, reader))
-        yield self.list_page(f"{folder}/examples.md", labels["examples"] + f" — {game_title}", [
+        yield self.list_page(f"{folder}/{EXAMPLES.md}", EXAMPLES.title(labels) + f" — {game_title}", [
             {"title": None, "anchor": None, "items": [{**self.link(e["id"], game_id, reader), "note": None} for e in examples]}])
         if blocks := self.calculators.of_game(game_id, reader):
-            yield self.page(f"{folder}/calculators.md", "calculators.html.j2", labels["calculator"]["calculators"] + f" — {game_title}",
+            yield self.page(f"{folder}/{CALCULATORS.md}", "calculators.html.j2", CALCULATORS.title(labels) + f" — {game_title}",
                             blocks=blocks, tables=tables, ui=labels["calculator"],
                             tables_heading=labels["calculator"]["answer_tables"])
             yield from self.calculators_data(game_id, reader)
@@ -412,7 +413,7 @@ class SiteRenderer:
             letter = self.langs[reader].initial(t["name"])
             if not letters or letters[-1]["title"] != letter:
                 letters.append({"title": letter, "anchor": t["anchor"]})
-        return self.page(path, "glossary.html.j2", f"{labels['glossary']} — {self.game_name(self.kb.games[game_id], reader)}",
+        return self.page(path, "glossary.html.j2", f"{GLOSSARY.title(labels)} — {self.game_name(self.kb.games[game_id], reader)}",
                          toc=[(t["anchor"], t["name"]) for t in terms], terms=terms, labels=labels, reader=reader, letters=letters)
 
     def language_pages(self, reader: str):
@@ -432,8 +433,8 @@ class SiteRenderer:
             groups.append({"title": self.game_name(game, reader), "anchor": f"game-{game['id']}", "items": items})
         yield self.list_page(f"{reader}/clarifications.md", labels["all_clarifications"], groups)
         yield self.page(f"{reader}/offline.md", "offline.html.j2", labels["offline_title"], labels=labels, games=[
-            {"title": self.game_name(game, reader), "href": f"{game['id']}/index.html",
-             "calculators": f"{game['id']}/calculators.html" if self.calculators.questions(game["id"], reader) else None}
+            {"title": self.game_name(game, reader), "href": f"{game['id']}/{GAME_INDEX.html}",
+             "calculators": f"{game['id']}/{CALCULATORS.html}" if self.calculators.questions(game["id"], reader) else None}
             for game in games])
 
     def home_item(self, game: Game, reader: str) -> dict:
@@ -441,8 +442,8 @@ class SiteRenderer:
         section lacks the game), and every language it is available in, each linking to its section."""
         shown = self.langs.pick(game["title"], reader)
         return {"title": game["title"][shown], "lang": shown, "summary": self.r.text_in(game["summary"], reader),
-                "href": f"{game['id']}/index.html" if reader in game["languages"] else None,
-                "languages": [{"lang": lang, "name": self.langs[lang].name, "href": f"../{lang}/{game['id']}/index.html"}
+                "href": f"{game['id']}/{GAME_INDEX.html}" if reader in game["languages"] else None,
+                "languages": [{"lang": lang, "name": self.langs[lang].name, "href": f"../{lang}/{game['id']}/{GAME_INDEX.html}"}
                               for lang in self.langs.codes if lang in game["languages"]]}
 
     def pages(self, games: set[str] | None = None):
@@ -498,14 +499,11 @@ class SiteRenderer:
                     continue
                 g = game["id"]
                 title = self.game_name(game, reader)
-                items: list = [nav_item(title, f"{reader}/{g}/index.md")]
+                items: list = [nav_item(title, f"{reader}/{g}/{GAME_INDEX.md}")]
                 items += [nav_item(self.r.title_of(c.id, reader), f"{reader}/{g}/{self.r.page_of[c.id]}") for c in self.kb.chapters_of(g)]
-                items += [nav_item(labels["a_to_z"], f"{reader}/{g}/a-z.md"),
-                          nav_item(labels["glossary"], f"{reader}/{g}/glossary.md"),
-                          nav_item(labels["clarifications"], f"{reader}/{g}/clarifications.md"),
-                          nav_item(labels["examples"], f"{reader}/{g}/examples.md")]
+                items += [nav_item(kind.title(labels), f"{reader}/{g}/{kind.md}") for kind in REFERENCE_PAGES]
                 if g in self.kb.calculators:
-                    items.append(nav_item(labels["calculator"]["calculators"], f"{reader}/{g}/calculators.md"))
+                    items.append(nav_item(CALCULATORS.title(labels), f"{reader}/{g}/{CALCULATORS.md}"))
                 games.append((title, nav_item(title, items)))
             games.sort(key=lambda pair: self.langs[reader].collation_key(pair[0]))
             section: list = [nav_item(labels["home"], f"{reader}/index.md")]

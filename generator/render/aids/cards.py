@@ -26,6 +26,7 @@ from ...base.errors import KbError
 from ...base.languages import fill
 from ...base.safe_markdown import Linker, render, without_tables
 from ...load.model import Entry
+from ...resolve.pages import CALCULATORS
 from ...resolve.resolve import Resolved, slug_of
 from ..answer_tables import AnswerTable, AnswerTables
 from ..site import environment
@@ -172,7 +173,7 @@ def answer_item(resolved: Resolved, lang: str, table: AnswerTable) -> dict:
     """An answer table's card: the question it answers as its title, the table, a reference to the Calculators page."""
     html = Markup(aid_environment().get_template("answer-table.html.j2").render(t=table))
     return {"id": table.id, "anchor": table.id, "title": table.title, "html": html, "fallback": None, "questions": [],
-            "ref": f"{lang}/{table.game}/calculators.html", "colour": None, "icon": None, "faction": False}
+            "ref": f"{lang}/{table.game}/{CALCULATORS.html}", "colour": None, "icon": None, "faction": False}
 
 
 def entry_item(resolved: Resolved, game: str, lang: str, entry_id: str) -> dict:
