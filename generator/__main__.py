@@ -46,10 +46,13 @@ def cmd_coverage(args) -> int:
 def cmd_codes(args) -> int:
     """Print the table of problem codes as Markdown (docs/error-codes.md is this output)."""
     from .base.problems import CODES
-    print("# Problem codes of `python -m generator validate`\n")
-    print("Each problem is printed as `path:line:col: CODE message` followed by a hint; all problems are")
-    print("collected before the command exits with status 1. `tests/fixtures/invalid/<CODE>[-<case>]/` holds")
-    print("failing examples of each, with `expected.txt`: the exact lines `validate` prints.\n")
+    print("# Problem codes of `python -m generator`\n")
+    print("Each problem is printed as `path:line:col: CODE message` followed by a hint. E codes are problems in")
+    print("the data: `validate` (and `build`, `serve`) collects all of them before exiting with status 1, and")
+    print("`tests/fixtures/invalid/<CODE>[-<case>]/` holds failing examples of each, with `expected.txt`: the exact")
+    print("lines `validate` prints. The other codes end a command on their own: B a build stage (status 1),")
+    print("U the command line (status 2), O the output that could not be written (status 74), I `ingest`")
+    print("(status 1).\n")
     print("| code | meaning | how to fix |")
     print("|---|---|---|")
     for code, (meaning, hint) in CODES.items():

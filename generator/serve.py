@@ -77,7 +77,6 @@ SERVICE_WORKER = re.compile(r"^/[^/]+/sw\.js$")
 
 class PortError(UsageError):
     code = "U002"
-    hint = "Choose another port with --port N (1024-65535), or stop the program that uses this one."
 
 
 class LiveSite:

@@ -154,7 +154,6 @@ def prune(pattern: str, kept: int) -> None:
 
 class SnapshotError(KbError):
     code = "B007"
-    hint = "A bug, or a Pyodide the snapshot cannot be made with: report the message; package-lock.json pins the version that works."
 
 
 # Pyodide imports these itself as modules (import(), which nothing can unpack on the way): sent as they are.

@@ -23,7 +23,6 @@ SITE_META = "kb-site.json"  # beside the generated mkdocs.yml, read by mkdocs_ho
 
 class SiteEngineError(KbError):
     code = "B001"
-    hint = "This is a bug in the generator or the theme, not in the data: report it with the message above."
 
 
 def _hooks() -> Any:

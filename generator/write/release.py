@@ -189,7 +189,6 @@ def build_lock(out: Path) -> Iterator[None]:
 
 class BuildBusy(KbError):
     code = "B002"
-    hint = "Wait for the other build to finish, or stop it; two builds into one folder would mix their outputs."
 
 
 def remove_leftovers(out: Path) -> list[str]:

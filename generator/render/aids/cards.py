@@ -87,13 +87,11 @@ def aid_languages(resolved: Resolved) -> list[tuple[str, str]]:
 class AidError(KbError):
     """An aid does not fit or does not render cleanly; the message says which and why."""
     code = "B004"
-    hint = "Shorten or remove entries in the aid (data/games/<game>/cards.yaml), or fix the entry named."
 
 
 class AidFetchError(AidError):
     """An aid's HTML asked for a file or URL: aids fetch nothing but the project's bundled assets."""
     code = "B005"
-    hint = "Remove the image or link destination from the entry named; player aids print text only."
 
 
 @dataclass
