@@ -19,6 +19,7 @@ from selenium.webdriver.support.ui import WebDriverWait
 from generator.render.calculators import calculator_anchor, with_choices
 from generator.resolve.pages import CALCULATORS, GAME_INDEX
 from generator.validate.validate_calculators import check_schemas, names_to_label
+from rules_check.core import CheckId
 from rules_check.explain import Words, sentence
 
 SAY = {  # a game's `say` data as the build writes it (rules_check/data/<game>.json)
@@ -57,8 +58,8 @@ def worked_examples(data: Path) -> list[tuple[str, str, dict, dict, str]]:
         for entry in yaml.load(chapter.read_text(encoding="utf-8")).get("entries", []):
             example = entry.get("example") or {}
             if "." in example.get("check", ""):
-                game, check = example["check"].split(".", 1)
-                found.append((game.replace("_", "-"), check, example["inputs"], example["expected"], entry["id"]))
+                check = CheckId.parse(example["check"])
+                found.append((check.game, check.name, example["inputs"], example["expected"], entry["id"]))
     return found
 
 

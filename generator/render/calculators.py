@@ -24,6 +24,8 @@ from typing import Any
 
 from markupsafe import Markup
 
+from rules_check.core import CheckId
+
 from ..base.children import run_dying_with_this_process
 from ..base.errors import FrontEndMissing, KbError
 from ..base.paths import BROWSER_WHEELS, MAKE_SNAPSHOT, PYODIDE, SNAPSHOT_CACHE
@@ -41,12 +43,6 @@ GZIPPED_KEPT = 40  # gzipped runtime files (about ten a build, most of them the 
 def game_checks(resolved: Resolved, game: str) -> list[str]:
     """The checks of a game that have a calculator, in catalogue order."""
     return list(resolved.kb.checks.get(game, {})) if game in resolved.kb.calculators else []
-
-
-def example_check(example: dict) -> tuple[str, str]:
-    """(game id, check) of a worked example's `check:` ("wizards_quest.battle" -> ("wizards-quest", "battle"))."""
-    game, _, check = example.get("check", "").partition(".")
-    return game.replace("_", "-"), check
 
 
 def with_choices(schema: Any, choices: dict[str, list[str]]) -> Any:
@@ -78,11 +74,12 @@ def calculators_spec(resolved: Resolved, game: str, reader: str, href) -> dict[s
     schemas = check_schemas(game) or {}
     checks = {}
     for name in game_checks(resolved, game):
+        check = CheckId(game, name)
         texts = words["checks"][name]
         labels = {key: label_texts(resolved, label) for key, label in {**words["labels"], **texts.get("labels", {})}.items()}
         examples = [{"id": entry["id"], "title": resolved.title_of(entry["id"], reader), "lang": (shown := resolved.display_language(entry, reader)),
                      "language": None if shown == reader else resolved.languages.name_in(shown, reader), "inputs": entry["example"]["inputs"]}
-                    for entry in kb.entries_of(game) if "example" in entry and example_check(entry["example"]) == (game, name)]
+                    for entry in kb.entries_of(game) if "example" in entry and CheckId.parse(entry["example"].get("check", "")) == check]
         checks[name] = {
             "title": resolved.text_in(texts["title"], reader),
             "schema": with_choices(schemas.get(f"{name}_input", {}), words.get("choices", {})),
