@@ -1,5 +1,6 @@
 """Every problem code is in the one table (generator/base/problems.py CODES) with its meaning and hint,
 and docs/error-codes.md is that table as `python -m generator codes` prints it."""
+
 from __future__ import annotations
 
 import ast

@@ -4,6 +4,7 @@ The repository root is found from this file; the rest are named from it. An outp
 --out`, the repository by default) keeps its releases, its lock and its caches in `build_folder(out)`.
 The rules_check package keeps its own two (its data and schemas, beside its code): it runs without
 the generator."""
+
 from __future__ import annotations
 
 from pathlib import Path

@@ -5,6 +5,7 @@ tests read it.
 A kind's page is `<lang>/<game>/<stem>.md` in the docs folder the site engine reads and
 `<lang>/<game>/<stem>.html` on the site; `label` names its title in ui.yaml (dotted: a nested text).
 The chapters' pages are named by their data (`Resolved.page_of`), not here."""
+
 from __future__ import annotations
 
 from collections.abc import Mapping
