@@ -24,7 +24,19 @@ from ..base.paths import TEMPLATES
 from ..base.safe_markdown import Linker, render, without_tables
 from ..base.textmatch import reads_as_english
 from ..load.model import Entry, Game
-from ..resolve.pages import A_TO_Z, CALCULATORS, CLARIFICATIONS, EXAMPLES, GAME_INDEX, GLOSSARY, REFERENCE_PAGES, game_hrefs
+from ..resolve.pages import (
+    A_TO_Z,
+    ALL_CLARIFICATIONS,
+    CALCULATORS,
+    CLARIFICATIONS,
+    EXAMPLES,
+    GAME_INDEX,
+    GLOSSARY,
+    OFFLINE,
+    REFERENCE_PAGES,
+    SECTION_HOME,
+    game_hrefs,
+)
 from ..resolve.resolve import Resolved, first_paragraph
 from .answer_tables import AnswerTables
 from .calculators import CalculatorBlocks, game_checks
@@ -421,7 +433,7 @@ class SiteRenderer:
         labels = self.langs.ui(reader)
         games = [g for g in self.r.games() if reader in g["languages"]]
         yield self.page(
-            f"{reader}/index.md", "home.html.j2", labels["home"], labels=labels, clarifications_href="clarifications.html",
+            f"{reader}/{SECTION_HOME.md}", "home.html.j2", SECTION_HOME.title(labels), labels=labels, clarifications_href=ALL_CLARIFICATIONS.html,
             games=[self.home_item(g, reader) for g in games],
             elsewhere=[self.home_item(g, reader) for g in self.r.games() if reader not in g["languages"]])
         groups = []
@@ -431,8 +443,9 @@ class SiteRenderer:
             for item, entry in zip(items, clarifications, strict=True):
                 item["href"] = self.r.path_in_section(entry["id"])
             groups.append({"title": self.game_name(game, reader), "anchor": f"game-{game['id']}", "items": items})
-        yield self.list_page(f"{reader}/clarifications.md", labels["all_clarifications"], groups)
-        yield self.page(f"{reader}/offline.md", "offline.html.j2", labels["offline_title"], labels=labels, games=[
+        yield self.list_page(f"{reader}/{ALL_CLARIFICATIONS.md}", ALL_CLARIFICATIONS.title(labels), groups)
+        yield self.page(f"{reader}/{OFFLINE.md}", "offline.html.j2", OFFLINE.title(labels), labels=labels,
+                        clarifications_href=ALL_CLARIFICATIONS.html, games=[
             {"title": self.game_name(game, reader), "href": f"{game['id']}/{GAME_INDEX.html}",
              "calculators": f"{game['id']}/{CALCULATORS.html}" if self.calculators.questions(game["id"], reader) else None}
             for game in games])
@@ -455,7 +468,7 @@ class SiteRenderer:
         the titles and tables of contents of the others are then taken from `page_meta` as given."""
         if games is None:
             yield self.page("index.md", "root.html.j2", self.root_title(), languages=[
-                {"code": lang, "name": self.langs[lang].name, "href": f"{lang}/index.html"} for lang in self.langs.codes])
+                {"code": lang, "name": self.langs[lang].name, "href": f"{lang}/{SECTION_HOME.html}"} for lang in self.langs.codes])
         for game in self.r.games():
             readers = [lang for lang in self.langs.codes if lang in game["languages"]]
             if games is not None and game["id"] not in games:
@@ -480,7 +493,7 @@ class SiteRenderer:
                                 "toggles": [str(escape(lang.ui["to_dark"])), str(escape(lang.ui["to_light"]))],
                                 "not_found": {key: str(escape(lang.ui[key])) for key in ("not_found", "not_found_text", "home")}}
                     for lang in self.langs}
-        alternate = [{"name": str(escape(lang.name)), "link": f"{lang.code}/index.html", "lang": lang.code} for lang in self.langs]
+        alternate = [{"name": str(escape(lang.name)), "link": f"{lang.code}/{SECTION_HOME.html}", "lang": lang.code} for lang in self.langs]
         return json.dumps({"sections": sections, "alternate": alternate, "nav": self.nav(), "pages": {path: {"title": meta.title, "toc": meta.toc}
                                                          for path, meta in self.page_meta.items()}}, ensure_ascii=False)
 
@@ -506,9 +519,9 @@ class SiteRenderer:
                     items.append(nav_item(CALCULATORS.title(labels), f"{reader}/{g}/{CALCULATORS.md}"))
                 games.append((title, nav_item(title, items)))
             games.sort(key=lambda pair: self.langs[reader].collation_key(pair[0]))
-            section: list = [nav_item(labels["home"], f"{reader}/index.md")]
+            section: list = [nav_item(SECTION_HOME.title(labels), f"{reader}/{SECTION_HOME.md}")]
             section += [entry for _, entry in games] if len(games) <= NAV_FLAT_GAMES else alphabetical_groups(games)
-            section.append(nav_item(labels["all_clarifications"], f"{reader}/clarifications.md"))
+            section.append(nav_item(ALL_CLARIFICATIONS.title(labels), f"{reader}/{ALL_CLARIFICATIONS.md}"))
             nav.append(nav_item(self.langs[reader].name, section))
         return nav
 

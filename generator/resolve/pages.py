@@ -1,6 +1,6 @@
-"""The kinds of page every game has in a language section, in one table: the site renderer (its pages,
-the game's home and the navigation), resolve (a glossary term's URL), the calculators, the aids and the
-tests read it.
+"""The kinds of page every game has in a language section, in one table, and the section's own pages: the
+site renderer (its pages, the game's home and the navigation), resolve (a glossary term's URL), the
+calculators, the aids, the offline files and the tests read it.
 
 A kind's page is `<lang>/<game>/<stem>.md` in the docs folder the site engine reads and
 `<lang>/<game>/<stem>.html` on the site; `label` names its title in ui.yaml (dotted: a nested text).
@@ -47,6 +47,12 @@ CALCULATORS = PageKind("calculators", "calculators", "calculator.calculators")  
 
 GAME_PAGES = (GAME_INDEX, A_TO_Z, GLOSSARY, CLARIFICATIONS, EXAMPLES, CALCULATORS)  # the navigation's order (chapters after the index)
 REFERENCE_PAGES = (A_TO_Z, GLOSSARY, CLARIFICATIONS, EXAMPLES)  # every game has them, after its chapters
+
+
+# A language section's own pages, beside its games' folders: `<lang>/<stem>.md`, `<lang>/<stem>.html`
+SECTION_HOME = PageKind("home", "index", "home")
+ALL_CLARIFICATIONS = PageKind("all_clarifications", "clarifications", "all_clarifications")  # every game's, by game
+OFFLINE = PageKind("offline", "offline", "offline_title")  # where the service worker sends an address it does not hold
 
 
 def game_hrefs() -> dict[str, str]:
