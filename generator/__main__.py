@@ -8,10 +8,8 @@ import sys
 from pathlib import Path
 
 from .base.errors import EXIT_INTERRUPTED, EXIT_PROBLEMS, KbError
+from .base.paths import BENCH_RESULTS, DATA, REPO
 from .base.problems import DataError
-
-ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_DATA = ROOT / "data"
 
 
 def cmd_validate(args) -> int:
@@ -48,10 +46,13 @@ def cmd_coverage(args) -> int:
 def cmd_codes(args) -> int:
     """Print the table of problem codes as Markdown (docs/error-codes.md is this output)."""
     from .base.problems import CODES
-    print("# Problem codes of `python -m generator validate`\n")
-    print("Each problem is printed as `path:line:col: CODE message` followed by a hint; all problems are")
-    print("collected before the command exits with status 1. `tests/fixtures/invalid/<CODE>[-<case>]/` holds")
-    print("failing examples of each, with `expected.txt`: the exact lines `validate` prints.\n")
+    print("# Problem codes of `python -m generator`\n")
+    print("Each problem is printed as `path:line:col: CODE message` followed by a hint. E codes are problems in")
+    print("the data: `validate` (and `build`, `serve`) collects all of them before exiting with status 1, and")
+    print("`tests/fixtures/invalid/<CODE>[-<case>]/` holds failing examples of each, with `expected.txt`: the exact")
+    print("lines `validate` prints. The other codes end a command on their own: B a build stage (status 1),")
+    print("U the command line (status 2), O the output that could not be written (status 74), I `ingest`")
+    print("(status 1).\n")
     print("| code | meaning | how to fix |")
     print("|---|---|---|")
     for code, (meaning, hint) in CODES.items():
@@ -96,11 +97,11 @@ def main(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("validate", help="check the data's shape and meaning; exit 1 with every problem")
-    p.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    p.add_argument("--data", type=Path, default=DATA)
     p.set_defaults(func=cmd_validate)
 
     p = sub.add_parser("coverage", help="per source: lines traced into entries, classed as noise, or neither")
-    p.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    p.add_argument("--data", type=Path, default=DATA)
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_coverage)
 
@@ -114,23 +115,23 @@ def main(argv: list[str] | None = None) -> int:
     p.set_defaults(func=cmd_ingest)
 
     p = sub.add_parser("build", help="build the site, search index, cards and rules_check from the data")
-    p.add_argument("--data", type=Path, default=DEFAULT_DATA)
-    p.add_argument("--out", type=Path, default=ROOT, help="folder that receives site/, docs/generated/, rules_check/ (default: the repository)")
+    p.add_argument("--data", type=Path, default=DATA)
+    p.add_argument("--out", type=Path, default=REPO, help="folder that receives site/, docs/generated/, rules_check/ (default: the repository)")
     p.add_argument("--force", action="store_true", help="build even when nothing changed since the published build")
     p.set_defaults(func=cmd_build)
 
     p = sub.add_parser("bench", help="time and weigh every stage at 1x, 10x and 100x the data; targets met or not")
     p.add_argument("--sizes", default="1,10,100", help="corpus sizes as multiples of the bundled data")
-    p.add_argument("--json", type=Path, default=ROOT / "build" / "bench.json", help="where to write the results")
+    p.add_argument("--json", type=Path, default=BENCH_RESULTS, help="where to write the results")
     p.add_argument("--one", type=Path, help=argparse.SUPPRESS)
     p.add_argument("--out", type=Path, default=None, help=argparse.SUPPRESS)
     p.set_defaults(func=cmd_bench)
 
     p = sub.add_parser("serve", help="serve the site on 127.0.0.1; rebuild and reload pages when data/ or the templates change")
     p.add_argument("--port", type=port_number, default=8000)
-    p.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    p.add_argument("--data", type=Path, default=DATA)
     p.add_argument("--no-watch", action="store_true", help="only serve the built site")
-    p.add_argument("--out", type=Path, default=ROOT, help="folder holding the built site/ (default: the repository)")
+    p.add_argument("--out", type=Path, default=REPO, help="folder holding the built site/ (default: the repository)")
     p.set_defaults(func=cmd_serve)
 
     args = parser.parse_args(argv)

@@ -21,7 +21,9 @@ from pathlib import Path
 
 from ruamel.yaml import YAML
 
-REPO = Path(__file__).resolve().parent.parent
+from .base.paths import DATA, REPO, RULES_CHECK_DATA
+
+
 def sample_queries(site: Path, data_dir: Path) -> dict[str, list[str]]:
     """Three look-ups per language section: the first two glossary names of the first game in that
     language, as a player would type them (a first query, then a later one), and the names'
@@ -48,7 +50,7 @@ TARGETS = ("generator ≤ ¼ site engine · 100× ≤ 120 × 1× · peak < 2 GB 
 def make_corpus(factor: int, target: Path) -> Path:
     """data/ plus factor-1 renamed copies of every game. Returns the data folder."""
     data = target / "data"
-    shutil.copytree(REPO / "data", data)
+    shutil.copytree(DATA, data)
     yaml = YAML(typ="safe")
     manifest_path = data / "sources" / "manifest.yaml"
     manifest = yaml.load(manifest_path.read_text(encoding="utf-8"))
@@ -338,7 +340,7 @@ def main(sizes: list[int], json_path: Path) -> int:
                                      "checks": [{"target": n, "met": m, "detail": d} for n, m, d in checks]},
                                     ensure_ascii=False, indent=1), encoding="utf-8")
     print(f"\nwritten: {json_path}")
-    if (REPO / "rules_check" / "data" / "citow.json").exists():
+    if (RULES_CHECK_DATA / "citow.json").exists():
         print("\nrules_check citow.hit_probability (exact odds):")
         print(odds_timing())
     return 0

@@ -13,10 +13,11 @@ import os
 import sys
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
+from .base.paths import GENERATED_DOCS, REPO, RULES_CHECK_DATA
+
 REPO_INPUTS = ("generator", "schemas", "rules_check", "docs", "mkdocs.yml", "pyproject.toml",
                "requirements.txt", "requirements-browser.txt", "constraints.txt", "package-lock.json")
-NOT_INPUTS = {REPO / "rules_check" / "data", REPO / "docs" / "generated"}  # a build's own outputs (links into build/)
+NOT_INPUTS = {RULES_CHECK_DATA, GENERATED_DOCS}  # a build's own outputs (links into build/)
 
 
 def inputs_digest(data_dir: Path) -> str:

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .base.errors import OutputError
+from .base.paths import ASSETS, REPO, cards_cache
 from .base.problems import DataError, Problems
 from .incremental import Kept, Superseded, games_to_render
 from .inputs import inputs_digest
@@ -23,9 +24,6 @@ from .resolve.resolve import Resolved, resolve
 from .validate.validate import check
 from .write.engine import run_mkdocs
 from .write.release import Release, build_lock, write_files, write_folder
-
-REPO = Path(__file__).resolve().parent.parent
-ASSETS = Path(__file__).resolve().parent / "templates" / "assets"
 
 
 @dataclass
@@ -105,7 +103,7 @@ def _render_and_publish(resolved: Resolved, out: Path, stage, workers: ProcessPo
     games = games_to_render(kept.resolved, resolved) if kept is not None and based_on is not None else None
     aids = None
     try:
-        aids = start_aids(resolved, cache=out / "build" / "cards-cache", workers=workers) if workers is not None else None
+        aids = start_aids(resolved, cache=cards_cache(out), workers=workers) if workers is not None else None
         changed: list[str] = []
         with stage("render"):
             renderer = SiteRenderer(resolved, aid_links=aid_links(resolved))
@@ -120,7 +118,7 @@ def _render_and_publish(resolved: Resolved, out: Path, stage, workers: ProcessPo
             write_folder(release.part("rules_check_data"), "", rules_data)  # read by the rules_check package
         with stage("site engine"):
             if kept is None:
-                run_mkdocs(REPO, docs, site, renderer.site_meta(), release.work)
+                run_mkdocs(docs, site, renderer.site_meta(), release.work)
             else:
                 partial = kept.engine.run(docs, site, renderer.site_meta(), changed if based_on == kept.engine_release else None)
                 kept.engine_release = release.folder
@@ -143,7 +141,7 @@ def _render_and_publish(resolved: Resolved, out: Path, stage, workers: ProcessPo
         if kept is not None and kept.superseded():
             raise Superseded
         with stage("cards" if aids is None else "cards (waiting)"):
-            write_folder(site / "cards", "", (aids or start_aids(resolved, cache=out / "build" / "cards-cache")).files())
+            write_folder(site / "cards", "", (aids or start_aids(resolved, cache=cards_cache(out))).files())
         if inputs is not None:
             release.stamp_inputs(inputs)
         release.publish()

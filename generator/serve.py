@@ -30,13 +30,14 @@ from watchdog.observers import Observer
 from watchdog.observers.api import BaseObserver
 
 from .base.errors import EXIT_INTERRUPTED, KbError, UsageError
+from .base.paths import TEMPLATES, serve_work
 from .base.problems import DataError
 from .incremental import Kept, Superseded
 from .inputs import inputs_digest
-from .pipeline import REPO, build
+from .pipeline import build
 from .write.engine import LiveEngine
+from .write.release import Release
 
-TEMPLATES = Path(__file__).resolve().parent / "templates"
 LIVE_SCRIPT = """(function () {
   var version = null, banner = null;
   function show(problems) {
@@ -76,7 +77,6 @@ SERVICE_WORKER = re.compile(r"^/[^/]+/sw\.js$")
 
 class PortError(UsageError):
     code = "U002"
-    hint = "Choose another port with --port N (1024-65535), or stop the program that uses this one."
 
 
 class LiveSite:
@@ -93,11 +93,11 @@ class LiveSite:
         self.pending = threading.Event()
         self.started = time.perf_counter()  # of the build under way
         self.published_inputs: str | None = None  # digest of the inputs of the last whole build published here
-        self.kept = Kept(LiveEngine(REPO, out / "build" / "serve"), on_publish=self.published, superseded=self.pending.is_set)
+        self.kept = Kept(LiveEngine(serve_work(out)), on_publish=self.published, superseded=self.pending.is_set)
 
     def published_version(self) -> str:
-        current = self.out / "build" / "current"
-        return current.resolve().name if current.is_symlink() else ""
+        published = Release.published(self.out)
+        return published.name if published else ""
 
     def status(self) -> dict:
         return {"version": self.version, "error": self.error, "ready": self.ready, "builds": self.builds}

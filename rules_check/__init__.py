@@ -19,10 +19,11 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from .core import DataFileError, Game, GameData, InputError, RulesError, module_name, validate
+from .core import CheckId, DataFileError, Game, GameData, InputError, RulesError, game_id, module_name, validate
 
 DEFAULT_DATA = Path(__file__).resolve().parent / "data"
 __all__ = [
+    "CheckId",
     "DataFileError",
     "Game",
     "GameData",
@@ -48,11 +49,6 @@ def available_games(data_dir: Path | str | None = None) -> list[str]:
     return sorted(path.stem for path in data_folder(data_dir).glob("*.json"))
 
 
-def game_id(name: str) -> str:
-    """A game id as players type it: "wizards_quest" and "wizards-quest" are the same game."""
-    return name.replace("_", "-")
-
-
 def game(name: str, data_dir: Path | str | None = None) -> Game:
     """The rules of one game, built from its data file (once per data folder)."""
     return _game(game_id(name), data_folder(data_dir))
@@ -74,7 +70,7 @@ def run(game_name: str, check: str, inputs: object, data_dir: Path | str | None 
     """Validate `inputs` against the check's input schema and run the check; InputError or RulesError if refused."""
     rules = game(game_name, data_dir)
     if check not in rules.check_methods():
-        raise KeyError(f"unknown check '{game_id(game_name)} {check}'")
+        raise KeyError(f"unknown check '{CheckId(game_id(game_name), check).command}'")
     return rules.run(check, inputs)
 
 
@@ -82,7 +78,7 @@ def describe(game_name: str, check: str, data_dir: Path | str | None = None) -> 
     """The check's help line, then the English text of each entry it implements, quoted with its id."""
     data = game(game_name, data_dir).data
     info = data.checks[check]
-    parts = [f"{game_id(game_name)} {check}: {info['help']}"]
+    parts = [f"{CheckId(game_id(game_name), check).command}: {info['help']}"]
     for entry_id in info["implements"]:
         entry = data.entry(entry_id)
         paragraphs = [textwrap.fill(p, 96) for p in entry["text"].split("\n") if p.strip()]

@@ -15,14 +15,14 @@ import json
 import os
 import sys
 
-from . import DataFileError, InputError, RulesError, available_games, describe, game, game_id, limits, run
+from . import CheckId, DataFileError, InputError, RulesError, available_games, describe, game, game_id, limits, run
 
 
 def list_checks() -> None:
     for name in available_games():
         data = game(name).data
         for check, info in data.checks.items():
-            print(f"{name} {check}: {info['help']} [{', '.join(info['implements'])}]")
+            print(f"{CheckId(name, check).command}: {info['help']} [{', '.join(info['implements'])}]")
 
 
 def _read(argv: list[str]) -> bytes | str:
@@ -63,7 +63,7 @@ def main(argv: list[str]) -> int:
             return 2
         name, check = game_id(argv[0]), argv[1]
         if name not in available_games() or check not in game(name).data.checks:
-            print(printable(f"error: unknown check '{name} {check}'; see --list"), file=sys.stderr)
+            print(printable(f"error: unknown check '{CheckId(name, check).command}'; see --list"), file=sys.stderr)
             return 2
         if argv[2:] in (["-h"], ["--help"]):
             print(describe(name, check))

@@ -122,8 +122,36 @@ class Game:
 
 
 def module_name(game: str) -> str:
-    """The Python name of a game id: wizards-quest -> wizards_quest."""
+    """The Python name of a game id: wizards-quest -> wizards_quest (its module, its schema file, its checks in data)."""
     return game.replace("-", "_")
+
+
+def game_id(name: str) -> str:
+    """A game id as players type it: "wizards_quest" and "wizards-quest" are the same game."""
+    return name.replace("_", "-")
+
+
+@dataclass(frozen=True, order=True)
+class CheckId:
+    """A check of a game. The data writes it `wizards_quest.battle` (the game's module name, a dot, the check:
+    `str()`), the command line `wizards-quest battle` (`command`); `parse` reads the data's spelling, the
+    game's id or its module name before the dot."""
+
+    game: str  # the game id: wizards-quest
+    name: str  # the check: battle
+
+    @classmethod
+    def parse(cls, text: str) -> CheckId:
+        game, _, name = text.partition(".")
+        return cls(game_id(game), name)
+
+    def __str__(self) -> str:
+        return f"{module_name(self.game)}.{self.name}"
+
+    @property
+    def command(self) -> str:
+        """As `python -m rules_check` takes it: the game id, a space, the check."""
+        return f"{self.game} {self.name}"
 
 
 @cache

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parent.parent
+from generator.base.paths import REPO
+
 FIXTURES = REPO / "tests" / "fixtures"
 MINI = FIXTURES / "mini" / "data"
 

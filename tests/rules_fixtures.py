@@ -10,6 +10,7 @@ from conftest import REPO
 from rules_helpers import GAMES, OutputChecked, make_rules_data
 
 import rules_check
+from rules_check.core import module_name
 
 
 @pytest.fixture(scope="session")
@@ -24,5 +25,5 @@ def rc(rules_data: Path) -> SimpleNamespace:
         result = rules_check.run(game, check, inputs, rules_data)
         rules_check.validate(game, check, "output", result)
         return result
-    games = {game.replace("-", "_"): OutputChecked(rules_check.game(game, rules_data)) for game in GAMES}
+    games = {module_name(game): OutputChecked(rules_check.game(game, rules_data)) for game in GAMES}
     return SimpleNamespace(**games, run=run, RulesError=rules_check.RulesError, InputError=rules_check.InputError)

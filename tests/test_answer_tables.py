@@ -13,6 +13,7 @@ import pytest
 from conftest import REPO
 
 from generator.render.answer_tables import AnswerTables, Words, value_at
+from generator.resolve.pages import CALCULATORS
 
 GAMES = ["citow", "marauders", "wizards-quest"]  # BattleLore has none: its tables rested on an assumption (issue 28)
 
@@ -85,7 +86,7 @@ def test_sampled_cells_are_the_cli_answers_on_the_page_and_the_aids(bundled_buil
     for lang in resolved.kb.games[game]["languages"]:
         built = tables.of_game(game, lang)
         assert built, (game, lang)
-        pages = {"page": site / lang / game / "calculators.html",
+        pages = {"page": site / lang / game / CALCULATORS.html,
                  **{kind: site / "cards" / f"{game}-{lang}-{kind}.html" for kind in ("sheet", "cards")}}
         found = {name: TableCells(path.read_text(encoding="utf-8")).tables for name, path in pages.items()}
         for table in built:

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.unit
+from generator.base.paths import GENERATOR
 
-GENERATOR = Path(__file__).resolve().parent.parent / "generator"
+pytestmark = pytest.mark.unit
 
 STAGES = ["base", "load", "validate", "resolve", "render", "write", "tools", "pipeline"]
 TOP_LEVEL = "pipeline"  # the stage of generator/*.py

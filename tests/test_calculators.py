@@ -17,7 +17,9 @@ from conftest import REPO
 from selenium.webdriver.support.ui import WebDriverWait
 
 from generator.render.calculators import calculator_anchor, with_choices
+from generator.resolve.pages import CALCULATORS, GAME_INDEX
 from generator.validate.validate_calculators import check_schemas, names_to_label
+from rules_check.core import CheckId
 from rules_check.explain import Words, sentence
 
 SAY = {  # a game's `say` data as the build writes it (rules_check/data/<game>.json)
@@ -56,8 +58,8 @@ def worked_examples(data: Path) -> list[tuple[str, str, dict, dict, str]]:
         for entry in yaml.load(chapter.read_text(encoding="utf-8")).get("entries", []):
             example = entry.get("example") or {}
             if "." in example.get("check", ""):
-                game, check = example["check"].split(".", 1)
-                found.append((game.replace("_", "-"), check, example["inputs"], example["expected"], entry["id"]))
+                check = CheckId.parse(example["check"])
+                found.append((check.game, check.name, example["inputs"], example["expected"], entry["id"]))
     return found
 
 
@@ -101,7 +103,7 @@ def test_every_check_is_a_calculator_in_every_language_of_its_game(bundled_build
         schemas = check_schemas(game)
         for lang, spec in by_lang.items():
             assert sorted(spec["checks"]) == sorted(rules["checks"]), (game, lang)
-            page = (site / lang / game / "calculators.html").read_text(encoding="utf-8")
+            page = (site / lang / game / CALCULATORS.html).read_text(encoding="utf-8")
             for name, check in spec["checks"].items():
                 assert f'data-check="{name}"' in page and f'id="{calculator_anchor(name)}"' in page  # where search leads
                 choices = calculators_data(game).get("choices", {})
@@ -121,12 +123,12 @@ def test_each_game_page_lists_its_calculators_by_their_question_one_tap_from_the
     site = bundled_build / "site"
     for game, by_lang in built_games(site).items():
         for lang, spec in by_lang.items():
-            home = (site / lang / game / "index.html").read_text(encoding="utf-8")
-            page = (site / lang / game / "calculators.html").read_text(encoding="utf-8")
+            home = (site / lang / game / GAME_INDEX.html).read_text(encoding="utf-8")
+            page = (site / lang / game / CALCULATORS.html).read_text(encoding="utf-8")
             links = re.findall(r'<a href="calculators\.html#([^"]+)">([^<]+)</a>', home)
             titles = {anchor: html.unescape(title) for anchor, title in links}
             for name, check in spec["checks"].items():
-                anchor = "calc-" + name.replace("_", "-")
+                anchor = calculator_anchor(name)
                 assert titles.get(anchor) == check["title"], (game, lang, name)
                 assert f'id="{anchor}"' in page and f'data-check="{name}"' in page[page.index(f'id="{anchor}"'):][:200]
             tables = re.findall(r'<h3 id="([^"]+)">', page)
@@ -193,7 +195,7 @@ def test_each_calculator_shows_its_worked_examples_outcome(bundled_build: Path, 
     data = bundled_build / "rules_check" / "data"
     tried = 0
     with serve(site) as url:
-        calc_driver.get(f"{url}/{lang}/{game}/calculators.html")
+        calc_driver.get(f"{url}/{lang}/{game}/{CALCULATORS.html}")
         console_errors(calc_driver)  # only what follows counts
         for name, check in spec["checks"].items():
             if not check["examples"]:
@@ -216,7 +218,7 @@ def test_each_calculator_shows_its_worked_examples_outcome(bundled_build: Path, 
 def test_bad_input_shows_the_fields_message_and_a_rule_its_refusal(bundled_build: Path, calc_driver):
     site = bundled_build / "site"
     with serve(site) as url:
-        calc_driver.get(f"{url}/ru/citow/calculators.html")
+        calc_driver.get(f"{url}/ru/citow/{CALCULATORS.html}")
         console_errors(calc_driver)
         block = open_calculator(calc_driver, "battle_hits")
         shown = calculate(calc_driver, block)                         # nothing filled in: the dice are required
@@ -245,7 +247,7 @@ def test_a_form_list_stops_at_the_schemas_bound_and_a_long_question_is_stopped(b
     site = bundled_build / "site"
     most = check_schemas("citow")["battle_hits_input"]["properties"]["results"]["maxItems"]
     with serve(site) as url:
-        calc_driver.get(f"{url}/pl/citow/calculators.html")
+        calc_driver.get(f"{url}/pl/citow/{CALCULATORS.html}")
         block = open_calculator(calc_driver, "battle_hits")
         presses = calc_driver.execute_script("""
             const add = arguments[0].querySelector('.kb-calc-list .kb-calc-add'); let presses = 0;
@@ -271,7 +273,7 @@ def test_a_page_downloads_the_calculators_runtime_only_when_one_is_opened(bundle
         calc_driver.get(f"{url}/en/citow/10-round.html")                  # no calculator on this page
         loaded = WebDriverWait(calc_driver, 10).until(lambda d: d.execute_script(fetched))
         assert loaded and not [path for path in loaded if "kb-calc" in path or "/calc/" in path]
-        calc_driver.get(f"{url}/en/citow/calculators.html")               # calculators, none opened
+        calc_driver.get(f"{url}/en/citow/{CALCULATORS.html}")               # calculators, none opened
         loaded = WebDriverWait(calc_driver, 10).until(lambda d: d.execute_script(fetched))
         assert "/assets/kb-calc.js" in loaded
         assert not [path for path in loaded if ("/calc/" in path and not path.endswith("/calc/runtime.json"))  # (its 1 KB list:
@@ -305,7 +307,7 @@ def test_every_calculator_open_and_answered_has_no_serious_accessibility_violati
             if lang not in by_lang:
                 continue
             calc_driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {"width": 390, "height": 844, "deviceScaleFactor": 1, "mobile": True})
-            calc_driver.get(f"{url}/{lang}/{game}/calculators.html")
+            calc_driver.get(f"{url}/{lang}/{game}/{CALCULATORS.html}")
             for name, check in by_lang[lang]["checks"].items():
                 block = open_calculator(calc_driver, name)
                 if check["examples"]:

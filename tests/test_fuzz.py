@@ -16,7 +16,7 @@ from conftest import REPO
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from generator.base.problems import CODES, Problems
+from generator.base.problems import DATA_CODES, Problems
 from generator.load.yamlio import load_yaml
 from generator.validate.validate import validate
 
@@ -121,7 +121,7 @@ def test_mutated_data_gives_problems_or_ok_never_an_exception(pristine: Path, tm
     (folder / name).write_text(mutated(original, changes), encoding="utf-8")
     kb, problems = validate(folder)
     for problem in problems.items:
-        assert problem.code in CODES and problem.line >= 1 and problem.col >= 1, problem
+        assert problem.code in DATA_CODES and problem.line >= 1 and problem.col >= 1, problem
     assert isinstance(problems.report(), str)
     shutil.rmtree(folder.parent)
 
@@ -133,5 +133,5 @@ def test_a_noise_item_whose_lines_key_is_misspelt_is_reported(pristine: Path, tm
     noise = folder / "games" / GAME / "noise" / f"{GAME}-ru.yaml"
     noise.write_text(noise.read_text(encoding="utf-8").replace("lines:", "0 lines:", 1), encoding="utf-8")
     _, problems = validate(folder)
-    assert problems.items and all(problem.code in CODES for problem in problems.items), problems.report()
+    assert problems.items and all(problem.code in DATA_CODES for problem in problems.items), problems.report()
     assert any(problem.path.endswith(f"{GAME}-ru.yaml") for problem in problems.items), problems.report()

@@ -13,6 +13,8 @@ import pytest
 from browser import calculate, make_driver, open_calculator, press, search, serve
 from selenium.webdriver.support.ui import WebDriverWait
 
+from generator.resolve.pages import CALCULATORS
+
 CACHES = "return caches.keys()"
 
 
@@ -50,7 +52,7 @@ def test_a_visited_section_works_with_the_network_off(bundled_build: Path, offli
         assert f"({runtime['fetch_bytes'] / 1e6:.1f} МБ)".replace(".", ",") in notice[0].text
         assert not [r for r in requests if "/assets/calc/" in r and not r.endswith("runtime.json")]  # no runtime yet
         # the reader chooses to keep the calculators: the packed files come, with progress, then "kept"
-        driver.get(f"{url}/ru/wizards-quest/calculators.html")
+        driver.get(f"{url}/ru/wizards-quest/{CALCULATORS.html}")
         keep = WebDriverWait(driver, 10).until(lambda d: d.find_elements("css selector", ".kb-calc-keep"))[0]
         assert f"{runtime['fetch_bytes'] / 1e6:.1f}".replace(".", ",") in keep.text
         press(driver, keep)
@@ -70,7 +72,7 @@ def test_a_visited_section_works_with_the_network_off(bundled_build: Path, offli
     assert "BattleLore" in driver.title
     results = search(driver, "отступление")
     assert results and any("battlelore" in r["href"] for r in results)
-    driver.get(f"{url}/ru/wizards-quest/calculators.html")
+    driver.get(f"{url}/ru/wizards-quest/{CALCULATORS.html}")
     block = open_calculator(driver, "death_range")
     press(driver, block.find_element("css selector", ".kb-calc-example"))
     shown = calculate(driver, block)

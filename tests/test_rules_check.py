@@ -12,6 +12,7 @@ from rules_helpers import GAMES
 
 import rules_check
 from generator.validate.validate import load_valid
+from rules_check.core import CheckId
 
 pytest_plugins = ["rules_fixtures"]  # the fixtures rules_data and rc
 
@@ -21,15 +22,15 @@ EXAMPLES = [e for e in KB.entries.values() if e["kind"] == "example" and "check"
 
 
 def test_examples_exist_for_every_game_with_checks():
-    games = {e["example"]["check"].split(".")[0] for e in EXAMPLES}
-    assert games == {"citow", "wizards_quest", "marauders", "battlelore"}
+    games = {CheckId.parse(e["example"]["check"]).game for e in EXAMPLES}
+    assert games == {"citow", "wizards-quest", "marauders", "battlelore"}
     assert len(EXAMPLES) >= 26
 
 
 @pytest.mark.parametrize("entry", EXAMPLES, ids=[e["id"] for e in EXAMPLES])
 def test_worked_example_through_the_api(rc, entry):
-    game, name = entry["example"]["check"].split(".")
-    result = rc.run(game, name, entry["example"]["inputs"])
+    check = CheckId.parse(entry["example"]["check"])
+    result = rc.run(check.game, check.name, entry["example"]["inputs"])
     expected = entry["example"]["expected"]
     assert {k: result.get(k) for k in expected} == expected
 

@@ -11,6 +11,7 @@ from conftest import REPO, run_generator
 from rules_helpers import cli
 
 from generator.validate.validate import load_valid
+from rules_check.core import CheckId
 
 pytest_plugins = ["rules_fixtures"]  # the fixture rules_data
 
@@ -21,8 +22,8 @@ EXAMPLES = [e for e in KB.entries.values() if e["kind"] == "example" and "check"
 
 @pytest.mark.parametrize("entry", EXAMPLES, ids=[e["id"] for e in EXAMPLES])
 def test_worked_example_through_the_cli(rules_data, entry):
-    game, name = entry["example"]["check"].split(".")
-    done = cli(rules_data, game, name, stdin=json.dumps(entry["example"]["inputs"]))
+    check = CheckId.parse(entry["example"]["check"])
+    done = cli(rules_data, check.game, check.name, stdin=json.dumps(entry["example"]["inputs"]))
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
     expected = entry["example"]["expected"]

@@ -17,6 +17,7 @@ from selenium.webdriver.support.ui import WebDriverWait
 
 from generator.base.problems import Problems
 from generator.load.yamlio import load_yaml
+from generator.resolve.pages import GLOSSARY
 
 
 @pytest.fixture(scope="module")
@@ -285,7 +286,7 @@ def test_the_glossary_defines_each_term_first_under_a_letter_bar(bundled_build: 
     """Each term of a glossary page opens with its one-sentence definition (before the other languages'
     names), and a bar of initial letters links to the first term of each letter, in order."""
     for lang in ("ru", "pl"):
-        page = (bundled_build / "site" / lang / "citow" / "glossary.html").read_text(encoding="utf-8")
+        page = (bundled_build / "site" / lang / "citow" / GLOSSARY.html).read_text(encoding="utf-8")
         bar = re.search(r'<p class="kb-letters">(.*?)</p>', page)
         assert bar, "no letter bar"
         targets = re.findall(r'<a href="#([^"]+)">([^<]+)</a>', bar[1])

@@ -13,9 +13,11 @@ from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
 
+from generator.resolve.pages import A_TO_Z, CLARIFICATIONS, GLOSSARY
+
 AXE = REPO / "node_modules" / "axe-core" / "axe.min.js"
 LANGUAGES = ("en", "pl", "ru")
-SAMPLE = ("index.html", "mini/index.html", "mini/10-rules.html", "mini/glossary.html", "mini/clarifications.html", "404.html")
+SAMPLE = ("index.html", "mini/index.html", "mini/10-rules.html", f"mini/{GLOSSARY.html}", f"mini/{CLARIFICATIONS.html}", "404.html")
 
 
 @pytest.fixture(scope="module")
@@ -47,7 +49,7 @@ def test_a_tapped_term_shows_its_definition_in_place(driver, server):
     assert "Отряд, который должен отступить, отходит на 1 клетку" in preview.text
     assert "английский: retreat" in preview.text
     hrefs = [a.get_attribute("href") for a in preview.find_elements("css selector", "a")]
-    assert any(h.endswith("glossary.html#term-retreat") for h in hrefs) and any(h.endswith("10-rules.html#retreat") for h in hrefs)
+    assert any(h.endswith(f"{GLOSSARY.html}#term-retreat") for h in hrefs) and any(h.endswith("10-rules.html#retreat") for h in hrefs)
     box, screen = preview.rect, driver.execute_script("return [innerWidth, innerHeight]")
     assert 0 <= box["x"] and box["x"] + box["width"] <= screen[0] and 0 <= box["y"] and box["y"] + box["height"] <= screen[1]
     ActionChains(driver).send_keys(Keys.ESCAPE).perform()
@@ -198,7 +200,7 @@ def test_a_ruling_in_another_language_is_marked_with_its_name(driver, server):
 def test_clarifications_are_grouped_by_the_chapter_they_concern(site: Path):
     """A game's clarifications page: a heading per chapter of the rules they concern, each
     clarification with its ruling's first sentence (here English, marked, in the Polish section)."""
-    page = (site / "pl" / "mini" / "clarifications.html").read_text(encoding="utf-8")
+    page = (site / "pl" / "mini" / CLARIFICATIONS.html).read_text(encoding="utf-8")
     section = page[page.index('<h2 id="topic-1">'):]
     assert section.startswith('<h2 id="topic-1">Zasady gry Mini</h2>')
     item = section[section.index("<li>"):section.index("</li>")]
@@ -231,13 +233,13 @@ def test_battlelore_from_a_to_z_in_english_title_order(bundled: Path):
     """The English A–Z lists every BattleLore entry under English initials in English order (the
     source's chapters follow the Russian alphabet); the Russian one in Russian order."""
     from html import unescape
-    english = [unescape(t) for t in entry_titles(bundled / "en" / "battlelore" / "a-z.html")]
+    english = [unescape(t) for t in entry_titles(bundled / "en" / "battlelore" / A_TO_Z.html)]
     assert len(english) >= 79  # the five chapters of the source's A–Z hold 79 entries
     assert english == sorted(english, key=lambda t: re.sub(r"^\W+", "", t.lower()))
     assert english[0].startswith("A") and "Retreat" in english and "Active player" in english
-    letters = re.findall(r'<h2 id="az-\d+">([^<]+)</h2>', (bundled / "en" / "battlelore" / "a-z.html").read_text(encoding="utf-8"))
+    letters = re.findall(r'<h2 id="az-\d+">([^<]+)</h2>', (bundled / "en" / "battlelore" / A_TO_Z.html).read_text(encoding="utf-8"))
     assert letters == sorted(letters) and letters[0] == "A"
-    russian = [unescape(t) for t in entry_titles(bundled / "ru" / "battlelore" / "a-z.html")]
+    russian = [unescape(t) for t in entry_titles(bundled / "ru" / "battlelore" / A_TO_Z.html)]
     assert russian[0][0] == "А" and len(russian) == len(english)
 
 
@@ -249,7 +251,7 @@ def test_polish_lists_follow_the_polish_alphabet(bundled: Path):
     from generator.base.languages import read_languages
     polish = read_languages(REPO / "data")["pl"]
     for game in ("battlelore", "citow", "marauders", "wizards-quest"):
-        page = bundled / "pl" / game / "a-z.html"
+        page = bundled / "pl" / game / A_TO_Z.html
         titles = [unescape(t) for t in entry_titles(page)]
         assert titles == sorted(titles, key=polish.collation_key), game
         letters = re.findall(r'<h2 id="az-\d+">([^<]+)</h2>', page.read_text(encoding="utf-8"))

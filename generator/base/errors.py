@@ -9,6 +9,7 @@ traceback.
 from __future__ import annotations
 
 from .escaping import terminal_text
+from .problems import CODES
 
 EXIT_PROBLEMS = 1     # the data has problems, or a build stage refused it
 EXIT_USAGE = 2        # the command line is wrong (argparse uses 2 too)
@@ -17,17 +18,16 @@ EXIT_INTERRUPTED = 130  # Ctrl-C, as a shell reports SIGINT
 
 
 class KbError(Exception):
-    """A failure the user can act on. Subclasses set `code` and `hint`; `location` is (path, line, col)."""
-    code = "E000"
-    hint = ""
+    """A failure the user can act on. Subclasses set `code`, a code of the table (problems.CODES), which
+    gives the hint unless one is passed; `location` is (path, line, col)."""
+    code: str
     exit_status = EXIT_PROBLEMS
 
     def __init__(self, message: str, location: tuple[str, int, int] | None = None, hint: str | None = None):
         super().__init__(message)
         self.message = message
         self.location = location
-        if hint is not None:
-            self.hint = hint
+        self.hint = CODES[self.code][1] if hint is None else hint  # an unknown code throws
 
     def report(self) -> str:
         where = f"{terminal_text(self.location[0])}:{self.location[1]}:{self.location[2]}: " if self.location else ""
@@ -45,10 +45,8 @@ class OutputError(KbError):
     """Writing the output failed (a full disk, no permission): nothing was replaced."""
     code = "O001"
     exit_status = EXIT_IO
-    hint = "Free some disk space or fix the folder's permissions, then build again; the published site is unchanged."
 
 
 class FrontEndMissing(KbError):
     """A package the site vendors (Pyodide, Workbox: node_modules; the browser wheels) is not installed."""
     code = "B006"
-    hint = "Run bash scripts/setup.sh: it installs the pinned npm packages (package-lock.json) and the browser wheels."

@@ -1,8 +1,11 @@
 """Problems found in the data: a stable code, a position, a message and a hint.
 
 Every check reports through `Problems.add`; commands print all of them and exit 1.
-The table of codes below is the single list: docs/error-codes.md is generated from it
-and tests/fixtures/invalid/ holds one failing fixture per code.
+The table of codes below is the single list of every code a command prints: the data's problems
+(E…) and the other failures of the error family (base/errors.py: B… a build stage, U… the command
+line, O… the output, I… ingest), each with its meaning and its hint. An unknown code throws;
+docs/error-codes.md is generated from the table (`python -m generator codes`), tests/fixtures/invalid/
+holds one failing fixture per E code, and a test finds every code the generator's source names here.
 """
 # ruff: noqa: E501  (the table of codes keeps one code per line, however long its hint)
 from __future__ import annotations
@@ -73,7 +76,24 @@ CODES: dict[str, tuple[str, str]] = {
     "E040": ("rules-check needs an unknown entry", "checks.yaml names entries of this game by id: fix the id, or restore the entry the check reads."),
     "E041": ("rules-check needs a missing param", "The check reads this param: restore its name in the entry's params, or rename it in checks.yaml and rules_check/games/<game>.py."),
     "E042": ("rules-check needs a missing table", "The check reads this entry's table rows: give the entry its table, or change checks.yaml and rules_check/games/<game>.py."),
+    # B: a build stage failed on data that validates (exit 1)
+    "B001": ("the site engine failed", "This is a bug in the generator or the theme, not in the data: report it with the message above."),
+    "B002": ("another build is writing to the output folder", "Wait for the other build to finish, or stop it; two builds into one folder would mix their outputs."),
+    "B004": ("a player aid does not fit or does not render cleanly", "Shorten or remove entries in the aid (data/games/<game>/cards.yaml), or fix the entry named."),
+    "B005": ("a player aid asks for a file or URL", "Remove the image or link destination from the entry named; player aids print text only."),
+    "B006": ("a package the site vendors is not installed", "Run bash scripts/setup.sh: it installs the pinned npm packages (package-lock.json) and the browser wheels."),
+    "B007": ("the calculators' start-up snapshot could not be made", "A bug, or a Pyodide the snapshot cannot be made with: report the message; package-lock.json pins the version that works."),
+    # U: the command line asks for what cannot be done as given (exit 2)
+    "U001": ("the command cannot do what it was asked", "Run `python -m generator COMMAND --help` for what the command takes."),
+    "U002": ("the port cannot be served on", "Choose another port with --port N (1024-65535), or stop the program that uses this one."),
+    # O: the output could not be written (exit 74)
+    "O001": ("the output could not be written", "Free some disk space or fix the folder's permissions, then build again; the published site is unchanged."),
+    # I: ingest cannot read a source text (exit 1)
+    "I001": ("no such source file", "Give the path of a plain-text rulebook file."),
+    "I002": ("source text is not UTF-8", "Re-save the text as UTF-8."),
+    "I003": ("unknown language", "Pass --language with one of the languages defined in data/languages/."),
 }
+DATA_CODES = [code for code in CODES if code.startswith("E")]  # what `validate` reports: one fixture each in tests/fixtures/invalid/
 
 
 @dataclass(order=True)
@@ -98,7 +118,7 @@ class Problems:
         self.items: list[Problem] = []
 
     def add(self, path: str, position: tuple[int, int], code: str, message: str) -> None:
-        if code not in CODES:
+        if code not in DATA_CODES:
             raise KeyError(f"unknown problem code {code}")
         self.items.append(Problem(path, position[0], position[1], code, message))
 

@@ -24,18 +24,18 @@ from typing import Any
 
 from markupsafe import Markup
 
+from rules_check.core import CheckId
+
 from ..base.children import run_dying_with_this_process
 from ..base.errors import FrontEndMissing, KbError
+from ..base.paths import BROWSER_WHEELS, MAKE_SNAPSHOT, PYODIDE, SNAPSHOT_CACHE
+from ..resolve.pages import CALCULATORS
 from ..resolve.resolve import Resolved
 from ..validate.validate_calculators import check_schemas, rules_check_folder
 from .rules_data import label_texts
 
-REPO = Path(__file__).resolve().parents[2]
-PYODIDE = REPO / "node_modules" / "pyodide"
 PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json")
-BROWSER_WHEELS = REPO / ".venv" / "browser-wheels"  # scripts/setup.sh, from requirements-browser.txt
 RUNTIME = "assets/calc"  # under the site root
-SNAPSHOT_CACHE = REPO / "build" / "calc-cache"  # start-up snapshots by digest of what they hold
 SNAPSHOTS_KEPT = 4  # the newest; each is about 30 MB
 GZIPPED_KEPT = 40  # gzipped runtime files (about ten a build, most of them the same from build to build)
 
@@ -43,12 +43,6 @@ GZIPPED_KEPT = 40  # gzipped runtime files (about ten a build, most of them the 
 def game_checks(resolved: Resolved, game: str) -> list[str]:
     """The checks of a game that have a calculator, in catalogue order."""
     return list(resolved.kb.checks.get(game, {})) if game in resolved.kb.calculators else []
-
-
-def example_check(example: dict) -> tuple[str, str]:
-    """(game id, check) of a worked example's `check:` ("wizards_quest.battle" -> ("wizards-quest", "battle"))."""
-    game, _, check = example.get("check", "").partition(".")
-    return game.replace("_", "-"), check
 
 
 def with_choices(schema: Any, choices: dict[str, list[str]]) -> Any:
@@ -80,11 +74,12 @@ def calculators_spec(resolved: Resolved, game: str, reader: str, href) -> dict[s
     schemas = check_schemas(game) or {}
     checks = {}
     for name in game_checks(resolved, game):
+        check = CheckId(game, name)
         texts = words["checks"][name]
         labels = {key: label_texts(resolved, label) for key, label in {**words["labels"], **texts.get("labels", {})}.items()}
         examples = [{"id": entry["id"], "title": resolved.title_of(entry["id"], reader), "lang": (shown := resolved.display_language(entry, reader)),
                      "language": None if shown == reader else resolved.languages.name_in(shown, reader), "inputs": entry["example"]["inputs"]}
-                    for entry in kb.entries_of(game) if "example" in entry and example_check(entry["example"]) == (game, name)]
+                    for entry in kb.entries_of(game) if "example" in entry and CheckId.parse(entry["example"].get("check", "")) == check]
         checks[name] = {
             "title": resolved.text_in(texts["title"], reader),
             "schema": with_choices(schemas.get(f"{name}_input", {}), words.get("choices", {})),
@@ -123,7 +118,7 @@ def start_snapshot(wheels: list[Path], code: bytes) -> bytes:
     with Node.js). Made once per Pyodide, wheels and code, and kept in build/calc-cache/ (data edits do
     not change it: the data is unpacked after the snapshot is loaded)."""
     key = hashlib.sha256(b"".join([(PYODIDE / "package.json").read_bytes(), code, *(w.read_bytes() for w in wheels),
-                                    (Path(__file__).parent / "make_snapshot.mjs").read_bytes()])).hexdigest()[:16]
+                                    MAKE_SNAPSHOT.read_bytes()])).hexdigest()[:16]
     cached = SNAPSHOT_CACHE / f"{key}.bin"
     if cached.is_file():
         os.utime(cached)  # recently used: kept by the pruning below
@@ -136,7 +131,7 @@ def start_snapshot(wheels: list[Path], code: bytes) -> bytes:
             shutil.copy(wheel, work)
         (Path(work) / "code.zip").write_bytes(code)
         made = Path(work) / "snapshot.bin"
-        result = run_dying_with_this_process([node, str(Path(__file__).parent / "make_snapshot.mjs"), str(PYODIDE), work, str(made)])
+        result = run_dying_with_this_process([node, str(MAKE_SNAPSHOT), str(PYODIDE), work, str(made)])
         if result.returncode != 0 or not made.is_file():
             last = (result.stderr.strip().splitlines() or ["no message"])[-1][:300]
             raise SnapshotError(f"making the calculators' start-up snapshot failed: {last}")
@@ -156,7 +151,6 @@ def prune(pattern: str, kept: int) -> None:
 
 class SnapshotError(KbError):
     code = "B007"
-    hint = "A bug, or a Pyodide the snapshot cannot be made with: report the message; package-lock.json pins the version that works."
 
 
 # Pyodide imports these itself as modules (import(), which nothing can unpack on the way): sent as they are.
@@ -247,7 +241,7 @@ class CalculatorBlocks:
 
     def questions(self, game: str, reader: str) -> list[dict[str, str]]:
         """Each calculator of a game as the question it answers and its place on the Calculators page."""
-        return [{"title": self.title(game, name, reader), "href": f"calculators.html#{calculator_anchor(name)}"}
+        return [{"title": self.title(game, name, reader), "href": f"{CALCULATORS.html}#{calculator_anchor(name)}"}
                 for name in game_checks(self.r, game)]
 
     def of_entry(self, entry_id: str, reader: str) -> list[Markup]:

@@ -27,10 +27,10 @@ from PIL import Image, ImageDraw
 from ..base.errors import FrontEndMissing
 from ..base.escaping import js_literal
 from ..base.languages import Languages
+from ..base.paths import NODE_MODULES
+from ..resolve.pages import OFFLINE, SECTION_HOME
 from .calculators import RUNTIME
 
-REPO = Path(__file__).resolve().parents[2]
-NODE_MODULES = REPO / "node_modules"
 WORKBOX = "assets/workbox"
 WORKBOX_FILES = {  # file under assets/workbox/ -> its source in node_modules
     "workbox-sw.js": "workbox-sw/build/workbox-sw.js",
@@ -241,10 +241,10 @@ def offline_files(site: Path, languages: Languages) -> Iterator[tuple[str, bytes
     for size in ICON_SIZES:
         yield f"assets/images/icon-{size}.png", app_icon(size)
     for language in languages:
-        if not (site / language.code / "index.html").is_file():
+        if not (site / language.code / SECTION_HOME.html).is_file():
             continue
         name = language.ui["home"]
-        manifest = {"name": name, "short_name": name[:12], "lang": language.code, "start_url": "./index.html", "scope": "./",
+        manifest = {"name": name, "short_name": name[:12], "lang": language.code, "start_url": f"./{SECTION_HOME.html}", "scope": "./",
                     "display": "standalone", "background_color": "#ffffff", "theme_color": "#4051b5",
                     "icons": [{"src": f"../assets/images/icon-{size}.png", "sizes": f"{size}x{size}", "type": "image/png", "purpose": "any maskable"}
                               for size in ICON_SIZES]}
@@ -264,7 +264,7 @@ def section_sitemap(site: Path, code: str) -> bytes:
 def service_workers(site: Path, languages: Languages, data_version: str) -> Iterator[tuple[str, bytes]]:
     """(path, bytes) of each section's sw.js, its precache manifest read from the site as written."""
     for language in languages:
-        if not (site / language.code / "index.html").is_file():
+        if not (site / language.code / SECTION_HOME.html).is_file():
             continue
         files = section_files(site, language.code)
         runtime = site / RUNTIME / "runtime.json"
@@ -280,7 +280,7 @@ def root_service_worker(site: Path, languages: Languages, data_version: str) -> 
     """(path, bytes) of the root's sw.js: it keeps the root's pages, each section's offline page and the
     stylesheets and scripts they use (so that each shows as itself offline), listed by revision."""
     pages = [page for page in ROOT_PAGES if (site / page).is_file()]
-    pages += [f"{language.code}/offline.html" for language in languages if (site / language.code / "offline.html").is_file()]
+    pages += [f"{language.code}/{OFFLINE.html}" for language in languages if (site / language.code / OFFLINE.html).is_file()]
     if not pages:
         return
     used = set(pages)

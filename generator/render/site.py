@@ -14,21 +14,33 @@ import json
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup, escape
 
 from ..base.languages import fill
+from ..base.paths import TEMPLATES
 from ..base.safe_markdown import Linker, render, without_tables
 from ..base.textmatch import reads_as_english
 from ..load.model import Entry, Game
+from ..resolve.pages import (
+    A_TO_Z,
+    ALL_CLARIFICATIONS,
+    CALCULATORS,
+    CLARIFICATIONS,
+    EXAMPLES,
+    GAME_INDEX,
+    GLOSSARY,
+    OFFLINE,
+    REFERENCE_PAGES,
+    SECTION_HOME,
+    game_hrefs,
+)
 from ..resolve.resolve import Resolved, first_paragraph
 from .answer_tables import AnswerTables
 from .calculators import CalculatorBlocks, game_checks
 
-TEMPLATES = Path(__file__).resolve().parents[1] / "templates"
 EDITORIAL_TOPICS = ("extraction-damage", "reference")  # clarifications that are editors' notes, not rulings
 
 
@@ -299,24 +311,24 @@ class SiteRenderer:
             ("reference", f"{labels['glossary']} · {labels['clarifications']} · {labels['examples']}"),
             ("aids", labels["cards"]), ("sources", labels["sources"])]
         yield self.page(
-            f"{folder}/index.md", "game.html.j2", game_title, toc=toc,
+            f"{folder}/{GAME_INDEX.md}", "game.html.j2", game_title, toc=toc, pages=game_hrefs(),
             summary=self.r.text_in(game["summary"], reader),
             glance=glance, labels=labels, reader=reader,
             chapters=[{"title": self.r.title_of(c.id, reader), "href": self.href(c.id, game_id)} for c in chapters],
-            questions=questions, tables=[{"title": t.title, "href": f"calculators.html#{t.id}"} for t in tables],
+            questions=questions, tables=[{"title": t.title, "href": f"{CALCULATORS.html}#{t.id}"} for t in tables],
             n_terms=len(self.kb.terms_of(game_id)), n_clarifications=len(clarifications), n_examples=len(examples),
             cards=[{"label": label, "href": f"../../{path}"} for label, path in aids.downloads] if aids else [],
             card_preview=f"../../{aids.preview}" if aids else None,
             sources=[self.source_line(s, reader) for s in sorted((self.kb.sources[i] for i in game["sources"]), key=lambda s: s.precedence)],
         )
-        yield self.glossary_page(f"{folder}/glossary.md", game_id, reader)
-        yield self.a_to_z_page(f"{folder}/a-z.md", game_id, reader)
-        yield self.list_page(f"{folder}/clarifications.md", labels["clarifications"] + f" — {game_title}",
+        yield self.glossary_page(f"{folder}/{GLOSSARY.md}", game_id, reader)
+        yield self.a_to_z_page(f"{folder}/{A_TO_Z.md}", game_id, reader)
+        yield self.list_page(f"{folder}/{CLARIFICATIONS.md}", CLARIFICATIONS.title(labels) + f" — {game_title}",
                              self.clarifications_by_topic(clarifications, game_id, reader))
-        yield self.list_page(f"{folder}/examples.md", labels["examples"] + f" — {game_title}", [
+        yield self.list_page(f"{folder}/{EXAMPLES.md}", EXAMPLES.title(labels) + f" — {game_title}", [
             {"title": None, "anchor": None, "items": [{**self.link(e["id"], game_id, reader), "note": None} for e in examples]}])
         if blocks := self.calculators.of_game(game_id, reader):
-            yield self.page(f"{folder}/calculators.md", "calculators.html.j2", labels["calculator"]["calculators"] + f" — {game_title}",
+            yield self.page(f"{folder}/{CALCULATORS.md}", "calculators.html.j2", CALCULATORS.title(labels) + f" — {game_title}",
                             blocks=blocks, tables=tables, ui=labels["calculator"],
                             tables_heading=labels["calculator"]["answer_tables"])
             yield from self.calculators_data(game_id, reader)
@@ -413,7 +425,7 @@ class SiteRenderer:
             letter = self.langs[reader].initial(t["name"])
             if not letters or letters[-1]["title"] != letter:
                 letters.append({"title": letter, "anchor": t["anchor"]})
-        return self.page(path, "glossary.html.j2", f"{labels['glossary']} — {self.game_name(self.kb.games[game_id], reader)}",
+        return self.page(path, "glossary.html.j2", f"{GLOSSARY.title(labels)} — {self.game_name(self.kb.games[game_id], reader)}",
                          toc=[(t["anchor"], t["name"]) for t in terms], terms=terms, labels=labels, reader=reader, letters=letters)
 
     def language_pages(self, reader: str):
@@ -421,7 +433,7 @@ class SiteRenderer:
         labels = self.langs.ui(reader)
         games = [g for g in self.r.games() if reader in g["languages"]]
         yield self.page(
-            f"{reader}/index.md", "home.html.j2", labels["home"], labels=labels, clarifications_href="clarifications.html",
+            f"{reader}/{SECTION_HOME.md}", "home.html.j2", SECTION_HOME.title(labels), labels=labels, clarifications_href=ALL_CLARIFICATIONS.html,
             games=[self.home_item(g, reader) for g in games],
             elsewhere=[self.home_item(g, reader) for g in self.r.games() if reader not in g["languages"]])
         groups = []
@@ -431,10 +443,11 @@ class SiteRenderer:
             for item, entry in zip(items, clarifications, strict=True):
                 item["href"] = self.r.path_in_section(entry["id"])
             groups.append({"title": self.game_name(game, reader), "anchor": f"game-{game['id']}", "items": items})
-        yield self.list_page(f"{reader}/clarifications.md", labels["all_clarifications"], groups)
-        yield self.page(f"{reader}/offline.md", "offline.html.j2", labels["offline_title"], labels=labels, games=[
-            {"title": self.game_name(game, reader), "href": f"{game['id']}/index.html",
-             "calculators": f"{game['id']}/calculators.html" if self.calculators.questions(game["id"], reader) else None}
+        yield self.list_page(f"{reader}/{ALL_CLARIFICATIONS.md}", ALL_CLARIFICATIONS.title(labels), groups)
+        yield self.page(f"{reader}/{OFFLINE.md}", "offline.html.j2", OFFLINE.title(labels), labels=labels,
+                        clarifications_href=ALL_CLARIFICATIONS.html, games=[
+            {"title": self.game_name(game, reader), "href": f"{game['id']}/{GAME_INDEX.html}",
+             "calculators": f"{game['id']}/{CALCULATORS.html}" if self.calculators.questions(game["id"], reader) else None}
             for game in games])
 
     def home_item(self, game: Game, reader: str) -> dict:
@@ -442,8 +455,8 @@ class SiteRenderer:
         section lacks the game), and every language it is available in, each linking to its section."""
         shown = self.langs.pick(game["title"], reader)
         return {"title": game["title"][shown], "lang": shown, "summary": self.r.text_in(game["summary"], reader),
-                "href": f"{game['id']}/index.html" if reader in game["languages"] else None,
-                "languages": [{"lang": lang, "name": self.langs[lang].name, "href": f"../{lang}/{game['id']}/index.html"}
+                "href": f"{game['id']}/{GAME_INDEX.html}" if reader in game["languages"] else None,
+                "languages": [{"lang": lang, "name": self.langs[lang].name, "href": f"../{lang}/{game['id']}/{GAME_INDEX.html}"}
                               for lang in self.langs.codes if lang in game["languages"]]}
 
     def pages(self, games: set[str] | None = None):
@@ -455,7 +468,7 @@ class SiteRenderer:
         the titles and tables of contents of the others are then taken from `page_meta` as given."""
         if games is None:
             yield self.page("index.md", "root.html.j2", self.root_title(), languages=[
-                {"code": lang, "name": self.langs[lang].name, "href": f"{lang}/index.html"} for lang in self.langs.codes])
+                {"code": lang, "name": self.langs[lang].name, "href": f"{lang}/{SECTION_HOME.html}"} for lang in self.langs.codes])
         for game in self.r.games():
             readers = [lang for lang in self.langs.codes if lang in game["languages"]]
             if games is not None and game["id"] not in games:
@@ -480,7 +493,7 @@ class SiteRenderer:
                                 "toggles": [str(escape(lang.ui["to_dark"])), str(escape(lang.ui["to_light"]))],
                                 "not_found": {key: str(escape(lang.ui[key])) for key in ("not_found", "not_found_text", "home")}}
                     for lang in self.langs}
-        alternate = [{"name": str(escape(lang.name)), "link": f"{lang.code}/index.html", "lang": lang.code} for lang in self.langs]
+        alternate = [{"name": str(escape(lang.name)), "link": f"{lang.code}/{SECTION_HOME.html}", "lang": lang.code} for lang in self.langs]
         return json.dumps({"sections": sections, "alternate": alternate, "nav": self.nav(), "pages": {path: {"title": meta.title, "toc": meta.toc}
                                                          for path, meta in self.page_meta.items()}}, ensure_ascii=False)
 
@@ -499,19 +512,16 @@ class SiteRenderer:
                     continue
                 g = game["id"]
                 title = self.game_name(game, reader)
-                items: list = [nav_item(title, f"{reader}/{g}/index.md")]
+                items: list = [nav_item(title, f"{reader}/{g}/{GAME_INDEX.md}")]
                 items += [nav_item(self.r.title_of(c.id, reader), f"{reader}/{g}/{self.r.page_of[c.id]}") for c in self.kb.chapters_of(g)]
-                items += [nav_item(labels["a_to_z"], f"{reader}/{g}/a-z.md"),
-                          nav_item(labels["glossary"], f"{reader}/{g}/glossary.md"),
-                          nav_item(labels["clarifications"], f"{reader}/{g}/clarifications.md"),
-                          nav_item(labels["examples"], f"{reader}/{g}/examples.md")]
+                items += [nav_item(kind.title(labels), f"{reader}/{g}/{kind.md}") for kind in REFERENCE_PAGES]
                 if g in self.kb.calculators:
-                    items.append(nav_item(labels["calculator"]["calculators"], f"{reader}/{g}/calculators.md"))
+                    items.append(nav_item(CALCULATORS.title(labels), f"{reader}/{g}/{CALCULATORS.md}"))
                 games.append((title, nav_item(title, items)))
             games.sort(key=lambda pair: self.langs[reader].collation_key(pair[0]))
-            section: list = [nav_item(labels["home"], f"{reader}/index.md")]
+            section: list = [nav_item(SECTION_HOME.title(labels), f"{reader}/{SECTION_HOME.md}")]
             section += [entry for _, entry in games] if len(games) <= NAV_FLAT_GAMES else alphabetical_groups(games)
-            section.append(nav_item(labels["all_clarifications"], f"{reader}/clarifications.md"))
+            section.append(nav_item(ALL_CLARIFICATIONS.title(labels), f"{reader}/{ALL_CLARIFICATIONS.md}"))
             nav.append(nav_item(self.langs[reader].name, section))
         return nav
 

@@ -17,6 +17,7 @@ from ..base.languages import Languages
 from ..base.termmatch import TermMatcher, term_matcher, terms_in_text
 from ..load.model import Chapter, Entry, Game, KnowledgeBase
 from ..validate.validate_checks import checks_by_entry
+from .pages import GLOSSARY
 
 
 def slug_of(item_id: str) -> str:
@@ -61,7 +62,7 @@ class Resolved:
         The one place URLs and anchors are made; the site, search and aids all ask here."""
         game = self.kb.game_of(item_id)
         if item_id in self.kb.terms:
-            return f"{game}/glossary.html#{self.anchor_of(item_id)}"
+            return f"{game}/{GLOSSARY.html}#{self.anchor_of(item_id)}"
         page = f"{game}/{self.page_of[item_id][:-3]}.html"
         return page if item_id in self.kb.chapters else f"{page}#{self.anchor_of(item_id)}"
 

@@ -21,8 +21,7 @@ from ruamel.yaml import YAML
 from ..base.errors import KbError
 from ..base.languages import read_languages
 from ..base.linerange import format_lines
-
-DEFAULT_DATA = Path(__file__).resolve().parents[2] / "data"
+from ..base.paths import DATA
 
 WEB = re.compile(r"(https?://|www\.|кибер\w*|cyberpedia|\.(ru|su|com|pl)\b|©|Поделиться|Заказать работу|"
                  r"\[email\s*protected\]|оценок|\d+\.\d+ с\.$)", re.I)
@@ -175,18 +174,18 @@ def _source_info(path: Path) -> dict:
 class IngestError(KbError):
     """A source text ingest cannot read; its own codes (I…), not validate's."""
 
-    def __init__(self, code: str, message: str, location: tuple[str, int, int], hint: str):
-        super().__init__(message, location, hint)
+    def __init__(self, code: str, message: str, location: tuple[str, int, int], hint: str | None = None):
         self.code = code
+        super().__init__(message, location, hint)
 
 
-def ingest_file(path: Path, source_id: str | None, language: str | None, out=sys.stdout, data_dir: Path = DEFAULT_DATA) -> int:
+def ingest_file(path: Path, source_id: str | None, language: str | None, out=sys.stdout, data_dir: Path = DATA) -> int:
     if not path.is_file():
-        raise IngestError("I001", "no such source file", (str(path), 1, 1), "Give the path of a plain-text rulebook file.")
+        raise IngestError("I001", "no such source file", (str(path), 1, 1))
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as err:
-        raise IngestError("I002", f"not UTF-8 (byte {err.start})", (str(path), 1, 1), "Re-save the text as UTF-8.") from None
+        raise IngestError("I002", f"not UTF-8 (byte {err.start})", (str(path), 1, 1)) from None
     info = _source_info(path)
     source_id = source_id or info.get("id") or re.sub(r"[^a-z0-9-]+", "-", path.stem.lower()).strip("-")
     language = language or info.get("language")

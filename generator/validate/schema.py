@@ -6,7 +6,6 @@ import itertools
 import json
 import re
 from functools import cache
-from pathlib import Path
 from typing import Any
 
 import fastjsonschema
@@ -14,10 +13,10 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError, best_match
 from referencing import Registry, Resource
 
+from ..base.paths import SCHEMAS
 from ..base.problems import Problems
 from ..load.yamlio import Positions
 
-SCHEMA_DIR = Path(__file__).resolve().parents[2] / "schemas"
 BASE = "https://rules-kb.invalid/schemas/"
 SCHEMA_OF_KIND = {
     "manifest": "manifest.schema.json",
@@ -45,7 +44,7 @@ CODE_OF_VALIDATOR = {
 @cache
 def registry() -> Registry:
     resources = []
-    for path in sorted(SCHEMA_DIR.glob("*.schema.json")):
+    for path in sorted(SCHEMAS.glob("*.schema.json")):
         contents = json.loads(path.read_text(encoding="utf-8"))
         resources.append((BASE + path.name, Resource.from_contents(contents)))
     return Registry().with_resources(resources)

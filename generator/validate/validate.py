@@ -21,6 +21,7 @@ from typing import Any
 from jsonschema.exceptions import best_match
 
 from rules_check import core as rules_input
+from rules_check.core import CheckId
 
 from ..base import textmatch
 from ..base.linerange import parse_ranges, range_lines
@@ -435,17 +436,8 @@ class MeaningChecks:
             self.check_translated_numbers(entry, where)
         if "summary" in entry:
             self.check_summary(entry, game, where)
-        check_name = entry.get("example", {}).get("check")
-        if check_name and check_name in self.known_checks:
-            self.check_example_inputs(entry["example"], check_name, where)
-        if check_name and check_name not in self.known_checks:
-            unread_catalogue = self.kb.unchecked_checks.get(check_name.split(".")[0].replace("_", "-"))
-            if unread_catalogue:  # its checks.yaml has a problem: which checks it has is not known
-                self.not_checked[unread_catalogue] += 1
-            else:
-                hint = difflib.get_close_matches(check_name, sorted(self.known_checks), n=1)
-                _at(self.problems, where, ["example", "check"], "E039",
-                    f"unknown rules-check '{check_name}'" + (f" (did you mean '{hint[0]}'?)" if hint else ""))
+        if check_name := entry.get("example", {}).get("check"):
+            self.check_example_check(entry["example"], check_name, where)
         self.check_corrections(entry, where)
         if "clarification" in entry:
             self.check_clarification(entry["clarification"], game, where)
@@ -453,18 +445,29 @@ class MeaningChecks:
         if "clarification" in differ:
             self.check_reference(differ["clarification"], where, ["numbers_differ", "clarification"])
 
-    def check_example_inputs(self, example: Mapping[str, Any], check_name: str, where: Where) -> None:
+    def check_example_check(self, example: Mapping[str, Any], check_name: str, where: Where) -> None:
+        """E039: a worked example's `check:` names a check of a catalogue (unless its catalogue is unread)."""
+        check = CheckId.parse(check_name)
+        if check in self.known_checks:
+            self.check_example_inputs(example, check, where)
+        elif unread_catalogue := self.kb.unchecked_checks.get(check.game):  # its checks.yaml has a problem: its checks are not known
+            self.not_checked[unread_catalogue] += 1
+        else:
+            hint = difflib.get_close_matches(check_name, sorted(map(str, self.known_checks)), n=1)
+            _at(self.problems, where, ["example", "check"], "E039",
+                f"unknown rules-check '{check_name}'" + (f" (did you mean '{hint[0]}'?)" if hint else ""))
+
+    def check_example_inputs(self, example: Mapping[str, Any], check: CheckId, where: Where) -> None:
         """E043: a worked example's inputs fit its check's input schema, as the calculator's "Fill in the
         example" and the command line will be given them (an oversized list would freeze the page)."""
-        module, name = check_name.split(".", 1)
-        schema = (validate_calculators.check_schemas(module.replace("_", "-")) or {}).get(f"{name}_input")
+        schema = (validate_calculators.check_schemas(check.game) or {}).get(f"{check.name}_input")
         if schema is None:
             return  # no schema for the check: the catalogue's and the calculators' checks say so
         error = best_match(rules_input.StrictValidator(schema).iter_errors(example["inputs"]))
         if error is not None:
             field = "/".join(map(str, error.absolute_path)) or "(inputs)"
             _at(self.problems, where, ["example", "inputs"], "E043",
-                f"the inputs do not fit {check_name}'s input schema: {_shortened(f'{field}: {error.message}')}")
+                f"the inputs do not fit {example['check']}'s input schema: {_shortened(f'{field}: {error.message}')}")
 
     def text_run_on(self, entry_id: str, entry: Entry, where: Where) -> str | None:
         """A text that runs on into the next language's, whose `en: |` line was lost: the next

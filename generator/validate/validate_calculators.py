@@ -15,6 +15,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from rules_check.core import module_name
+
 from ..base.problems import Problems
 from ..load.load import LoadedData
 from ..load.model import KnowledgeBase, Where
@@ -31,7 +33,7 @@ def rules_check_folder() -> Path:
 @cache
 def check_schemas(game: str) -> dict[str, Any] | None:
     """The $defs of the game's rules_check schema file, refs resolved inline; None without the file."""
-    path = rules_check_folder() / "schemas" / f"{game.replace('-', '_')}.schema.json"
+    path = rules_check_folder() / "schemas" / f"{module_name(game)}.schema.json"
     if not path.is_file():
         return None
     definitions = json.loads(path.read_text(encoding="utf-8"))["$defs"]

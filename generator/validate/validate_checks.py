@@ -5,6 +5,8 @@ here (E040-E042, with file:line:col and a hint) and never a crash of the rules_c
 
 from __future__ import annotations
 
+from rules_check.core import CheckId
+
 from ..base.problems import Problems
 from ..load.load import LoadedData
 from ..load.model import KnowledgeBase, Where
@@ -82,14 +84,9 @@ def _report(problems: Problems, where: Where, sub_path: list, code: str, message
     problems.add(where.document.path, where.document.positions.of(where.path + sub_path), code, message)
 
 
-def known_checks(kb: KnowledgeBase) -> set[str]:
-    """Names an example's `check:` may use: game.check, the game id with '-' or '_'."""
-    return {
-        f"{spelling}.{name}"
-        for game, checks in kb.checks.items()
-        for name in checks
-        for spelling in {game, game.replace("-", "_")}
-    }
+def known_checks(kb: KnowledgeBase) -> set[CheckId]:
+    """The checks an example's `check:` may name (CheckId.parse reads it)."""
+    return {CheckId(game, name) for game, checks in kb.checks.items() for name in checks}
 
 
 def checks_by_entry(kb: KnowledgeBase) -> dict[str, list[str]]:
@@ -98,5 +95,5 @@ def checks_by_entry(kb: KnowledgeBase) -> dict[str, list[str]]:
     for game, checks in kb.checks.items():
         for name, item in checks.items():
             for entry_id in item["implements"]:
-                result.setdefault(entry_id, []).append(f"{game.replace('-', '_')}.{name}")
+                result.setdefault(entry_id, []).append(str(CheckId(game, name)))
     return result

@@ -16,37 +16,37 @@ from typing import Any
 
 from ..base.children import run_dying_with_this_process
 from ..base.errors import KbError, OutputError
+from ..base.paths import MKDOCS_CONFIG, MKDOCS_HOOKS, REPO, THEME
 
 SITE_META = "kb-site.json"  # beside the generated mkdocs.yml, read by mkdocs_hooks.py
 
 
 class SiteEngineError(KbError):
     code = "B001"
-    hint = "This is a bug in the generator or the theme, not in the data: report it with the message above."
 
 
-def _hooks(repo: Path) -> Any:
+def _hooks() -> Any:
     """mkdocs_hooks.py as mkdocs loaded it in this process (a module named by its path)."""
-    return sys.modules[str(repo / "generator" / "render" / "mkdocs_hooks.py")]
+    return sys.modules[str(MKDOCS_HOOKS)]
 
 
-def engine_config(repo: Path, docs_dir: Path, site_dir: Path, site_meta: str, work: Path) -> Path:
+def engine_config(docs_dir: Path, site_dir: Path, site_meta: str, work: Path) -> Path:
     """Write the site engine's configuration into `work`: the repository's mkdocs.yml with these
     folders, and `site_meta` (the navigation, titles and tables of contents, see mkdocs_hooks.py)
     beside it. Returns the configuration file."""
-    config = {"INHERIT": str(repo / "mkdocs.yml"), "docs_dir": str(docs_dir), "site_dir": str(site_dir),
-              "theme": {"name": "material", "custom_dir": str(repo / "generator" / "templates" / "theme")},
-              "hooks": [str(repo / "generator" / "render" / "mkdocs_hooks.py")]}  # relative paths would resolve from `work`
+    config = {"INHERIT": str(MKDOCS_CONFIG), "docs_dir": str(docs_dir), "site_dir": str(site_dir),
+              "theme": {"name": "material", "custom_dir": str(THEME)},
+              "hooks": [str(MKDOCS_HOOKS)]}  # relative paths would resolve from `work`
     (work / "mkdocs.yml").write_text(json.dumps(config), encoding="utf-8")  # JSON is YAML, and has no line wrapping
     (work / SITE_META).write_text(site_meta, encoding="utf-8")
     return work / "mkdocs.yml"
 
 
-def run_mkdocs(repo: Path, docs_dir: Path, site_dir: Path, site_meta: str, work: Path) -> None:
+def run_mkdocs(docs_dir: Path, site_dir: Path, site_meta: str, work: Path) -> None:
     """mkdocs build --strict with the repository's mkdocs.yml; the navigation, titles and tables of
     contents reach it through `site_meta` (see mkdocs_hooks.py), never through YAML."""
-    config = engine_config(repo, docs_dir, site_dir, site_meta, work)
-    result = run_dying_with_this_process([sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet", "-f", str(config)], cwd=repo)
+    config = engine_config(docs_dir, site_dir, site_meta, work)
+    result = run_dying_with_this_process([sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet", "-f", str(config)], cwd=REPO)
     if result.returncode != 0:
         raise engine_failure(result.stdout + result.stderr)
 
@@ -72,8 +72,8 @@ class LiveEngine:
     other changed files — what mkdocs' own `serve --dirty` does, without reading the other pages
     again. Anything else (a new navigation, a change of the theme) is a whole run."""
 
-    def __init__(self, repo: Path, work: Path):
-        self.repo, self.work = repo, work
+    def __init__(self, work: Path):
+        self.work = work
         self.loaded: tuple[Any, Any, Any, Any] | None = None  # (config, files, nav, theme environment) of the last whole run
         self.nav_meta = ""  # what of site_meta every page shows (all of it but the pages' own titles and tocs)
         self.theme_stamp: tuple = ()
@@ -83,7 +83,7 @@ class LiveEngine:
         whole run, else all of it. `changed` is None when `site` is not a copy of the site of the
         engine's last run. Returns whether it was a partial run."""
         self.work.mkdir(parents=True, exist_ok=True)
-        config_file = engine_config(self.repo, docs, site, site_meta, self.work)
+        config_file = engine_config(docs, site, site_meta, self.work)
         nav_meta, stamp = self._nav_part(site_meta), self._theme_stamp()
         files = self.loaded[1] if self.loaded else None
         partial = (files is not None and changed is not None and nav_meta == self.nav_meta and stamp == self.theme_stamp
@@ -106,7 +106,7 @@ class LiveEngine:
         from mkdocs.config import load_config
         config = load_config(str(config_file), strict=True)
         build(config)
-        built = _hooks(self.repo).built  # what the run loaded, kept by the hooks
+        built = _hooks().built  # what the run loaded, kept by the hooks
         self.loaded = (config, built["files"], built["nav"], built["env"])
 
     def _pages(self, docs: Path, site: Path, changed: list[str], messages: list[str]) -> None:
@@ -114,7 +114,7 @@ class LiveEngine:
         assert self.loaded is not None
         config, files, nav, env = self.loaded
         config["docs_dir"], config["site_dir"] = str(docs), str(site)
-        _hooks(self.repo).read_site_meta(config)  # the pages' titles and tables of contents
+        _hooks().read_site_meta(config)  # the pages' titles and tables of contents
         pages = []
         for path in changed:
             file = files.get_file_from_path(path)
@@ -141,9 +141,7 @@ class LiveEngine:
         return json.dumps(meta, sort_keys=True)
 
     def _theme_stamp(self) -> tuple:
-        theme = self.repo / "generator" / "templates" / "theme"
-        hooks = self.repo / "generator" / "render" / "mkdocs_hooks.py"
-        return tuple((str(p), p.stat().st_mtime_ns) for p in [hooks, *sorted(theme.rglob("*"))] if p.is_file())
+        return tuple((str(p), p.stat().st_mtime_ns) for p in [MKDOCS_HOOKS, *sorted(THEME.rglob("*"))] if p.is_file())
 
 
 @contextmanager

@@ -26,6 +26,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from ..base.errors import KbError
+from ..base.paths import build_folder, calc_cache, cards_cache, published_link
 
 RELEASE_PARTS = {"site": "site", "docs": "docs/generated", "rules_check_data": "rules_check/data"}  # in a release -> published name
 
@@ -85,7 +86,7 @@ class Release:
         """A new, empty release; or, with `based_on` (a release folder), a copy of that one made of
         hard links, for a build that replaces only what changed (see `write_files`)."""
         self.out, self.based_on = out, based_on
-        self.build = out / "build"
+        self.build = build_folder(out)
         self.releases = self.build / "releases"
         Release.made += 1
         self.folder = self.releases / f"{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}-{Release.made}"
@@ -102,13 +103,13 @@ class Release:
     @staticmethod
     def published(out: Path) -> Path | None:
         """The folder of the published release, if any."""
-        current = out / "build" / "current"
+        current = published_link(out)
         return current.resolve() if current.is_symlink() else None
 
     @staticmethod
     def published_inputs(out: Path) -> str | None:
         """The digest of the inputs the published release was built from (inputs.py), if it is known."""
-        stamp = out / "build" / "current" / INPUTS_FILE
+        stamp = published_link(out) / INPUTS_FILE
         return stamp.read_text(encoding="ascii").strip() if stamp.is_file() else None
 
     def stamp_inputs(self, digest: str) -> None:
@@ -127,7 +128,7 @@ class Release:
     def publish(self) -> None:
         """Make this release the published one with a single atomic rename, then drop the old one."""
         shutil.rmtree(self.work, ignore_errors=True)
-        current = self.build / "current"
+        current = published_link(self.out)
         previous = current.resolve() if current.is_symlink() else None
         link = self.build / f".current-{os.getpid()}"
         if link.is_symlink():
@@ -157,14 +158,14 @@ def _published_links(out: Path) -> None:
     folder left by an older generator in their place is moved aside and removed)."""
     for part, name in RELEASE_PARTS.items():
         published = out / name
-        target = Path(os.path.relpath(out / "build" / "current" / part, published.parent))
+        target = Path(os.path.relpath(published_link(out) / part, published.parent))
         if published.is_symlink() and Path(os.readlink(published)) == target:
             continue
         published.parent.mkdir(parents=True, exist_ok=True)
         if published.is_symlink() or published.is_file():
             published.unlink()
         elif published.exists():
-            aside = out / "build" / f"old-{published.name}-{os.getpid()}"
+            aside = build_folder(out) / f"old-{published.name}-{os.getpid()}"
             published.rename(aside)
             shutil.rmtree(aside, ignore_errors=True)
         published.symlink_to(target)
@@ -175,7 +176,7 @@ def build_lock(out: Path) -> Iterator[None]:
     """Hold build/.lock for the whole build; with it held, remove what killed builds left behind.
 
     The lock dies with its process, so a killed build never blocks the next one."""
-    build = out / "build"
+    build = build_folder(out)
     build.mkdir(parents=True, exist_ok=True)
     with (build / ".lock").open("w") as lock:
         try:
@@ -188,17 +189,16 @@ def build_lock(out: Path) -> Iterator[None]:
 
 class BuildBusy(KbError):
     code = "B002"
-    hint = "Wait for the other build to finish, or stop it; two builds into one folder would mix their outputs."
 
 
 def remove_leftovers(out: Path) -> list[str]:
     """Remove staging folders and unpublished releases of builds that did not finish. Call only
     while holding the build lock. Returns what was removed (names under build/)."""
-    build = out / "build"
-    current = (build / "current").resolve() if (build / "current").is_symlink() else None
+    build = build_folder(out)
+    current = Release.published(out)
     removed = []
-    candidates = [*build.glob("staging-*"), *build.glob(".current-*"), *build.glob("old-*"), *build.glob("cards-cache/*.partial"),
-                  *build.glob("calc-cache/*.partial-*")]
+    candidates = [*build.glob("staging-*"), *build.glob(".current-*"), *build.glob("old-*"), *cards_cache(out).glob("*.partial"),
+                  *calc_cache(out).glob("*.partial-*")]
     if (build / "releases").is_dir():
         candidates += [r for r in (build / "releases").iterdir() if r.resolve() != current]
     for path in candidates:

@@ -26,6 +26,7 @@ from ...base.errors import KbError
 from ...base.languages import fill
 from ...base.safe_markdown import Linker, render, without_tables
 from ...load.model import Entry
+from ...resolve.pages import CALCULATORS
 from ...resolve.resolve import Resolved, slug_of
 from ..answer_tables import AnswerTable, AnswerTables
 from ..site import environment
@@ -86,13 +87,11 @@ def aid_languages(resolved: Resolved) -> list[tuple[str, str]]:
 class AidError(KbError):
     """An aid does not fit or does not render cleanly; the message says which and why."""
     code = "B004"
-    hint = "Shorten or remove entries in the aid (data/games/<game>/cards.yaml), or fix the entry named."
 
 
 class AidFetchError(AidError):
     """An aid's HTML asked for a file or URL: aids fetch nothing but the project's bundled assets."""
     code = "B005"
-    hint = "Remove the image or link destination from the entry named; player aids print text only."
 
 
 @dataclass
@@ -172,7 +171,7 @@ def answer_item(resolved: Resolved, lang: str, table: AnswerTable) -> dict:
     """An answer table's card: the question it answers as its title, the table, a reference to the Calculators page."""
     html = Markup(aid_environment().get_template("answer-table.html.j2").render(t=table))
     return {"id": table.id, "anchor": table.id, "title": table.title, "html": html, "fallback": None, "questions": [],
-            "ref": f"{lang}/{table.game}/calculators.html", "colour": None, "icon": None, "faction": False}
+            "ref": f"{lang}/{table.game}/{CALCULATORS.html}", "colour": None, "icon": None, "faction": False}
 
 
 def entry_item(resolved: Resolved, game: str, lang: str, entry_id: str) -> dict:
