@@ -313,6 +313,7 @@ class SiteRenderer:
         yield self.a_to_z_page(f"{folder}/a-z.md", game_id, reader)
         yield self.list_page(f"{folder}/clarifications.md", labels["clarifications"] + f" — {game_title}",
                              self.clarifications_by_topic(clarifications, game_id, reader))
+        yield self.changes_page(f"{folder}/changes.md", game_id, reader, clarifications)
         yield self.list_page(f"{folder}/examples.md", labels["examples"] + f" — {game_title}", [
             {"title": None, "anchor": None, "items": [{**self.link(e["id"], game_id, reader), "note": None} for e in examples]}])
         if blocks := self.calculators.of_game(game_id, reader):
@@ -372,6 +373,22 @@ class SiteRenderer:
             group["items"].append({**self.clarification_item(entry, game_id, reader), **self.ruling_summary(entry, game_id, reader)})
         return [groups[key] for key in sorted(groups)]
 
+    def changes_page(self, path: str, game_id: str, reader: str, clarifications: list[Entry]) -> tuple[str, str]:
+        """Changes since your print: the version an aid prints is the date its rulings stand at (the
+        latest `reviewed` of the game's clarifications, cards.rulings_date); this page lists the game's
+        rulings under their review dates, newest first, so a reader finds what changed after the date
+        on the aid. Each date's heading has the anchor v<date>."""
+        labels = self.langs.ui(reader)
+        by_date: dict[str, list[dict]] = {}
+        for entry in clarifications:
+            if "reviewed" in entry["clarification"]:
+                by_date.setdefault(str(entry["clarification"]["reviewed"]), []).append(
+                    {**self.clarification_item(entry, game_id, reader), **self.ruling_summary(entry, game_id, reader)})
+        groups = [{"title": f"{labels['reviewed']} {date}", "anchor": f"v{date}", "items": by_date[date]}
+                  for date in sorted(by_date, reverse=True)]
+        title = f"{labels['aid_changes']} — {self.game_name(self.kb.games[game_id], reader)}"
+        return self.list_page(path, title, groups, intro=labels["aid_changes_intro"] if groups else labels["aid_changes_none"])
+
     def ruling_summary(self, clarification: Entry, game: str, reader: str) -> dict:
         """A clarification's ruling in one sentence (Resolved.ruling_sentence), in the reader's language or
         else marked with the language it is shown in."""
@@ -386,10 +403,11 @@ class SiteRenderer:
         labels = self.langs.ui(reader)
         return {**self.link(entry["id"], from_game, reader), "note": labels[f"status_{entry['clarification']['status']}"]}
 
-    def list_page(self, path: str, title: str, groups: list[dict], letters: bool = False) -> tuple[str, str]:
-        """A page of links in groups; `letters`: a row of the groups' titles (an A–Z's letters) first."""
+    def list_page(self, path: str, title: str, groups: list[dict], letters: bool = False, intro: str | None = None) -> tuple[str, str]:
+        """A page of links in groups; `letters`: a row of the groups' titles (an A–Z's letters) first;
+        `intro`: a paragraph of plain text before them."""
         return self.page(path, "list.html.j2", title, toc=[(g["anchor"], g["title"]) for g in groups if g["title"]], groups=groups,
-                         letters=letters)
+                         letters=letters, intro=intro)
 
     def glossary_page(self, path: str, game_id: str, reader: str) -> tuple[str, str]:
         labels = self.langs.ui(reader)
@@ -504,7 +522,8 @@ class SiteRenderer:
                 items += [nav_item(labels["a_to_z"], f"{reader}/{g}/a-z.md"),
                           nav_item(labels["glossary"], f"{reader}/{g}/glossary.md"),
                           nav_item(labels["clarifications"], f"{reader}/{g}/clarifications.md"),
-                          nav_item(labels["examples"], f"{reader}/{g}/examples.md")]
+                          nav_item(labels["examples"], f"{reader}/{g}/examples.md"),
+                          nav_item(labels["aid_changes"], f"{reader}/{g}/changes.md")]
                 if g in self.kb.calculators:
                     items.append(nav_item(labels["calculator"]["calculators"], f"{reader}/{g}/calculators.md"))
                 games.append((title, nav_item(title, items)))

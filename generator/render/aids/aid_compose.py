@@ -131,7 +131,8 @@ def page_form(page: PageObject, writer: PdfWriter):
 
 def card_sheets(job: AidJob, items: list[ItemPieces], parts: dict[str, Piece], sources: dict[str, PdfReader], paper: str) -> bytes:
     """The cards, nine to a sheet of `paper`, 3 × 3, centred, with cut marks in the margins and
-    "print at 100 %" above the middle column. On each card the section's band, the item, and the
+    "print at 100 %" above the middle column and where the changes since the aid's version are listed above
+    the right one. On each card the section's band, the item, and the
     item's footer (its game, the aid's version and its place on the site) in the bottom margin. An
     item that ran on makes more cards, each with its band and footer. A bookmark for each card."""
     sheet_w, sheet_h = SHEETS[paper]
@@ -139,10 +140,11 @@ def card_sheets(job: AidJob, items: list[ItemPieces], parts: dict[str, Piece], s
     cards = [(number, piece) for number, item in enumerate(items) for piece in item.pages]
     composition = Composition(sources)
     outline = []
-    note = parts["print-note"]
+    note, changes = parts["print-note"], parts["changes-note"]
     for start in range(0, len(cards), 9):
         page = composition.new_page(sheet_w, sheet_h)
         composition.place(page, note, x0 + CARD_SIZE[0] + CARD_MARGIN[1], y0 - CUT_MARK[0] - note.height - 1)
+        composition.place(page, changes, x0 + 2 * CARD_SIZE[0] + CARD_MARGIN[1], y0 - CUT_MARK[0] - changes.height - 1)
         for slot, (number, piece) in enumerate(cards[start:start + 9]):
             left, top = x0 + slot % 3 * CARD_SIZE[0], y0 + slot // 3 * CARD_SIZE[1]  # the card's corner
             if piece is items[number].pages[0]:

@@ -314,8 +314,10 @@ def aid_job(resolved: Resolved, game: str, lang: str, tables: AnswerTables | Non
     sections = aid_sections(resolved, game, lang, tables)
     layouts = {"sheet": (SHEET_LAYOUT, labels["aid_sheet"]), "cards": (CARD_LAYOUT, labels["aid_cards"])}
 
+    changes = f"{labels['aid_changes']}: {lang}/{game}/changes.html"  # what changed after the version's date (site.changes_page)
+
     def footer(version: str) -> str:
-        return f"{game_title} · {labels['full_rules']}: {lang}/{game}/ · {version} · {labels['aid_print_at_100']}"
+        return f"{game_title} · {labels['full_rules']}: {lang}/{game}/ · {version} · {changes} · {labels['aid_print_at_100']}"
 
     def html(kind: str, version: str) -> str:
         layout, kind_label = layouts[kind]
@@ -331,7 +333,7 @@ def aid_job(resolved: Resolved, game: str, lang: str, tables: AnswerTables | Non
         font_size=FONT_SIZE, sections=sections, card_refs=[item["ref"] for section in sections for item in section["items"]],
         version=version, footer=footer(version), max_pages=MAX_SHEET_PAGES, print_note=labels["aid_print_at_100"],
         sheet_width=round(SHEET_TEXT_WIDTH, 3), column_width=round(COLUMN_WIDTH, 3), card_width=round(CARD_TEXT[0], 3),
-        foot_width=round(CARD_SIZE[0] - 2 * FOOT_INSET, 3))
+        foot_width=round(CARD_SIZE[0] - 2 * FOOT_INSET, 3), changes_note=changes)
     printed = [PrintedSection(section["title"], [(item["anchor"], item["title"], item["colour"] or section["colour"])
                                                  for item in section["items"]]) for section in sections]
     return AidJob(game, lang, html("sheet", version), html("cards", version), parts, sheet_title, printed,
