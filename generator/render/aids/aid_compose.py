@@ -25,6 +25,7 @@ from .cards import (
     COLUMN_WIDTH,
     FOOT_INSET,
     MAX_SHEET_PAGES,
+    MM,
     RULE,
     SHEET_AREA,
     SHEET_COLUMNS,
@@ -159,8 +160,15 @@ def card_sheets(job: AidJob, items: list[ItemPieces], parts: dict[str, Piece], s
 
 
 def footer_top(page_height: float, bottom_margin: float, footer: Piece) -> float:
-    """Where a footer's top goes: centred in the page's bottom margin, or at its top if taller."""
-    return page_height - bottom_margin + max(0.0, (bottom_margin - footer.height) / 2)
+    """Where a footer's top goes: centred in the page's bottom margin, unless that brings it within
+    FOOTER_EDGE of the page's edge (a footer that wraps: a long game title, the changes page's address;
+    on Letter the margin is all there is below): then FOOTER_GAP under the text area."""
+    centred = page_height - bottom_margin + max(0.0, (bottom_margin - footer.height) / 2)
+    return centred if centred + footer.height <= page_height - FOOTER_EDGE else page_height - bottom_margin + FOOTER_GAP
+
+
+FOOTER_GAP = 2.0  # points between the text area and a sheet footer that would come too near the edge
+FOOTER_EDGE = 4 * MM  # a sheet footer's last line stays this far from the page's edge
 
 
 class Columns:
