@@ -138,3 +138,21 @@ def test_card_footers_stand_4mm_inside_the_cut(aids, game: str, lang: str):
         assert cards.smallest_type >= 6, (paper, cards)
         sheet = measure_sheet(aids[f"{game}-{lang}-sheet-{paper}.pdf"], paper)
         assert sheet.smallest_type >= 6 and sheet.pages <= 2, (paper, sheet)
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("game, lang", [("marauders", "en"), ("citow", "ru")])
+def test_the_html_sheet_prints_on_true_a4_and_letter(aids, game: str, lang: str):
+    """The HTML sheet asked for 210 × 279.4 mm (neither paper): each paper has its HTML, whose print
+    CSS asks for that paper; printed by WeasyPrint, its pages are A4 (595.3 × 841.9 pt) or Letter
+    (612 × 792 pt)."""
+    import io
+
+    from weasyprint import HTML
+    for name, size in (("sheet.html", (595.28, 841.89)), ("sheet-letter.html", (612.0, 792.0))):
+        html = aids[f"{game}-{lang}-{name}"].decode("utf-8")
+        assert "279.4" not in html and "791.999" not in html, name
+        reader = PdfReader(io.BytesIO(HTML(string=html).write_pdf()))
+        for page in reader.pages:
+            box = page.mediabox
+            assert (round(float(box.width), 1), round(float(box.height), 1)) == (round(size[0], 1), round(size[1], 1)), name

@@ -37,7 +37,7 @@ CARD_SIZE = (63 * MM, 88 * MM)
 CARD_MARGIN = (3.5 * MM, 3.5 * MM, 6 * MM)  # top, sides, bottom (where the footer stands)
 CARD_TEXT = (CARD_SIZE[0] - 2 * CARD_MARGIN[1], CARD_SIZE[1] - CARD_MARGIN[0] - CARD_MARGIN[2])  # band and item
 FOOT_INSET = 4.25 * MM  # a card's footer stands this far inside the cut, below and at the sides (issue 28: at least 4 mm)
-# The sheet is made once, on the area both papers have (210 × 279.4 mm), and centred on each.
+# The sheet PDF is made once, on the area both papers have (210 × 279.4 mm), and centred on each.
 SHEET_AREA = (min(w for w, _ in SHEETS.values()), min(h for _, h in SHEETS.values()))
 SHEET_MARGIN = (8 * MM, 10 * MM)  # top, bottom (where the footer stands); the columns are centred across
 SHEET_COLUMNS, COLUMN_GAP = 3, 3.5 * MM
@@ -46,9 +46,11 @@ COLUMN_WIDTH = CARD_TEXT[0] + sum(RULE)  # an item is as wide on the sheet as on
 SHEET_TEXT_WIDTH = SHEET_COLUMNS * COLUMN_WIDTH + (SHEET_COLUMNS - 1) * COLUMN_GAP
 MAX_SHEET_PAGES = 2
 FONT_SIZE = "7.5pt"
-# The sheet as a web page (cards/<game>-<lang>-sheet.html), and every item on a card-sized page of its own.
-SHEET_LAYOUT = {"page_size": f"{SHEET_AREA[0]:.4f}pt {SHEET_AREA[1]:.4f}pt", "margin": "8mm 8mm 10mm", "columns": SHEET_COLUMNS,
-                "font_size": FONT_SIZE, "card": False}
+# The sheet as a web page, one per paper, whose print CSS asks for that paper (cards/<game>-<lang>-sheet.html
+# on A4, …-sheet-letter.html on US Letter), and every item on a card-sized page of its own.
+SHEET_LAYOUT = {"margin": "8mm 8mm 10mm", "columns": SHEET_COLUMNS, "font_size": FONT_SIZE, "card": False}
+SHEET_PAGE_SIZES = {"a4": "A4", "letter": "letter"}  # CSS page sizes, by paper
+SHEET_HTML = {"a4": "sheet.html", "letter": "sheet-letter.html"}  # the web sheet's file, by paper
 CARD_LAYOUT = {"page_size": f"{CARD_TEXT[0]:.4f}pt {CARD_TEXT[1]:.4f}pt", "columns": 1, "font_size": FONT_SIZE, "card": True}
 PAPER_NAMES = {"a4": "A4", "letter": "US Letter"}
 PREVIEW = "sheet-a4.png"  # the A4 sheet's first page, shown on the site beside the downloads
@@ -73,7 +75,7 @@ def aid_links(resolved: Resolved) -> dict[tuple[str, str], AidLinks]:
         labels = resolved.languages.ui(lang)
         downloads = [(f"{labels[label]} {PAPER_NAMES[paper]} (PDF)", f"cards/{aid_file(game, lang, f'{kind}-{paper}.pdf')}")
                      for kind, label in (("sheet", "sheet"), ("cards", "poker_cards")) for paper in SHEETS]
-        downloads.append((f"{labels['sheet']} (HTML)", f"cards/{aid_file(game, lang, 'sheet.html')}"))
+        downloads += [(f"{labels['sheet']} {PAPER_NAMES[paper]} (HTML)", f"cards/{aid_file(game, lang, SHEET_HTML[paper])}") for paper in SHEETS]
         links[(game, lang)] = AidLinks(downloads, f"cards/{aid_file(game, lang, PREVIEW)}")
     return links
 
@@ -298,12 +300,13 @@ class AidJob:
     """One aid (game × language): its HTML, laid out and checked in a worker process."""
     game: str
     lang: str
-    sheet_html: str   # the sheet as a web page (site/cards/<game>-<lang>-sheet.html)
+    sheet_html: str   # the sheet as a web page printing on A4 (site/cards/<game>-<lang>-sheet.html)
     card_html: str    # every item on a page of its own, the size of a card's text: both PDFs are made of these pages
     parts_html: str   # the other pieces of the printed aids, one a page (aid-parts.html.j2)
     title: str        # the sheet PDF's title
     sections: list[PrintedSection]
     cards_title: str = ""  # the cards PDF's title
+    sheet_letter_html: str = ""  # the same web page printing on US Letter (…-sheet-letter.html)
 
 
 def aid_job(resolved: Resolved, game: str, lang: str, tables: AnswerTables | None = None) -> AidJob:
@@ -312,7 +315,9 @@ def aid_job(resolved: Resolved, game: str, lang: str, tables: AnswerTables | Non
     game_title = resolved.text_in(kb.aids[game].get("title") or kb.games[game]["title"], lang)
     env = aid_environment()
     sections = aid_sections(resolved, game, lang, tables)
-    layouts = {"sheet": (SHEET_LAYOUT, labels["aid_sheet"]), "cards": (CARD_LAYOUT, labels["aid_cards"])}
+    layouts = {"sheet": ({**SHEET_LAYOUT, "page_size": SHEET_PAGE_SIZES["a4"]}, labels["aid_sheet"]),
+               "sheet-letter": ({**SHEET_LAYOUT, "page_size": SHEET_PAGE_SIZES["letter"]}, labels["aid_sheet"]),
+               "cards": (CARD_LAYOUT, labels["aid_cards"])}
 
     changes = f"{labels['aid_changes']}: {lang}/{game}/changes.html"  # what changed after the version's date (site.changes_page)
 
@@ -337,7 +342,7 @@ def aid_job(resolved: Resolved, game: str, lang: str, tables: AnswerTables | Non
     printed = [PrintedSection(section["title"], [(item["anchor"], item["title"], item["colour"] or section["colour"])
                                                  for item in section["items"]]) for section in sections]
     return AidJob(game, lang, html("sheet", version), html("cards", version), parts, sheet_title, printed,
-                  f"{game_title} · {labels['aid_cards']}")
+                  f"{game_title} · {labels['aid_cards']}", html("sheet-letter", version))
 
 
 def rulings_date(resolved: Resolved, game: str) -> str | None:
@@ -372,7 +377,7 @@ def css_string(text: str) -> Markup:
 def job_key(job: AidJob) -> str:
     """Content address of an aid: its HTML plus the code and library that lay it out."""
     digest = hashlib.sha256()
-    for part in (job.game, job.lang, job.card_html, job.sheet_html, job.parts_html, layout_code_version()):
+    for part in (job.game, job.lang, job.card_html, job.sheet_html, job.sheet_letter_html, job.parts_html, layout_code_version()):
         digest.update(part.encode("utf-8"))
     return digest.hexdigest()[:24]
 
