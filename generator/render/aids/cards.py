@@ -29,6 +29,7 @@ from ...load.model import Entry
 from ...resolve.resolve import Resolved, slug_of
 from ..answer_tables import AnswerTable, AnswerTables
 from ..site import environment
+from .aid_qr import QR_COLOUR, qr_item, site_url
 
 MM = 72 / 25.4
 SHEETS = {"a4": (210 * MM, 297 * MM), "letter": (8.5 * 72, 11 * 72)}
@@ -110,12 +111,19 @@ QUESTIONS_COLOUR = "#555555"
 COLOUR = re.compile(r"#[0-9a-fA-F]{6}")
 
 
-def aid_sections(resolved: Resolved, game: str, lang: str, tables: AnswerTables | None = None) -> list[dict]:
+def aid_sections(resolved: Resolved, game: str, lang: str, tables: AnswerTables | None = None, site: str | None = None) -> list[dict]:
     """The aid's sections, each with its colour and icon and its items in the reader's language: an
     item is one entry (title, body as safe HTML), one faction (name, colour, icon, table rows, the
-    bodies of its entries) or one answer table (last, in a section of their own). One item is one card."""
+    bodies of its entries) or one answer table (last, in a section of their own). One item is one card.
+    With the site's public address (`site`), a QR code to the game's changes page comes first (aid_qr.py)."""
     kb = resolved.kb
     sections = []
+    if site:
+        labels = resolved.languages.ui(lang)
+        date = rulings_date(resolved, game)
+        title = f"{labels['data_version']} {date}" if date else labels["aid_changes"]
+        sections.append({"title": labels["aid_changes"], "colour": QR_COLOUR, "icon": "clarify",
+                         "items": [qr_item(game, lang, site, title, labels["aid_changes_intro"])]})
     for section in kb.aids[game]["sections"]:
         items = [entry_item(resolved, game, lang, entry_id) for entry_id in section.get("entries", [])]
         items += [faction_item(resolved, game, lang, faction) for faction in section.get("factions", [])]
@@ -309,12 +317,13 @@ class AidJob:
     sheet_letter_html: str = ""  # the same web page printing on US Letter (…-sheet-letter.html)
 
 
-def aid_job(resolved: Resolved, game: str, lang: str, tables: AnswerTables | None = None) -> AidJob:
+def aid_job(resolved: Resolved, game: str, lang: str, tables: AnswerTables | None = None, site: str | None = None) -> AidJob:
+    """One aid's HTML; `site`: the site's public address, for the QR code (aid_qr.py), or None for none."""
     kb = resolved.kb
     labels = resolved.languages.ui(lang)
     game_title = resolved.text_in(kb.aids[game].get("title") or kb.games[game]["title"], lang)
     env = aid_environment()
-    sections = aid_sections(resolved, game, lang, tables)
+    sections = aid_sections(resolved, game, lang, tables, site)
     layouts = {"sheet": ({**SHEET_LAYOUT, "page_size": SHEET_PAGE_SIZES["a4"]}, labels["aid_sheet"]),
                "sheet-letter": ({**SHEET_LAYOUT, "page_size": SHEET_PAGE_SIZES["letter"]}, labels["aid_sheet"]),
                "cards": (CARD_LAYOUT, labels["aid_cards"])}
@@ -445,7 +454,8 @@ def start_aids(resolved: Resolved, cache: Path | None = None, workers: ProcessPo
     and hands over their files. An aid whose HTML has not changed since a previous build is taken
     from `cache` instead."""
     tables = AnswerTables(resolved)
-    return PendingAids([aid_job(resolved, game, lang, tables) for game, lang in aid_languages(resolved)], cache, workers)
+    site = site_url()  # None: no QR code (the build says so: __main__.cmd_build)
+    return PendingAids([aid_job(resolved, game, lang, tables, site) for game, lang in aid_languages(resolved)], cache, workers)
 
 
 class PendingAids:
