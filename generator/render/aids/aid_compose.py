@@ -174,10 +174,16 @@ FOOTER_EDGE = 4 * MM  # a sheet footer's last line stays this far from the page'
 class Columns:
     """Where the next piece goes on the sheet: down a column, then the next column, then the next page."""
 
-    def __init__(self, first_top: float):
+    def __init__(self, first_top: float, short_page: int | None = None, short_bottom: float = 0.0):
         self.page, self.column, self.y = 0, 0, first_top
         self.first_top = first_top  # the columns of the first page start below the title
         self.margin_above: float | None = None  # the margin below the last piece; None: at a column's top
+        self.short_page, self.short_bottom = short_page, short_bottom  # a page whose columns end higher (balanced)
+
+    @property
+    def bottom(self) -> float:
+        """Where this page's columns end."""
+        return self.short_bottom if self.page == self.short_page else SHEET_AREA[1] - SHEET_MARGIN[1]
 
     @property
     def x(self) -> float:
@@ -190,7 +196,7 @@ class Columns:
             y += 0 if margin is None else max(margin, piece.margin_top)
             y += piece.height
             margin = piece.margin_bottom
-        return y <= SHEET_AREA[1] - SHEET_MARGIN[1]
+        return y <= self.bottom
 
     def next_column(self) -> None:
         self.column, self.margin_above = self.column + 1, None
@@ -218,9 +224,30 @@ class SheetLayout:
 def arrange_sheet(job: AidJob, items: list[ItemPieces], parts: dict[str, Piece], name: str) -> SheetLayout:
     """The sheet: the title across the top of the first page, then each section's bar and items
     down the columns. An item is never split (unless it is longer than a column), and a section's
-    bar stands above its first item. Each page's footer says which page it is, of how many."""
+    bar stands above its first item. The last page's columns are balanced: they end as high as they
+    can with the items still on that page (found by halving). Each page's footer says which page it
+    is, of how many."""
+    layout = arranged(job, items, parts, name)
+    if layout is None:
+        raise AidError(f"{name}: an item is longer than a column of the sheet")  # arranged() names it first
+    last = layout.pages - 1
+    low, high = 0.0, SHEET_AREA[1] - SHEET_MARGIN[1]
+    while high - low > 0.5:  # points
+        middle = (low + high) / 2
+        balanced = arranged(job, items, parts, name, (last, middle))
+        if balanced is not None and balanced.pages == layout.pages:
+            high, layout = middle, balanced
+        else:
+            low = middle
+    return layout
+
+
+def arranged(job: AidJob, items: list[ItemPieces], parts: dict[str, Piece], name: str,
+             short: tuple[int, float] | None = None) -> SheetLayout | None:
+    """The sheet laid out down the columns; `short`: (page, bottom), a page whose columns end at
+    `bottom`, and None returned if a piece on it runs below that."""
     title = parts["title"]
-    columns = Columns(SHEET_MARGIN[0] + title.height + title.margin_bottom)
+    columns = Columns(SHEET_MARGIN[0] + title.height + title.margin_bottom, *(short or (None, 0.0)))
     placed: list[tuple[int, Piece, float, float, str | None]] = [(0, title, SHEET_LEFT, SHEET_MARGIN[0], None)]
     outline = [(0, job.title, 0, SHEET_MARGIN[0])]
     bars_placed = set()
@@ -237,9 +264,13 @@ def arrange_sheet(job: AidJob, items: list[ItemPieces], parts: dict[str, Piece],
             placed.append((columns.page, piece, columns.x + sum(RULE), top, item.colour))
             if number == 0:
                 outline.append((2, item.title, columns.page, top))
+            if short is not None and columns.page == short[0] and top + piece.height > short[1]:
+                return None
             if top + piece.height > SHEET_AREA[1] - SHEET_MARGIN[1]:
                 raise AidError(f"{name}: '{item.title[:40]}' is longer than a column of the sheet")
     pages = columns.page + 1
+    if short is not None and pages != short[0] + 1:
+        return None  # the short page is no longer the last
     if pages > MAX_SHEET_PAGES:
         raise AidError(f"{name}: {pages} pages, at most {MAX_SHEET_PAGES}: take entries out of the aid in cards.yaml or shorten them")
     for page in range(pages):

@@ -13,7 +13,6 @@ from ruamel.yaml import YAML
 
 REPO = Path(__file__).resolve().parents[3]
 NO_SITE_URL = "note: the aids carry no QR code: mkdocs.yml has no site_url (the site's public address) to point it at"
-QR_COLOUR = "#4a4a4a"  # the QR item's rule and title: neutral, as the open questions' grey
 
 
 def site_url(mkdocs_yml: Path = REPO / "mkdocs.yml") -> str | None:

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from markupsafe import Markup
 
+from ...base import colours
 from ...base.children import die_with_parent, held_interrupts, let_interrupts_in
 from ...base.errors import KbError
 from ...base.languages import fill
@@ -29,7 +30,7 @@ from ...load.model import Entry
 from ...resolve.resolve import Resolved, slug_of
 from ..answer_tables import AnswerTable, AnswerTables
 from ..site import environment
-from .aid_qr import QR_COLOUR, qr_item, site_url
+from .aid_qr import qr_item, site_url
 
 MM = 72 / 25.4
 SHEETS = {"a4": (210 * MM, 297 * MM), "letter": (8.5 * 72, 11 * 72)}
@@ -106,8 +107,7 @@ class AidFiles:
 
 
 DEFAULT_COLOUR = "#4a3d5c"
-ANSWERS_COLOUR = "#2f5d50"
-QUESTIONS_COLOUR = "#555555"
+ANSWERS_COLOUR, QUESTIONS_COLOUR = colours.ANSWERS, colours.QUESTIONS  # validate keeps sections apart from them (E072)
 COLOUR = re.compile(r"#[0-9a-fA-F]{6}")
 
 
@@ -122,7 +122,7 @@ def aid_sections(resolved: Resolved, game: str, lang: str, tables: AnswerTables 
         labels = resolved.languages.ui(lang)
         date = rulings_date(resolved, game)
         title = f"{labels['data_version']} {date}" if date else labels["aid_changes"]
-        sections.append({"title": labels["aid_changes"], "colour": QR_COLOUR, "icon": "clarify",
+        sections.append({"title": labels["aid_changes"], "colour": colours.QR, "icon": "clarify",
                          "items": [qr_item(game, lang, site, title, labels["aid_changes_intro"])]})
     for section in kb.aids[game]["sections"]:
         items = [entry_item(resolved, game, lang, entry_id) for entry_id in section.get("entries", [])]
