@@ -67,8 +67,11 @@ def cmd_ingest(args) -> int:
 
 def cmd_build(args) -> int:
     from .pipeline import build
+    from .render.aids.aid_qr import NO_SITE_URL, site_url
     report = build(args.data, args.out, skip_unchanged=not args.force)
     print(report.summary())
+    if not report.unchanged_release and site_url() is None:
+        print(NO_SITE_URL)
     return 0
 
 

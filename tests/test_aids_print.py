@@ -139,3 +139,59 @@ def test_card_footers_stand_4mm_inside_the_cut(aids, game: str, lang: str):
         assert cards.smallest_type >= 6, (paper, cards)
         sheet = measure_sheet(aids[f"{game}-{lang}-sheet-{paper}.pdf"], paper)
         assert sheet.smallest_type >= 6 and sheet.pages <= 2, (paper, sheet)
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("game, lang", [("marauders", "en"), ("citow", "ru")])
+def test_the_html_sheet_prints_on_true_a4_and_letter(aids, game: str, lang: str):
+    """The HTML sheet asked for 210 × 279.4 mm (neither paper): each paper has its HTML, whose print
+    CSS asks for that paper; printed by WeasyPrint, its pages are A4 (595.3 × 841.9 pt) or Letter
+    (612 × 792 pt)."""
+    import io
+
+    from weasyprint import HTML
+    for name, size in (("sheet.html", (595.28, 841.89)), ("sheet-letter.html", (612.0, 792.0))):
+        html = aids[f"{game}-{lang}-{name}"].decode("utf-8")
+        assert "279.4" not in html and "791.999" not in html, name
+        reader = PdfReader(io.BytesIO(HTML(string=html).write_pdf()))
+        for page in reader.pages:
+            box = page.mediabox
+            assert (round(float(box.width), 1), round(float(box.height), 1)) == (round(size[0], 1), round(size[1], 1)), name
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("game, lang", AIDS)
+def test_sheet_columns_are_full_or_balanced(aids, game: str, lang: str):
+    """Measured on the printed sheet (aid_measure): every page but the last fills each of its columns
+    to 90 % and more, and the last page's columns are balanced: none is empty or under half the
+    fullest (BattleLore's third column was empty, Marauders' held 28 % beside two of 97-99 %)."""
+    from generator.render.aids.aid_measure import measure_sheet
+    for paper in ("a4", "letter"):
+        fill = measure_sheet(aids[f"{game}-{lang}-sheet-{paper}.pdf"], paper).column_fill
+        for page in fill[:-1]:
+            assert min(page) >= 0.9, (paper, fill)
+        assert min(fill[-1]) >= max(fill[-1]) / 2, (paper, fill)
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("game, lang", AIDS)
+def test_section_bars_are_set_larger_than_item_titles(aids, resolved, game: str, lang: str):
+    """Read from the sheet PDF: the first section's bar is printed in larger type than the titles of
+    its items (bars were 8.25 pt beside 8.6 pt titles)."""
+    import pypdfium2
+    import pypdfium2.raw as pdfium_c
+
+    from generator.render.aids.cards import aid_sections
+    section = aid_sections(resolved, game, lang)[0]
+    page = pypdfium2.PdfDocument(aids[f"{game}-{lang}-sheet-a4.pdf"])[0]
+    text = page.get_textpage()
+    chars = [(text.get_text_range(i, 1), pdfium_c.FPDFText_GetFontSize(text.raw, i)) for i in range(text.count_chars())]
+    printed = "".join(c for c, _ in chars)
+
+    def size_of(words: str, start: int = 0) -> tuple[float, int]:
+        at = printed.index(words[:12], start)
+        return chars[at][1], at + len(words)
+    bar, after = size_of(section["title"])
+    for item in section["items"]:
+        title, after = size_of(item["title"], after)
+        assert bar > title + 0.5, (section["title"], bar, item["title"], title)

@@ -28,6 +28,7 @@ from ..resolve.pages import (
     A_TO_Z,
     ALL_CLARIFICATIONS,
     CALCULATORS,
+    CHANGES,
     CLARIFICATIONS,
     EXAMPLES,
     GAME_INDEX,
@@ -325,6 +326,7 @@ class SiteRenderer:
         yield self.a_to_z_page(f"{folder}/{A_TO_Z.md}", game_id, reader)
         yield self.list_page(f"{folder}/{CLARIFICATIONS.md}", CLARIFICATIONS.title(labels) + f" — {game_title}",
                              self.clarifications_by_topic(clarifications, game_id, reader))
+        yield self.changes_page(f"{folder}/{CHANGES.md}", game_id, reader, clarifications)
         yield self.list_page(f"{folder}/{EXAMPLES.md}", EXAMPLES.title(labels) + f" — {game_title}", [
             {"title": None, "anchor": None, "items": [{**self.link(e["id"], game_id, reader), "note": None} for e in examples]}])
         if blocks := self.calculators.of_game(game_id, reader):
@@ -384,6 +386,22 @@ class SiteRenderer:
             group["items"].append({**self.clarification_item(entry, game_id, reader), **self.ruling_summary(entry, game_id, reader)})
         return [groups[key] for key in sorted(groups)]
 
+    def changes_page(self, path: str, game_id: str, reader: str, clarifications: list[Entry]) -> tuple[str, str]:
+        """Changes since your print: the version an aid prints is the date its rulings stand at (the
+        latest `reviewed` of the game's clarifications, cards.rulings_date); this page lists the game's
+        rulings under their review dates, newest first, so a reader finds what changed after the date
+        on the aid. Each date's heading has the anchor v<date>."""
+        labels = self.langs.ui(reader)
+        by_date: dict[str, list[dict]] = {}
+        for entry in clarifications:
+            if "reviewed" in entry["clarification"]:
+                by_date.setdefault(str(entry["clarification"]["reviewed"]), []).append(
+                    {**self.clarification_item(entry, game_id, reader), **self.ruling_summary(entry, game_id, reader)})
+        groups = [{"title": f"{labels['reviewed']} {date}", "anchor": f"v{date}", "items": by_date[date]}
+                  for date in sorted(by_date, reverse=True)]
+        title = f"{labels['aid_changes']} — {self.game_name(self.kb.games[game_id], reader)}"
+        return self.list_page(path, title, groups, intro=labels["aid_changes_intro"] if groups else labels["aid_changes_none"])
+
     def ruling_summary(self, clarification: Entry, game: str, reader: str) -> dict:
         """A clarification's ruling in one sentence (Resolved.ruling_sentence), in the reader's language or
         else marked with the language it is shown in."""
@@ -398,10 +416,11 @@ class SiteRenderer:
         labels = self.langs.ui(reader)
         return {**self.link(entry["id"], from_game, reader), "note": labels[f"status_{entry['clarification']['status']}"]}
 
-    def list_page(self, path: str, title: str, groups: list[dict], letters: bool = False) -> tuple[str, str]:
-        """A page of links in groups; `letters`: a row of the groups' titles (an A–Z's letters) first."""
+    def list_page(self, path: str, title: str, groups: list[dict], letters: bool = False, intro: str | None = None) -> tuple[str, str]:
+        """A page of links in groups; `letters`: a row of the groups' titles (an A–Z's letters) first;
+        `intro`: a paragraph of plain text before them."""
         return self.page(path, "list.html.j2", title, toc=[(g["anchor"], g["title"]) for g in groups if g["title"]], groups=groups,
-                         letters=letters)
+                         letters=letters, intro=intro)
 
     def glossary_page(self, path: str, game_id: str, reader: str) -> tuple[str, str]:
         labels = self.langs.ui(reader)

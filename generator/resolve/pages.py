@@ -43,10 +43,11 @@ A_TO_Z = PageKind("a_to_z", "a-z", "a_to_z")
 GLOSSARY = PageKind("glossary", "glossary", "glossary")
 CLARIFICATIONS = PageKind("clarifications", "clarifications", "clarifications")
 EXAMPLES = PageKind("examples", "examples", "examples")
+CHANGES = PageKind("changes", "changes", "aid_changes")  # the rulings by review date: what changed since a printed aid
 CALCULATORS = PageKind("calculators", "calculators", "calculator.calculators")  # only for a game with calculators
 
-GAME_PAGES = (GAME_INDEX, A_TO_Z, GLOSSARY, CLARIFICATIONS, EXAMPLES, CALCULATORS)  # the navigation's order (chapters after the index)
-REFERENCE_PAGES = (A_TO_Z, GLOSSARY, CLARIFICATIONS, EXAMPLES)  # every game has them, after its chapters
+GAME_PAGES = (GAME_INDEX, A_TO_Z, GLOSSARY, CLARIFICATIONS, EXAMPLES, CHANGES, CALCULATORS)  # the navigation's order (chapters after the index)
+REFERENCE_PAGES = (A_TO_Z, GLOSSARY, CLARIFICATIONS, EXAMPLES, CHANGES)  # every game has them, after its chapters
 
 
 # A language section's own pages, beside its games' folders: `<lang>/<stem>.md`, `<lang>/<stem>.html`

@@ -23,7 +23,7 @@ from jsonschema.exceptions import best_match
 from rules_check import core as rules_input
 from rules_check.core import CheckId
 
-from ..base import textmatch
+from ..base import colours, textmatch
 from ..base.linerange import parse_ranges, range_lines
 from ..base.problems import DataError, Problems
 from ..load.load import Document, LoadedData, load
@@ -370,6 +370,23 @@ class MeaningChecks:
             if table is not None:
                 self.check_columns(table, columns, ref, where, ["hide_columns", ref])
         self.check_checklist(game_id, aid, where)
+        self.check_colours(aid, where)
+
+    def check_colours(self, aid: Aid, where: Where) -> None:
+        """Section colours read apart: from each earlier section's and from the aids' fixed colours (E072)."""
+        seen: list[tuple[str, str]] = [(name, colour) for name, colour in colours.FIXED.items()]
+        for i, section in enumerate(aid["sections"]):
+            colour = section.get("colour")
+            if not isinstance(colour, str) or not re.fullmatch(r"#[0-9a-fA-F]{6}", colour):
+                continue  # the schema reports it
+            title = section["title"].get("en") or next(iter(section["title"].values()), "")
+            for name, other in seen:
+                if colours.distance(colour, other) < colours.MIN_DISTANCE:
+                    _at(self.problems, where, ["sections", i, "colour"], "E072",
+                        f"section '{title}': {colour} is too like {name} {other} "
+                        f"(ΔE {colours.distance(colour, other):.0f}, at least {colours.MIN_DISTANCE:.0f})")
+                    break
+            seen.append((f"section '{title}'", colour))
 
     def check_checklist(self, game_id: str, aid: Aid, where: Where) -> None:
         """A play checklist names entries of this game (E071), and the aid prints every one of them (E070)."""

@@ -25,6 +25,7 @@ from .cards import (
     COLUMN_WIDTH,
     FOOT_INSET,
     MAX_SHEET_PAGES,
+    MM,
     RULE,
     SHEET_AREA,
     SHEET_COLUMNS,
@@ -131,7 +132,8 @@ def page_form(page: PageObject, writer: PdfWriter):
 
 def card_sheets(job: AidJob, items: list[ItemPieces], parts: dict[str, Piece], sources: dict[str, PdfReader], paper: str) -> bytes:
     """The cards, nine to a sheet of `paper`, 3 × 3, centred, with cut marks in the margins and
-    "print at 100 %" above the middle column. On each card the section's band, the item, and the
+    "print at 100 %" above the middle column and where the changes since the aid's version are listed above
+    the right one. On each card the section's band, the item, and the
     item's footer (its game, the aid's version and its place on the site) in the bottom margin. An
     item that ran on makes more cards, each with its band and footer. A bookmark for each card."""
     sheet_w, sheet_h = SHEETS[paper]
@@ -139,10 +141,11 @@ def card_sheets(job: AidJob, items: list[ItemPieces], parts: dict[str, Piece], s
     cards = [(number, piece) for number, item in enumerate(items) for piece in item.pages]
     composition = Composition(sources)
     outline = []
-    note = parts["print-note"]
+    note, changes = parts["print-note"], parts["changes-note"]
     for start in range(0, len(cards), 9):
         page = composition.new_page(sheet_w, sheet_h)
         composition.place(page, note, x0 + CARD_SIZE[0] + CARD_MARGIN[1], y0 - CUT_MARK[0] - note.height - 1)
+        composition.place(page, changes, x0 + 2 * CARD_SIZE[0] + CARD_MARGIN[1], y0 - CUT_MARK[0] - changes.height - 1)
         for slot, (number, piece) in enumerate(cards[start:start + 9]):
             left, top = x0 + slot % 3 * CARD_SIZE[0], y0 + slot // 3 * CARD_SIZE[1]  # the card's corner
             if piece is items[number].pages[0]:
@@ -157,17 +160,30 @@ def card_sheets(job: AidJob, items: list[ItemPieces], parts: dict[str, Piece], s
 
 
 def footer_top(page_height: float, bottom_margin: float, footer: Piece) -> float:
-    """Where a footer's top goes: centred in the page's bottom margin, or at its top if taller."""
-    return page_height - bottom_margin + max(0.0, (bottom_margin - footer.height) / 2)
+    """Where a footer's top goes: centred in the page's bottom margin, unless that brings it within
+    FOOTER_EDGE of the page's edge (a footer that wraps: a long game title, the changes page's address;
+    on Letter the margin is all there is below): then FOOTER_GAP under the text area."""
+    centred = page_height - bottom_margin + max(0.0, (bottom_margin - footer.height) / 2)
+    return centred if centred + footer.height <= page_height - FOOTER_EDGE else page_height - bottom_margin + FOOTER_GAP
+
+
+FOOTER_GAP = 2.0  # points between the text area and a sheet footer that would come too near the edge
+FOOTER_EDGE = 4 * MM  # a sheet footer's last line stays this far from the page's edge
 
 
 class Columns:
     """Where the next piece goes on the sheet: down a column, then the next column, then the next page."""
 
-    def __init__(self, first_top: float):
+    def __init__(self, first_top: float, short_page: int | None = None, short_bottom: float = 0.0):
         self.page, self.column, self.y = 0, 0, first_top
         self.first_top = first_top  # the columns of the first page start below the title
         self.margin_above: float | None = None  # the margin below the last piece; None: at a column's top
+        self.short_page, self.short_bottom = short_page, short_bottom  # a page whose columns end higher (balanced)
+
+    @property
+    def bottom(self) -> float:
+        """Where this page's columns end."""
+        return self.short_bottom if self.page == self.short_page else SHEET_AREA[1] - SHEET_MARGIN[1]
 
     @property
     def x(self) -> float:
@@ -180,7 +196,7 @@ class Columns:
             y += 0 if margin is None else max(margin, piece.margin_top)
             y += piece.height
             margin = piece.margin_bottom
-        return y <= SHEET_AREA[1] - SHEET_MARGIN[1]
+        return y <= self.bottom
 
     def next_column(self) -> None:
         self.column, self.margin_above = self.column + 1, None
@@ -208,9 +224,30 @@ class SheetLayout:
 def arrange_sheet(job: AidJob, items: list[ItemPieces], parts: dict[str, Piece], name: str) -> SheetLayout:
     """The sheet: the title across the top of the first page, then each section's bar and items
     down the columns. An item is never split (unless it is longer than a column), and a section's
-    bar stands above its first item. Each page's footer says which page it is, of how many."""
+    bar stands above its first item. The last page's columns are balanced: they end as high as they
+    can with the items still on that page (found by halving). Each page's footer says which page it
+    is, of how many."""
+    layout = arranged(job, items, parts, name)
+    if layout is None:
+        raise AidError(f"{name}: an item is longer than a column of the sheet")  # arranged() names it first
+    last = layout.pages - 1
+    low, high = 0.0, SHEET_AREA[1] - SHEET_MARGIN[1]
+    while high - low > 0.5:  # points
+        middle = (low + high) / 2
+        balanced = arranged(job, items, parts, name, (last, middle))
+        if balanced is not None and balanced.pages == layout.pages:
+            high, layout = middle, balanced
+        else:
+            low = middle
+    return layout
+
+
+def arranged(job: AidJob, items: list[ItemPieces], parts: dict[str, Piece], name: str,
+             short: tuple[int, float] | None = None) -> SheetLayout | None:
+    """The sheet laid out down the columns; `short`: (page, bottom), a page whose columns end at
+    `bottom`, and None returned if a piece on it runs below that."""
     title = parts["title"]
-    columns = Columns(SHEET_MARGIN[0] + title.height + title.margin_bottom)
+    columns = Columns(SHEET_MARGIN[0] + title.height + title.margin_bottom, *(short or (None, 0.0)))
     placed: list[tuple[int, Piece, float, float, str | None]] = [(0, title, SHEET_LEFT, SHEET_MARGIN[0], None)]
     outline = [(0, job.title, 0, SHEET_MARGIN[0])]
     bars_placed = set()
@@ -227,9 +264,13 @@ def arrange_sheet(job: AidJob, items: list[ItemPieces], parts: dict[str, Piece],
             placed.append((columns.page, piece, columns.x + sum(RULE), top, item.colour))
             if number == 0:
                 outline.append((2, item.title, columns.page, top))
+            if short is not None and columns.page == short[0] and top + piece.height > short[1]:
+                return None
             if top + piece.height > SHEET_AREA[1] - SHEET_MARGIN[1]:
                 raise AidError(f"{name}: '{item.title[:40]}' is longer than a column of the sheet")
     pages = columns.page + 1
+    if short is not None and pages != short[0] + 1:
+        return None  # the short page is no longer the last
     if pages > MAX_SHEET_PAGES:
         raise AidError(f"{name}: {pages} pages, at most {MAX_SHEET_PAGES}: take entries out of the aid in cards.yaml or shorten them")
     for page in range(pages):

@@ -30,7 +30,22 @@ from weasyprint.text.fonts import FontConfiguration
 from weasyprint.urls import URLFetcher
 
 from .aid_compose import ItemPieces, Piece, arrange_sheet, card_sheets, readers, sheet_on_paper
-from .cards import CARD_MARGIN, CARD_SIZE, CARD_TEXT, FOOT_INSET, MM, PREVIEW, SHEETS, AidError, AidFetchError, AidFiles, AidJob, aid_file, css_string
+from .cards import (
+    CARD_MARGIN,
+    CARD_SIZE,
+    CARD_TEXT,
+    FOOT_INSET,
+    MM,
+    PREVIEW,
+    SHEET_HTML,
+    SHEETS,
+    AidError,
+    AidFetchError,
+    AidFiles,
+    AidJob,
+    aid_file,
+    css_string,
+)
 
 FONT_FAMILY = "DejaVu Sans Condensed"  # covers Latin, Polish and Cyrillic; the templates name it first
 
@@ -139,7 +154,8 @@ def produce(job: AidJob) -> AidFiles:
     sources = readers(items_document.write_pdf(), parts_document.write_pdf())
     items = item_pieces(job, items_document, name("cards"))
     sheet = arrange_sheet(job, items, parts, name("sheet"))
-    files = {name("sheet.html"): job.sheet_html.encode("utf-8"), name("cards.html"): card_html.encode("utf-8")}
+    files = {name(SHEET_HTML["a4"]): job.sheet_html.encode("utf-8"), name(SHEET_HTML["letter"]): job.sheet_letter_html.encode("utf-8"),
+             name("cards.html"): card_html.encode("utf-8")}
     for paper in SHEETS:
         files[name(f"sheet-{paper}.pdf")] = sheet_on_paper(job, sheet, sources, paper)
         files[name(f"cards-{paper}.pdf")] = card_sheets(job, items, parts, sources, paper)

@@ -21,15 +21,17 @@ from pathlib import Path
 
 from markupsafe import Markup
 
+from ...base import colours
 from ...base.children import die_with_parent, held_interrupts, let_interrupts_in
 from ...base.errors import KbError
 from ...base.languages import fill
 from ...base.safe_markdown import Linker, render, without_tables
 from ...load.model import Entry
-from ...resolve.pages import CALCULATORS
+from ...resolve.pages import CALCULATORS, CHANGES
 from ...resolve.resolve import Resolved, slug_of
 from ..answer_tables import AnswerTable, AnswerTables
 from ..site import environment
+from .aid_qr import qr_item, site_url
 
 MM = 72 / 25.4
 SHEETS = {"a4": (210 * MM, 297 * MM), "letter": (8.5 * 72, 11 * 72)}
@@ -38,7 +40,7 @@ CARD_SIZE = (63 * MM, 88 * MM)
 CARD_MARGIN = (3.5 * MM, 3.5 * MM, 6 * MM)  # top, sides, bottom (where the footer stands)
 CARD_TEXT = (CARD_SIZE[0] - 2 * CARD_MARGIN[1], CARD_SIZE[1] - CARD_MARGIN[0] - CARD_MARGIN[2])  # band and item
 FOOT_INSET = 4.25 * MM  # a card's footer stands this far inside the cut, below and at the sides (issue 28: at least 4 mm)
-# The sheet is made once, on the area both papers have (210 × 279.4 mm), and centred on each.
+# The sheet PDF is made once, on the area both papers have (210 × 279.4 mm), and centred on each.
 SHEET_AREA = (min(w for w, _ in SHEETS.values()), min(h for _, h in SHEETS.values()))
 SHEET_MARGIN = (8 * MM, 10 * MM)  # top, bottom (where the footer stands); the columns are centred across
 SHEET_COLUMNS, COLUMN_GAP = 3, 3.5 * MM
@@ -47,9 +49,11 @@ COLUMN_WIDTH = CARD_TEXT[0] + sum(RULE)  # an item is as wide on the sheet as on
 SHEET_TEXT_WIDTH = SHEET_COLUMNS * COLUMN_WIDTH + (SHEET_COLUMNS - 1) * COLUMN_GAP
 MAX_SHEET_PAGES = 2
 FONT_SIZE = "7.5pt"
-# The sheet as a web page (cards/<game>-<lang>-sheet.html), and every item on a card-sized page of its own.
-SHEET_LAYOUT = {"page_size": f"{SHEET_AREA[0]:.4f}pt {SHEET_AREA[1]:.4f}pt", "margin": "8mm 8mm 10mm", "columns": SHEET_COLUMNS,
-                "font_size": FONT_SIZE, "card": False}
+# The sheet as a web page, one per paper, whose print CSS asks for that paper (cards/<game>-<lang>-sheet.html
+# on A4, …-sheet-letter.html on US Letter), and every item on a card-sized page of its own.
+SHEET_LAYOUT = {"margin": "8mm 8mm 10mm", "columns": SHEET_COLUMNS, "font_size": FONT_SIZE, "card": False}
+SHEET_PAGE_SIZES = {"a4": "A4", "letter": "letter"}  # CSS page sizes, by paper
+SHEET_HTML = {"a4": "sheet.html", "letter": "sheet-letter.html"}  # the web sheet's file, by paper
 CARD_LAYOUT = {"page_size": f"{CARD_TEXT[0]:.4f}pt {CARD_TEXT[1]:.4f}pt", "columns": 1, "font_size": FONT_SIZE, "card": True}
 PAPER_NAMES = {"a4": "A4", "letter": "US Letter"}
 PREVIEW = "sheet-a4.png"  # the A4 sheet's first page, shown on the site beside the downloads
@@ -74,7 +78,7 @@ def aid_links(resolved: Resolved) -> dict[tuple[str, str], AidLinks]:
         labels = resolved.languages.ui(lang)
         downloads = [(f"{labels[label]} {PAPER_NAMES[paper]} (PDF)", f"cards/{aid_file(game, lang, f'{kind}-{paper}.pdf')}")
                      for kind, label in (("sheet", "sheet"), ("cards", "poker_cards")) for paper in SHEETS]
-        downloads.append((f"{labels['sheet']} (HTML)", f"cards/{aid_file(game, lang, 'sheet.html')}"))
+        downloads += [(f"{labels['sheet']} {PAPER_NAMES[paper]} (HTML)", f"cards/{aid_file(game, lang, SHEET_HTML[paper])}") for paper in SHEETS]
         links[(game, lang)] = AidLinks(downloads, f"cards/{aid_file(game, lang, PREVIEW)}")
     return links
 
@@ -102,17 +106,23 @@ class AidFiles:
 
 
 DEFAULT_COLOUR = "#4a3d5c"
-ANSWERS_COLOUR = "#2f5d50"
-QUESTIONS_COLOUR = "#555555"
+ANSWERS_COLOUR, QUESTIONS_COLOUR = colours.ANSWERS, colours.QUESTIONS  # validate keeps sections apart from them (E072)
 COLOUR = re.compile(r"#[0-9a-fA-F]{6}")
 
 
-def aid_sections(resolved: Resolved, game: str, lang: str, tables: AnswerTables | None = None) -> list[dict]:
+def aid_sections(resolved: Resolved, game: str, lang: str, tables: AnswerTables | None = None, site: str | None = None) -> list[dict]:
     """The aid's sections, each with its colour and icon and its items in the reader's language: an
     item is one entry (title, body as safe HTML), one faction (name, colour, icon, table rows, the
-    bodies of its entries) or one answer table (last, in a section of their own). One item is one card."""
+    bodies of its entries) or one answer table (last, in a section of their own). One item is one card.
+    With the site's public address (`site`), a QR code to the game's changes page comes first (aid_qr.py)."""
     kb = resolved.kb
     sections = []
+    if site:
+        labels = resolved.languages.ui(lang)
+        date = rulings_date(resolved, game)
+        title = f"{labels['data_version']} {date}" if date else labels["aid_changes"]
+        sections.append({"title": labels["aid_changes"], "colour": colours.QR, "icon": "clarify",
+                         "items": [qr_item(game, lang, site, title, labels["aid_changes_intro"])]})
     for section in kb.aids[game]["sections"]:
         items = [entry_item(resolved, game, lang, entry_id) for entry_id in section.get("entries", [])]
         items += [faction_item(resolved, game, lang, faction) for faction in section.get("factions", [])]
@@ -297,24 +307,30 @@ class AidJob:
     """One aid (game × language): its HTML, laid out and checked in a worker process."""
     game: str
     lang: str
-    sheet_html: str   # the sheet as a web page (site/cards/<game>-<lang>-sheet.html)
+    sheet_html: str   # the sheet as a web page printing on A4 (site/cards/<game>-<lang>-sheet.html)
     card_html: str    # every item on a page of its own, the size of a card's text: both PDFs are made of these pages
     parts_html: str   # the other pieces of the printed aids, one a page (aid-parts.html.j2)
     title: str        # the sheet PDF's title
     sections: list[PrintedSection]
     cards_title: str = ""  # the cards PDF's title
+    sheet_letter_html: str = ""  # the same web page printing on US Letter (…-sheet-letter.html)
 
 
-def aid_job(resolved: Resolved, game: str, lang: str, tables: AnswerTables | None = None) -> AidJob:
+def aid_job(resolved: Resolved, game: str, lang: str, tables: AnswerTables | None = None, site: str | None = None) -> AidJob:
+    """One aid's HTML; `site`: the site's public address, for the QR code (aid_qr.py), or None for none."""
     kb = resolved.kb
     labels = resolved.languages.ui(lang)
     game_title = resolved.text_in(kb.aids[game].get("title") or kb.games[game]["title"], lang)
     env = aid_environment()
-    sections = aid_sections(resolved, game, lang, tables)
-    layouts = {"sheet": (SHEET_LAYOUT, labels["aid_sheet"]), "cards": (CARD_LAYOUT, labels["aid_cards"])}
+    sections = aid_sections(resolved, game, lang, tables, site)
+    layouts = {"sheet": ({**SHEET_LAYOUT, "page_size": SHEET_PAGE_SIZES["a4"]}, labels["aid_sheet"]),
+               "sheet-letter": ({**SHEET_LAYOUT, "page_size": SHEET_PAGE_SIZES["letter"]}, labels["aid_sheet"]),
+               "cards": (CARD_LAYOUT, labels["aid_cards"])}
+
+    changes = f"{labels['aid_changes']}: {lang}/{game}/{CHANGES.html}"  # what changed after the version's date (site.changes_page)
 
     def footer(version: str) -> str:
-        return f"{game_title} · {labels['full_rules']}: {lang}/{game}/ · {version} · {labels['aid_print_at_100']}"
+        return f"{game_title} · {labels['full_rules']}: {lang}/{game}/ · {version} · {changes} · {labels['aid_print_at_100']}"
 
     def html(kind: str, version: str) -> str:
         layout, kind_label = layouts[kind]
@@ -330,11 +346,11 @@ def aid_job(resolved: Resolved, game: str, lang: str, tables: AnswerTables | Non
         font_size=FONT_SIZE, sections=sections, card_refs=[item["ref"] for section in sections for item in section["items"]],
         version=version, footer=footer(version), max_pages=MAX_SHEET_PAGES, print_note=labels["aid_print_at_100"],
         sheet_width=round(SHEET_TEXT_WIDTH, 3), column_width=round(COLUMN_WIDTH, 3), card_width=round(CARD_TEXT[0], 3),
-        foot_width=round(CARD_SIZE[0] - 2 * FOOT_INSET, 3))
+        foot_width=round(CARD_SIZE[0] - 2 * FOOT_INSET, 3), changes_note=changes)
     printed = [PrintedSection(section["title"], [(item["anchor"], item["title"], item["colour"] or section["colour"])
                                                  for item in section["items"]]) for section in sections]
     return AidJob(game, lang, html("sheet", version), html("cards", version), parts, sheet_title, printed,
-                  f"{game_title} · {labels['aid_cards']}")
+                  f"{game_title} · {labels['aid_cards']}", html("sheet-letter", version))
 
 
 def rulings_date(resolved: Resolved, game: str) -> str | None:
@@ -369,7 +385,7 @@ def css_string(text: str) -> Markup:
 def job_key(job: AidJob) -> str:
     """Content address of an aid: its HTML plus the code and library that lay it out."""
     digest = hashlib.sha256()
-    for part in (job.game, job.lang, job.card_html, job.sheet_html, job.parts_html, layout_code_version()):
+    for part in (job.game, job.lang, job.card_html, job.sheet_html, job.sheet_letter_html, job.parts_html, layout_code_version()):
         digest.update(part.encode("utf-8"))
     return digest.hexdigest()[:24]
 
@@ -437,7 +453,8 @@ def start_aids(resolved: Resolved, cache: Path | None = None, workers: ProcessPo
     and hands over their files. An aid whose HTML has not changed since a previous build is taken
     from `cache` instead."""
     tables = AnswerTables(resolved)
-    return PendingAids([aid_job(resolved, game, lang, tables) for game, lang in aid_languages(resolved)], cache, workers)
+    site = site_url()  # None: no QR code (the build says so: __main__.cmd_build)
+    return PendingAids([aid_job(resolved, game, lang, tables, site) for game, lang in aid_languages(resolved)], cache, workers)
 
 
 class PendingAids:

@@ -1,0 +1,155 @@
+"""Changes since your print (issue 28, point 5): the version printed on an aid is the date its rulings
+stand at (the latest `clarification.reviewed` of the game), and it leads to a page per game and
+language listing the game's rulings by review date, newest first; the game's page links it beside
+the aids. Read from the built site and the printed PDFs."""
+from __future__ import annotations
+
+import io
+import re
+from pathlib import Path
+
+import pytest
+from conftest import REPO
+from pypdf import PdfReader
+
+GAMES = ("battlelore", "citow", "marauders", "wizards-quest")
+
+
+@pytest.fixture(scope="module")
+def resolved():
+    from generator.resolve.resolve import resolve
+    from generator.validate.validate import load_valid
+    return resolve(load_valid(REPO / "data"))
+
+
+def reviewed(resolved, game: str) -> dict[str, str]:
+    """Clarification id -> its review date, for one game."""
+    return {entry_id: str(entry["clarification"]["reviewed"]) for entry_id, entry in resolved.kb.entries.items()
+            if resolved.kb.game_of(entry_id) == game and "reviewed" in entry.get("clarification", {})}
+
+
+def groups(html: str) -> list[tuple[str, list[str]]]:
+    """The page's (date heading, [linked hrefs]) groups, in page order."""
+    article = html[html.index('<article'):html.index('</article>')]
+    found = []
+    for part in re.split(r'(?=<h2 id="v\d{4}-\d\d-\d\d")', article)[1:]:
+        date = re.match(r'<h2 id="v(\d{4}-\d\d-\d\d)"', part)[1]
+        found.append((date, re.findall(r'<li><a href="([^"]+)"', part)))
+    return found
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("game", GAMES)
+def test_each_game_has_a_changes_page_per_language_newest_first(bundled_build: Path, resolved, game: str):
+    dates = reviewed(resolved, game)
+    assert dates, "every bundled game has reviewed rulings"
+    for lang in resolved.kb.games[game]["languages"]:
+        ui = resolved.languages.ui(lang)
+        page = bundled_build / "site" / lang / game / "changes.html"
+        html = page.read_text(encoding="utf-8")
+        assert "<h1" in html and ui["aid_changes"] in html, lang
+        assert ui["aid_changes_intro"] in html.replace("&#39;", "'"), lang
+        found = groups(html)
+        assert [d for d, _ in found] == sorted(set(dates.values()), reverse=True), (lang, found)
+        listed = sum(len(hrefs) for _, hrefs in found)
+        assert listed == len(dates), (lang, listed, len(dates))
+        for date, hrefs in found:
+            want = sorted(resolved.anchor_of(e) for e, d in dates.items() if d == date)
+            assert sorted(h.split("#", 1)[1] for h in hrefs) == sorted(want), (lang, date)
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("game", GAMES)
+def test_the_games_page_links_its_changes_next_to_the_aids(bundled_build: Path, resolved, game: str):
+    for lang in resolved.kb.games[game]["languages"]:
+        html = (bundled_build / "site" / lang / game / "index.html").read_text(encoding="utf-8")
+        aids = html[html.index('id="aids"'):html.index('id="sources"')]
+        assert f'href="changes.html">{resolved.languages.ui(lang)["aid_changes"]}</a>' in aids, lang
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("game", GAMES)
+def test_every_printed_page_names_its_date_and_the_changes_page(bundled_build: Path, resolved, game: str):
+    """The version on the aid is the page's newest date, and every page of both PDFs says where the
+    changes since it are."""
+    newest = max(reviewed(resolved, game).values())
+    for lang in resolved.kb.games[game]["languages"]:
+        if not (bundled_build / "site/cards" / f"{game}-{lang}-sheet-a4.pdf").exists():
+            continue
+        ui = resolved.languages.ui(lang)
+        for kind in ("sheet", "cards"):
+            for paper in ("a4", "letter"):
+                reader = PdfReader(io.BytesIO((bundled_build / "site/cards" / f"{game}-{lang}-{kind}-{paper}.pdf").read_bytes()))
+                for number, page in enumerate(reader.pages, 1):
+                    text = " ".join(page.extract_text().replace("-\n", "").split())
+                    assert f"{ui['data_version']} {newest}" in text, (lang, kind, paper, number)
+                    assert f"{lang}/{game}/changes.html" in text.replace(" ", ""), (lang, kind, paper, number)
+
+
+SITE = "https://rules.example.org/kb/"
+
+
+@pytest.fixture(scope="module")
+def qr_aids(resolved, tmp_path_factory) -> dict[str, bytes]:
+    """Marauders' Russian aid laid out as `build` lays it out, with a site address for its QR code."""
+    from generator.render.aids.cards import PendingAids, aid_job
+    from generator.render.answer_tables import AnswerTables
+    job = aid_job(resolved, "marauders", "ru", AnswerTables(resolved), site=SITE)
+    return dict(PendingAids([job], tmp_path_factory.mktemp("cards-cache")).files())
+
+
+def qr_modules(content: bytes, paper: str, card: bool) -> list[list[bool]]:
+    """The QR code printed on the first page of a PDF, read back module by module: rendered at 600 dpi,
+    its dark modules are the only pure black (text is #111) in a band 28 mm wide down the middle of the
+    first card or of the sheet's first column (the section's icon stands left of it); each module
+    sampled at its centre."""
+    import pypdfium2
+
+    from generator.render.aids.cards import CARD_SIZE, COLUMN_GAP, COLUMN_WIDTH, MM, SHEETS
+    scale = 600 / 72
+    image = pypdfium2.PdfDocument(content)[0].render(scale=scale, grayscale=True).to_pil()
+    width, height = SHEETS[paper]
+    if card:
+        middle, top, bottom = width / 2 - CARD_SIZE[0], (height - 3 * CARD_SIZE[1]) / 2, height / 2
+    else:
+        middle, top, bottom = (width - 2 * COLUMN_WIDTH - 2 * COLUMN_GAP) / 2, 0, height / 2
+    box = (middle - 14 * MM, top, middle + 14 * MM, bottom)
+    region = image.crop(tuple(int(v * scale) for v in box))
+    dark = region.point(lambda v: 255 if v < 8 else 0)
+    left, top, right, bottom = dark.getbbox()
+    import segno
+    n = len(segno.make(changes_url(), error="m", micro=False).matrix)
+    step = (right - left) / n
+    assert abs((bottom - top) - (right - left)) < step, "the code is square"
+    return [[region.getpixel((int(left + (x + .5) * step), int(top + (y + .5) * step))) < 128 for x in range(n)] for y in range(n)]
+
+
+def changes_url() -> str:
+    return f"{SITE}ru/marauders/changes.html"
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("paper", ["a4", "letter"])
+def test_a_qr_code_on_the_sheet_and_the_first_card_leads_to_the_changes_page(qr_aids, paper: str):
+    """Read back from the printed PDFs, module by module, the QR code encodes the changes page's
+    address under the site's address; the address is printed beside it too."""
+    import segno
+    want = [[bool(v) for v in row] for row in segno.make(changes_url(), error="m", micro=False).matrix]
+    for kind, card in (("cards", True), ("sheet", False)):
+        content = qr_aids[f"marauders-ru-{kind}-{paper}.pdf"]
+        assert qr_modules(content, paper, card) == want, (kind, paper)
+        first = PdfReader(io.BytesIO(content)).pages[0].extract_text()
+        assert changes_url() in "".join(first.split()), (kind, paper)
+
+
+def test_without_a_site_url_the_aids_have_no_qr_code_and_the_build_says_so(tmp_path: Path, resolved, capsys):
+    from generator.render.aids.aid_qr import NO_SITE_URL, site_url
+    from generator.render.aids.cards import aid_job
+    config = tmp_path / "mkdocs.yml"
+    config.write_text("site_name: Rules reference\n", encoding="utf-8")
+    assert site_url(config) is None
+    config.write_text("site_name: x\nsite_url: https://rules.example.org/kb\nhooks: !!python/name:os.system\n", encoding="utf-8")
+    assert site_url(config) == SITE
+    assert 'class="qr"' not in aid_job(resolved, "marauders", "ru").card_html
+    assert 'class="qr"' in aid_job(resolved, "marauders", "ru", site=SITE).card_html
+    assert "site_url" in NO_SITE_URL
