@@ -70,6 +70,7 @@ CODES: dict[str, tuple[str, str]] = {
     "E043": ("worked example's inputs do not fit its check", "An example's `inputs` are what the calculator and the command line are given: make them fit the check's input schema (rules_check/schemas/<game>.schema.json), e.g. no list longer than the schema allows."),
     "E084": ("control character in a data file", "Delete the invisible character at the position shown (often pasted from a terminal or a word processor): YAML reads no control characters but tab and line breaks."),
     "E085": ("theme language Material does not have", "`theme:` in language.yaml names a language of Material for MkDocs (its interface: search box, navigation labels), e.g. en, pl, ru, pt-BR; pick the nearest one it has."),
+    "E086": ("chapter without entries", "A chapter holds its entries (`entries:` with `- id: …` items under it): restore the ones emptied by mistake, or delete the chapter file; references to its game's ids are checked again once it has them."),
     "E040": ("rules-check needs an unknown entry", "checks.yaml names entries of this game by id: fix the id, or restore the entry the check reads."),
     "E041": ("rules-check needs a missing param", "The check reads this param: restore its name in the entry's params, or rename it in checks.yaml and rules_check/games/<game>.py."),
     "E042": ("rules-check needs a missing table", "The check reads this entry's table rows: give the entry its table, or change checks.yaml and rules_check/games/<game>.py."),
