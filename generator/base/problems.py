@@ -71,6 +71,7 @@ CODES: dict[str, tuple[str, str]] = {
     "E084": ("control character in a data file", "Delete the invisible character at the position shown (often pasted from a terminal or a word processor): YAML reads no control characters but tab and line breaks."),
     "E085": ("theme language Material does not have", "`theme:` in language.yaml names a language of Material for MkDocs (its interface: search box, navigation labels), e.g. en, pl, ru, pt-BR; pick the nearest one it has."),
     "E086": ("chapter without entries", "A chapter holds its entries (`entries:` with `- id: …` items under it): restore the ones emptied by mistake, or delete the chapter file; references to its game's ids are checked again once it has them."),
+    "E087": ("character an aid cannot print", "The player aids' font (DejaVu Sans Condensed) has no glyph for it, and a PDF would drop it: write it out in words or a character the font has (Latin, Polish, Cyrillic), or take the entry out of the aid in cards.yaml."),
     "E040": ("rules-check needs an unknown entry", "checks.yaml names entries of this game by id: fix the id, or restore the entry the check reads."),
     "E041": ("rules-check needs a missing param", "The check reads this param: restore its name in the entry's params, or rename it in checks.yaml and rules_check/games/<game>.py."),
     "E042": ("rules-check needs a missing table", "The check reads this entry's table rows: give the entry its table, or change checks.yaml and rules_check/games/<game>.py."),
