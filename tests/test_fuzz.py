@@ -55,7 +55,7 @@ SCALARS = st.sampled_from(["", "~", "null", "true", "12", "-3.5", "9" * 40, "[]"
                            '"a: b"', "&a x", "*a", "!!python/object x", "2009-03-01", "|", ">-", "#", "@", "%", "`"])
 NOISE = st.text(alphabet=st.sampled_from(list(":-{}[],&*!|>#'\"%@`?\t \\\nAaЖżé0\u0000\u00a0\u2028\ufeff")),
                 min_size=1, max_size=8)
-# A few hundred in CI (about 20 s), the same ones every run so that a landing is reproducible;
+# A few hundred per test in CI (about 20 s each on an idle machine), the same ones every run so that a landing is reproducible;
 # FUZZ_EXAMPLES=5000 for a longer hunt with fresh random examples (pass --hypothesis-seed to replay one).
 HUNT = os.environ.get("FUZZ_EXAMPLES")
 EXAMPLES = int(HUNT or "300")
