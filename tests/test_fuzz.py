@@ -48,11 +48,14 @@ def pristine(tmp_path_factory) -> Path:
 
 FILES = sorted(str(p.relative_to(REPO / "data")) for p in (REPO / "data" / "games" / GAME).rglob("*.yaml")) + [
     "sources/manifest.yaml"]
+# The languages and the calculators: few files among many above, so they get a test of their own (issue 32).
+LANGUAGE_AND_CHECK_FILES = sorted(str(p.relative_to(REPO / "data")) for p in (REPO / "data" / "languages").glob("*/*.yaml")) + [
+    f"games/{GAME}/checks.yaml", f"games/{GAME}/calculators.yaml"]
 SCALARS = st.sampled_from(["", "~", "null", "true", "12", "-3.5", "9" * 40, "[]", "{}", "[a, [b]]", "{a: 1}", "'x'",
                            '"a: b"', "&a x", "*a", "!!python/object x", "2009-03-01", "|", ">-", "#", "@", "%", "`"])
 NOISE = st.text(alphabet=st.sampled_from(list(":-{}[],&*!|>#'\"%@`?\t \\\nAaЖżé0\u0000\u00a0\u2028\ufeff")),
                 min_size=1, max_size=8)
-# A few hundred in CI (about 20 s), the same ones every run so that a landing is reproducible;
+# A few hundred per test in CI (about 20 s each on an idle machine), the same ones every run so that a landing is reproducible;
 # FUZZ_EXAMPLES=5000 for a longer hunt with fresh random examples (pass --hypothesis-seed to replay one).
 HUNT = os.environ.get("FUZZ_EXAMPLES")
 EXAMPLES = int(HUNT or "300")
@@ -108,12 +111,13 @@ def mutated(text: str, changes) -> str:
     return "\n".join(lines)
 
 
-@pytest.mark.integration  # in-process, but about 20 s: kept out of the minute-by-minute unit lane
-@settings(max_examples=EXAMPLES, derandomize=HUNT is None, deadline=timedelta(seconds=10), suppress_health_check=[HealthCheck.function_scoped_fixture,
-                                                                                     HealthCheck.too_slow])
-@given(data=st.data())
-def test_mutated_data_gives_problems_or_ok_never_an_exception(pristine: Path, tmp_path_factory, data):
-    name = data.draw(st.sampled_from(FILES), label="file")
+SETTINGS = settings(max_examples=EXAMPLES, derandomize=HUNT is None, deadline=timedelta(seconds=10),
+                    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+
+
+def validate_a_mutation(pristine: Path, tmp_path_factory, data, files: list[str]) -> None:
+    """One to three mutations of one of `files`; validate ends with coded, placed problems or none."""
+    name = data.draw(st.sampled_from(files), label="file")
     original = (pristine / name).read_text(encoding="utf-8")
     changes = data.draw(st.lists(mutation(original.count("\n") + 1), min_size=1, max_size=3), label="changes")
     folder = tmp_path_factory.mktemp("fuzz") / "data"
@@ -124,6 +128,21 @@ def test_mutated_data_gives_problems_or_ok_never_an_exception(pristine: Path, tm
         assert problem.code in DATA_CODES and problem.line >= 1 and problem.col >= 1, problem
     assert isinstance(problems.report(), str)
     shutil.rmtree(folder.parent)
+
+
+@pytest.mark.integration  # in-process, but about 20 s: kept out of the minute-by-minute unit lane
+@SETTINGS
+@given(data=st.data())
+def test_mutated_data_gives_problems_or_ok_never_an_exception(pristine: Path, tmp_path_factory, data):
+    validate_a_mutation(pristine, tmp_path_factory, data, FILES)
+
+
+@pytest.mark.integration
+@SETTINGS
+@given(data=st.data())
+def test_mutated_languages_and_calculators_give_problems_or_ok_never_an_exception(pristine: Path, tmp_path_factory, data):
+    """language.yaml and ui.yaml of every language, checks.yaml and calculators.yaml (issue 32)."""
+    validate_a_mutation(pristine, tmp_path_factory, data, LANGUAGE_AND_CHECK_FILES)
 
 
 def test_a_noise_item_whose_lines_key_is_misspelt_is_reported(pristine: Path, tmp_path):

@@ -48,6 +48,9 @@ def test_nesting_and_block_scalars(tmp_path: Path):
     ("a:\n  b: 1\n c: 2\n", "E007", 3, 2),              # a key aligned with nothing
     ("a: 1234567890123456\n", "E016", 1, 4),
     ("a: " + "[" * 40 + "]" * 40 + "\n", "E015", 1, 43),
+    ("a: 1\nb: x\x00y\n", "E084", 2, 5),              # a NUL byte: at its line and column, not 1:1 "position 9"
+    ("a: é\r\nb: \"ok\x1b[2J\"\n", "E084", 2, 7),      # a control character inside quotes
+    ("a: 1\n# note \x07\n", "E084", 2, 8),              # even in a comment
 ])
 def test_problems_carry_code_and_position(tmp_path: Path, text: str, code: str, line: int, col: int):
     data, problems, _ = loaded(tmp_path, text)

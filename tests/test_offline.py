@@ -133,3 +133,48 @@ def test_each_packed_file_of_a_section_has_a_twin_that_unpacks_to_it(bundled_bui
             assert gzip.decompress((worker.parent / f"{path}.gz").read_bytes()) == original.read_bytes(), path
             assert f"{path}.gz" in precached and path not in precached
         assert all(url.endswith(".gz") == (url[:-3] in section["packed"]) for url in precached)
+
+
+# A section's worker gone wrong (a build's bug, or code smuggled in by data): it answers every navigation with
+# one fixed page, and, as a worker does, it stays while any tab of the section is open.
+BROKEN_WORKER = """self.addEventListener("install", () => self.skipWaiting());
+self.addEventListener("activate", (event) => event.waitUntil(self.clients.claim()));
+self.addEventListener("fetch", (event) => {
+  if (event.request.mode === "navigate")
+    event.respondWith(new Response("<title>hijacked</title>hijacked", {headers: {"Content-Type": "text/html"}}));
+});
+"""
+SETTLED = """return navigator.serviceWorker.getRegistration(arguments[0])
+  .then((r) => !!r && !r.installing && !!r.active && r.active.state === "activated")"""
+# The browser's own look for a new sw.js (at navigations, throttled, and at least daily; Chromium's timing is its
+# own), done now: what follows it is the site's part.
+CHECK_FOR_UPDATE = "return navigator.serviceWorker.getRegistration(arguments[0]).then((r) => r.update()).then(() => true, () => false)"
+
+
+@pytest.mark.browser
+def test_a_broken_section_worker_is_replaced_on_the_next_visit_after_the_fix(mini_build: Path, offline_driver, tmp_path: Path):
+    """Issue 32: once the browser has found the good sw.js again, one more visit in the same tab brings the real
+    page back (the good worker takes over from one that does not answer as ours, instead of waiting for every
+    tab of the section to close)."""
+    site = tmp_path / "site"
+    shutil.copytree(mini_build / "site", site, symlinks=False)
+    driver = offline_driver
+    worker = site / "en" / "sw.js"
+    good = worker.read_bytes()
+    with serve(site) as url:
+        page = f"{url}/en/mini/index.html"
+        install(driver, url, "en/mini/index.html")
+        title = driver.title
+        assert title != "hijacked"
+        worker.write_text(BROKEN_WORKER, encoding="utf-8")
+        driver.execute_script(CHECK_FOR_UPDATE, f"{url}/en/")
+
+        def hijacked(d) -> bool:
+            d.get(page)
+            return d.title == "hijacked"
+        WebDriverWait(driver, 60, poll_frequency=1).until(hijacked)  # it took over at once, as it asks to
+        worker.write_bytes(good)  # the fix is published
+        assert driver.execute_script(CHECK_FOR_UPDATE, f"{url}/en/")  # from the broken worker's own page
+        WebDriverWait(driver, 60, poll_frequency=0.5).until(lambda d: d.execute_script(SETTLED, f"{url}/en/"))
+        driver.get(page)  # one more visit, the tab never closed
+        assert driver.title == title

@@ -294,6 +294,22 @@ def _unindented_block_text(lines: list[str], error_line: int) -> tuple[int, int,
     return None
 
 
+# What YAML refuses to read (its printable set, c-printable, left out), and Unicode's noncharacters it refuses too.
+CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f\ufffe\uffff]")
+CONTROL_NAMES = {0: "NUL", 7: "BEL", 8: "BS", 0x0B: "VT", 0x0C: "FF", 0x1B: "ESC", 0x7F: "DEL"}
+
+
+def _control_character(text: str) -> tuple[tuple[int, int], str] | None:
+    """((line, column), message) of the first character YAML would refuse, counted in characters."""
+    found = CONTROL.search(text)
+    if found is None:
+        return None
+    before = text[:found.start()]
+    code = ord(found.group())
+    name = f" ({CONTROL_NAMES[code]})" if code in CONTROL_NAMES else ""
+    return (before.count("\n") + 1, found.start() - (before.rfind("\n") + 1) + 1), f"control character U+{code:04X}{name} in the file"
+
+
 def parse_yaml(raw: bytes, shown_path: str, problems: Problems) -> Any | None:
     """Plain data of one YAML document's bytes; on any problem record it and return None."""
     try:
@@ -301,6 +317,10 @@ def parse_yaml(raw: bytes, shown_path: str, problems: Problems) -> Any | None:
     except UnicodeDecodeError as err:
         problems.add(shown_path, _utf8_error_position(raw, err.start), "E003",
                      f"byte 0x{raw[err.start]:02x} is not valid UTF-8")
+        return None
+    control = _control_character(text)
+    if control is not None:
+        problems.add(shown_path, control[0], "E084", control[1])
         return None
     if not text.strip() or all(line.strip().startswith("#") or not line.strip() for line in text.splitlines()):
         problems.add(shown_path, (1, 1), "E004", "the file holds no YAML document")

@@ -94,6 +94,23 @@ self.addEventListener("activate", (event) => {{
                            || name === "kb-aids" || (name.startsWith("kb-calc-") && name !== SECTION.runtime))
       .map((name) => caches.delete(name)))));
 }});
+/* Always replaceable: a worker that does not answer as this site's workers do (a broken build's, or one whose code
+   came from elsewhere) would keep the section until every tab of it is closed. This one takes over from such a
+   worker at once, so that the next visit after a fix gets the real pages; from one of ours it waits for the
+   reader's "Reload" (kb-offline.js), as any update does. */
+self.addEventListener("install", (event) => {{
+  const active = self.registration.active;
+  if (!active) return;
+  event.waitUntil(new Promise((resolve) => {{
+    const channel = new MessageChannel();
+    const silent = setTimeout(() => resolve(false), 3000);
+    channel.port1.onmessage = (answer) => {{
+      clearTimeout(silent);
+      resolve(!!answer.data && typeof answer.data.bytes === "number" && typeof answer.data.runtime === "string");
+    }};
+    active.postMessage({{type: "KB_SIZE"}}, [channel.port2]);
+  }}).then((ours) => (ours ? undefined : self.skipWaiting())));
+}});
 self.addEventListener("message", (event) => {{
   if (event.data && event.data.type === "SKIP_WAITING") self.skipWaiting();
   /* what the section keeps, for the page's notice: bytes precached, and the runtime's cache */

@@ -86,6 +86,7 @@ def shape_failures(doc: Document, problems: Problems) -> set[tuple]:
 
 
 ITEM_LISTS = ("entries", "terms", "sources", "noise")  # lists whose items are skipped one by one
+ITEM_LISTS_ITSELF = {(name,) for name in ITEM_LISTS}
 
 
 class KnowledgeBaseBuilder:
@@ -135,7 +136,8 @@ class KnowledgeBaseBuilder:
                 ids = ids_within(part_at(doc.data, skipped))
                 self.unchecked(ids, doc.path)
                 # a file of no recognisable shape, or an item that lost its id (which, is unknown): anything of its game
-                if doc.game and ((not ids and not skipped) or _lost_its_id(doc.data, skipped or path[:1])):
+                # ... or a list of items that is no list (`entries:` left empty): which ids it held is unknown
+                if doc.game and ((not ids and not skipped) or path in ITEM_LISTS_ITSELF or _lost_its_id(doc.data, skipped or path[:1])):
                     self.kb.unchecked_games.setdefault(doc.game, doc.path)
                 if doc.kind == "noise" and doc.game:
                     self.unread_noise(doc, part_at(doc.data, skipped) if skipped else None)
@@ -268,6 +270,10 @@ class KnowledgeBaseBuilder:
         if not self.claim_id(chapter_data["id"], game, where):
             self.unchecked(ids_within(doc.data["entries"]), doc.path)
             return
+        if not doc.data["entries"]:
+            # one slip, one problem: which ids the emptied list held is unknown, so references into the game are not checked
+            self.problems.add(doc.path, doc.positions.of(["entries"]), "E086", f"chapter '{chapter_data['id']}' has no entries")
+            self.kb.unchecked_games.setdefault(game, doc.path)
         chapter = Chapter(chapter_data["id"], game, doc.order or 0, chapter_data)
         self.kb.chapters[chapter.id] = chapter
         for entry_id in self.add_items(doc, "entries", self.kb.entries):

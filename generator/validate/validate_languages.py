@@ -2,13 +2,15 @@
 texts; they become `kb.languages`. Problems: a folder missing one of its two files, a code that is
 not its folder's name, a fallback to an undefined language (E062), and a game offered in a language
 with no definition (E063). No language at all is E062 too: nothing could be shown. An interface text may
-use only the {places} the generator fills for it (E065); search folding maps letters to letters (E066).
-The optional synonyms.yaml names known glossary terms (E067) with words the glossary does not already
-give them in that language (E068)."""
+use only the {places} the generator fills for it (E065); search folding maps letters to letters (E066);
+the theme language is one Material for MkDocs has (E085). The optional synonyms.yaml names known glossary
+terms (E067) with words the glossary does not already give them in that language (E068)."""
 from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Mapping
+from functools import cache
+from importlib import resources
 from typing import Any
 
 from ..base.languages import PLACEHOLDER, Language, Languages, language_from
@@ -37,6 +39,7 @@ def check(loaded: LoadedData, kb: KnowledgeBase, problems: Problems, sound: set[
             continue
         check_places(docs["ui"], ui, problems)
         check_folding(docs["language"], definition, problems)
+        check_theme(docs["language"], definition, problems)
         synonyms = docs["synonyms"].data["synonyms"] if "synonyms" in docs else {}
         if synonyms:
             check_synonyms(docs["synonyms"], synonyms, folder, kb, problems)
@@ -128,3 +131,18 @@ def check_synonyms(doc: Document, synonyms: Mapping[str, Any], lang: str, kb: Kn
 
 def _plain(word: str) -> str:
     return " ".join(word.lower().split())
+
+
+@cache
+def theme_languages() -> frozenset[str]:
+    """The languages of Material for MkDocs' interface: its templates/partials/languages/<code>.html."""
+    folder = resources.files("material") / "templates" / "partials" / "languages"
+    return frozenset(item.name.removesuffix(".html") for item in folder.iterdir() if item.name.endswith(".html"))
+
+
+def check_theme(doc: Document, definition: Mapping[str, Any], problems: Problems) -> None:
+    """E085: a theme language Material does not have (the build would stop on a missing template)."""
+    theme = definition.get("theme")
+    if isinstance(theme, str) and theme not in theme_languages():
+        problems.add(doc.path, doc.positions.of(["language", "theme"]), "E085",
+                     f"theme language {theme!r} is not one of Material for MkDocs' languages")

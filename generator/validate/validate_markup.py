@@ -1,23 +1,48 @@
 """Checks that the renderer's safety rules are heard before a build: a link or image destination in
 an entry's text or aid summary that `safe_markdown` would drop (E060), and an image in an entry that a
-player aid prints (E061: aids fetch nothing, so the build would fail there)."""
+player aid prints (E061: aids fetch nothing, so the build would fail there), and a character in such an
+entry that the aids' fonts cannot draw (E087: the build would stop at the aid, naming neither file nor entry)."""
 from __future__ import annotations
 
+from ..base import fonts
 from ..base.problems import Problems
 from ..base.safe_markdown import has_image, refused_destinations
 from ..load.model import KnowledgeBase
 
 
 def check(kb: KnowledgeBase, problems: Problems) -> None:
-    on_aids = {entry_id for aid in kb.aids.values() for section in aid["sections"] for entry_id in section["entries"]}
+    on_aids = {entry_id for aid in kb.aids.values() for section in aid["sections"]
+               for entry_id in [*section["entries"], *(ref for faction in section.get("factions", []) for ref in faction.get("entries", []))]}
+    drawable = _aid_fonts_known()
     for entry_id, entry in kb.entries.items():
         where = kb.where[entry_id]
-        texts = [(["text", lang], lang, text) for lang, text in entry["text"].items()]
+        texts = [(["title", lang], lang, text) for lang, text in entry["title"].items()]
+        texts += [(["text", lang], lang, text) for lang, text in entry["text"].items()]
         texts += [(["summary", "text", lang], lang, text) for lang, text in entry.get("summary", {}).get("text", {}).items()]
         for path, lang, text in texts:
-            field = f"{lang} {'summary' if path[0] == 'summary' else 'text'}"
+            field = f"{lang} {path[0]}"
             found = [("E060", f"entry '{entry_id}', {field}: link or image to {refused}") for refused in refused_destinations(text)]
             if entry_id in on_aids and has_image(text):
                 found.append(("E061", f"entry '{entry_id}', {field}: an image in an entry printed on a player aid"))
+            if entry_id in on_aids and drawable:
+                found += _undrawable(entry_id, field, text)
             for code, message in found:  # a position costs a look into the file: only for a problem
                 problems.add(where.document.path, where.document.positions.of(where.path + path), code, message)
+
+
+def _aid_fonts_known() -> bool:
+    """Whether this machine can tell what the aids' fonts draw (fontconfig and the fonts installed);
+    where it cannot, the build's own guard before layout still stops at such a character."""
+    try:
+        fonts.font_coverage()
+    except Exception:  # noqa: BLE001 - no fc-match, no font file, an unreadable font: nothing to check against
+        return False
+    return True
+
+
+def _undrawable(entry_id: str, field: str, text: str) -> list[tuple[str, str]]:
+    missing = fonts.uncovered(text)
+    if not missing:
+        return []
+    shown = ", ".join(f"U+{ord(ch):04X} {ch}" for ch in missing[:5])
+    return [("E087", f"entry '{entry_id}', {field}: printed on a player aid, {shown} has no glyph in {fonts.FONT_FAMILY}")]

@@ -18,17 +18,16 @@ import io
 import itertools
 import os
 import re
-import subprocess
 from functools import cache
 
 import pypdfium2
-from fontTools.ttLib import TTFont
 from pypdf import PdfReader
 from weasyprint import HTML
 from weasyprint.formatting_structure.boxes import LineBox, MarginBox, ReplacedBox, TextBox
 from weasyprint.text.fonts import FontConfiguration
 from weasyprint.urls import URLFetcher
 
+from ...base.fonts import FONT_FAMILY, font_coverage, uncovered
 from .aid_compose import ItemPieces, Piece, arrange_sheet, card_sheets, readers, sheet_on_paper
 from .cards import (
     CARD_MARGIN,
@@ -46,8 +45,6 @@ from .cards import (
     aid_file,
     css_string,
 )
-
-FONT_FAMILY = "DejaVu Sans Condensed"  # covers Latin, Polish and Cyrillic; the templates name it first
 
 
 def paints(box) -> bool:
@@ -94,23 +91,10 @@ def _resources_and_streams(pdf: bytes):
                     stack.append((xobject.get("/Resources"), xobject.get_data()))
 
 
-@cache
-def font_coverage() -> frozenset[int]:
-    """Code points every face of the aids' font family can draw (regular and bold, via fontconfig).
-
-    Checked before layout because Pango silently drops a glyph no font has: afterwards the PDF
-    shows no trace of it, neither a .notdef nor the character."""
-    faces = []
-    for pattern in (FONT_FAMILY, f"{FONT_FAMILY}:bold"):
-        path = subprocess.run(["fc-match", pattern, "--format=%{file}"], capture_output=True, text=True, check=True).stdout
-        faces.append(set(TTFont(path).getBestCmap()))
-    return frozenset(set.intersection(*faces))
-
-
 def uncovered_characters(html: str) -> list[str]:
     """Characters of the aid's text that its fonts cannot draw, as 'U+XXXX c'."""
     text = html_module.unescape(re.sub(r"<style.*?</style>|<[^>]+>", " ", html, flags=re.S))
-    missing = sorted({ch for ch in text if not ch.isspace() and ord(ch) not in font_coverage()})
+    missing = uncovered(text)
     return [f"U+{ord(ch):04X} {ch}" for ch in missing]
 
 
