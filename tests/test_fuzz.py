@@ -28,6 +28,10 @@ def corpus(target: Path) -> Path:
     data = target / "data"
     shutil.copytree(REPO / "data" / "games" / GAME, data / "games" / GAME)
     shutil.copytree(REPO / "data" / "languages", data / "languages")
+    for synonyms in (data / "languages").glob("*/synonyms.yaml"):  # the players' words for GAME's terms only
+        words = load_yaml(synonyms, "synonyms.yaml", Problems())["synonyms"]
+        words["terms"] = {term: said for term, said in words.get("terms", {}).items() if term.startswith(f"{GAME}/")}
+        synonyms.write_text(json.dumps({"synonyms": words}, ensure_ascii=False, indent=1), encoding="utf-8")
     manifest = load_yaml(REPO / "data/sources/manifest.yaml", "manifest.yaml", Problems())
     sources = [source for source in manifest["sources"] if source["game"] == GAME]
     (data / "sources").mkdir()
