@@ -209,6 +209,26 @@ def _short(value) -> str:
     return text if len(text) <= 60 else text[:57] + "…"
 
 
+YAML_WORDS = {"array": "a list (lines starting with '- ')", "object": "a mapping (lines of 'key: value')",
+              "string": "text", "integer": "a whole number", "number": "a number", "boolean": "true or false",
+              "null": "empty"}
+
+
+def _in_yaml_words(json_types) -> str:
+    """A schema's type (or list of types) as an editor of YAML names it."""
+    names = [json_types] if isinstance(json_types, str) else list(json_types)
+    return " or ".join(YAML_WORDS.get(name, name) for name in names)
+
+
+def _json_type(value) -> str:
+    """The JSON Schema type of a loaded YAML value (bool before int: True is an int in Python)."""
+    for python_type, name in ((bool, "boolean"), (int, "integer"), (float, "number"), (str, "string"),
+                              (list, "array"), (dict, "object")):
+        if isinstance(value, python_type):
+            return name
+    return "object"
+
+
 def _explained(error: ValidationError) -> tuple[str, str]:
     """(code, message) of one schema error, in words an editor reads."""
     code = CODE_OF_VALIDATOR.get(str(error.validator), "E014")
@@ -220,7 +240,10 @@ def _explained(error: ValidationError) -> tuple[str, str]:
         digits = max(len(n) for n in LONG_NUMBER.findall(instance))
         return "E016", f"a line number with {digits} digits (at most 6)"
     if error.validator == "type":
-        return code, f"{_short(instance)} is not of type {error.validator_value!r}"
+        expected = _in_yaml_words(error.validator_value)
+        if instance is None:
+            return code, f"is empty (nothing after the colon), but {expected} is expected here"
+        return code, f"{_short(instance)} is {_in_yaml_words(_json_type(instance))}, but {expected} is expected here"
     if error.validator == "enum":
         return code, f"{_short(instance)} is not one of {error.validator_value}"
     if error.validator == "maxLength":
