@@ -32,7 +32,7 @@ def main(site: Path) -> None:
             driver.save_screenshot(str(OUT / "game-calculators-pl-phone.png"))
             driver.execute_cdp_cmd("Browser.grantPermissions", {"permissions": ["clipboardReadWrite", "clipboardSanitizedWrite"], "origin": url})
             driver.get(f"{url}/ru/citow/30-corruption-phase.html")
-            mark = driver.find_element("css selector", "#dominance-value a.kb-para")
+            mark = driver.find_element("css selector", "section:has(> #dominance-value) a.kb-para")
             driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", mark)
             mark.click()
             WebDriverWait(driver, 5).until(lambda d: d.find_elements("css selector", ".kb-para-copied"))

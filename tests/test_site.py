@@ -78,6 +78,13 @@ def test_pages_carry_their_language(site: Path):
     assert '<html lang="ru"' in (site / "ru/mini/10-rules.html").read_text(encoding="utf-8")
 
 
+def test_an_entrys_id_is_on_its_heading(site: Path):
+    """Issues 27 and 29: links, shared addresses and outline tools land on the entry's heading, not on its chapter."""
+    html = (site / "en/mini/10-rules.html").read_text(encoding="utf-8")
+    assert re.search(r'<h2 class="kb-entry-title" id="retreat">Retreat', html)
+    assert not re.search(r'<section class="kb-entry[^"]*" id=', html)  # every entry of the mini set has a heading
+
+
 def test_hostile_text_is_escaped_in_html(site: Path):
     html = (site / "en/mini/10-rules.html").read_text(encoding="utf-8")
     assert "&lt;script&gt;window.__pwned = 'script'&lt;/script&gt;" in html
@@ -95,7 +102,7 @@ def server(site: Path):
 def test_hostile_text_does_not_run_in_the_browser(driver, server):
     driver.get(f"{server}/en/mini/10-rules.html")
     assert driver.execute_script("return window.__pwned === undefined")
-    body = driver.find_element("css selector", "#support > p").text
+    body = driver.find_element("css selector", "section:has(> #support) > p").text
     assert "<script>window.__pwned = 'script'</script>" in body
 
 
@@ -112,7 +119,7 @@ def test_search_then_open_the_result(driver, server):
     assert 0 <= top < 400  # the entry is on screen, not somewhere below
     # the search's words are marked in the entry landed on (their forms too), and only there
     marked = driver.execute_script("return Array.from(document.querySelectorAll('mark.kb-hit'))"
-                                   ".map(m => [m.textContent, m.closest('#retreat') !== null])")
+                                   ".map(m => [m.textContent, m.closest('section:has(> #retreat)') !== null])")
     assert marked and all(inside and text.lower().startswith("odwr") for text, inside in marked), marked
     driver.get(f"{server}/pl/mini/10-rules.html")  # the same page opened again, not from a search: nothing marked
     assert driver.find_elements("css selector", "mark.kb-hit") == []
@@ -137,7 +144,7 @@ def test_switching_language_keeps_the_entry(driver, server):
     assert urlsplit(driver.current_url).fragment == "support"
     assert driver.find_element("id", "support").text.startswith("Support")
     driver.get(f"{server}/ru/mini/10-rules.html#retreat")
-    details = driver.find_element("css selector", "#retreat details.kb-details")
+    details = driver.find_element("css selector", "section:has(> #retreat) details.kb-details")
     driver.execute_script("arguments[0].open = true; arguments[0].scrollIntoView({block: 'center'})", details)
     details.find_element("css selector", "a.kb-lang[hreflang='pl']").click()
     WebDriverWait(driver, 10).until(lambda d: urlsplit(d.current_url).path.endswith("/pl/mini/10-rules.html"))
@@ -146,7 +153,7 @@ def test_switching_language_keeps_the_entry(driver, server):
 
 def test_fallback_note_when_the_language_is_missing(driver, server):
     driver.get(f"{server}/ru/mini/10-rules.html#support")
-    entry = driver.find_element("id", "support")
+    entry = driver.find_element("css selector", "section:has(> #support)")
     note = entry.find_element("css selector", "div.admonition")
     assert "Нет русской версии" in note.text and "английский" in note.text
     assert entry.text.startswith("Support")

@@ -40,7 +40,7 @@ def test_a_tapped_term_shows_its_definition_in_place(driver, server):
     """On a /ru/ page at phone width: a tap on a linked term opens its definition beside it (the page
     stays), with links to the definition and the glossary; Escape closes it, and so does a tap outside."""
     driver.get(f"{server}/ru/mini/10-rules.html")
-    term = driver.find_element("css selector", "#retreat a.kb-term[href$='#term-retreat']")
+    term = driver.find_element("css selector", "section:has(> #retreat) a.kb-term[href$='#term-retreat']")
     term.click()
     assert driver.current_url.endswith("/ru/mini/10-rules.html")  # no navigation
     assert open_preview(driver) == "preview-term-retreat"
@@ -188,13 +188,13 @@ def test_a_ruling_in_another_language_is_marked_with_its_name(driver, server):
     ruling under a visible language name, the ruling itself marked lang="en"."""
     for lang, name in (("ru", "английский"), ("pl", "angielski")):
         driver.get(f"{server}/{lang}/mini/10-rules.html")
-        callout = driver.find_element("css selector", "#retreat .kb-ruling")
+        callout = driver.find_element("css selector", "section:has(> #retreat) .kb-ruling")
         mark = callout.find_element("css selector", ".kb-language-mark")
         assert mark.is_displayed() and mark.text.lower().startswith(name)
         ruling = callout.find_element("css selector", "div.kb-other-language")
         assert ruling.get_attribute("lang") == "en" and "as written" in ruling.text
     driver.get(f"{server}/en/mini/10-rules.html")
-    assert driver.find_elements("css selector", "#retreat .kb-ruling .kb-language-mark") == []
+    assert driver.find_elements("css selector", "section:has(> #retreat) .kb-ruling .kb-language-mark") == []
 
 
 def test_clarifications_are_grouped_by_the_chapter_they_concern(site: Path):
@@ -212,7 +212,7 @@ def test_a_phone_shows_the_rule_near_the_top(driver, server):
     """At 390 px a chapter's first rule starts right under the header and the page title, and no
     "Made with" line takes the bottom of every page."""
     driver.get(f"{server}/pl/mini/10-rules.html")
-    top = driver.execute_script("return document.querySelector('#retreat p').getBoundingClientRect().top")
+    top = driver.execute_script("return document.querySelector('section:has(> #retreat) p').getBoundingClientRect().top")
     assert top < 200
     assert not driver.find_element("css selector", ".md-footer-meta").is_displayed()
 

@@ -62,7 +62,8 @@
       .map(function (w) { return Array.from(w).slice(0, 5).join(""); });
     if (!starts.length) return;
     var target = window.location.hash ? document.getElementById(decodeURIComponent(window.location.hash.slice(1))) : null;
-    var scope = target || document.querySelector("article") || document.body;
+    /* an entry's id is on its heading: its words are marked in the whole entry */
+    var scope = (target && (target.closest("section.kb-entry") || target)) || document.querySelector("article") || document.body;
     var walker = document.createTreeWalker(scope, NodeFilter.SHOW_TEXT), nodes = [];
     while (walker.nextNode()) if (!walker.currentNode.parentElement.closest("script, style, mark, .kb-para, details")) nodes.push(walker.currentNode);
     nodes.forEach(function (node) {
