@@ -89,15 +89,18 @@ def add_second_game(data: Path) -> None:
     manifest.write_text(text + copy, encoding="utf-8")
     chapter = data / "games" / "tiny" / "chapters" / "10-rules.yaml"
     chapter.write_text(chapter.read_text(encoding="utf-8").replace("    see: [tiny/support]",
-                                                                   "    see: [tiny/support]\n    params: {spaces: 1}"),
+                                                                   "    see: [tiny/support]\n    params: {spaces: 2}"),
                        encoding="utf-8")
     (data / "games" / "tiny" / "checks.yaml").write_text(
         "checks:\n  retreat_spaces:\n    help: spaces a unit moves back when it must retreat\n"
         "    implements: [tiny/retreat]\n    params:\n      tiny/retreat: [spaces]\n", encoding="utf-8")
     (data / "games" / "tiny" / "calculators.yaml").write_text(
         'labels:\n  retreats: {en: "Retreats", pl: "Odwroty", ru: "Отступления"}\n'
+        '  spaces: {en: "Spaces back", pl: "Pola wstecz", ru: "Клеток назад"}\n'
         'checks:\n  retreat_spaces:\n    title: {en: "How far back?", pl: "Jak daleko?", ru: "Как далеко?"}\n'
-        '    answer: {en: "Spaces: {spaces}.", pl: "Pola: {spaces}.", ru: "Клеток: {spaces}."}\n', encoding="utf-8")
+        '    answer: {en: "Spaces: {spaces}.", pl: "Pola: {spaces}.", ru: "Клеток: {spaces}."}\n'
+        'answer_tables:\n  - check: retreat_spaces\n    rows: {input: retreats, from: 1, to: 4}\n    heading: retreats\n'
+        '    show: [{output: spaces, as: number, label: spaces}]\n', encoding="utf-8")
 
 
 TINY_MODULE = '''"""Tiny: one trivial check, its number from the data."""
@@ -136,6 +139,12 @@ def test_a_second_game_goes_through_the_same_code_paths(tmp_path: Path):
     assert 'id="retreat"' in (site / "en" / "tiny" / "10-rules.html").read_text(encoding="utf-8")
     assert "tiny.retreat_spaces" in (site / "en" / "tiny" / "10-rules.html").read_text(encoding="utf-8")
     assert 'data-check="retreat_spaces"' in (site / "pl" / "tiny" / "10-rules.html").read_text(encoding="utf-8")  # its calculator
+    # its answer table, declared in its calculators.yaml and answered by its rule module (2 spaces a retreat)
+    page = (site / "pl" / "tiny" / "calculators.html").read_text(encoding="utf-8")
+    table = page[page.index('data-answer-table="tiny-retreat_spaces"'):]
+    table = table[:table.index("</table>")]
+    assert "Pola wstecz" in table
+    assert re.findall(r'<tr><th scope="row">(\d+)</th><td>(\d+)</td></tr>', table) == [(str(n), str(2 * n)) for n in range(1, 5)]
     spec = json.loads((site / "pl" / "tiny" / "calculators.json").read_text(encoding="utf-8"))
     assert spec["checks"]["retreat_spaces"]["schema"] == TINY_SCHEMA["$defs"]["retreat_spaces_input"]
     assert spec["checks"]["retreat_spaces"]["labels"]["retreats"] == "Odwroty"
@@ -148,6 +157,6 @@ def test_a_second_game_goes_through_the_same_code_paths(tmp_path: Path):
     answer = subprocess.run([sys.executable, "-m", "rules_check", "tiny", "retreat_spaces"], input='{"retreats": 3}',
                             capture_output=True, text=True, env=env, cwd=tmp_path)
     assert answer.returncode == 0, answer.stderr
-    assert json.loads(answer.stdout)["spaces"] == 3
+    assert json.loads(answer.stdout)["spaces"] == 6
     listed = subprocess.run([sys.executable, "-m", "rules_check", "--list"], capture_output=True, text=True, env=env, cwd=tmp_path)
     assert "tiny retreat_spaces" in listed.stdout

@@ -81,6 +81,7 @@ def mini_check_schemas(data: Path, monkeypatch) -> None:
 
 SETUP = {
     "E043": mini_check_schemas,
+    "E069": mini_check_schemas,
     "E081": mini_check_schemas,
     "E081-choice": mini_check_schemas,
     "E082": mini_check_schemas,

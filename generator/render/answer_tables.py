@@ -1,27 +1,25 @@
 """Render, answer tables: the questions asked most at the table, answered in advance by rules_check.
 
-Every cell is the answer of one check (`rules_check`'s `Rules.run`, the code the CLI and the calculators
-run) to one input; the generator only chooses the inputs and writes the answers in the reader's language.
-The checks run on the rules data this build has just rendered (`render_rules_data`), so a table never
-reads a file that is not yet published. A value the rules refuse (RulesError) prints as a dash.
-
-    CitOW: the chance of at least k hits with n battle dice (hit_probability), in per cent;
-    BattleLore: none. Its tables of each die face's chance and of the damage an attack inflicts on average
-        (face_probability, expected_hits) gave every face 1 side in 6, which neither the sources nor the public
-        material we found say (a preview of the second edition says each die has fewer pierce than strike
-        results); they were withdrawn (issue 28) until a cited face distribution exists;
-    Chaos Marauders: the score of a battle line of every length, completed or not (score);
-    Wizard's Quest: the chance that a Battle roll hits, and the losses it inflicts on average, for each death
-        range (hit_probability).
-
+Each game declares its tables in calculators.yaml (`answer_tables`: the check, the input its rows run over,
+the input its columns run over or the outputs they show, and how each value prints), so a new game's tables
+are data, not code here. Every cell is the answer of one check (`rules_check`'s `Rules.run`, the code the CLI
+and the calculators run) to one input; the generator only builds the inputs and writes the answers in the
+reader's language. The checks run on the rules data this build has just rendered (`render_rules_data`), so a
+table never reads a file that is not yet published. A value the rules refuse (RulesError) prints as a dash.
 The headings are the checks' calculator titles and labels (calculators.yaml) and the ui's words.
+
+BattleLore declares none: its tables of each die face's chance and of the average damage of an attack gave
+every face 1 side in 6, which neither the sources nor the public material we found say; they were withdrawn
+(issue 28) until a cited face distribution exists.
 """
 
 from __future__ import annotations
 
+import copy
 import importlib
+import itertools
 import json
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -111,10 +109,10 @@ class AnswerTables:
         return self._answers[key]
 
     def of_game(self, game: str, reader: str) -> list[AnswerTable]:
-        builder = BUILDERS.get(game)
-        if builder is None or game not in self.rules or game not in self.r.kb.calculators:
+        if game not in self.rules or game not in self.r.kb.calculators:
             return []
-        return list(builder(Words(self, game, reader)))
+        words = Words(self, game, reader)
+        return [declared(words, declaration) for declaration in self.r.kb.calculators[game].get("answer_tables", [])]
 
 
 class Words:
@@ -147,6 +145,12 @@ class Words:
         value = self.tables.answer(self.game, check, inputs, output) if inputs is not None else None
         return Cell(self.text(value, kind), inputs, output, kind)
 
+    def heading(self, value: Any, check: str) -> str:
+        """A row's or column's heading: a number as it is, yes or no and a choice in the reader's words."""
+        if isinstance(value, bool):
+            return self.ui["yes" if value else "no"]
+        return self.label(value, check) if isinstance(value, str) else str(value)
+
     def text(self, value: Any, kind: str) -> str:
         """How a table prints an answer: a probability in per cent ("percent"), an average with two decimals
         ("average"), a number or a fraction as the check gives it ("number"), or a dash where the rules refuse."""
@@ -159,35 +163,59 @@ class Words:
         return str(value)
 
 
-# -- the tables of each game -------------------------------------------------------------------
-CITOW_DICE = 10  # rows and columns: as many as a card and a phone hold
-CITOW_HITS = 8
-WIZARDS_QUEST_DIE = 6  # Wizard's Quest: death ranges 1-6, one for each roll of the die (6 and above: every roll hits)
+# -- the tables a game declares (calculators.yaml, answer_tables) ---------------------------------
+def declared(words: Words, declaration: dict) -> AnswerTable:
+    """One declared table: rows over one input, columns over another input (one output shown) or over the
+    outputs shown; the headings are the inputs' and outputs' labels, and a per-cent column group says so."""
+    check, rows, columns, shown = declaration["check"], declaration["rows"], declaration.get("columns"), declaration["show"]
+    row_values = axis_values(words.game, check, rows)
+    kinds: str | list[str]
+    if columns:
+        output = shown[0]
+        column_values = axis_values(words.game, check, columns)
+        heading = words.label(last_name(columns["input"]), check) + (", %" if output["as"] == "percent" else "")
+        groups = [(heading, [words.heading(value, check) for value in column_values])]
+        cells = [[(with_value(with_value({}, rows["input"], row), columns["input"], value), output["output"])
+                  for value in column_values] for row in row_values]
+        kinds = output["as"]
+    else:
+        groups = [(words.label(declaration["heading"], check), [words.label(item["label"], check) for item in shown])]
+        cells = [[(with_value({}, rows["input"], row), item["output"]) for item in shown] for row in row_values]
+        kinds = [item["as"] for item in shown]
+    return words.table(check, kinds, words.label(last_name(rows["input"]), check), groups,
+                       [(words.heading(row, check), row_cells) for row, row_cells in zip(row_values, cells, strict=True)])
 
 
-def citow(words: Words) -> Iterator[AnswerTable]:
-    hits = list(span("citow", "hit_probability_input.hits", 1, CITOW_HITS))
-    yield words.table(
-        "hit_probability", "percent", words.label("dice"), [(f"{words.label('hits')}, %", [str(k) for k in hits])],
-        [(str(n), [({"dice": n, "hits": k}, "probability") for k in hits])
-         for n in span("citow", "hit_probability_input.dice", 1, CITOW_DICE)])
+def axis_values(game: str, check: str, axis: dict) -> list:
+    """The inputs an axis runs over: its values, or the whole numbers from..to within what the schema allows."""
+    if "values" in axis:
+        return list(axis["values"])
+    return list(span(game, f"{check}_input.{schema_path(axis['input'])}", axis.get("from"), axis.get("to")))
 
 
-def marauders(words: Words) -> Iterator[AnswerTable]:
-    lengths = span("marauders", "score_input.lines.items.cards", 1)
-    states = [False, True]
-    yield words.table(
-        "score", "number", words.label("cards"), [(words.label("completed"), [words.ui["yes" if s else "no"] for s in states])],
-        [(str(n), [({"lines": [{"completed": s, "cards": n}]}, "total") for s in states]) for n in lengths])
+def schema_path(input_path: str) -> str:
+    """An input path in the schema's words: a list's item ("lines.0.cards") is its `items` ("lines.items.cards")."""
+    return ".".join("items" if part.isdigit() else part for part in input_path.split("."))
 
 
-def wizards_quest(words: Words) -> Iterator[AnswerTable]:
-    yield words.table(
-        "hit_probability", ["percent", "average"], words.label("death_range"),
-        [(words.label("roll"), [words.label("hit", "hit_probability"), words.label("expected_losses", "hit_probability")])],
-        [(str(d), [({"death_range": d}, "probability"), ({"death_range": d}, "expected_losses")])
-         for d in span("wizards-quest", "hit_probability_input.death_range", 1, WIZARDS_QUEST_DIE)])
+def last_name(input_path: str) -> str:
+    """The field an input path ends in, whose label heads its axis ("lines.0.cards": "cards")."""
+    return [part for part in input_path.split(".") if not part.isdigit()][-1]
 
 
-BUILDERS: dict[str, Callable[[Words], Iterator[AnswerTable]]] = {
-    "citow": citow, "marauders": marauders, "wizards-quest": wizards_quest}
+def with_value(inputs: dict, input_path: str, value: Any) -> dict:
+    """A copy of `inputs` with `value` at the dotted path; a digit in the path is an item of a list."""
+    result = copy.deepcopy(inputs)
+    parts: list[Any] = [int(part) if part.isdigit() else part for part in input_path.split(".")]
+    node: Any = result
+    for part, following in itertools.pairwise(parts):
+        empty: Any = [] if isinstance(following, int) else {}
+        if isinstance(node, list):
+            node.extend(copy.deepcopy(empty) for _ in range(part + 1 - len(node)))
+        else:
+            node.setdefault(part, empty)
+        node = node[part]
+    if isinstance(node, list):
+        node.extend(None for _ in range(parts[-1] + 1 - len(node)))
+    node[parts[-1]] = value
+    return result

@@ -3,7 +3,8 @@
 Every check of checks.yaml needs a title and an answer sentence in each of the game's languages (E080);
 every field name and choice of the check's input schema (rules_check/schemas/<game>.schema.json, in the
 rules_check package Python imports) needs a label in each language (E081); an answer may name only fields
-of the check's output schema (E082); a label taken from the glossary must name a term that exists (E083).
+of the check's output schema (E082); a label taken from the glossary must name a term that exists (E083); an
+answer table must name a check, inputs and outputs its schema has, within its bounds, with labels (E069).
 """
 
 from __future__ import annotations
@@ -114,6 +115,7 @@ def _check_game(kb: KnowledgeBase, doc, game: str, checks: dict, problems: Probl
         for i, value in enumerate(values):
             if value not in doc.data["labels"]:
                 _report(problems, Where(doc, ["choices", field, i]), "E081", f"no label for '{value}', a choice of the field '{field}'")
+    _check_answer_tables(doc, game, checks, problems)
     for path, label in _term_labels(doc):
         if label["term"] not in kb.terms and label["term"] not in kb.unchecked_ids and kb.game_of(label["term"]) not in kb.unchecked_games:
             _report(problems, Where(doc, path), "E083", f"no glossary term '{label['term']}'")
@@ -150,6 +152,60 @@ def _check_answer(doc, name: str, answer: dict, output_schema: dict, problems: P
                         f" (fields: {', '.join(sorted(known)) or 'none'})")
             elif kind not in ("", "percent"):
                 _report(problems, where, "E082", f"the {language} answer of {name} formats {{{field}}} as '{kind}'; only :percent exists")
+
+
+def _check_answer_tables(doc, game: str, checks: dict, problems: Problems) -> None:
+    for i, table in enumerate(doc.data.get("answer_tables", [])):
+        for message in _answer_table_slips(table, checks, doc.data["checks"], doc.data["labels"], check_schemas(game)):
+            _report(problems, Where(doc, ["answer_tables", i]), "E069", f"answer table {i + 1} ({table['check']}): {message}")
+
+
+def _answer_table_slips(table: dict, checks: dict, texts: dict, labels: dict, schemas: dict | None) -> list[str]:
+    """What keeps an answer table from being filled and headed (render/answer_tables.py builds it)."""
+    check = table["check"]
+    if check not in checks or check not in texts:
+        return [f"'{check}' is not a check of checks.yaml with its calculator text"]
+    slips = []
+    if "columns" in table and len(table["show"]) != 1:
+        slips.append("a table with columns over an input shows one output, not several")
+    if "columns" not in table and ("heading" not in table or any("label" not in item for item in table["show"])):
+        slips.append("without columns over an input, the outputs' columns need a `heading` and each shown output a `label`")
+    known = {**labels, **texts[check].get("labels", {})}
+    headings = [table.get("heading"), *(item.get("label") for item in table["show"]),
+                *(value for axis in (table["rows"], table.get("columns") or {}) for value in axis.get("values", []) if isinstance(value, str))]
+    slips += [f"no label '{key}' for a heading" for key in headings if key is not None and key not in known]
+    if schemas is None:  # the check's schema file is the rules_check package's to provide
+        return slips
+    for name, axis in [("rows", table["rows"]), ("columns", table.get("columns"))]:
+        if axis is not None:
+            slips += _axis_slips(name, axis, schemas.get(f"{check}_input", {}))
+    outputs = output_paths(schemas.get(f"{check}_output", {}))
+    slips += [f"the output has no field '{item['output']}' (fields: {', '.join(sorted(outputs)) or 'none'})"
+              for item in table["show"] if item["output"] not in outputs]
+    return slips
+
+
+def _axis_slips(name: str, axis: dict, input_schema: dict) -> list[str]:
+    node: Any = input_schema
+    for part in axis["input"].split("."):
+        node = node.get("items") if part.isdigit() else node.get("properties", {}).get(part)
+        if not isinstance(node, dict):
+            return [f"the {name}' input has no field '{axis['input']}'"]
+    if "values" in axis:
+        allowed, kind = node.get("enum"), node.get("type")
+        wrong = [value for value in axis["values"] if (allowed is not None and value not in allowed)
+                 or (kind == "boolean" and not isinstance(value, bool))
+                 or (kind == "integer" and (isinstance(value, bool) or not isinstance(value, int)))]
+        return [f"the {name}' value {value!r} is not one {axis['input']} takes" for value in wrong]
+    if node.get("type") != "integer":
+        return [f"the {name} run over whole numbers, but '{axis['input']}' is not one (list its `values`)"]
+    low = max(axis.get("from", 0), node.get("minimum", 0))
+    high = axis.get("to", node.get("maximum"))
+    if high is None:
+        return [f"the {name} need `to`: '{axis['input']}' has no maximum"]
+    if high > node.get("maximum", high) or low > high:
+        return [f"the {name} run {low}..{high}, outside what '{axis['input']}' takes ({node.get('minimum', 0)}..{node.get('maximum', '')})"]
+    return []
 
 
 def _term_labels(doc) -> list[tuple[list, dict]]:
