@@ -229,7 +229,7 @@ def _json_type(value) -> str:
     return "object"
 
 
-def _explained(error: ValidationError) -> tuple[str, str]:
+def explained(error: ValidationError) -> tuple[str, str]:
     """(code, message) of one schema error, in words an editor reads."""
     code = CODE_OF_VALIDATOR.get(str(error.validator), "E014")
     instance = error.instance
@@ -313,7 +313,7 @@ def check_shape(kind: str, document, shown_path: str, positions: Positions, prob
         failed.add(path)
         if error.validator == "required" and _misspelt_field(error):
             continue  # said by the unknown field's problem, with its "did you mean"
-        code, message = _explained(error)
+        code, message = explained(error)
         if (path, code, message) not in reported:
             reported.add((path, code, message))
             problems.add(shown_path, positions.of(path), code, f"{where}: {message}")

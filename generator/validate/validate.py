@@ -29,7 +29,7 @@ from ..base.problems import DataError, Problems
 from ..load.load import Document, LoadedData, load
 from ..load.model import Aid, Chapter, Entry, KnowledgeBase, Noise, Source, Where
 from . import validate_calculators, validate_languages, validate_markup, validate_terms, validate_text
-from .schema import check_shape, describe, is_inside_failed, part_at, swallowed_keys
+from .schema import check_shape, describe, explained, is_inside_failed, part_at, swallowed_keys
 from .validate_calculators import check_calculators  # the calculators' words (calculators.yaml)
 from .validate_checks import check_catalogues, known_checks  # rules-check catalogues (checks.yaml)
 
@@ -490,7 +490,7 @@ class MeaningChecks:
         if error is not None:
             field = "/".join(map(str, error.absolute_path)) or "(inputs)"
             _at(self.problems, where, ["example", "inputs"], "E043",
-                f"the inputs do not fit {example['check']}'s input schema: {_shortened(f'{field}: {error.message}')}")
+                f"the inputs do not fit {example['check']}'s input schema: {_shortened(f'{field}: {explained(error)[1]}')}")
 
     def text_run_on(self, entry_id: str, entry: Entry, where: Where) -> str | None:
         """A text that runs on into the next language's, whose `en: |` line was lost: the next
