@@ -41,8 +41,9 @@ def sample_queries(site: Path, data_dir: Path) -> dict[str, list[str]]:
     return {lang: q for lang, q in queries.items() if len(q) == 3}
 
 
-TARGETS = ("generator ≤ ¼ site engine · 100× ≤ 120 × 1× · peak < 2 GB at 100× · ≤ 150 KB search data per query · "
-           "median page ≤ 60 KB · 1× full build ≤ 8 s · edit → page served ≤ 2 s · no-change rebuild ≤ 2 s")
+TARGETS = ("100× ≤ 120 × 1× · peak < 2 GB at 100× · ≤ 150 KB search data per query · median page ≤ 60 KB · "
+           "1× full build ≤ 8 s · edit → page served ≤ 2 s · no-change rebuild ≤ 2 s · "
+           "phone offline ≤ 15 MB (≤ 70 MB with calculators)")
 
 
 # -- the corpus --------------------------------------------------------------------------------
@@ -111,6 +112,7 @@ def measure_size(data: Path, out: Path) -> dict:
     its own (getrusage keeps the largest of all children). `full_build` below times the real
     command, aids overlapping the site, end to end."""
     from .pipeline import build
+    from .render.offline import phone_storage
 
     stages: dict[str, dict] = {}
 
@@ -132,6 +134,7 @@ def measure_size(data: Path, out: Path) -> dict:
         "entries": report.entries, "pages": len(html_sizes),
         "median_page_kb": round(statistics.median(html_sizes) / 1024, 1), "largest_page_kb": round(html_sizes[-1] / 1024, 1),
         "stages": stages, "queries": query_downloads(site, sample_queries(site, data)),
+        "phone_storage": phone_storage(site),
     }
 
 
@@ -268,11 +271,12 @@ GENERATOR_STAGES = ("load", "validate", "resolve", "render", "rules-check")  # o
 def evaluate(results: list[dict]) -> list[tuple[str, bool | None, str]]:
     """(target, met, figure) of every target; met is None for a figure only reported."""
     by_factor = {r["factor"]: r for r in results}
-    checks = []
+    checks: list[tuple[str, bool | None, str]] = []
     for r in results:
         own = sum(r["stages"][s]["seconds"] for s in GENERATOR_STAGES)
         engine = r["stages"]["site engine"]["seconds"]
-        checks.append((f"{r['factor']}×: generator stages ≤ ¼ of site engine", own <= engine / 4, f"{own:.2f} s vs {engine:.2f} s"))
+        # the ¼ target is withdrawn (issue 31): the generator renders every page's HTML itself now
+        checks.append((f"{r['factor']}×: generator stages vs site engine (reported)", None, f"{own:.2f} s vs {engine:.2f} s"))
     if 1 in by_factor:
         one = by_factor[1]
         total_1 = sum(s["seconds"] for s in one["stages"].values())
@@ -302,6 +306,14 @@ def evaluate(results: list[dict]) -> list[tuple[str, bool | None, str]]:
         worst = max(max(q.values()) for q in r["queries"].values())
         checks.append((f"{r['factor']}×: ≤ 150 KB search data per query", worst <= 150, f"{worst:.1f} KB at most"))
         checks.append((f"{r['factor']}×: median page ≤ 60 KB", r["median_page_kb"] <= 60, f"{r['median_page_kb']} KB"))
+    if 1 in by_factor:
+        kept = by_factor[1]["phone_storage"]
+        pages = sum(size for name, size in kept.items() if name != "calculators")
+        sections = ", ".join(f"{name} {size / 1e6:.1f}" for name, size in kept.items() if name != "calculators")
+        checks.append(("1×: a phone with every section offline, no calculators ≤ 15 MB", pages <= 15e6,
+                       f"{pages / 1e6:.1f} MB ({sections})"))
+        checks.append(("1×: … and with the calculators ≤ 70 MB", pages + kept["calculators"] <= 70e6,
+                       f"{(pages + kept['calculators']) / 1e6:.1f} MB (runtime {kept['calculators'] / 1e6:.1f} MB, kept once)"))
     return checks
 
 

@@ -19,9 +19,11 @@ from pathlib import Path
 from urllib.parse import unquote
 
 REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO / "tests"))
+sys.path[:0] = [str(REPO), str(REPO / "tests")]
 from browser import make_driver, open_calculator, press, serve  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
+
+from generator.render.offline import section_manifest  # noqa: E402
 
 SECTION, GAME, CHECK = "ru", "citow", "hit_probability"
 
@@ -84,7 +86,7 @@ def every_calculator_offline(driver, url: str, site: Path) -> tuple[int, int, li
 def main(site: Path) -> None:
     runtime = sorted(p for p in (site / "assets" / "calc").rglob("*") if p.is_file())
     raw, packed = sizes(runtime)
-    worker = json.loads((site / SECTION / "sw.js").read_text(encoding="utf-8").split("const SECTION = ", 1)[1].split(";  /*", 1)[0])
+    worker = section_manifest((site / SECTION / "sw.js").read_text(encoding="utf-8"))
     stored = [(site / SECTION / entry["url"]).resolve() for entry in worker["precache"]]
     stored_raw, stored_packed = sizes(stored)
     listed = json.loads((site / "assets" / "calc" / "runtime.json").read_text(encoding="utf-8"))

@@ -13,6 +13,7 @@ import pytest
 from browser import calculate, make_driver, open_calculator, press, search, serve
 from selenium.webdriver.support.ui import WebDriverWait
 
+from generator.render.offline import section_manifest
 from generator.resolve.pages import CALCULATORS
 
 CACHES = "return caches.keys()"
@@ -125,7 +126,7 @@ def test_each_packed_file_of_a_section_has_a_twin_that_unpacks_to_it(bundled_bui
     file's bytes, precached in its place; nothing else of the section is packed."""
     site = bundled_build / "site"
     for worker in sorted(site.glob("*/sw.js")):
-        section = json.loads(worker.read_text(encoding="utf-8").split("const SECTION = ", 1)[1].split(";  /*", 1)[0])
+        section = section_manifest(worker.read_text(encoding="utf-8"))
         precached = {entry["url"] for entry in section["precache"]}
         assert len(section["packed"]) > 100
         for path in section["packed"]:

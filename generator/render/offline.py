@@ -293,6 +293,21 @@ def service_workers(site: Path, languages: Languages, data_version: str) -> Iter
         yield f"{language.code}/sw.js", script.encode()
 
 
+def section_manifest(worker: str) -> dict:
+    """What a section's sw.js was written with (its SECTION literal): precache list, bytes kept, runtime cache."""
+    return json.loads(worker.split("const SECTION = ", 1)[1].split(";  /*", 1)[0])
+
+
+def phone_storage(site: Path) -> dict[str, int]:
+    """Bytes a phone keeps with every section offline: each section's precache (shared assets included:
+    each section keeps its own copy, so that one section's update never touches another's), and the
+    calculators' runtime, kept once for all sections (one cache, named after the runtime) as fetched."""
+    kept = {worker.parent.name: section_manifest(worker.read_text(encoding="utf-8"))["bytes"] for worker in sorted(site.glob("*/sw.js"))}
+    runtime = site / RUNTIME / "runtime.json"
+    kept["calculators"] = json.loads(runtime.read_text(encoding="utf-8"))["fetch_bytes"] if runtime.is_file() else 0
+    return kept
+
+
 def root_service_worker(site: Path, languages: Languages, data_version: str) -> Iterator[tuple[str, bytes]]:
     """(path, bytes) of the root's sw.js: it keeps the root's pages, each section's offline page and the
     stylesheets and scripts they use (so that each shows as itself offline), listed by revision."""
