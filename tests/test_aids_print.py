@@ -130,15 +130,15 @@ def test_every_pdf_is_print_ready(aids, resolved, game: str, lang: str):
 @pytest.mark.parametrize("game, lang", AIDS)
 def test_card_footers_stand_4mm_inside_the_cut(aids, game: str, lang: str):
     """Measured on the printed cards by geometry (aid_measure): every footer's text at least 4 mm inside
-    every edge of its card (the footers crossed the cut), and nothing on the cards or the sheet set under
-    6 pt (the footers were 5.5 pt)."""
+    every edge of its card (the footers crossed the cut), the body text at 8 pt or more (it was 7.5 pt) and
+    nothing on the cards or the sheet set under 6 pt (the footers were 5.5 pt)."""
     from generator.render.aids.aid_measure import measure_cards, measure_sheet
     for paper in ("a4", "letter"):
         cards = measure_cards(aids[f"{game}-{lang}-cards-{paper}.pdf"], paper)
         assert cards.footers_within_4mm == 0 and cards.footer_to_cut >= 4, (paper, cards)
-        assert cards.smallest_type >= 6, (paper, cards)
+        assert cards.smallest_type >= 6 and cards.body_type >= 8, (paper, cards)
         sheet = measure_sheet(aids[f"{game}-{lang}-sheet-{paper}.pdf"], paper)
-        assert sheet.smallest_type >= 6 and sheet.pages <= 2, (paper, sheet)
+        assert sheet.smallest_type >= 6 and sheet.body_type >= 8 and sheet.pages <= 2, (paper, sheet)
 
 
 @pytest.mark.integration

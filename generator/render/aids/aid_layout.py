@@ -238,7 +238,7 @@ class NothingFetcher(URLFetcher):
         raise ValueError("aids fetch nothing")
 
 
-DENSE = "\n{selector} {{ font-size: 88%; }}  /* cards that did not fit at full size */\n"
+DENSE = "\n{selector} {{ font-size: 88%; line-height: 1.08; }}  /* cards that did not fit at full size */\n"
 
 
 def lay_out_cards(html: str, name: str):

@@ -1,5 +1,5 @@
-"""What a printed aid measures, read from its PDF as a printer sees it (issue 28): the smallest type
-on it, how far its text stands inside the cards' cut, how full the sheet's columns are.
+"""What a printed aid measures, read from its PDF as a printer sees it (issue 28): its body type (the
+size most of its letters are printed at) and the smallest type on it, how far its text stands inside the cards' cut, how full the sheet's columns are.
 
 The aid gallery prints these figures for every aid (scripts/aid_gallery.py), and the tests hold the
 bundled aids to them. Text is measured by pdfium, glyph by glyph: a glyph's size is its font size
@@ -7,6 +7,7 @@ scaled by the matrices it is drawn with (WeasyPrint draws in CSS pixels, 0.75 pt
 from __future__ import annotations
 
 import ctypes
+from collections import Counter
 from dataclasses import dataclass
 
 import pypdfium2
@@ -37,11 +38,17 @@ def glyphs(page) -> list[Glyph]:
     return found
 
 
+def body_type(sizes: list[float]) -> float:
+    """The size most of the letters are printed at: the body text's."""
+    return Counter(sizes).most_common(1)[0][0]
+
+
 FOOT_ZONE = 12 * MM  # a card's footer stands in its last 12 mm; the item ends above it (aid_layout.produce)
 
 
 @dataclass
 class CardMeasures:
+    body_type: float            # points, above the footers
     smallest_type: float        # points
     nearest_to_cut: float       # mm: the text nearest to a card's edge, from that edge (the item's sides: its margin)
     footer_to_cut: float        # mm: the footers' text nearest to the cut
@@ -53,7 +60,7 @@ def measure_cards(pdf: bytes, paper: str) -> CardMeasures:
     """The cards' PDF: nine cards to a page, 3 × 3 and centred (aid_compose.card_sheets)."""
     width, height = SHEETS[paper]
     x0, y0 = (width - 3 * CARD_SIZE[0]) / 2, (height - 3 * CARD_SIZE[1]) / 2
-    sizes, nearest, footer, close, cards = [], float("inf"), float("inf"), set(), 0
+    sizes, above_footers, nearest, footer, close, cards = [], [], float("inf"), float("inf"), set(), 0
     for number, page in enumerate(pypdfium2.PdfDocument(pdf)):
         for glyph in glyphs(page):
             left, bottom, right, top = glyph.box
@@ -69,11 +76,14 @@ def measure_cards(pdf: bytes, paper: str) -> CardMeasures:
                 footer = min(footer, inside)
                 if inside < 4:
                     close.add((number, row, column))
-    return CardMeasures(min(sizes), round(nearest, 2), round(footer, 2), len(close), cards)
+            else:
+                above_footers.append(glyph.size)
+    return CardMeasures(body_type(above_footers), min(sizes), round(nearest, 2), round(footer, 2), len(close), cards)
 
 
 @dataclass
 class SheetMeasures:
+    body_type: float            # points
     smallest_type: float        # points
     pages: int
     column_fill: list[list[float]]  # per page, per column: the part of the column's height its text reaches
@@ -93,4 +103,4 @@ def measure_sheet(pdf: bytes, paper: str) -> SheetMeasures:
             if 0 <= column < SHEET_COLUMNS and glyph.box[1] > bottom:  # the footer stands below the columns
                 lowest[column] = min(lowest[column], glyph.box[1])
         fill.append([round((top - low) / (top - bottom), 2) for low in lowest])
-    return SheetMeasures(min(sizes), len(fill), fill)
+    return SheetMeasures(body_type(sizes), min(sizes), len(fill), fill)

@@ -48,7 +48,7 @@ RULE = (1.2, 2.6)  # on the sheet, a coloured rule left of each item, and the sp
 COLUMN_WIDTH = CARD_TEXT[0] + sum(RULE)  # an item is as wide on the sheet as on its card
 SHEET_TEXT_WIDTH = SHEET_COLUMNS * COLUMN_WIDTH + (SHEET_COLUMNS - 1) * COLUMN_GAP
 MAX_SHEET_PAGES = 2
-FONT_SIZE = "7.5pt"
+FONT_SIZE = "8pt"
 # The sheet as a web page, one per paper, whose print CSS asks for that paper (cards/<game>-<lang>-sheet.html
 # on A4, …-sheet-letter.html on US Letter), and every item on a card-sized page of its own.
 SHEET_LAYOUT = {"margin": "8mm 8mm 10mm", "columns": SHEET_COLUMNS, "font_size": FONT_SIZE, "card": False}
@@ -151,7 +151,7 @@ def number_questions(sections: list[dict]) -> list[str]:
     return order
 
 
-QUESTIONS_PER_CARD = 900  # characters of questions and rulings one card holds, with room to spare
+QUESTIONS_PER_CARD = 800  # characters of questions and rulings one card holds, with room to spare
 
 
 def questions_items(resolved: Resolved, game: str, lang: str, questions: list[str], printed: set[str]) -> list[dict]:
