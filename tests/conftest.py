@@ -53,6 +53,17 @@ def bundled_build(tmp_path_factory) -> Path:
     return root
 
 
+@pytest.fixture(scope="session")
+def bundled_search():
+    """(SearchIndex, {lang: {file name under search/<lang>/: content}}) of the bundled data, built in-process
+    (no mkdocs, no browser): loaded, validated and resolved once per session."""
+    from generator.render.search import SearchIndex
+    from generator.resolve.resolve import resolve
+    from generator.validate.validate import load_valid
+    index = SearchIndex(resolve(load_valid(REPO / "data")))
+    return index, {lang: index.build(lang) for lang in index.r.languages.codes}
+
+
 @pytest.fixture(scope="module")
 def driver():
     """Headless Chromium at phone size, one per test module."""

@@ -20,7 +20,6 @@ from generator.render.search import (
     WEIGHT_GLOSSARY,
     WEIGHT_KEYWORD,
     WEIGHT_TITLE,
-    SearchIndex,
     concept,
     corrected,
     decode_head,
@@ -38,17 +37,14 @@ from generator.render.search import (
     utf16,
     word_weights,
 )
-from generator.resolve.resolve import resolve
-from generator.validate.validate import load_valid
 
 pytestmark = pytest.mark.unit
 
 
 @pytest.fixture(scope="module")
-def bundled():
-    """(SearchIndex, {lang: {file name: content}}) of the bundled data."""
-    index = SearchIndex(resolve(load_valid(REPO / "data")))
-    return index, {lang: index.build(lang) for lang in index.r.languages.codes}
+def bundled(bundled_search):
+    """(SearchIndex, {lang: {file name: content}}) of the bundled data (conftest's, built once per session)."""
+    return bundled_search
 
 
 def shards_of(files: dict[str, str]) -> list[dict[str, str]]:

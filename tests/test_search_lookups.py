@@ -74,15 +74,12 @@ def test_lookups_land_in_the_top_three(shown, capsys):
 
 
 @pytest.mark.unit
-def test_lookups_through_the_replay_report_top_one(capsys):
+def test_lookups_through_the_replay_report_top_one(bundled_search, capsys):
     """The same look-ups through the Python replay on a fresh index (no browser, no build): the fast lane's figure."""
-    from generator.render.search import SearchIndex
-    from generator.resolve.resolve import resolve
-    from generator.validate.validate import load_valid
-    index = SearchIndex(resolve(load_valid(REPO / "data")))
+    index, built = bundled_search
     shown, downloads = {}, []
     for lang, items in LOOKUPS.items():
-        files = index.build(lang)
+        files = built[lang]
         for item in items:
             fetched: list[str] = []
             results = replay(item["q"], lambda name, f=files, fetched=fetched: fetched.append(name) or payload_of(f[name]), index.folding)

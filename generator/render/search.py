@@ -27,7 +27,8 @@ A query word loads only the shards that can hold words it matches (see `shards_f
 that matches nothing as typed loads its typo files and the shards of the words one edit away.
 
 assets/kb-search.js does the same folding, tokenising, matching and ranking; `replay` below is
-that client in Python (used by the bench and the tests), so the two must change together.
+that client in Python (used by the bench and the tests), so the two must change together
+(tests/test_search_parity.py runs kb-search.js under Node.js beside it, in the fast lane).
 """
 from __future__ import annotations
 
@@ -261,9 +262,13 @@ class SearchIndex:
 
     def all_files(self) -> dict[str, str]:
         files = {f"search/{lang}/{name}": content for lang in self.r.languages.codes for name, content in self.build(lang).items()}
-        games = {lang: [g["id"] for g in self.r.games() if lang in g["languages"]] for lang in self.r.languages.codes}
-        files["assets/kb-languages.js"] = self.r.languages.script_config(games)
+        files["assets/kb-languages.js"] = self.languages_script()
         return files
+
+    def languages_script(self) -> str:
+        """assets/kb-languages.js: the languages, their folding and labels, and each section's games, for kb-search.js."""
+        games = {lang: [g["id"] for g in self.r.games() if lang in g["languages"]] for lang in self.r.languages.codes}
+        return self.r.languages.script_config(games)
 
 
 def word_weights(fields: list[tuple[int, str]], folding: dict[str, str]) -> dict[str, int]:
