@@ -16,9 +16,10 @@ from browser import calculate, make_driver, open_calculator, press, serve
 from conftest import REPO
 from selenium.webdriver.support.ui import WebDriverWait
 
+from generator.base.json_schema import check_schemas
 from generator.render.calculators import calculator_anchor, with_choices
 from generator.resolve.pages import CALCULATORS, GAME_INDEX
-from generator.validate.validate_calculators import check_schemas, names_to_label
+from generator.validate.validate_calculators import names_to_label
 from rules_check.core import CheckId
 from rules_check.explain import Words, sentence
 

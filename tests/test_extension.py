@@ -95,11 +95,11 @@ def add_second_game(data: Path) -> None:
         "checks:\n  retreat_spaces:\n    help: spaces a unit moves back when it must retreat\n"
         "    implements: [tiny/retreat]\n    params:\n      tiny/retreat: [spaces]\n", encoding="utf-8")
     (data / "games" / "tiny" / "calculators.yaml").write_text(
-        'labels:\n  retreats: {en: "Retreats", pl: "Odwroty", ru: "Отступления"}\n'
+        'labels:\n  units: {en: "Units", pl: "Oddziały", ru: "Отряды"}\n  retreats: {en: "Retreats", pl: "Odwroty", ru: "Отступления"}\n'
         '  spaces: {en: "Spaces back", pl: "Pola wstecz", ru: "Клеток назад"}\n'
         'checks:\n  retreat_spaces:\n    title: {en: "How far back?", pl: "Jak daleko?", ru: "Как далеко?"}\n'
         '    answer: {en: "Spaces: {spaces}.", pl: "Pola: {spaces}.", ru: "Клеток: {spaces}."}\n'
-        'answer_tables:\n  - check: retreat_spaces\n    rows: {input: retreats, from: 1, to: 4}\n    heading: retreats\n'
+        'answer_tables:\n  - check: retreat_spaces\n    rows: {input: units.0.retreats, from: 1, to: 4}\n    heading: retreats\n'
         '    show: [{output: spaces, as: number, label: spaces}]\n', encoding="utf-8")
 
 
@@ -113,12 +113,15 @@ class Rules(Game):
         self.SPACES = data.param("tiny/retreat", "spaces")
 
     @check("retreat_spaces")
-    def retreat_spaces(self, retreats: int) -> dict:
-        return {"spaces": retreats * self.SPACES}
+    def retreat_spaces(self, units: list) -> dict:
+        return {"spaces": sum(unit["retreats"] for unit in units) * self.SPACES}
 '''
 TINY_SCHEMA = {"$schema": "https://json-schema.org/draft/2020-12/schema", "title": "tiny", "$defs": {
-    "retreat_spaces_input": {"type": "object", "required": ["retreats"], "additionalProperties": False,
-                             "properties": {"retreats": {"type": "integer", "minimum": 0, "maximum": 10}}},
+    # the answer table's rows run over units.0.retreats: an item of a list, whose schema is a $ref
+    "retreat_spaces_input": {"type": "object", "required": ["units"], "additionalProperties": False,
+                             "properties": {"units": {"type": "array", "maxItems": 8, "items": {"$ref": "#/$defs/unit"}}}},
+    "unit": {"type": "object", "required": ["retreats"], "additionalProperties": False,
+             "properties": {"retreats": {"type": "integer", "minimum": 0, "maximum": 10}}},
     "retreat_spaces_output": {"type": "object", "required": ["spaces"], "properties": {"spaces": {"type": "integer"}}}}}
 
 
@@ -146,7 +149,8 @@ def test_a_second_game_goes_through_the_same_code_paths(tmp_path: Path):
     assert "Pola wstecz" in table
     assert re.findall(r'<tr><th scope="row">(\d+)</th><td>(\d+)</td></tr>', table) == [(str(n), str(2 * n)) for n in range(1, 5)]
     spec = json.loads((site / "pl" / "tiny" / "calculators.json").read_text(encoding="utf-8"))
-    assert spec["checks"]["retreat_spaces"]["schema"] == TINY_SCHEMA["$defs"]["retreat_spaces_input"]
+    units = TINY_SCHEMA["$defs"]["retreat_spaces_input"]["properties"]["units"]
+    assert spec["checks"]["retreat_spaces"]["schema"]["properties"]["units"] == {**units, "items": TINY_SCHEMA["$defs"]["unit"]}
     assert spec["checks"]["retreat_spaces"]["labels"]["retreats"] == "Odwroty"
     assert (site / "cards" / "tiny-pl-cards-a4.pdf").is_file()
     config = script_config((site / "assets" / "kb-languages.js").read_text(encoding="utf-8"))
@@ -154,7 +158,7 @@ def test_a_second_game_goes_through_the_same_code_paths(tmp_path: Path):
     found = replay("Tiny retreat", lambda name: payload_of((folder / name).read_text(encoding="utf-8")), config["fold"])
     assert "tiny/retreat" in [r["id"] for r in found[:3]]
     env = {**os.environ, "PYTHONPATH": str(package.parent), "RULES_CHECK_DATA": str(tmp_path / "out" / "rules_check" / "data")}
-    answer = subprocess.run([sys.executable, "-m", "rules_check", "tiny", "retreat_spaces"], input='{"retreats": 3}',
+    answer = subprocess.run([sys.executable, "-m", "rules_check", "tiny", "retreat_spaces"], input='{"units": [{"retreats": 1}, {"retreats": 2}]}',
                             capture_output=True, text=True, env=env, cwd=tmp_path)
     assert answer.returncode == 0, answer.stderr
     assert json.loads(answer.stdout)["spaces"] == 6

@@ -23,8 +23,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from rules_check.core import Game, GameData, RulesError, module_name, schema
+from rules_check.core import Game, GameData, RulesError, module_name
 
+from ..base.json_schema import check_schemas, field_schema, whole_numbers
 from ..resolve.resolve import Resolved
 from .rules_data import label_texts, render_rules_data
 
@@ -59,20 +60,6 @@ def game_rules(rules_data: list[tuple[str, str]]) -> dict[str, Game]:
         data = GameData(document["game"], document["data_version"], document["checks"], document["entries"], document["say"])
         rules[data.game] = importlib.import_module(f"rules_check.games.{module_name(data.game)}").Rules(data)
     return rules
-
-
-def input_schema(game: str, path: str) -> dict:
-    """A part of a check's input schema, by a path of names ("battle_roll.roll"): enumerations and bounds."""
-    node: dict = schema(game)["$defs"]
-    for part in path.split("."):
-        node = node[part] if part in node else node["properties"][part]
-    return node
-
-
-def span(game: str, path: str, low: int | None = None, high: int | None = None) -> range:
-    """The integers a schema field allows, within low..high when given."""
-    node = input_schema(game, path)
-    return range(max(node.get("minimum", 0), low or 0), min(node["maximum"], high or node["maximum"]) + 1)
 
 
 def percent(value: float, decimal: str) -> str:
@@ -190,12 +177,11 @@ def axis_values(game: str, check: str, axis: dict) -> list:
     """The inputs an axis runs over: its values, or the whole numbers from..to within what the schema allows."""
     if "values" in axis:
         return list(axis["values"])
-    return list(span(game, f"{check}_input.{schema_path(axis['input'])}", axis.get("from"), axis.get("to")))
-
-
-def schema_path(input_path: str) -> str:
-    """An input path in the schema's words: a list's item ("lines.0.cards") is its `items` ("lines.items.cards")."""
-    return ".".join("items" if part.isdigit() else part for part in input_path.split("."))
+    field = field_schema((check_schemas(game) or {}).get(f"{check}_input", {}), axis["input"])
+    assert field is not None, f"validate (E069) found {game}.{check}'s input {axis['input']}"
+    first, last = whole_numbers(field, axis.get("from"), axis.get("to"))
+    assert last is not None, f"validate (E069) bounded {game}.{check}'s input {axis['input']}"
+    return list(range(first, last + 1))
 
 
 def last_name(input_path: str) -> str:

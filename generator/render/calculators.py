@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+import importlib.util
 import io
 import json
 import os
@@ -28,10 +29,10 @@ from rules_check.core import CheckId
 
 from ..base.children import run_dying_with_this_process
 from ..base.errors import FrontEndMissing, KbError
+from ..base.json_schema import check_schemas
 from ..base.paths import BROWSER_WHEELS, MAKE_SNAPSHOT, PYODIDE, SNAPSHOT_CACHE
 from ..resolve.pages import CALCULATORS
 from ..resolve.resolve import Resolved
-from ..validate.validate_calculators import check_schemas, rules_check_folder
 from .rules_data import label_texts
 
 PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json")
@@ -97,6 +98,13 @@ def _zip(files: Iterator[tuple[str, bytes | str]]) -> bytes:
         for name, content in files:
             archive.writestr(zipfile.ZipInfo(name, (2020, 1, 1, 0, 0, 0)), content)  # fixed dates: same files, same zip
     return buffer.getvalue()
+
+
+def rules_check_folder() -> Path:
+    """The rules_check package Python imports (a test may put another copy first on PYTHONPATH)."""
+    spec = importlib.util.find_spec("rules_check")
+    assert spec is not None and spec.origin is not None, "the rules_check package is part of the repository"
+    return Path(spec.origin).parent
 
 
 def code_zip() -> bytes:

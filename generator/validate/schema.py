@@ -13,6 +13,7 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError, best_match
 from referencing import Registry, Resource
 
+from ..base.json_schema import inlined
 from ..base.paths import SCHEMAS
 from ..base.problems import Problems
 from ..load.yamlio import Positions
@@ -53,7 +54,7 @@ def registry() -> Registry:
 @cache
 def inlined_schema(schema_file: str) -> dict:
     resolver = registry().resolver(BASE + schema_file)
-    return _inlined(resolver.lookup(BASE + schema_file).contents, resolver, depth=0)
+    return inlined(resolver.lookup(BASE + schema_file).contents, resolver)
 
 
 @cache
@@ -124,27 +125,6 @@ def _const_as_enum(schema):
 
 
 NAMED_SCHEMAS = ("properties", "patternProperties", "dependentSchemas", "$defs", "definitions")
-
-
-def _inlined(schema, resolver, depth: int):
-    """The schema with every `$ref` replaced by what it points at.
-
-    Same meaning (a `$ref` beside other keywords becomes an `allOf`), but jsonschema no longer
-    resolves references while validating, which was two thirds of its time. A reference nested
-    deeper than 20 (only a recursive schema) is left as it is."""
-    if isinstance(schema, list):
-        return [_inlined(item, resolver, depth) for item in schema]
-    if not isinstance(schema, dict):
-        return schema
-    if "$ref" in schema and depth < 20:
-        target = resolver.lookup(schema["$ref"])
-        inlined = _inlined(target.contents, target.resolver, depth + 1)
-        rest = {key: value for key, value in schema.items() if key != "$ref"}
-        if not rest:
-            return inlined
-        return {**_inlined(rest, resolver, depth), "allOf": [inlined, *_inlined(rest.get("allOf", []), resolver, depth)]}
-    return {key: (value if key in ("const", "enum", "default", "examples") else _inlined(value, resolver, depth))
-            for key, value in schema.items()}
 
 
 def _most_specific(error: ValidationError) -> ValidationError:

@@ -9,46 +9,14 @@ answer table must name a check, inputs and outputs its schema has, within its bo
 
 from __future__ import annotations
 
-import importlib.util
-import json
 import string
-from functools import cache
-from pathlib import Path
 from typing import Any
 
-from rules_check.core import module_name
-
+from ..base.json_schema import check_schemas, field_schema, whole_numbers
 from ..base.problems import Problems
 from ..load.load import LoadedData
 from ..load.model import KnowledgeBase, Where
 from .schema import validator_for
-
-
-def rules_check_folder() -> Path:
-    """The rules_check package Python imports (a test may put another copy first on PYTHONPATH)."""
-    spec = importlib.util.find_spec("rules_check")
-    assert spec is not None and spec.origin is not None, "the rules_check package is part of the repository"
-    return Path(spec.origin).parent
-
-
-@cache
-def check_schemas(game: str) -> dict[str, Any] | None:
-    """The $defs of the game's rules_check schema file, refs resolved inline; None without the file."""
-    path = rules_check_folder() / "schemas" / f"{module_name(game)}.schema.json"
-    if not path.is_file():
-        return None
-    definitions = json.loads(path.read_text(encoding="utf-8"))["$defs"]
-
-    def inline(node: Any) -> Any:
-        if isinstance(node, dict):
-            if "$ref" in node:
-                return inline(definitions[node["$ref"].rsplit("/", 1)[-1]])
-            return {key: inline(value) for key, value in node.items()}
-        if isinstance(node, list):
-            return [inline(value) for value in node]
-        return node
-
-    return {name: inline(schema) for name, schema in definitions.items()}
 
 
 def names_to_label(schema: Any) -> list[str]:
@@ -186,11 +154,9 @@ def _answer_table_slips(table: dict, checks: dict, texts: dict, labels: dict, sc
 
 
 def _axis_slips(name: str, axis: dict, input_schema: dict) -> list[str]:
-    node: Any = input_schema
-    for part in axis["input"].split("."):
-        node = node.get("items") if part.isdigit() else node.get("properties", {}).get(part)
-        if not isinstance(node, dict):
-            return [f"the {name}' input has no field '{axis['input']}'"]
+    node = field_schema(input_schema, axis["input"])
+    if node is None:
+        return [f"the {name}' input has no field '{axis['input']}'"]
     if "values" in axis:
         allowed, kind = node.get("enum"), node.get("type")
         wrong = [value for value in axis["values"] if (allowed is not None and value not in allowed)
@@ -199,8 +165,7 @@ def _axis_slips(name: str, axis: dict, input_schema: dict) -> list[str]:
         return [f"the {name}' value {value!r} is not one {axis['input']} takes" for value in wrong]
     if node.get("type") != "integer":
         return [f"the {name} run over whole numbers, but '{axis['input']}' is not one (list its `values`)"]
-    low = max(axis.get("from", 0), node.get("minimum", 0))
-    high = axis.get("to", node.get("maximum"))
+    low, high = whole_numbers(node, axis.get("from"), axis.get("to"))
     if high is None:
         return [f"the {name} need `to`: '{axis['input']}' has no maximum"]
     if high > node.get("maximum", high) or low > high:
