@@ -196,16 +196,20 @@ def wait_for_builds(base: str, count: int, seconds: float = 600) -> int:
     raise RuntimeError(f"serve at {base} did not finish build {count} in {seconds} s")
 
 
-def edit_and_wait(chapter: Path, page: str, marker: str) -> float:
-    """Put `marker` at the start of the English text of the chapter file's first entry, as an editor
-    would, and return the seconds until `page` is served with it (polled every 50 ms)."""
-    import urllib.request
+def put_marker(chapter: Path, marker: str) -> None:
+    """Put `marker` at the start of the English text of the chapter file's first entry, as an editor would."""
     text = chapter.read_text(encoding="utf-8")
     english = re.compile(r"\n    text:\n(?:      [a-z]{2}: .*\n(?:\n|        .*\n)*)*?      en: (?:[|>][-+]?\n        )?(?=\w)")
     found = english.search(text, text.index("\nentries:"))
     if found is None:
         raise RuntimeError(f"{chapter}: the first entry's English text is not written as a block or a plain line")
     chapter.write_text(text[:found.end()] + marker + " " + text[found.end():], encoding="utf-8")
+
+
+def edit_and_wait(chapter: Path, page: str, marker: str) -> float:
+    """`put_marker`, and the seconds until `page` is served with it (polled every 50 ms)."""
+    import urllib.request
+    put_marker(chapter, marker)
     edited = time.perf_counter()
     while time.perf_counter() - edited < 120:
         try:

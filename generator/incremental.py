@@ -24,14 +24,14 @@ class Kept:
     """What `serve` keeps between rebuilds, so that a rebuild does only what its edit changed:
 
     - load parses only the files whose bytes changed (`parsed`);
-    - a new release starts as a copy of the published one (hard links); files whose content is
+    - a new release starts as a copy of the served one (hard links); files whose content is
       the same are left alone (release.write_files);
     - render makes only the pages of the games the edit can have changed (`games_to_render`), the
       others' titles and tables of contents kept from the last build;
     - the site engine stays loaded (engine.LiveEngine) and renders only the changed pages;
-    - when it did, those pages are published at once; the search index, the calculators'
-      runtime, the offline lists and the aids follow in a second release, dropped if a newer edit
-      is waiting (`superseded`)."""
+    - when it did, those pages are served at once (Release.serve_pages); the search index, the
+      calculators' runtime, the offline lists and the aids follow in a second release, published
+      whole, or dropped if a newer edit is waiting (`superseded`)."""
     engine: LiveEngine
     resolved: Resolved | None = None  # of the last published pages
     engine_release: Path | None = None  # the release whose site the engine's last run made (or a copy of it)

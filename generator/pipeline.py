@@ -60,7 +60,8 @@ def build(data_dir: Path, out: Path = REPO, stage=None, aids_alongside: bool = T
     The bench passes its own `stage` (a context manager per stage name, which also weighs memory)
     and `aids_alongside=False`, to measure each stage on its own.
     `serve` passes what it keeps between its rebuilds (`Kept`): the same stages then do only what
-    the edit changed, and the pages are published before the rest (see `_render_and_publish`).
+    the edit changed, and the pages are served before the rest is made; only the whole release is
+    published (see `_render_and_publish`).
     A whole build records the digest of its inputs in its release (inputs.py); with `skip_unchanged`
     (the `build` command without --force) nothing is done when the published release has the same."""
     report = BuildReport()
@@ -82,7 +83,7 @@ def build(data_dir: Path, out: Path = REPO, stage=None, aids_alongside: bool = T
         with stage("resolve"):
             resolved = resolve(kb)
         try:
-            with build_lock(out):
+            with build_lock(out, serving=kept is not None):
                 _render_and_publish(resolved, out, stage, workers, report, kept, inputs)
         except OSError as err:
             raise OutputError(f"writing the output failed: {err.strerror or err} ({err.filename or out}); nothing was replaced") from err
@@ -97,7 +98,7 @@ def build(data_dir: Path, out: Path = REPO, stage=None, aids_alongside: bool = T
 
 def _render_and_publish(resolved: Resolved, out: Path, stage, workers: ProcessPoolExecutor | None, report: BuildReport,
                         kept: Kept | None, inputs: str | None) -> None:
-    based_on = Release.published(out) if kept is not None and kept.resolved is not None else None
+    based_on = Release.served(out) if kept is not None and kept.resolved is not None else None
     release = Release(out, based_on)
     docs, site = release.part("docs"), release.part("site")
     games = games_to_render(kept.resolved, resolved) if kept is not None and based_on is not None else None
@@ -122,8 +123,8 @@ def _render_and_publish(resolved: Resolved, out: Path, stage, workers: ProcessPo
             else:
                 partial = kept.engine.run(docs, site, renderer.site_meta(), changed if based_on == kept.engine_release else None)
                 kept.engine_release = release.folder
-                if partial:  # only the changed pages: publish them now
-                    release.publish()
+                if partial:  # only the changed pages: serve them now, publish them with the rest
+                    release.serve_pages()
                     kept.published(release, resolved, renderer)
                     release = Release(out, based_on=release.folder)
                     site = release.part("site")

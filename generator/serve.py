@@ -3,9 +3,10 @@ rebuilds when they change and makes open pages reload themselves.
 
 - A rebuild is the ordinary `build`, run in this process with what it keeps between rebuilds
   (`incremental.Kept`): the site engine stays loaded, only the pages an edit changed are made and
-  rendered again, and they are published first; the search index, offline lists and aids
-  follow. Every release goes through the same atomic switch: while a build runs, and when it
-  fails, readers keep the last good site. `serve` builds once when it starts (so the kept state
+  rendered again, and they are served at once; the search index, offline lists and aids
+  follow, and only the whole release is published (`site/`, through `build/current`): a `serve`
+  killed between the two leaves the last whole site published (write/release.py). While a build
+  runs, and when it fails, readers keep the last good site. `serve` builds once when it starts (so the kept state
   matches the data); `/__kb/status` says `ready` once that is done.
 - Pages served here (not the built files) get one extra script, `/__kb/live.js`, which waits on
   `/__kb/status?known=<version>` (answered at once if the version differs, else when it
@@ -30,7 +31,7 @@ from watchdog.observers import Observer
 from watchdog.observers.api import BaseObserver
 
 from .base.errors import EXIT_INTERRUPTED, KbError, UsageError
-from .base.paths import TEMPLATES, serve_work
+from .base.paths import TEMPLATES, serve_work, served_link
 from .base.problems import DataError
 from .incremental import Kept, Superseded
 from .inputs import inputs_digest
@@ -96,8 +97,8 @@ class LiveSite:
         self.kept = Kept(LiveEngine(serve_work(out)), on_publish=self.published, superseded=self.pending.is_set)
 
     def published_version(self) -> str:
-        published = Release.published(self.out)
-        return published.name if published else ""
+        served = Release.served(self.out)
+        return served.name if served else ""
 
     def status(self) -> dict:
         return {"version": self.version, "error": self.error, "ready": self.ready, "builds": self.builds}
@@ -118,7 +119,7 @@ class LiveSite:
         """Pages of a new release are served: open pages reload (as soon as the pages are out, before the aids)."""
         self.published_inputs = None  # until this build has published all of its outputs (see rebuild)
         self._tell(version=release, error=None)
-        print(f"pages published, {time.perf_counter() - self.started:.1f} s into the rebuild", flush=True)
+        print(f"pages served, {time.perf_counter() - self.started:.1f} s into the rebuild", flush=True)
 
     def rebuild(self) -> None:
         """Build in this process with what is kept between builds; on success the switch publishes the new site.
@@ -251,13 +252,14 @@ def wait_until_serving(url: str, seconds: float = 10) -> bool:
 
 
 def serve(data_dir: Path, out: Path, port: int, watch: bool = True) -> int:
+    Release.serve_published(out)  # not the pages a killed serve left ahead of the published site
     site = LiveSite(data_dir, out)
     if not (out / "site" / "index.html").exists():
         print("site/ is not built yet: building it first", flush=True)
         site.rebuild()
         if site.error:
             return 1
-    handler = functools.partial(handler_for(site), directory=str(out / "site"))
+    handler = functools.partial(handler_for(site), directory=str(served_link(out) / "site"))
     try:
         server = Server(("127.0.0.1", port), handler)
     except OSError as err:

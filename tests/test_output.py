@@ -25,7 +25,7 @@ from generator.serve import wait_until_serving
 
 pytestmark = pytest.mark.integration
 
-FAULT_POINTS = ["before-link", "before-published-links", "before-switch", "after-switch"]
+FAULT_POINTS = ["before-link", "before-switch", "before-current-switch", "after-switch"]
 
 
 def generator_process(*args: str, env: dict | None = None, **popen) -> subprocess.Popen:
@@ -43,7 +43,7 @@ def manifest(site: Path) -> dict[str, str]:
 def leftovers(out: Path) -> list[str]:
     build = out / "build"
     current = (build / "current").resolve()
-    found = [p.name for p in build.iterdir() if p.name.startswith(("staging-", ".current-", "old-"))]
+    found = [p.name for p in build.iterdir() if p.name.startswith(("staging-", ".current-", ".served-", "old-"))]
     found += [r.name for r in (build / "releases").iterdir() if r.resolve() != current]
     found += [p.name for p in (build / "cards-cache").glob("*.partial")]
     return found
@@ -116,6 +116,41 @@ def test_a_build_killed_anywhere_leaves_the_old_or_the_new_site_whole(two_versio
     assert result.returncode == 0, result.stderr
     assert manifest(out / "site") == new
     assert leftovers(out) == []
+
+
+def test_serve_killed_between_an_edits_pages_and_the_rest_leaves_the_last_whole_site_published(tmp_path: Path):
+    """`serve` shows an edit's pages before their search index, offline lists and aids are made; killed
+    in between (4 of 12 kills of round 3 left new pages beside the old search index and an sw.js that did
+    not list them), the published site is still the last whole one; the next `build` publishes the edit
+    whole, byte for byte what a fresh build makes, and leaves nothing behind."""
+    import shutil
+
+    from conftest import MINI
+
+    from generator.bench import put_marker, wait_for_builds
+    data, out, fresh = tmp_path / "data", tmp_path / "out", tmp_path / "fresh"
+    shutil.copytree(MINI, data)
+    assert run_generator("build", "--data", str(data), "--out", str(out)).returncode == 0
+    before = manifest(out / "site")
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    process = generator_process("serve", "--data", str(data), "--out", str(out), "--port", str(port), env={"KB_KILL_AT": "pages-served"})
+    try:
+        assert wait_until_serving(f"http://127.0.0.1:{port}/__kb/status", seconds=120)
+        wait_for_builds(f"http://127.0.0.1:{port}", 1)  # serve's own first build: whole, published
+        put_marker(data / "games/mini/chapters/10-rules.yaml", "killedmarker")
+        process.communicate(timeout=120)
+    finally:
+        process.kill()
+    assert process.returncode == -signal.SIGKILL  # killed with the edit's pages served, the rest not made
+    served = (out / "build" / "served" / "site").resolve()
+    assert any("killedmarker" in page.read_text(encoding="utf-8") for page in served.rglob("*.html"))
+    assert manifest(out / "site") == before  # published: the last whole site, pages and search index alike
+    assert run_generator("build", "--data", str(data), "--out", str(out)).returncode == 0
+    assert run_generator("build", "--data", str(data), "--out", str(fresh)).returncode == 0
+    assert manifest(out / "site") == manifest(fresh / "site") != before
+    assert leftovers(out) == [] and (out / "build" / "served").resolve() == (out / "build" / "current").resolve()
 
 
 def test_ctrl_c_ends_with_one_line_and_the_old_site(two_versions, mini_data_module):

@@ -46,6 +46,12 @@ def published_link(out: Path) -> Path:
     return build_folder(out) / "current"
 
 
+def served_link(out: Path) -> Path:
+    """The link to the release `serve` answers from: the published one, or ahead of it the pages of an
+    edit whose search index, offline lists and aids are still being made (see write/release.py)."""
+    return build_folder(out) / "served"
+
+
 def serve_work(out: Path) -> Path:
     """Scratch space of `serve`'s site engine."""
     return build_folder(out) / "serve"

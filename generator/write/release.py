@@ -10,9 +10,13 @@ switch, `build/current`:
 
 Publishing is one atomic rename of a new `current` link over the old one, so whatever happens to a
 build — an error, Ctrl-C, SIGKILL, a full disk — readers see the complete old release or the
-complete new one. A build holds `build/.lock` while it runs; the next build (holding the lock, so no
-other build is alive) removes what killed builds left behind. Child processes (the site engine,
-the aid workers) are asked to die with the build.
+complete new one. `serve` answers from a second link, `build/served`: the published release, or for
+a moment ahead of it a release holding only the pages an edit changed (shown to the editor at once,
+their search index, offline lists and aids still to come); `current` and the published names only
+ever move to a whole release, so a `serve` killed at any point leaves the last whole site published.
+A build holds `build/.lock` while it runs; the next build (holding the lock, so no other build is
+alive) removes what killed builds left behind. Child processes (the site engine, the aid workers)
+are asked to die with the build.
 """
 from __future__ import annotations
 
@@ -26,7 +30,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from ..base.errors import KbError
-from ..base.paths import build_folder, calc_cache, cards_cache, published_link
+from ..base.paths import build_folder, calc_cache, cards_cache, published_link, served_link
 
 RELEASE_PARTS = {"site": "site", "docs": "docs/generated", "rules_check_data": "rules_check/data"}  # in a release -> published name
 
@@ -107,6 +111,19 @@ class Release:
         return current.resolve() if current.is_symlink() else None
 
     @staticmethod
+    def served(out: Path) -> Path | None:
+        """The folder of the release `serve` answers from: the published one, or the pages of an edit ahead of it."""
+        link = served_link(out)
+        return link.resolve() if link.is_symlink() else Release.published(out)
+
+    @staticmethod
+    def serve_published(out: Path) -> None:
+        """Answer from the published release (when `serve` starts: pages a killed `serve` left ahead of it are not shown)."""
+        published = Release.published(out)
+        if published is not None:
+            _switch(served_link(out), published)
+
+    @staticmethod
     def published_inputs(out: Path) -> str | None:
         """The digest of the inputs the published release was built from (inputs.py), if it is known."""
         stamp = published_link(out) / INPUTS_FILE
@@ -126,25 +143,47 @@ class Release:
         return self.folder / "work"
 
     def publish(self) -> None:
-        """Make this release the published one with a single atomic rename, then drop the old one."""
+        """Make this release the published one with a single atomic rename (and the one `serve`
+        answers from), then drop the releases no link names any more."""
         shutil.rmtree(self.work, ignore_errors=True)
-        current = published_link(self.out)
-        previous = current.resolve() if current.is_symlink() else None
-        link = self.build / f".current-{os.getpid()}"
-        if link.is_symlink():
-            link.unlink()
+        before = self._linked()
         fault_point("before-link")
-        link.symlink_to(self.folder.relative_to(self.build))
-        fault_point("before-published-links")
         _published_links(self.out)
         fault_point("before-switch")
-        os.replace(link, current)  # the switch
+        _switch(published_link(self.out), self.folder)  # the switch
         fault_point("after-switch")
-        if previous is not None and previous != self.folder.resolve() and previous.parent == self.releases.resolve():
-            shutil.rmtree(previous, ignore_errors=True)
+        _switch(served_link(self.out), self.folder)
+        self._drop_unlinked(before)
+
+    def serve_pages(self) -> None:
+        """Let `serve` answer from this release, which holds only the pages of an edit so far; what is
+        published stays as it is until the whole release is (`publish`)."""
+        shutil.rmtree(self.work, ignore_errors=True)
+        before = self._linked()
+        _switch(served_link(self.out), self.folder)
+        fault_point("pages-served")
+        self._drop_unlinked(before)
+
+    def _linked(self) -> set[Path]:
+        return {link.resolve() for link in (published_link(self.out), served_link(self.out)) if link.is_symlink()}
+
+    def _drop_unlinked(self, before: set[Path]) -> None:
+        for previous in before - self._linked():
+            if previous.parent == self.releases.resolve():
+                shutil.rmtree(previous, ignore_errors=True)
 
     def discard(self) -> None:
         shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def _switch(link: Path, folder: Path) -> None:
+    """Point `link` at a release folder with one atomic rename (a reader finds the old target or the new one)."""
+    staged = link.parent / f".{link.name}-{os.getpid()}"
+    if staged.is_symlink():
+        staged.unlink()
+    staged.symlink_to(os.path.relpath(folder, link.parent))
+    fault_point(f"before-{link.name}-switch")
+    os.replace(staged, link)
 
 
 def fault_point(name: str) -> None:
@@ -172,8 +211,10 @@ def _published_links(out: Path) -> None:
 
 
 @contextmanager
-def build_lock(out: Path) -> Iterator[None]:
+def build_lock(out: Path, serving: bool = False) -> Iterator[None]:
     """Hold build/.lock for the whole build; with it held, remove what killed builds left behind.
+    A build that is not `serve`'s (`serving`) first points `build/served` back at the published
+    release: pages a killed `serve` left ahead of it are leftovers too.
 
     The lock dies with its process, so a killed build never blocks the next one."""
     build = build_folder(out)
@@ -183,6 +224,8 @@ def build_lock(out: Path) -> Iterator[None]:
             fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             raise BuildBusy(f"another build is writing to {out} (build/.lock is held)") from None
+        if not serving:
+            Release.serve_published(out)
         remove_leftovers(out)
         yield
 
@@ -195,12 +238,12 @@ def remove_leftovers(out: Path) -> list[str]:
     """Remove staging folders and unpublished releases of builds that did not finish. Call only
     while holding the build lock. Returns what was removed (names under build/)."""
     build = build_folder(out)
-    current = Release.published(out)
+    linked = {Release.published(out), Release.served(out)}
     removed = []
-    candidates = [*build.glob("staging-*"), *build.glob(".current-*"), *build.glob("old-*"), *cards_cache(out).glob("*.partial"),
-                  *calc_cache(out).glob("*.partial-*")]
+    candidates = [*build.glob("staging-*"), *build.glob(".current-*"), *build.glob(".served-*"), *build.glob("old-*"),
+                  *cards_cache(out).glob("*.partial"), *calc_cache(out).glob("*.partial-*")]
     if (build / "releases").is_dir():
-        candidates += [r for r in (build / "releases").iterdir() if r.resolve() != current]
+        candidates += [r for r in (build / "releases").iterdir() if r.resolve() not in linked]
     for path in candidates:
         if path.is_symlink() or path.is_file():
             path.unlink()
