@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 import re
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -145,11 +147,17 @@ self.addEventListener("fetch", (event) => {
     event.respondWith(new Response("<title>hijacked</title>hijacked", {headers: {"Content-Type": "text/html"}}));
 });
 """
+# Settled: no worker installing or waiting (an installed worker that has called skipWaiting still waits a moment
+# before it is the active one: a visit then is answered by the old worker).
 SETTLED = """return navigator.serviceWorker.getRegistration(arguments[0])
-  .then((r) => !!r && !r.installing && !!r.active && r.active.state === "activated")"""
+  .then((r) => !!r && !r.installing && !r.waiting && !!r.active && r.active.state === "activated")"""
 # The browser's own look for a new sw.js (at navigations, throttled, and at least daily; Chromium's timing is its
-# own), done now: what follows it is the site's part.
-CHECK_FOR_UPDATE = "return navigator.serviceWorker.getRegistration(arguments[0]).then((r) => r.update()).then(() => true, () => false)"
+# own), done now: what follows it is the site's part. True once it found a new worker: a look asked for while the
+# browser's own (after the last navigation, before the fix) is under way joins that one and finds nothing new.
+CHECK_FOR_UPDATE = """return navigator.serviceWorker.getRegistration(arguments[0]).then((r) => {
+  const before = r.active;
+  return r.update().then(() => !!(r.installing || r.waiting || r.active !== before), () => false);
+})"""
 
 
 @pytest.mark.browser
@@ -165,6 +173,9 @@ def test_a_broken_section_worker_is_replaced_on_the_next_visit_after_the_fix(min
     # The broken worker is the section's first: taking over from another worker at once is Chromium's to time
     # (driven by chromedriver, it often waits out its five minutes for the old worker to go idle).
     worker.write_text(BROKEN_WORKER, encoding="utf-8")
+    # written an hour before the fix: HTTP dates count whole seconds, and a fix saved within the same second would
+    # be answered "304 Not Modified" to the browser's If-Modified-Since (a real fix comes later than that)
+    os.utime(worker, (time.time() - 3600, time.time() - 3600))
     with serve(site) as url:
         page = f"{url}/en/mini/index.html"
         driver.get(page)
@@ -174,7 +185,7 @@ def test_a_broken_section_worker_is_replaced_on_the_next_visit_after_the_fix(min
         driver.get(page)
         assert driver.title == "hijacked"  # every navigation of the section answered by the broken worker
         worker.write_bytes(good)  # the fix is published
-        assert driver.execute_script(CHECK_FOR_UPDATE, f"{url}/en/")  # from the broken worker's own page
+        WebDriverWait(driver, 30, poll_frequency=1).until(lambda d: d.execute_script(CHECK_FOR_UPDATE, f"{url}/en/"))  # from the broken worker's page
         WebDriverWait(driver, 60, poll_frequency=0.5).until(lambda d: d.execute_script(SETTLED, f"{url}/en/"))
         driver.get(page)  # one more visit, the tab never closed
         assert driver.title == title
