@@ -195,3 +195,109 @@ def test_section_bars_are_set_larger_than_item_titles(aids, resolved, game: str,
     for item in section["items"]:
         title, after = size_of(item["title"], after)
         assert bar > title + 0.5, (section["title"], bar, item["title"], title)
+
+
+def sheet_columns(pdf: bytes, paper: str) -> list[list[tuple[str, bool]]]:
+    """The text of each column of a sheet PDF, page by page, left to right, as (character, whether it
+    is printed white: on a bar or a faction's title) in the order it is drawn (a column's pieces are
+    drawn top to bottom); without the page's title (drawn first) and footers (below the columns),
+    spaces left out."""
+    import ctypes
+
+    import pypdfium2
+    import pypdfium2.raw as pdfium_c
+
+    from generator.render.aids.cards import COLUMN_GAP, COLUMN_WIDTH, SHEET_AREA, SHEET_MARGIN, SHEET_TEXT_WIDTH, SHEETS
+    document = pypdfium2.PdfDocument(pdf)
+    title = "".join(document.get_metadata_value("Title").split())
+    width, height = SHEETS[paper]
+    left = (width - SHEET_AREA[0]) / 2 + (SHEET_AREA[0] - SHEET_TEXT_WIDTH) / 2
+    bottom = (height - SHEET_AREA[1]) / 2 + SHEET_MARGIN[1]
+    rgba = [ctypes.c_uint() for _ in range(4)]
+    columns = []
+    for number, page in enumerate(document):
+        text, skip = page.get_textpage(), len(title) if number == 0 else 0
+        found: list[list[tuple[str, bool]]] = [[] for _ in range(3)]
+        for index in range(text.count_chars()):
+            char = text.get_text_range(index, 1)
+            if char.isspace() or pdfium_c.FPDFText_IsGenerated(text.raw, index) == 1:
+                continue
+            if skip:
+                skip -= 1
+                continue
+            box = text.get_charbox(index)
+            column = int((box[0] - left) // (COLUMN_WIDTH + COLUMN_GAP))
+            if box[1] > bottom and 0 <= column < 3:
+                pdfium_c.FPDFText_GetFillColor(text.raw, index, *(ctypes.byref(v) for v in rgba))
+                found[column].append((char, [v.value for v in rgba[:3]] == [255, 255, 255]))
+        columns += found
+    return columns
+
+
+def continued_sections(pdf: bytes, paper: str, titles: list[str], continued: str) -> list[str]:
+    """Read from a sheet PDF, column by column: every column that holds text starts with a bar, either
+    the next section's (its title) or, when it starts in the middle of a section, that section's
+    title with the continuation word; each section's own bar stands once, in order, and no
+    continuation bar stands lower in a column. Returns the continuation bars in the order printed."""
+    wanted = ["".join(title.split()) for title in titles]
+    more = "".join(continued.split())
+    current, repeated = -1, []
+    for number, column in enumerate(column for column in sheet_columns(pdf, paper) if column):
+        runs: list[str] = []  # the white text: bars, and faction titles (a faction's card may follow a bar at once)
+        for index, (char, white) in enumerate(column):
+            if white and index > 0 and column[index - 1][1]:
+                runs[-1] += char
+            elif white:
+                runs.append(char)
+        assert column[0][1], (number, "".join(char for char, _ in column[:40]))  # a column starts with a bar
+        if current >= 0 and runs[0].startswith(wanted[current] + more):
+            repeated.append(wanted[current] + more)
+            runs = runs[1:]
+        else:
+            assert current + 1 < len(wanted) and runs[0].startswith(wanted[current + 1]), (number, runs[0], wanted[current:current + 2])
+        for run in runs:
+            if current + 1 < len(wanted) and run.startswith(wanted[current + 1]):
+                current += 1
+            assert more not in run, (number, run)  # a continuation bar only at a column's top, a section's own bar unmarked
+    assert current == len(wanted) - 1, (current, wanted)
+    return repeated
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("game, lang", AIDS)
+def test_a_section_going_on_in_another_column_repeats_its_bar_marked_as_continued(aids, resolved, game: str, lang: str):
+    """Issue 28: a column (or page) that starts in the middle of a section showed items under no bar;
+    it starts with the section's bar again, its title and the continuation word in the reader's
+    language ("Battle (continued)", «Сражение (продолжение)», "Walka (cd.)"). The bars stay out of
+    the bookmarks (test_aids_layout: each section once)."""
+    from generator.render.aids.cards import aid_sections
+    titles = [section["title"] for section in aid_sections(resolved, game, lang)]
+    continued = resolved.languages.ui(lang)["aid_continued"]
+    for paper in ("a4", "letter"):
+        repeated = continued_sections(aids[f"{game}-{lang}-sheet-{paper}.pdf"], paper, titles, continued)
+        if game == "citow":  # two pages of long sections: some go on in the next column
+            assert repeated, paper
+
+
+@pytest.mark.integration
+def test_a_sheet_where_no_section_goes_on_has_no_continuation_bar(resolved, monkeypatch):
+    """An aid of sections with one item each: every column starts with a section's own bar, and
+    no continuation bar is printed."""
+    from generator.render.aids.aid_layout import produce
+    from generator.render.aids.cards import aid_job, aid_sections
+
+    class NoAnswerTables:
+        def of_game(self, game, lang):
+            return []
+    aid = resolved.kb.aids["marauders"]
+    sections = [{**section, "entries": section["entries"][:1]} for section in aid["sections"][:3]]
+    monkeypatch.setitem(resolved.kb.aids, "marauders", {**aid, "sections": sections})
+    printed = aid_sections(resolved, "marauders", "pl", NoAnswerTables())
+    assert len(printed) >= 3 and all(len(section["items"]) == 1 for section in printed)
+    titles = [section["title"] for section in printed]
+    files = produce(aid_job(resolved, "marauders", "pl", NoAnswerTables())).files
+    for paper in ("a4", "letter"):
+        pdf = files[f"marauders-pl-sheet-{paper}.pdf"]
+        assert sum(1 for column in sheet_columns(pdf, paper) if column) >= 3, paper  # balanced over the columns
+        assert continued_sections(pdf, paper, titles, resolved.languages.ui("pl")["aid_continued"]) == [], paper
+        assert "(cd.)" not in pdf_text(pdf), paper

@@ -104,13 +104,36 @@ def test_a_sheet_over_two_pages_fails_the_aid():
     """Items 300 pt high: two to a column, six to a page; a thirteenth makes a third page."""
     from generator.render.aids.aid_compose import ItemPieces, Piece, arrange_sheet
     from generator.render.aids.cards import AidJob, PrintedSection
-    parts = {"title": Piece("parts", 0, 0, 500, 20), "section-0": Piece("parts", 1, 0, 150, 10),
+    parts = {"title": Piece("parts", 0, 0, 500, 20), "section-0": Piece("parts", 1, 0, 150, 10), "section-more-0": Piece("parts", 1, 0, 150, 8),
              **{f"sheet-foot-{page}-{total}": Piece("parts", 2, 0, 500, 6) for total in (1, 2, 3) for page in range(1, total + 1)}}
     job = AidJob("g", "en", "", "", "", "G · Player aid", [PrintedSection("Rules", [])])
     items = [ItemPieces(0, f"item {n}", "#336699", [Piece("items", n, 0, 150, 300)]) for n in range(13)]
     assert arrange_sheet(job, items[:12], parts, "test").pages == 2
     with pytest.raises(AidError, match="pages, at most 2"):
         arrange_sheet(job, items, parts, "test")
+
+
+def test_a_column_that_starts_in_a_section_starts_with_its_continuation_bar():
+    """Issue 28: items 300 pt high, three in one section, one in another, balanced over one page: the
+    column the first section goes on in starts with its continuation bar (a piece laid out once, like
+    the bars), the column the second section starts in with that section's own bar; the bookmarks
+    name each section once."""
+    from generator.render.aids.aid_compose import SHEET_LEFT, ItemPieces, Piece, arrange_sheet
+    from generator.render.aids.cards import COLUMN_GAP, COLUMN_WIDTH, AidJob, PrintedSection
+    parts = {"title": Piece("parts", 0, 0, 500, 20), "sheet-foot-1-1": Piece("parts", 1, 0, 500, 6),
+             **{f"section-{more}{n}": Piece("parts", 2, 0, 150, 8 if more else 10) for n in (0, 1) for more in ("", "more-")}}
+    job = AidJob("g", "en", "", "", "", "G · Player aid", [PrintedSection("Rules", []), PrintedSection("Scoring", [])])
+    items = [ItemPieces(0, f"rule {n}", "#336699", [Piece("items", n, 0, 150, 300)]) for n in range(3)]
+    items.append(ItemPieces(1, "score", "#336699", [Piece("items", 3, 0, 150, 300)]))
+    layout = arrange_sheet(job, items, parts, "test")
+    names = {id(piece): name for name, piece in parts.items()}
+    columns: dict[tuple[int, int], list[str]] = {}
+    for page, piece, x, _, _ in layout.placed[1:]:  # the title first
+        if not names.get(id(piece), "").startswith("sheet-foot"):
+            columns.setdefault((page, round((x - SHEET_LEFT) / (COLUMN_WIDTH + COLUMN_GAP))), []).append(names.get(id(piece), "item"))
+    assert columns == {(0, 0): ["section-0", "item"], (0, 1): ["section-more-0", "item", "item"], (0, 2): ["section-1", "item"]}
+    assert [(level, label) for level, label, _, _ in layout.outline] == [
+        (0, "G · Player aid"), (1, "Rules"), (2, "rule 0"), (2, "rule 1"), (2, "rule 2"), (1, "Scoring"), (2, "score")]
 
 
 @pytest.mark.parametrize("lang", LANGS)

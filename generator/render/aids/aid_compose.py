@@ -1,8 +1,8 @@
 """Stage 4c, last part: the printed aids made of laid-out pieces, without laying anything out again.
 
 WeasyPrint lays out each item of an aid once, on a page of its own the size of a card's text, and
-the other pieces once, a page each (the sheet's title, section bars and footers, the cards' bands
-and footers: aid-parts.html.j2). Both PDFs are made of those pages, each drawn where it belongs
+the other pieces once, a page each (the sheet's title, section bars, continuation bars and footers,
+the cards' bands and footers: aid-parts.html.j2). Both PDFs are made of those pages, each drawn where it belongs
 as a PDF form XObject: the cards (band, item, footer on each 63 × 88 mm page) and the sheet (items
 in columns under their sections' bars, at most MAX_SHEET_PAGES pages), each composed directly on
 A4 and on US Letter. Text stays text, and each font is embedded once per source document. The
@@ -224,9 +224,10 @@ class SheetLayout:
 def arrange_sheet(job: AidJob, items: list[ItemPieces], parts: dict[str, Piece], name: str) -> SheetLayout:
     """The sheet: the title across the top of the first page, then each section's bar and items
     down the columns. An item is never split (unless it is longer than a column), and a section's
-    bar stands above its first item. The last page's columns are balanced: they end as high as they
-    can with the items still on that page (found by halving). Each page's footer says which page it
-    is, of how many."""
+    bar stands above its first item; a column (or page) where a section goes on starts with the
+    section's continuation bar (its title, marked as continued; not a bookmark). The last page's
+    columns are balanced: they end as high as they can with the items still on that page (found
+    by halving). Each page's footer says which page it is, of how many."""
     layout = arranged(job, items, parts, name)
     if layout is None:
         raise AidError(f"{name}: an item is longer than a column of the sheet")  # arranged() names it first
@@ -250,23 +251,30 @@ def arranged(job: AidJob, items: list[ItemPieces], parts: dict[str, Piece], name
     columns = Columns(SHEET_MARGIN[0] + title.height + title.margin_bottom, *(short or (None, 0.0)))
     placed: list[tuple[int, Piece, float, float, str | None]] = [(0, title, SHEET_LEFT, SHEET_MARGIN[0], None)]
     outline = [(0, job.title, 0, SHEET_MARGIN[0])]
-    bars_placed = set()
+    begun: set[int] = set()  # the sections whose bar is placed
     for item in items:
-        bar = [parts[f"section-{item.section}"]] if item.section not in bars_placed else []
-        if not columns.room_for(bar + item.pages) and columns.margin_above is not None:
-            columns.next_column()  # a bar and its first item, or an item, start a column together
-        for piece in bar:
-            placed.append((columns.page, piece, columns.x, columns.put(piece), None))
-            outline.append((1, job.sections[item.section].title, columns.page, placed[-1][3]))
-            bars_placed.add(item.section)
+        bar = parts[f"section-{item.section}"]
         for number, piece in enumerate(item.pages):
+            heading = [bar] if item.section not in begun else []
+            if columns.margin_above is not None and not columns.room_for(heading + (item.pages if number == 0 else [piece])):
+                columns.next_column()  # a bar and its first item, or an item, start a column together
+            if columns.margin_above is None and not heading:  # a column's top, in a section begun above
+                heading = [parts[f"section-more-{item.section}"]]
+            for head in heading:
+                top = columns.put(head)
+                placed.append((columns.page, head, columns.x, top, None))
+                if head is bar:
+                    outline.append((1, job.sections[item.section].title, columns.page, top))
+                    begun.add(item.section)
+            column = (columns.page, columns.column)
             top = columns.put(piece)
             placed.append((columns.page, piece, columns.x + sum(RULE), top, item.colour))
             if number == 0:
                 outline.append((2, item.title, columns.page, top))
-            if short is not None and columns.page == short[0] and top + piece.height > short[1]:
+            parted = bool(heading) and (columns.page, columns.column) != column  # a bar left alone at a column's foot
+            if short is not None and (parted or columns.page == short[0] and top + piece.height > short[1]):
                 return None
-            if top + piece.height > SHEET_AREA[1] - SHEET_MARGIN[1]:
+            if parted or top + piece.height > SHEET_AREA[1] - SHEET_MARGIN[1]:
                 raise AidError(f"{name}: '{item.title[:40]}' is longer than a column of the sheet")
     pages = columns.page + 1
     if short is not None and pages != short[0] + 1:

@@ -346,7 +346,7 @@ def aid_job(resolved: Resolved, game: str, lang: str, tables: AnswerTables | Non
         font_size=FONT_SIZE, sections=sections, card_refs=[item["ref"] for section in sections for item in section["items"]],
         version=version, footer=footer(version), max_pages=MAX_SHEET_PAGES, print_note=labels["aid_print_at_100"],
         sheet_width=round(SHEET_TEXT_WIDTH, 3), column_width=round(COLUMN_WIDTH, 3), card_width=round(CARD_TEXT[0], 3),
-        foot_width=round(CARD_SIZE[0] - 2 * FOOT_INSET, 3), changes_note=changes)
+        foot_width=round(CARD_SIZE[0] - 2 * FOOT_INSET, 3), changes_note=changes, continued=labels["aid_continued"])
     printed = [PrintedSection(section["title"], [(item["anchor"], item["title"], item["colour"] or section["colour"])
                                                  for item in section["items"]]) for section in sections]
     return AidJob(game, lang, html("sheet", version), html("cards", version), parts, sheet_title, printed,
