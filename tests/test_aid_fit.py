@@ -25,13 +25,13 @@ def test_a_table_that_fits_and_one_that_does_not():
     fits = table_fit(per_cent_table("Hits (at least), %"))
     assert fits.fits and 40 * MM < fits.width < CARD_TEXT[0]
     long_word = table_fit(per_cent_table("Hits Atleastthismanyhitsrolledwithbattledicebeforesaves, %"))
-    assert not long_word.fits and long_word.widest == "Atleastthismanyhitsrolledwithbattledicebeforesaves, %"
+    assert not long_word.fits and long_word.widest == "Atleastthismanyhitsrolledwithbattledicebeforesaves,"
     assert table_fit(per_cent_table("Hits (at least), %", value=">99,9")).width > fits.width + 8 * 3.5  # a digit more in 8 columns
 
 
 @pytest.mark.unit
 def test_a_heading_breaks_only_where_the_line_breaker_may():
-    assert pieces("Hits (at least), %") == ["Hits", "(at", "least), %"]
+    assert pieces("Hits (at least), %") == ["Hits", "(at", "least),", "%"]
     assert pieces("( wide ) one") == ["( wide )", "one"]
     assert pieces("") == [""]
 
@@ -94,8 +94,8 @@ def bundled():
 
 @pytest.mark.integration
 def test_the_estimate_is_never_narrower_than_weasyprints_table(bundled):
-    """Every bundled answer table, each language: the estimate is at least WeasyPrint's width (it is the
-    same to 0.01 mm where the headings break only at spaces) and fits the card (validate accepts it)."""
+    """Every bundled answer table, each language: the estimate is at least WeasyPrint's width, and at most a
+    quarter of a millimetre more (measured: 0.00-0.08 mm), and fits the card (validate accepts it)."""
     from generator.render.aids.cards import answer_item
     resolved, found = bundled
     assert len(found) >= 9  # three games with tables, three languages each
@@ -105,20 +105,24 @@ def test_the_estimate_is_never_narrower_than_weasyprints_table(bundled):
         assert table.row_label == printed.row_label and table.groups[0][0] == printed.group, (game, lang)
         assert [cell.text for _, cells in table.rows for cell in cells] == [
             printed.values[c][r] for r in range(len(table.rows)) for c in range(len(printed.values))], (game, lang)
-        assert width - 0.01 <= estimate.width <= width + 4 * MM, (game, lang, width / MM, estimate.width / MM)
+        assert width - 0.01 <= estimate.width <= width + MM / 4, (game, lang, width / MM, estimate.width / MM)
         assert estimate.fits, (game, lang)
 
 
 @pytest.mark.integration
 def test_the_estimate_holds_for_every_heading_the_bundled_labels_could_make(bundled):
-    """Each label of every bundled calculators.yaml, in every language, as a table's group heading, its row label
-    and a column heading (in per cent and in one long word): never narrower than WeasyPrint's table."""
+    """Each label of every bundled calculators.yaml (the game's and its checks'), in every language, as a table's group
+    heading (per cent), its row label and a column heading, and forty of them run together into one word: never
+    estimated narrower than WeasyPrint's table."""
     from generator.render.aids.cards import answer_item
     from generator.render.answer_tables import AnswerTable, Cell
     resolved, _ = bundled
     kb = resolved.kb
-    texts = sorted({str(text) for calculators in kb.calculators.values() for label in calculators["labels"].values()
-                    for text in (kb.terms[label["term"]]["names"] if "term" in label else label).values()})
+    labels = [label for calculators in kb.calculators.values()
+              for label in [*calculators["labels"].values(), *(label for check in calculators["checks"].values()
+                                                               for label in check.get("labels", {}).values())]]
+    texts = sorted({str(text) for label in labels for text in (kb.terms[label["term"]]["names"] if "term" in label else label).values()})
+    assert len(texts) > 1000
     texts += [text.replace(" ", "") for text in texts if " " in text][:40]
     tables, printed = [], []
     for text in texts:

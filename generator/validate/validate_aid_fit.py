@@ -40,7 +40,8 @@ from ..load.rules_view import checks_and_entries, rules_for
 SIZE = FONT_SIZE_PT * ANSWER_TABLE_EM  # the answer tables' type on a card, in points
 # No line break before a closing mark (UAX 14, LB13) nor after an opening one (LB14), whatever the spaces;
 # nor on either side of a quotation mark (LB19: Pango keeps 'okienka „Zwycięstwo!” (nadrukowane' whole).
-NO_BREAK_BEFORE = ")]}!?,.:;/%"
+# It may break before the "%" of "Hits (at least), %" (a postfix sign after a space: LB18), and does.
+NO_BREAK_BEFORE = ")]}!?,.:;/"
 NO_BREAK_AFTER = "([{"
 QUOTES = "\"'«»‘’‚‛“”„‟‹›"
 
