@@ -68,6 +68,7 @@ def laid_out_widths(items: list[dict]) -> list[float]:
 def bundled():
     """The bundled data, validated and resolved, and the declared tables of each game with an aid, each
     language: (game, language, declaration, the table as render builds it, validate's estimate)."""
+    from generator.base.answer_cells import layout
     from generator.base.json_schema import check_schemas
     from generator.render.answer_tables import AnswerTables
     from generator.resolve.resolve import resolve
@@ -86,8 +87,9 @@ def bundled():
                 def label(key: str, lang: str = lang, labels: dict = labels) -> str:
                     texts = labels[key]
                     return str(kb.languages.text(kb.terms[texts["term"]]["names"] if "term" in texts else texts, lang))
-                printed = printed_table(declaration, game, schemas, label, kb.languages.ui(lang)["calculator"],
-                                        answers(rules, declaration, schemas))
+                words = kb.languages.ui(lang)["calculator"]
+                laid_out = layout(declaration, game, schemas, label, words)
+                printed = printed_table(laid_out, words["decimal"], answers(rules, laid_out))
                 found.append((game, lang, table, printed))
     return resolved, found
 

@@ -16,13 +16,12 @@ every face 1 side in 6, which neither the sources nor the public material we fou
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from rules_check.core import Game, RulesError
 
-from ..base.answer_cells import axis_values, cell_inputs, last_name, value_at, value_text
+from ..base.answer_cells import LayoutCell, layout, value_at, value_text
 from ..load.rules_view import rules_for
 from ..resolve.resolve import Resolved
 from .rules_data import label_texts, render_rules_data
@@ -94,26 +93,9 @@ class Words:
     def title(self, check: str) -> str:
         return self.tables.r.text_in(self.calculators["checks"][check]["title"], self.reader)
 
-    def table(self, check: str, kinds: str | list[str], row_label: str, groups: list[tuple[str, list[str]]],
-              rows: Sequence[tuple[str, Sequence[tuple[dict | None, str]]]]) -> AnswerTable:
-        """A table whose cells are (input, output field) of `check`, answered here; `kinds`: how the values print,
-        one for the whole table or one per column."""
-        columns = sum(len(names) for _, names in groups)
-        per_column = [kinds] * columns if isinstance(kinds, str) else kinds
-        return AnswerTable(f"{self.game}-{check}", self.game, check, self.title(check), row_label, groups,
-                           [(heading, [self.cell(check, kind, inputs, output)
-                                       for kind, (inputs, output) in zip(per_column, cells, strict=True)])
-                            for heading, cells in rows])
-
-    def cell(self, check: str, kind: str, inputs: dict | None, output: str) -> Cell:
-        value = self.tables.answer(self.game, check, inputs, output) if inputs is not None else None
-        return Cell(self.text(value, kind), inputs, output, kind)
-
-    def heading(self, value: Any, check: str) -> str:
-        """A row's or column's heading: a number as it is, yes or no and a choice in the reader's words."""
-        if isinstance(value, bool):
-            return self.ui["yes" if value else "no"]
-        return self.label(value, check) if isinstance(value, str) else str(value)
+    def cell(self, check: str, cell: LayoutCell) -> Cell:
+        value = self.tables.answer(self.game, check, cell.inputs, cell.output)
+        return Cell(self.text(value, cell.kind), cell.inputs, cell.output, cell.kind)
 
     def text(self, value: Any, kind: str) -> str:
         """How a table prints an answer (base/answer_cells.value_text), in the reader's decimal mark."""
@@ -122,21 +104,7 @@ class Words:
 
 # -- the tables a game declares (calculators.yaml, answer_tables) ---------------------------------
 def declared(words: Words, declaration: dict) -> AnswerTable:
-    """One declared table: rows over one input, columns over another input (one output shown) or over the
-    outputs shown; the headings are the inputs' and outputs' labels, and a per-cent column group says so."""
-    check, rows, columns, shown = declaration["check"], declaration["rows"], declaration.get("columns"), declaration["show"]
-    row_values = axis_values(words.game, check, rows)
-    kinds: str | list[str]
-    if columns:
-        output = shown[0]
-        column_values = axis_values(words.game, check, columns)
-        heading = words.label(last_name(columns["input"]), check) + (", %" if output["as"] == "percent" else "")
-        groups = [(heading, [words.heading(value, check) for value in column_values])]
-        cells = [[(cell_inputs(declaration, row, value), output["output"]) for value in column_values] for row in row_values]
-        kinds = output["as"]
-    else:
-        groups = [(words.label(declaration["heading"], check), [words.label(item["label"], check) for item in shown])]
-        cells = [[(cell_inputs(declaration, row), item["output"]) for item in shown] for row in row_values]
-        kinds = [item["as"] for item in shown]
-    return words.table(check, kinds, words.label(last_name(rows["input"]), check), groups,
-                       [(words.heading(row, check), row_cells) for row, row_cells in zip(row_values, cells, strict=True)])
+    """One declared table as base/answer_cells.layout lays it out, each cell answered by its check."""
+    table = layout(declaration, words.game, None, lambda key: words.label(key, declaration["check"]), words.ui)
+    return AnswerTable(f"{words.game}-{table.check}", words.game, table.check, words.title(table.check), table.row_label,
+                       table.groups, [(heading, [words.cell(table.check, cell) for cell in cells]) for heading, cells in table.rows])

@@ -32,7 +32,7 @@ from ..base.aid_geometry import (
     MM,
     TABLE_RULE,
 )
-from ..base.answer_cells import axis_values, cell_inputs, last_name, value_at, value_text
+from ..base.answer_cells import Layout, value_at, value_text
 from ..base.fonts import text_width
 from ..load.model import KnowledgeBase
 from ..load.rules_view import checks_and_entries, rules_for
@@ -108,20 +108,17 @@ def game_rules(kb: KnowledgeBase, game: str) -> Game | None:
         return None
 
 
-def answers(rules: Game | None, table: dict, schemas: dict) -> list[list[Any]] | None:
-    """The value of each cell of a declared table, row by row (None: a dash), or None where the checks cannot run."""
+def answers(rules: Game | None, table: Layout) -> list[list[Any]] | None:
+    """The value of each cell of a laid-out table (base/answer_cells.layout), row by row (None: a dash), or None
+    where the checks cannot run. The cells are the same in every language."""
     if rules is None:
         return None
-    check, rows, columns, shown = table["check"], table["rows"], table.get("columns"), table["show"]
-    game = rules.data.game
-    column_values = axis_values(game, check, columns, schemas) if columns else [None] * len(shown)
-    outputs = [shown[0]["output"]] * len(column_values) if columns else [item["output"] for item in shown]
     found = []
-    for row in axis_values(game, check, rows, schemas):
+    for _heading, cells in table.rows:
         values = []
-        for column, output in zip(column_values, outputs, strict=True):
+        for cell in cells:
             try:
-                values.append(value_at(rules.run(check, cell_inputs(table, row, column)), output))
+                values.append(value_at(rules.run(table.check, cell.inputs), cell.output))
             except RulesError:
                 values.append(None)
             except Exception:  # noqa: BLE001  (a check that fails on this data fails the build too; here the values are bounded)
@@ -130,31 +127,16 @@ def answers(rules: Game | None, table: dict, schemas: dict) -> list[list[Any]] |
     return found
 
 
-def printed_table(table: dict, game: str, schemas: dict, label, ui: dict, values: list[list[Any]] | None = None) -> Printed:
-    """What a declared table prints in one language (render/answer_tables.declared builds the same);
-    `label(key)`: a label's text in that language, `ui`: the language's calculator words, `values`: the
-    cells' answers (`answers`), or None to measure the headings alone."""
-    check, rows, columns, shown = table["check"], table["rows"], table.get("columns"), table["show"]
-
-    def heading(value) -> str:
-        if isinstance(value, bool):
-            return ui["yes" if value else "no"]
-        return label(value) if isinstance(value, str) else str(value)
-    row_headings = [heading(value) for value in axis_values(game, check, rows, schemas)]
-    if columns:
-        output = shown[0]
-        group = label(last_name(columns["input"])) + (", %" if output["as"] == "percent" else "")
-        column_headings = [heading(value) for value in axis_values(game, check, columns, schemas)]
-        kinds = [output["as"]] * len(column_headings)
-    else:
-        group = label(table["heading"])
-        column_headings = [label(item["label"]) for item in shown]
-        kinds = [item["as"] for item in shown]
+def printed_table(table: Layout, decimal: str, values: list[list[Any]] | None = None) -> Printed:
+    """What a laid-out table (base/answer_cells.layout, in one language) prints: `decimal`, the language's
+    decimal mark; `values`, the cells' answers (`answers`), or None to measure the headings alone."""
+    [(group, column_headings)] = table.groups
+    kinds = [cell.kind for cell in table.rows[0][1]] if table.rows else ["" for _ in column_headings]
     if values is None:  # the headings alone
         texts = [[""] for _ in kinds]
     else:
-        texts = [[value_text(row[i], kind, ui["decimal"]) for row in values] for i, kind in enumerate(kinds)]
-    return Printed(label(last_name(rows["input"])), row_headings, group, column_headings, texts)
+        texts = [[value_text(row[i], kind, decimal) for row in values] for i, kind in enumerate(kinds)]
+    return Printed(table.row_label, [heading for heading, _ in table.rows], group, column_headings, texts)
 
 
 def too_wide(fit: Fit) -> str:

@@ -15,6 +15,7 @@ from typing import Any
 
 from rules_check.core import Game
 
+from ..base.answer_cells import layout
 from ..base.json_schema import check_schemas, field_schema, whole_numbers
 from ..base.problems import Problems
 from ..load.load import LoadedData
@@ -137,15 +138,16 @@ def _check_answer_tables(kb: KnowledgeBase, doc, game: str, checks: dict, proble
         if not slips and schemas is not None and game in kb.aids:  # a table each aid prints on a card of its own
             sound = game not in kb.unchecked_games and not any(p.path.startswith(folder) for p in problems.items)
             rules = rules or (game_rules(kb, game) if sound else None)  # unsound: the headings alone are measured
-            for language, message in _too_wide(kb, doc, game, table, schemas, answers(rules, table, schemas)):
+            for language, message in _too_wide(kb, doc, game, table, schemas, rules):
                 _report(problems, Where(doc, ["answer_tables", i]), "E088",
                         f"answer table {i + 1} ({table['check']}), {language}: {message}")
 
 
-def _too_wide(kb: KnowledgeBase, doc, game: str, table: dict, schemas: dict, values: list | None) -> list[tuple[str, str]]:
-    """(language, message) for each language whose aid card the table would not fit."""
+def _too_wide(kb: KnowledgeBase, doc, game: str, table: dict, schemas: dict, rules: Game | None) -> list[tuple[str, str]]:
+    """(language, message) for each language whose aid card the table would not fit; `rules`: the game's checks,
+    which answer the cells (the same in every language), or None to measure the headings alone."""
     labels = {**doc.data["labels"], **doc.data["checks"][table["check"]].get("labels", {})}
-    found = []
+    layouts = {}
     for language in kb.games[game]["languages"]:
         if language not in kb.languages:
             continue  # E063
@@ -155,7 +157,11 @@ def _too_wide(kb: KnowledgeBase, doc, game: str, table: dict, schemas: dict, val
             if "term" in texts:
                 texts = kb.terms[texts["term"]]["names"] if texts["term"] in kb.terms else {}
             return str(kb.languages.text(texts, language)) if texts else key
-        fit = table_fit(printed_table(table, game, schemas, label, kb.languages.ui(language)["calculator"], values))
+        layouts[language] = layout(table, game, schemas, label, kb.languages.ui(language)["calculator"])
+    values = answers(rules, next(iter(layouts.values()))) if layouts else None
+    found = []
+    for language, laid_out in layouts.items():
+        fit = table_fit(printed_table(laid_out, kb.languages.ui(language)["calculator"]["decimal"], values))
         if not fit.fits:
             found.append((language, too_wide(fit)))
     return found
