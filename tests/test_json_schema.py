@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from generator.base.answer_cells import axis_values
 from generator.base.json_schema import check_schemas, field_schema, whole_numbers
-from generator.render.answer_tables import axis_values
 from generator.validate.validate_calculators import _axis_slips
 
 pytestmark = pytest.mark.unit

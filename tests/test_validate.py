@@ -86,6 +86,7 @@ SETUP = {
     "E081-choice": mini_check_schemas,
     "E082": mini_check_schemas,
     "E083": mini_check_schemas,
+    "E088": mini_check_schemas,
     "E008-unreadable-file": refuse_to_open("10-rules.yaml"),
     "E008-unreadable-folder": unreadable_folder,
     "E008-unreadable-source": refuse_to_open("mini_ru.txt"),

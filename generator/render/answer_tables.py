@@ -15,21 +15,16 @@ every face 1 side in 6, which neither the sources nor the public material we fou
 
 from __future__ import annotations
 
-import copy
-import importlib
-import itertools
 import json
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from rules_check.core import Game, GameData, RulesError, module_name
+from rules_check.core import Game, RulesError
 
-from ..base.json_schema import check_schemas, field_schema, whole_numbers
+from ..base.answer_cells import LayoutCell, layout, value_at, value_text
+from ..load.rules_view import rules_for
 from ..resolve.resolve import Resolved
 from .rules_data import label_texts, render_rules_data
-
-DASH = "—"
 
 
 @dataclass
@@ -54,27 +49,8 @@ class AnswerTable:
 
 def game_rules(rules_data: list[tuple[str, str]]) -> dict[str, Game]:
     """Game id -> its rules_check `Rules`, built from the rendered data files (not from rules_check/data/)."""
-    rules = {}
-    for _name, text in rules_data:
-        document = json.loads(text)
-        data = GameData(document["game"], document["data_version"], document["checks"], document["entries"], document["say"])
-        rules[data.game] = importlib.import_module(f"rules_check.games.{module_name(data.game)}").Rules(data)
-    return rules
-
-
-def percent(value: float, decimal: str) -> str:
-    """A probability in per cent with one decimal, in the reader's decimal mark; never 0 or 100 when it is not."""
-    if 0 < value < 0.0005:
-        return f"<0{decimal}1"
-    if 0.9995 <= value < 1:
-        return f">99{decimal}9"
-    return f"{value * 100:.1f}".replace(".", decimal)
-
-
-def value_at(output: dict, path: str) -> Any:
-    for part in path.split("."):
-        output = output[part] if isinstance(output, dict) else output[int(part)]
-    return output
+    documents = [json.loads(text) for _name, text in rules_data]
+    return {document["game"]: rules_for(document["game"], document) for document in documents}
 
 
 class AnswerTables:
@@ -117,91 +93,18 @@ class Words:
     def title(self, check: str) -> str:
         return self.tables.r.text_in(self.calculators["checks"][check]["title"], self.reader)
 
-    def table(self, check: str, kinds: str | list[str], row_label: str, groups: list[tuple[str, list[str]]],
-              rows: Sequence[tuple[str, Sequence[tuple[dict | None, str]]]]) -> AnswerTable:
-        """A table whose cells are (input, output field) of `check`, answered here; `kinds`: how the values print,
-        one for the whole table or one per column."""
-        columns = sum(len(names) for _, names in groups)
-        per_column = [kinds] * columns if isinstance(kinds, str) else kinds
-        return AnswerTable(f"{self.game}-{check}", self.game, check, self.title(check), row_label, groups,
-                           [(heading, [self.cell(check, kind, inputs, output)
-                                       for kind, (inputs, output) in zip(per_column, cells, strict=True)])
-                            for heading, cells in rows])
-
-    def cell(self, check: str, kind: str, inputs: dict | None, output: str) -> Cell:
-        value = self.tables.answer(self.game, check, inputs, output) if inputs is not None else None
-        return Cell(self.text(value, kind), inputs, output, kind)
-
-    def heading(self, value: Any, check: str) -> str:
-        """A row's or column's heading: a number as it is, yes or no and a choice in the reader's words."""
-        if isinstance(value, bool):
-            return self.ui["yes" if value else "no"]
-        return self.label(value, check) if isinstance(value, str) else str(value)
+    def cell(self, check: str, cell: LayoutCell) -> Cell:
+        value = self.tables.answer(self.game, check, cell.inputs, cell.output)
+        return Cell(self.text(value, cell.kind), cell.inputs, cell.output, cell.kind)
 
     def text(self, value: Any, kind: str) -> str:
-        """How a table prints an answer: a probability in per cent ("percent"), an average with two decimals
-        ("average"), a number or a fraction as the check gives it ("number"), or a dash where the rules refuse."""
-        if value is None:
-            return DASH
-        if kind == "percent":
-            return percent(value, self.ui["decimal"])
-        if kind == "average":
-            return f"{value:.2f}".replace(".", self.ui["decimal"])
-        return str(value)
+        """How a table prints an answer (base/answer_cells.value_text), in the reader's decimal mark."""
+        return value_text(value, kind, self.ui["decimal"])
 
 
 # -- the tables a game declares (calculators.yaml, answer_tables) ---------------------------------
 def declared(words: Words, declaration: dict) -> AnswerTable:
-    """One declared table: rows over one input, columns over another input (one output shown) or over the
-    outputs shown; the headings are the inputs' and outputs' labels, and a per-cent column group says so."""
-    check, rows, columns, shown = declaration["check"], declaration["rows"], declaration.get("columns"), declaration["show"]
-    row_values = axis_values(words.game, check, rows)
-    kinds: str | list[str]
-    if columns:
-        output = shown[0]
-        column_values = axis_values(words.game, check, columns)
-        heading = words.label(last_name(columns["input"]), check) + (", %" if output["as"] == "percent" else "")
-        groups = [(heading, [words.heading(value, check) for value in column_values])]
-        cells = [[(with_value(with_value({}, rows["input"], row), columns["input"], value), output["output"])
-                  for value in column_values] for row in row_values]
-        kinds = output["as"]
-    else:
-        groups = [(words.label(declaration["heading"], check), [words.label(item["label"], check) for item in shown])]
-        cells = [[(with_value({}, rows["input"], row), item["output"]) for item in shown] for row in row_values]
-        kinds = [item["as"] for item in shown]
-    return words.table(check, kinds, words.label(last_name(rows["input"]), check), groups,
-                       [(words.heading(row, check), row_cells) for row, row_cells in zip(row_values, cells, strict=True)])
-
-
-def axis_values(game: str, check: str, axis: dict) -> list:
-    """The inputs an axis runs over: its values, or the whole numbers from..to within what the schema allows."""
-    if "values" in axis:
-        return list(axis["values"])
-    field = field_schema((check_schemas(game) or {}).get(f"{check}_input", {}), axis["input"])
-    assert field is not None, f"validate (E069) found {game}.{check}'s input {axis['input']}"
-    first, last = whole_numbers(field, axis.get("from"), axis.get("to"))
-    assert last is not None, f"validate (E069) bounded {game}.{check}'s input {axis['input']}"
-    return list(range(first, last + 1))
-
-
-def last_name(input_path: str) -> str:
-    """The field an input path ends in, whose label heads its axis ("lines.0.cards": "cards")."""
-    return [part for part in input_path.split(".") if not part.isdigit()][-1]
-
-
-def with_value(inputs: dict, input_path: str, value: Any) -> dict:
-    """A copy of `inputs` with `value` at the dotted path; a digit in the path is an item of a list."""
-    result = copy.deepcopy(inputs)
-    parts: list[Any] = [int(part) if part.isdigit() else part for part in input_path.split(".")]
-    node: Any = result
-    for part, following in itertools.pairwise(parts):
-        empty: Any = [] if isinstance(following, int) else {}
-        if isinstance(node, list):
-            node.extend(copy.deepcopy(empty) for _ in range(part + 1 - len(node)))
-        else:
-            node.setdefault(part, empty)
-        node = node[part]
-    if isinstance(node, list):
-        node.extend(None for _ in range(parts[-1] + 1 - len(node)))
-    node[parts[-1]] = value
-    return result
+    """One declared table as base/answer_cells.layout lays it out, each cell answered by its check."""
+    table = layout(declaration, words.game, None, lambda key: words.label(key, declaration["check"]), words.ui)
+    return AnswerTable(f"{words.game}-{table.check}", words.game, table.check, words.title(table.check), table.row_label,
+                       table.groups, [(heading, [words.cell(table.check, cell) for cell in cells]) for heading, cells in table.rows])

@@ -1,53 +1,25 @@
 """Render, rules-check data: for each game with a checks.yaml, `rules_check/data/<game>.json` holding what the
-hand-written rules_check package reads from the knowledge base: each check's help line and entries, the
-entries it names (English title and text, so --help and answers can quote them; params; table rows), and
-`say`: how its answers read in each language (calculators.yaml, glossary names; rules_check/explain.py).
+hand-written rules_check package reads from the knowledge base (load/rules_view.py: each check's help line
+and entries, the entries it names), and `say`: how its answers read in each language (calculators.yaml,
+glossary names; rules_check/explain.py).
 """
 
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping
 from typing import Any
 
-from ..base.textmatch import strip_links
-from ..load.model import Entry
+from ..load.rules_view import checks_and_entries
 from ..resolve.resolve import Resolved
-
-
-def _english(texts: dict) -> str:
-    return texts.get("en") or next(iter(texts.values()))
-
-
-def _entry_data(entry: Entry) -> dict[str, Any]:
-    data: dict[str, Any] = {"title": _english(entry["title"]), "text": re.sub(r"[*_]", "", strip_links(_english(entry["text"])))}
-    if "params" in entry:
-        data["params"] = entry["params"]
-    if "table" in entry:
-        data["table"] = entry["table"]["rows"]
-    return data
-
-
-def named_entries(item: Mapping[str, Any]) -> list[str]:
-    """Every entry a catalogue item names: implemented, params, tables, cited."""
-    return [*item["implements"], *item.get("params", {}), *item.get("tables", []), *item.get("cites", [])]
 
 
 def render_rules_data(resolved: Resolved) -> list[tuple[str, str]]:
     """(file name under rules_check/data/, JSON) for every game that has checks."""
     files = []
     kb = resolved.kb
-    for game, checks in sorted(kb.checks.items()):
-        entry_ids = sorted({entry_id for item in checks.values() for entry_id in named_entries(item)})
-        document = {
-            "game": game,
-            "data_version": resolved.data_version,
-            "checks": {name: {"help": item["help"], "implements": item["implements"], "cites": item.get("cites", [])}
-                       for name, item in checks.items()},
-            "entries": {entry_id: _entry_data(kb.entries[entry_id]) for entry_id in entry_ids},
-            "say": say_data(resolved, game),
-        }
+    for game in sorted(kb.checks):
+        document = {"game": game, "data_version": resolved.data_version, **checks_and_entries(kb, game), "say": say_data(resolved, game)}
         files.append((f"{game}.json", json.dumps(document, ensure_ascii=False, indent=1, sort_keys=True) + "\n"))
     return files
 

@@ -4,7 +4,8 @@ Every check of checks.yaml needs a title and an answer sentence in each of the g
 every field name and choice of the check's input schema (rules_check/schemas/<game>.schema.json, in the
 rules_check package Python imports) needs a label in each language (E081); an answer may name only fields
 of the check's output schema (E082); a label taken from the glossary must name a term that exists (E083); an
-answer table must name a check, inputs and outputs its schema has, within its bounds, with labels (E069).
+answer table must name a check, inputs and outputs its schema has, within its bounds, with labels (E069),
+and, on a game's aid, fit the width of its card in every language (E088, validate_aid_fit.py).
 """
 
 from __future__ import annotations
@@ -12,11 +13,15 @@ from __future__ import annotations
 import string
 from typing import Any
 
+from rules_check.core import Game
+
+from ..base.answer_cells import layout
 from ..base.json_schema import check_schemas, field_schema, whole_numbers
 from ..base.problems import Problems
 from ..load.load import LoadedData
 from ..load.model import KnowledgeBase, Where
 from .schema import validator_for
+from .validate_aid_fit import answers, game_rules, printed_table, table_fit, too_wide
 
 
 def names_to_label(schema: Any) -> list[str]:
@@ -83,7 +88,7 @@ def _check_game(kb: KnowledgeBase, doc, game: str, checks: dict, problems: Probl
         for i, value in enumerate(values):
             if value not in doc.data["labels"]:
                 _report(problems, Where(doc, ["choices", field, i]), "E081", f"no label for '{value}', a choice of the field '{field}'")
-    _check_answer_tables(doc, game, checks, problems)
+    _check_answer_tables(kb, doc, game, checks, problems)
     for path, label in _term_labels(doc):
         if label["term"] not in kb.terms and label["term"] not in kb.unchecked_ids and kb.game_of(label["term"]) not in kb.unchecked_games:
             _report(problems, Where(doc, path), "E083", f"no glossary term '{label['term']}'")
@@ -122,10 +127,44 @@ def _check_answer(doc, name: str, answer: dict, output_schema: dict, problems: P
                 _report(problems, where, "E082", f"the {language} answer of {name} formats {{{field}}} as '{kind}'; only :percent exists")
 
 
-def _check_answer_tables(doc, game: str, checks: dict, problems: Problems) -> None:
+def _check_answer_tables(kb: KnowledgeBase, doc, game: str, checks: dict, problems: Problems) -> None:
+    schemas = check_schemas(game)
+    folder = doc.path.rsplit("/", 1)[0] + "/"
+    rules: Game | None = None  # the game's checks, run for the values its tables print (once the first table asks)
     for i, table in enumerate(doc.data.get("answer_tables", [])):
-        for message in _answer_table_slips(table, checks, doc.data["checks"], doc.data["labels"], check_schemas(game)):
+        slips = _answer_table_slips(table, checks, doc.data["checks"], doc.data["labels"], schemas)
+        for message in slips:
             _report(problems, Where(doc, ["answer_tables", i]), "E069", f"answer table {i + 1} ({table['check']}): {message}")
+        if not slips and schemas is not None and game in kb.aids:  # a table each aid prints on a card of its own
+            sound = game not in kb.unchecked_games and not any(p.path.startswith(folder) for p in problems.items)
+            rules = rules or (game_rules(kb, game) if sound else None)  # unsound: the headings alone are measured
+            for language, message in _too_wide(kb, doc, game, table, schemas, rules):
+                _report(problems, Where(doc, ["answer_tables", i]), "E088",
+                        f"answer table {i + 1} ({table['check']}), {language}: {message}")
+
+
+def _too_wide(kb: KnowledgeBase, doc, game: str, table: dict, schemas: dict, rules: Game | None) -> list[tuple[str, str]]:
+    """(language, message) for each language whose aid card the table would not fit; `rules`: the game's checks,
+    which answer the cells (the same in every language), or None to measure the headings alone."""
+    labels = {**doc.data["labels"], **doc.data["checks"][table["check"]].get("labels", {})}
+    layouts = {}
+    for language in kb.games[game]["languages"]:
+        if language not in kb.languages:
+            continue  # E063
+
+        def label(key: str, language: str = language) -> str:
+            texts = labels[key]
+            if "term" in texts:
+                texts = kb.terms[texts["term"]]["names"] if texts["term"] in kb.terms else {}
+            return str(kb.languages.text(texts, language)) if texts else key
+        layouts[language] = layout(table, game, schemas, label, kb.languages.ui(language)["calculator"])
+    values = answers(rules, next(iter(layouts.values()))) if layouts else None
+    found = []
+    for language, laid_out in layouts.items():
+        fit = table_fit(printed_table(laid_out, kb.languages.ui(language)["calculator"]["decimal"], values))
+        if not fit.fits:
+            found.append((language, too_wide(fit)))
+    return found
 
 
 def _answer_table_slips(table: dict, checks: dict, texts: dict, labels: dict, schemas: dict | None) -> list[str]:

@@ -21,7 +21,8 @@ from pathlib import Path
 
 from markupsafe import Markup
 
-from ...base import colours
+from ...base import aid_geometry, colours
+from ...base.aid_geometry import CARD_MARGIN, CARD_SIZE, CARD_TEXT, FONT_SIZE, MM  # noqa: F401  (CARD_MARGIN: the aids read it from here)
 from ...base.children import die_with_parent, held_interrupts, let_interrupts_in
 from ...base.errors import KbError
 from ...base.languages import fill
@@ -33,12 +34,9 @@ from ..answer_tables import AnswerTable, AnswerTables
 from ..site import environment
 from .aid_qr import qr_item, site_url
 
-MM = 72 / 25.4
 SHEETS = {"a4": (210 * MM, 297 * MM), "letter": (8.5 * 72, 11 * 72)}
-# The printed aids are made of pieces laid out once (aid_compose.py); their sizes, in points:
-CARD_SIZE = (63 * MM, 88 * MM)
-CARD_MARGIN = (3.5 * MM, 3.5 * MM, 6 * MM)  # top, sides, bottom (where the footer stands)
-CARD_TEXT = (CARD_SIZE[0] - 2 * CARD_MARGIN[1], CARD_SIZE[1] - CARD_MARGIN[0] - CARD_MARGIN[2])  # band and item
+# The printed aids are made of pieces laid out once (aid_compose.py); their sizes, in points: the card's
+# (CARD_SIZE, CARD_MARGIN, CARD_TEXT) are in base/aid_geometry.py, which validate reads too (E088).
 FOOT_INSET = 4.25 * MM  # a card's footer stands this far inside the cut, below and at the sides (issue 28: at least 4 mm)
 # The sheet PDF is made once, on the area both papers have (210 × 279.4 mm), and centred on each.
 SHEET_AREA = (min(w for w, _ in SHEETS.values()), min(h for _, h in SHEETS.values()))
@@ -48,7 +46,6 @@ RULE = (1.2, 2.6)  # on the sheet, a coloured rule left of each item, and the sp
 COLUMN_WIDTH = CARD_TEXT[0] + sum(RULE)  # an item is as wide on the sheet as on its card
 SHEET_TEXT_WIDTH = SHEET_COLUMNS * COLUMN_WIDTH + (SHEET_COLUMNS - 1) * COLUMN_GAP
 MAX_SHEET_PAGES = 2
-FONT_SIZE = "8pt"
 # The sheet as a web page, one per paper, whose print CSS asks for that paper (cards/<game>-<lang>-sheet.html
 # on A4, …-sheet-letter.html on US Letter), and every item on a card-sized page of its own.
 SHEET_LAYOUT = {"margin": "8mm 8mm 10mm", "columns": SHEET_COLUMNS, "font_size": FONT_SIZE, "card": False}
@@ -291,6 +288,8 @@ def aid_environment():
     env = environment("cards")
     env.filters["css_string"] = css_string
     env.filters["css_colour"] = css_colour
+    env.globals["geometry"] = {name: aid_geometry.css_number(getattr(aid_geometry, name))
+                               for name in ("ANSWER_TABLE_EM", "ANSWER_CELL_PADDING", "ANSWER_HEAD_PADDING", "TABLE_RULE")}
     return env
 
 
