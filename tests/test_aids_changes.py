@@ -99,22 +99,24 @@ def qr_aids(resolved, tmp_path_factory) -> dict[str, bytes]:
 
 
 def qr_modules(content: bytes, paper: str, card: bool) -> list[list[bool]]:
-    """The QR code printed on the first page of a PDF, read back module by module: rendered at 600 dpi,
-    its dark modules are the only pure black (text is #111) in a band 28 mm wide down the middle of the
-    first card or of the sheet's first column (the section's icon stands left of it); each module
-    sampled at its centre."""
+    """The QR code printed on a PDF, read back module by module: rendered at 600 dpi, its dark modules are
+    the only pure black (text is #111) in a band 28 mm wide down the middle of the first card (the section's
+    icon stands left of it), or of the column of the sheet's last page that holds it (the sheet puts it after
+    the rules); each module sampled at its centre."""
     import pypdfium2
 
-    from generator.render.aids.cards import CARD_SIZE, COLUMN_GAP, COLUMN_WIDTH, MM, SHEETS
+    from generator.render.aids.cards import CARD_SIZE, COLUMN_GAP, COLUMN_WIDTH, MM, SHEET_AREA, SHEET_TEXT_WIDTH, SHEETS
     scale = 600 / 72
-    image = pypdfium2.PdfDocument(content)[0].render(scale=scale, grayscale=True).to_pil()
+    document = pypdfium2.PdfDocument(content)
+    image = document[0 if card else len(document) - 1].render(scale=scale, grayscale=True).to_pil()
     width, height = SHEETS[paper]
     if card:
-        middle, top, bottom = width / 2 - CARD_SIZE[0], (height - 3 * CARD_SIZE[1]) / 2, height / 2
+        middles, top, bottom = [width / 2 - CARD_SIZE[0]], (height - 3 * CARD_SIZE[1]) / 2, height / 2
     else:
-        middle, top, bottom = (width - 2 * COLUMN_WIDTH - 2 * COLUMN_GAP) / 2, 0, height / 2
-    box = (middle - 14 * MM, top, middle + 14 * MM, bottom)
-    region = image.crop(tuple(int(v * scale) for v in box))
+        left = (width - SHEET_AREA[0]) / 2 + (SHEET_AREA[0] - SHEET_TEXT_WIDTH) / 2
+        middles, top, bottom = [left + column * (COLUMN_WIDTH + COLUMN_GAP) + COLUMN_WIDTH / 2 for column in range(3)], 0, height
+    regions = [image.crop(tuple(int(v * scale) for v in (middle - 14 * MM, top, middle + 14 * MM, bottom))) for middle in middles]
+    region = next(region for region in regions if region.point(lambda v: 255 if v < 8 else 0).getbbox())
     dark = region.point(lambda v: 255 if v < 8 else 0)
     left, top, right, bottom = dark.getbbox()
     import segno
@@ -138,8 +140,8 @@ def test_a_qr_code_on_the_sheet_and_the_first_card_leads_to_the_changes_page(qr_
     for kind, card in (("cards", True), ("sheet", False)):
         content = qr_aids[f"marauders-ru-{kind}-{paper}.pdf"]
         assert qr_modules(content, paper, card) == want, (kind, paper)
-        first = PdfReader(io.BytesIO(content)).pages[0].extract_text()
-        assert changes_url() in "".join(first.split()), (kind, paper)
+        shown = PdfReader(io.BytesIO(content)).pages[0 if card else -1].extract_text()
+        assert changes_url() in "".join(shown.split()), (kind, paper)
 
 
 def test_without_a_site_url_the_aids_have_no_qr_code_and_the_build_says_so(tmp_path: Path, resolved, capsys):
@@ -153,3 +155,19 @@ def test_without_a_site_url_the_aids_have_no_qr_code_and_the_build_says_so(tmp_p
     assert 'class="qr"' not in aid_job(resolved, "marauders", "ru").card_html
     assert 'class="qr"' in aid_job(resolved, "marauders", "ru", site=SITE).card_html
     assert "site_url" in NO_SITE_URL
+
+
+@pytest.mark.integration
+def test_every_aid_keeps_its_pages_with_a_qr_code(resolved, tmp_path_factory):
+    """With a site address every aid carries its QR code, and every sheet still keeps within its pages (the
+    QR item first on the sheet pushed Chaos in the Old World's Russian sheet onto a third page: a site_url
+    failed the build with B004). The sheet puts the code after the rules."""
+    from generator.render.aids.aid_measure import measure_sheet
+    from generator.render.aids.cards import MAX_SHEET_PAGES, PendingAids, aid_job, aid_languages
+    from generator.render.answer_tables import AnswerTables
+    tables = AnswerTables(resolved)
+    jobs = [aid_job(resolved, game, lang, tables, site=SITE) for game, lang in aid_languages(resolved)]
+    files = dict(PendingAids(jobs, tmp_path_factory.mktemp("qr-cards-cache")).files())  # an aid that does not fit raises
+    sheets = {name: measure_sheet(content, "a4") for name, content in files.items() if name.endswith("-sheet-a4.pdf")}
+    assert len(sheets) == len(jobs) and all(sheet.pages <= MAX_SHEET_PAGES for sheet in sheets.values()), sheets
+    assert all('class="qr"' in job.card_html for job in jobs)

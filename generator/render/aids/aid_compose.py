@@ -252,7 +252,7 @@ def arranged(job: AidJob, items: list[ItemPieces], parts: dict[str, Piece], name
     placed: list[tuple[int, Piece, float, float, str | None]] = [(0, title, SHEET_LEFT, SHEET_MARGIN[0], None)]
     outline = [(0, job.title, 0, SHEET_MARGIN[0])]
     begun: set[int] = set()  # the sections whose bar is placed
-    for item in items:
+    for item in sorted(items, key=lambda item: job.sections[item.section].last_on_sheet):  # stable: in order otherwise
         bar = parts[f"section-{item.section}"]
         for number, piece in enumerate(item.pages):
             heading = [bar] if item.section not in begun else []

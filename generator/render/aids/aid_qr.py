@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import segno
-from markupsafe import Markup, escape
+from markupsafe import Markup
 from ruamel.yaml import YAML
 
 from ...base.paths import MKDOCS_CONFIG
@@ -41,9 +41,11 @@ def qr_svg(url: str) -> Markup:
     return Markup(svg.replace("<svg ", '<svg class="qr" role="img" aria-label="QR" ', 1))
 
 
-def qr_item(game: str, lang: str, base: str, title: str, intro: str) -> dict:
-    """The aid's QR item: the code, its address in print (for a reader without a camera) and what it leads to."""
+def qr_item(game: str, lang: str, base: str, title: str) -> dict:
+    """The aid's QR item under its version (`title`): the code and its address in print (for a reader without a
+    camera). What the version means is said on the page it leads to, not on the aid: the item stays small
+    enough for the longest sheet (Chaos in the Old World's, two pages full) to keep its pages."""
     url = changes_url(base, game, lang)
-    html = Markup('<div class="qr-box">{}<p class="qr-url">{}</p><p>{}</p></div>').format(qr_svg(url), url, escape(intro))
+    html = Markup('<div class="qr-box">{}<p class="qr-url">{}</p></div>').format(qr_svg(url), url)
     return {"id": f"{game}/qr", "anchor": "qr", "title": title, "html": html, "fallback": None, "questions": [], "marks": [],
             "ref": f"{lang}/{game}/{CHANGES.html}", "colour": None, "icon": None, "faction": False}

@@ -111,7 +111,8 @@ def aid_sections(resolved: Resolved, game: str, lang: str, tables: AnswerTables 
     """The aid's sections, each with its colour and icon and its items in the reader's language: an
     item is one entry (title, body as safe HTML), one faction (name, colour, icon, table rows, the
     bodies of its entries) or one answer table (last, in a section of their own). One item is one card.
-    With the site's public address (`site`), a QR code to the game's changes page comes first (aid_qr.py)."""
+    With the site's public address (`site`), a QR code to the game's changes page comes first (aid_qr.py): the first
+    card; the sheet, whose first page is for the rules, puts it after them (`last_on_sheet`)."""
     kb = resolved.kb
     sections = []
     if site:
@@ -119,7 +120,7 @@ def aid_sections(resolved: Resolved, game: str, lang: str, tables: AnswerTables 
         date = rulings_date(resolved, game)
         title = f"{labels['data_version']} {date}" if date else labels["aid_changes"]
         sections.append({"title": labels["aid_changes"], "colour": colours.QR, "icon": "clarify",
-                         "items": [qr_item(game, lang, site, title, labels["aid_changes_intro"])]})
+                         "items": [qr_item(game, lang, site, title)], "last_on_sheet": True})
     for section in kb.aids[game]["sections"]:
         items = [entry_item(resolved, game, lang, entry_id) for entry_id in section.get("entries", [])]
         items += [faction_item(resolved, game, lang, faction) for faction in section.get("factions", [])]
@@ -299,6 +300,7 @@ class PrintedSection:
     (as in the items' HTML), title and the colour of its rule."""
     title: str
     items: list[tuple[str, str, str]]
+    last_on_sheet: bool = False  # the QR code's: first on the cards, after the rules on the sheet
 
 
 @dataclass
@@ -347,7 +349,8 @@ def aid_job(resolved: Resolved, game: str, lang: str, tables: AnswerTables | Non
         sheet_width=round(SHEET_TEXT_WIDTH, 3), column_width=round(COLUMN_WIDTH, 3), card_width=round(CARD_TEXT[0], 3),
         foot_width=round(CARD_SIZE[0] - 2 * FOOT_INSET, 3), changes_note=changes, continued=labels["aid_continued"])
     printed = [PrintedSection(section["title"], [(item["anchor"], item["title"], item["colour"] or section["colour"])
-                                                 for item in section["items"]]) for section in sections]
+                                                 for item in section["items"]], section.get("last_on_sheet", False))
+               for section in sections]
     return AidJob(game, lang, html("sheet", version), html("cards", version), parts, sheet_title, printed,
                   f"{game_title} · {labels['aid_cards']}", html("sheet-letter", version))
 
