@@ -379,20 +379,24 @@ class MeaningChecks:
         self.check_colours(aid, where)
 
     def check_colours(self, aid: Aid, where: Where) -> None:
-        """Section colours read apart: from each earlier section's and from the aids' fixed colours (E072)."""
+        """Colours read apart (E072): each section's from each earlier section's and from the aids' fixed
+        colours; then each faction's (its band on the sheet and its card) from those, every section's
+        and each earlier faction's."""
         seen: list[tuple[str, str]] = [(name, colour) for name, colour in colours.FIXED.items()]
-        for i, section in enumerate(aid["sections"]):
-            colour = section.get("colour")
+        coloured = [(["sections", i], "section", section["title"], section.get("colour")) for i, section in enumerate(aid["sections"])]
+        coloured += [(["sections", i, "factions", j], "faction", faction["name"], faction.get("colour"))
+                     for i, section in enumerate(aid["sections"]) for j, faction in enumerate(section.get("factions", []))]
+        for path, kind, names, colour in coloured:
             if not isinstance(colour, str) or not re.fullmatch(r"#[0-9a-fA-F]{6}", colour):
                 continue  # the schema reports it
-            title = section["title"].get("en") or next(iter(section["title"].values()), "")
-            for name, other in seen:
+            name = f"{kind} '{names.get('en') or next(iter(names.values()), '')}'"
+            for other_name, other in seen:
                 if colours.distance(colour, other) < colours.MIN_DISTANCE:
-                    _at(self.problems, where, ["sections", i, "colour"], "E072",
-                        f"section '{title}': {colour} is too like {name} {other} "
+                    _at(self.problems, where, [*path, "colour"], "E072",
+                        f"{name}: {colour} is too like {other_name} {other} "
                         f"(ΔE {colours.distance(colour, other):.0f}, at least {colours.MIN_DISTANCE:.0f})")
                     break
-            seen.append((f"section '{title}'", colour))
+            seen.append((name, colour))
 
     def check_checklist(self, game_id: str, aid: Aid, where: Where) -> None:
         """A play checklist names entries of this game (E071), and the aid prints every one of them (E070)."""
