@@ -21,7 +21,7 @@ import pypdfium2
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
-from generator.render.aids.aid_measure import measure_cards, measure_sheet  # noqa: E402
+from generator.render.aids.aid_measure import FULL_FACE, measure_cards, measure_sheet  # noqa: E402
 from generator.render.aids.cards import SHEETS, start_aids  # noqa: E402
 from generator.resolve.resolve import resolve  # noqa: E402
 from generator.validate.validate import load_valid  # noqa: E402
@@ -92,13 +92,14 @@ def main() -> int:
 
 def figures(name: str, pdf: bytes) -> str:
     """One aid's measures as a printer sees them (issue 28's targets: body type at least 8 pt, no type under
-    6 pt, footers at least 4 mm inside the cut, columns full but on the last page)."""
+    6 pt, footers at least 4 mm inside the cut, card faces at least 60 % used, columns full but on the last page)."""
     paper = name.rsplit("-", 1)[1]
     if "-cards-" in name:
         cards = measure_cards(pdf, paper)
         return (f"{name}: {cards.cards} cards, body {cards.body_type} pt, smallest type {cards.smallest_type} pt, "
                 f"footers {cards.footer_to_cut} mm inside "
-                f"the cut ({cards.footers_within_4mm} under 4 mm), other text {cards.nearest_to_cut} mm")
+                f"the cut ({cards.footers_within_4mm} under 4 mm), other text {cards.nearest_to_cut} mm, "
+                f"face use median {cards.median_face_use:.0%} ({cards.faces_under()} cards under {FULL_FACE:.0%})")
     sheet = measure_sheet(pdf, paper)
     fill = " | ".join(" ".join(f"{f:.0%}" for f in page) for page in sheet.column_fill)
     return f"{name}: {sheet.pages} page(s), body {sheet.body_type} pt, smallest type {sheet.smallest_type} pt, column fill {fill}"

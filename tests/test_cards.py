@@ -45,7 +45,9 @@ def test_aid_exists_with_titles_version_and_limits(cards: Path, lang: str, fmt: 
     for title in EXPECTED_TITLES[lang]:
         assert title in whole, (title, whole[:500])
     if fmt.startswith("cards"):
-        assert "#retreat" in whole  # each card names its place on the site
+        # each card names where its items are on the site (aid_compose.card_footer): one item its place,
+        # two from one page (retreat and support) that page
+        assert "#clarify-retreat-edge" in whole.replace(" ", "") and f"{lang}/mini/10-rules.html " in whole
 
 
 @pytest.mark.parametrize("lang", LANGS)

@@ -3,7 +3,8 @@
 WeasyPrint lays out each item of an aid once, on a page of its own the size of a card's text, and
 the other pieces once, a page each (the sheet's title, section bars, continuation bars and footers,
 the cards' bands and footers: aid-parts.html.j2). Both PDFs are made of those pages, each drawn where it belongs
-as a PDF form XObject: the cards (band, item, footer on each 63 × 88 mm page) and the sheet (items
+as a PDF form XObject: the cards (band, the items of one section that fit, footer on each 63 × 88 mm
+card: `card_faces`) and the sheet (items
 in columns under their sections' bars, at most MAX_SHEET_PAGES pages), each composed directly on
 A4 and on US Letter. Text stays text, and each font is embedded once per source document. The
 layout checks ran on the pieces (aid_layout.py); a sheet over its page limit is refused here.
@@ -60,6 +61,7 @@ class ItemPieces:
     title: str
     colour: str   # of its rule on the sheet
     pages: list[Piece]
+    site_page: str = ""  # the page of the site it is on (cards.site_page; "" for none): cards of several items name it
 
 
 class Composition:
@@ -130,15 +132,53 @@ def page_form(page: PageObject, writer: PdfWriter):
     return form.indirect_reference
 
 
+def card_faces(items: list[ItemPieces], room: float) -> list[list[tuple[int, Piece]]]:
+    """What each card holds, in order: (item number, laid-out piece) stacked down its face. Consecutive
+    items of one section share a card while they fit one under the other in `room` (the height a card
+    leaves between its band and its footer: the items' page height), each whole with its own title,
+    the cards filled greedily in the aid's order (issue 28: a third of a face was used, and many
+    cards held one line). An item that ran on over more pages (longer than a card) takes a card for
+    each page, alone. Sections never share a card (the band names the section), so the QR code,
+    a section of its own, stays the first card alone. Answer tables and factions stack like the
+    rest: each keeps its own title (a faction its coloured bar), so they read apart."""
+    faces: list[list[tuple[int, Piece]]] = []
+    for number, item in enumerate(items):
+        alone = len(item.pages) > 1
+        last = faces[-1] if faces else []
+        if (not alone and last and items[last[-1][0]].section == item.section and len(items[last[-1][0]].pages) == 1
+                and stack_end([piece for _, piece in last] + item.pages) <= room):
+            last.append((number, item.pages[0]))
+        else:
+            faces += [[(number, piece)] for piece in item.pages]
+    return faces
+
+
+def card_footer(items: list[ItemPieces], face: list[tuple[int, Piece]]) -> str:
+    """The part that is a card's footer: its game, the aid's version and where its items are on the
+    site (aid-parts.html.j2). One item (or a page of one that ran on): that item's place, page and
+    anchor (`card-foot-N`). Several items from one page of the site: that page, without an anchor
+    (`card-foot-page-N`, N the first item). Several from more pages: the first item's page and " …"
+    (`card-foot-more-N`): the others follow it on the site, found by their titles. Pages without
+    anchors keep these footers within the two lines of one item's (with its anchor, a third line
+    came on cards whose room a footer takes from all). A faction names its entries' places as one
+    item's footer does. Each is laid out with the other parts, so the room a card keeps for its
+    footer holds the longest of them."""
+    first = face[0][0]
+    if len(face) == 1:
+        return f"card-foot-{first}"
+    pages = {items[number].site_page for number, _ in face}
+    return f"card-foot-page-{first}" if len(pages) == 1 and "" not in pages else f"card-foot-more-{first}"
+
+
 def card_sheets(job: AidJob, items: list[ItemPieces], parts: dict[str, Piece], sources: dict[str, PdfReader], paper: str) -> bytes:
     """The cards, nine to a sheet of `paper`, 3 × 3, centred, with cut marks in the margins and
     "print at 100 %" above the middle column and where the changes since the aid's version are listed above
-    the right one. On each card the section's band, the item, and the
-    item's footer (its game, the aid's version and its place on the site) in the bottom margin. An
-    item that ran on makes more cards, each with its band and footer. A bookmark for each card."""
+    the right one. On each card the section's band, its items one under the other (`card_faces`), and
+    its footer (`card_footer`) in the bottom margin. An item that ran on makes more cards, each with
+    its band and footer. A bookmark for each item, where its title stands."""
     sheet_w, sheet_h = SHEETS[paper]
     x0, y0 = (sheet_w - 3 * CARD_SIZE[0]) / 2, (sheet_h - 3 * CARD_SIZE[1]) / 2
-    cards = [(number, piece) for number, item in enumerate(items) for piece in item.pages]
+    cards = card_faces(items, float(sources["items"].pages[0].mediabox.height))
     composition = Composition(sources)
     outline = []
     note, changes = parts["print-note"], parts["changes-note"]
@@ -146,17 +186,32 @@ def card_sheets(job: AidJob, items: list[ItemPieces], parts: dict[str, Piece], s
         page = composition.new_page(sheet_w, sheet_h)
         composition.place(page, note, x0 + CARD_SIZE[0] + CARD_MARGIN[1], y0 - CUT_MARK[0] - note.height - 1)
         composition.place(page, changes, x0 + 2 * CARD_SIZE[0] + CARD_MARGIN[1], y0 - CUT_MARK[0] - changes.height - 1)
-        for slot, (number, piece) in enumerate(cards[start:start + 9]):
+        for slot, face in enumerate(cards[start:start + 9]):
             left, top = x0 + slot % 3 * CARD_SIZE[0], y0 + slot // 3 * CARD_SIZE[1]  # the card's corner
-            if piece is items[number].pages[0]:
-                outline.append((0, items[number].title, page, top))
-            band, footer = parts[f"band-{items[number].section}"], parts[f"card-foot-{number}"]
+            band, footer = parts[f"band-{items[face[0][0]].section}"], parts[card_footer(items, face)]
             composition.place(page, band, left + CARD_MARGIN[1], top + CARD_MARGIN[0])
-            composition.place(page, piece, left + CARD_MARGIN[1], top + CARD_MARGIN[0] + band.height + band.margin_bottom)
+            y, margin = top + CARD_MARGIN[0] + band.height + band.margin_bottom, None
+            for number, piece in face:
+                y = stack_end([piece], y, margin) - piece.height
+                if piece is items[number].pages[0]:
+                    outline.append((0, items[number].title, page, y))
+                composition.place(page, piece, left + CARD_MARGIN[1], y)
+                y, margin = y + piece.height, piece.margin_bottom
             composition.place(page, footer, left + FOOT_INSET, top + CARD_SIZE[1] - FOOT_INSET - footer.height)
         marks = " ".join(f"{x1:.3f} {y1:.3f} m {x2:.3f} {y2:.3f} l" for x1, y1, x2, y2 in cut_mark_lines(sheet_w, sheet_h, x0, y0))
         composition.pages[page][2].append(f"0 G 0.3 w {marks} S")
     return composition.pdf(job.cards_title, job.lang, outline)
+
+
+def stack_end(pieces: list[Piece], y: float = 0.0, margin_above: float | None = None) -> float:
+    """Where `pieces` end, set one under the other from `y` (the larger of two margins between two
+    pieces, as CSS collapses them); `margin_above`: the margin below what stands above, None for
+    nothing (a column's or a card's top). The sheet's columns and the cards' faces both stack so."""
+    for piece in pieces:
+        y += 0 if margin_above is None else max(margin_above, piece.margin_top)
+        y += piece.height
+        margin_above = piece.margin_bottom
+    return y
 
 
 def footer_top(page_height: float, bottom_margin: float, footer: Piece) -> float:
@@ -191,12 +246,7 @@ class Columns:
 
     def room_for(self, pieces: list[Piece]) -> bool:
         """Whether the pieces fit one under the other in what is left of this column."""
-        y, margin = self.y, self.margin_above
-        for piece in pieces:
-            y += 0 if margin is None else max(margin, piece.margin_top)
-            y += piece.height
-            margin = piece.margin_bottom
-        return y <= self.bottom
+        return stack_end(pieces, self.y, self.margin_above) <= self.bottom
 
     def next_column(self) -> None:
         self.column, self.margin_above = self.column + 1, None
@@ -208,9 +258,9 @@ class Columns:
         """Take room for `piece` (moving on to the next column if it does not fit); its top."""
         if self.margin_above is not None and not self.room_for([piece]):
             self.next_column()
-        self.y += 0 if self.margin_above is None else max(self.margin_above, piece.margin_top)
-        top, self.y, self.margin_above = self.y, self.y + piece.height, piece.margin_bottom
-        return top
+        self.y = stack_end([piece], self.y, self.margin_above)
+        self.margin_above = piece.margin_bottom
+        return self.y - piece.height
 
 
 @dataclass

@@ -182,9 +182,9 @@ def item_pieces(job: AidJob, document, name: str) -> list[ItemPieces]:
         if card is not None:
             if len(items) == len(listed) or listed[len(items)][1][0] != card:
                 raise AidError(f"{name}: card '{card}' is not where the aid lists it")  # two items with one id
-            section, (_, title, colour) = listed[len(items)]
+            section, (_, title, colour, site_page) = listed[len(items)]
             box = next(box for box in all_boxes(page) if "item" in class_of(box))
-            items.append(ItemPieces(section, title, colour, []))
+            items.append(ItemPieces(section, title, colour, [], site_page))
             margins = ((box.margin_top or 0) * PX, (box.margin_bottom or 0) * PX)
         items[-1].pages.append(Piece("items", page_number, top, CARD_TEXT[0], bottom - top, *margins))
     if len(items) != len(listed):

@@ -1,5 +1,6 @@
 """What a printed aid measures, read from its PDF as a printer sees it (issue 28): its body type (the
-size most of its letters are printed at) and the smallest type on it, how far its text stands inside the cards' cut, how full the sheet's columns are.
+size most of its letters are printed at) and the smallest type on it, how far its text stands inside the cards' cut, how much of each
+card's face its text uses, how full the sheet's columns are.
 
 The aid gallery prints these figures for every aid (scripts/aid_gallery.py), and the tests hold the
 bundled aids to them. Text is measured by pdfium, glyph by glyph: a glyph's size is its font size
@@ -7,6 +8,7 @@ scaled by the matrices it is drawn with (WeasyPrint draws in CSS pixels, 0.75 pt
 from __future__ import annotations
 
 import ctypes
+import statistics
 from collections import Counter
 from dataclasses import dataclass
 
@@ -43,6 +45,7 @@ def body_type(sizes: list[float]) -> float:
     return Counter(sizes).most_common(1)[0][0]
 
 
+FULL_FACE = 0.6  # issue 28: a card face at least 60 % used
 FOOT_ZONE = 12 * MM  # a card's footer stands in its last 12 mm; the item ends above it (aid_layout.produce)
 
 
@@ -54,6 +57,27 @@ class CardMeasures:
     footer_to_cut: float        # mm: the footers' text nearest to the cut
     footers_within_4mm: int     # cards whose footer stands less than 4 mm inside the cut
     cards: int
+    face_use: list[float]       # per card: how much of the room between its band and its footer zone its text covers (face_use)
+
+    @property
+    def median_face_use(self) -> float:
+        return statistics.median(self.face_use) if self.face_use else 0.0
+
+    def faces_under(self, share: float = FULL_FACE) -> int:
+        """The cards whose text uses less than `share` of their face."""
+        return sum(use < share for use in self.face_use)
+
+
+def face_use(band_and_text: list[Glyph], card_bottom: float) -> float:
+    """How much of a card's face its text uses: from the band's last line (the glyphs on the card's
+    first line, the band's) down to FOOT_ZONE above the cut (where the footer stands), the share
+    that its text reaches down to (at most 1)."""
+    first = max(glyph.box[3] for glyph in band_and_text)
+    band = [glyph for glyph in band_and_text if glyph.box[3] > first - glyph.size]  # the band: the line at the top
+    below_band = min(glyph.box[1] for glyph in band)
+    text = [glyph.box[1] for glyph in band_and_text if glyph not in band]
+    room = below_band - (card_bottom + FOOT_ZONE)
+    return round(min(1.0, (below_band - min(text)) / room), 3) if text and room > 0 else 0.0
 
 
 def measure_cards(pdf: bytes, paper: str) -> CardMeasures:
@@ -61,6 +85,7 @@ def measure_cards(pdf: bytes, paper: str) -> CardMeasures:
     width, height = SHEETS[paper]
     x0, y0 = (width - 3 * CARD_SIZE[0]) / 2, (height - 3 * CARD_SIZE[1]) / 2
     sizes, above_footers, nearest, footer, close, cards = [], [], float("inf"), float("inf"), set(), 0
+    faces: dict[int, tuple[list[Glyph], float]] = {}  # card number -> the glyphs above its footer, its bottom
     for number, page in enumerate(pypdfium2.PdfDocument(pdf)):
         for glyph in glyphs(page):
             left, bottom, right, top = glyph.box
@@ -71,14 +96,17 @@ def measure_cards(pdf: bytes, paper: str) -> CardMeasures:
             card_left, card_top = x0 + column * CARD_SIZE[0], height - y0 - row * CARD_SIZE[1]
             inside = min(left - card_left, card_left + CARD_SIZE[0] - right, card_top - top, bottom - (card_top - CARD_SIZE[1])) / MM
             nearest = min(nearest, inside)
-            cards = max(cards, number * 9 + row * 3 + column + 1)
+            card = number * 9 + row * 3 + column
+            cards = max(cards, card + 1)
             if top - (card_top - CARD_SIZE[1]) < FOOT_ZONE:
                 footer = min(footer, inside)
                 if inside < 4:
                     close.add((number, row, column))
             else:
                 above_footers.append(glyph.size)
-    return CardMeasures(body_type(above_footers), min(sizes), round(nearest, 2), round(footer, 2), len(close), cards)
+                faces.setdefault(card, ([], card_top - CARD_SIZE[1]))[0].append(glyph)
+    return CardMeasures(body_type(above_footers), min(sizes), round(nearest, 2), round(footer, 2), len(close), cards,
+                        [face_use(*faces[card]) if card in faces else 0.0 for card in range(cards)])
 
 
 @dataclass

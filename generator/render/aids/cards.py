@@ -110,7 +110,8 @@ COLOUR = re.compile(r"#[0-9a-fA-F]{6}")
 def aid_sections(resolved: Resolved, game: str, lang: str, tables: AnswerTables | None = None, site: str | None = None) -> list[dict]:
     """The aid's sections, each with its colour and icon and its items in the reader's language: an
     item is one entry (title, body as safe HTML), one faction (name, colour, icon, table rows, the
-    bodies of its entries) or one answer table (last, in a section of their own). One item is one card.
+    bodies of its entries) or one answer table (last, in a section of their own). The printed cards stack the
+    items of a section that fit on one card (aid_compose.card_faces).
     With the site's public address (`site`), a QR code to the game's changes page comes first (aid_qr.py): the first
     card; the sheet, whose first page is for the rules, puts it after them (`last_on_sheet`)."""
     kb = resolved.kb
@@ -297,9 +298,9 @@ def aid_environment():
 @dataclass
 class PrintedSection:
     """A section as the sheet PDF arranges it: its title (for the bookmarks), and each item's id
-    (as in the items' HTML), title and the colour of its rule."""
+    (as in the items' HTML), title, the colour of its rule and its page on the site."""
     title: str
-    items: list[tuple[str, str, str]]
+    items: list[tuple[str, str, str, str]]  # id, title, colour, the page of the site it is on (site_page)
     last_on_sheet: bool = False  # the QR code's: first on the cards, after the rules on the sheet
 
 
@@ -344,11 +345,12 @@ def aid_job(resolved: Resolved, game: str, lang: str, tables: AnswerTables | Non
     sheet_title = f"{game_title} · {labels['aid_sheet']}"
     parts = env.get_template("aid-parts.html.j2").render(
         lang=lang, game_title=game_title, kind=labels["aid_sheet"], title=sheet_title,
-        font_size=FONT_SIZE, sections=sections, card_refs=[item["ref"] for section in sections for item in section["items"]],
+        font_size=FONT_SIZE, sections=sections,
+        card_refs=[(item["ref"], site_page(item["ref"])) for section in sections for item in section["items"]],
         version=version, footer=footer(version), max_pages=MAX_SHEET_PAGES, print_note=labels["aid_print_at_100"],
         sheet_width=round(SHEET_TEXT_WIDTH, 3), column_width=round(COLUMN_WIDTH, 3), card_width=round(CARD_TEXT[0], 3),
         foot_width=round(CARD_SIZE[0] - 2 * FOOT_INSET, 3), changes_note=changes, continued=labels["aid_continued"])
-    printed = [PrintedSection(section["title"], [(item["anchor"], item["title"], item["colour"] or section["colour"])
+    printed = [PrintedSection(section["title"], [(item["anchor"], item["title"], item["colour"] or section["colour"], site_page(item["ref"]))
                                                  for item in section["items"]], section.get("last_on_sheet", False))
                for section in sections]
     return AidJob(game, lang, html("sheet", version), html("cards", version), parts, sheet_title, printed,
@@ -367,6 +369,12 @@ def content_version(html: str) -> str:
     """The version an aid prints: a digest of its own HTML (rendered without the version)."""
     return hashlib.sha256(html.encode("utf-8")).hexdigest()[:12]
 
+
+
+def site_page(ref: str) -> str:
+    """The page of the site an item's reference is on: the reference without its anchor; "" for a
+    reference to several places (a faction's entries), which names no one page."""
+    return "" if " · " in ref else ref.split("#", 1)[0]
 
 
 def css_colour(value: str) -> Markup:
