@@ -42,6 +42,11 @@ def checks_and_entries(kb: KnowledgeBase, game: str) -> dict[str, Any]:
             "entries": {entry_id: entry_data(kb.entries[entry_id]) for entry_id in entry_ids}}
 
 
+def label_texts(kb: KnowledgeBase, label: Mapping[str, Any]) -> dict[str, str]:
+    """A calculators.yaml label in every language it has: its own texts, or its glossary term's names."""
+    return dict(kb.terms[label["term"]]["names"]) if "term" in label else dict(label)
+
+
 def rules_for(game: str, document: Mapping[str, Any]) -> Game:
     """The game's rules_check `Rules` on a rules_check/data document (game, data_version, checks, entries, say)."""
     data = GameData(game, document["data_version"], document["checks"], document["entries"], document["say"])

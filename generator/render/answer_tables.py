@@ -22,9 +22,9 @@ from typing import Any
 from rules_check.core import Game, RulesError
 
 from ..base.answer_cells import LayoutCell, layout, value_at, value_text
-from ..load.rules_view import rules_for
+from ..load.rules_view import label_texts, rules_for
 from ..resolve.resolve import Resolved
-from .rules_data import label_texts, render_rules_data
+from .rules_data import render_rules_data
 
 
 @dataclass
@@ -88,7 +88,7 @@ class Words:
 
     def label(self, key: str, check: str | None = None) -> str:
         labels = {**self.calculators["labels"], **(self.calculators["checks"][check].get("labels", {}) if check else {})}
-        return self.tables.r.text_in(label_texts(self.tables.r, labels[key]), self.reader)
+        return self.tables.r.text_in(label_texts(self.tables.r.kb, labels[key]), self.reader)
 
     def title(self, check: str) -> str:
         return self.tables.r.text_in(self.calculators["checks"][check]["title"], self.reader)

@@ -31,9 +31,9 @@ from ..base.children import run_dying_with_this_process
 from ..base.errors import FrontEndMissing, KbError
 from ..base.json_schema import check_schemas
 from ..base.paths import BROWSER_WHEELS, MAKE_SNAPSHOT, PYODIDE, SNAPSHOT_CACHE
+from ..load.rules_view import label_texts
 from ..resolve.pages import CALCULATORS
 from ..resolve.resolve import Resolved
-from .rules_data import label_texts
 
 PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json")
 RUNTIME = "assets/calc"  # under the site root
@@ -77,7 +77,7 @@ def calculators_spec(resolved: Resolved, game: str, reader: str, href) -> dict[s
     for name in game_checks(resolved, game):
         check = CheckId(game, name)
         texts = words["checks"][name]
-        labels = {key: label_texts(resolved, label) for key, label in {**words["labels"], **texts.get("labels", {})}.items()}
+        labels = {key: label_texts(resolved.kb, label) for key, label in {**words["labels"], **texts.get("labels", {})}.items()}
         examples = [{"id": entry["id"], "title": resolved.title_of(entry["id"], reader), "lang": (shown := resolved.display_language(entry, reader)),
                      "language": None if shown == reader else resolved.languages.name_in(shown, reader), "inputs": entry["example"]["inputs"]}
                     for entry in kb.entries_of(game) if "example" in entry and CheckId.parse(entry["example"].get("check", "")) == check]

@@ -7,10 +7,9 @@ glossary names; rules_check/explain.py).
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
 from typing import Any
 
-from ..load.rules_view import checks_and_entries
+from ..load.rules_view import checks_and_entries, label_texts
 from ..resolve.resolve import Resolved
 
 
@@ -27,21 +26,16 @@ def render_rules_data(resolved: Resolved) -> list[tuple[str, str]]:
 WORDS = ("yes", "no", "none", "decimal")  # ui.yaml calculator words an answer's values are written with
 
 
-def label_texts(resolved: Resolved, label: Mapping[str, Any]) -> dict[str, str]:
-    """A calculators.yaml label in every language it has: its own texts, or its glossary term's names."""
-    return dict(resolved.kb.terms[label["term"]]["names"]) if "term" in label else dict(label)
-
-
 def say_data(resolved: Resolved, game: str) -> dict[str, Any]:
     """The words of the game's calculators: labels per language, answer templates, yes/no/none/decimal."""
     calculators = resolved.kb.calculators.get(game, {"labels": {}, "checks": {}})
     languages = resolved.kb.languages
     return {
-        "labels": {key: label_texts(resolved, label) for key, label in calculators["labels"].items()},
+        "labels": {key: label_texts(resolved.kb, label) for key, label in calculators["labels"].items()},
         "words": {lang.code: {word: lang.ui["calculator"][word] for word in WORDS} for lang in languages},
         "checks": {
             name: {"title": item["title"], "answer": item["answer"],
-                   "labels": {key: label_texts(resolved, label) for key, label in item.get("labels", {}).items()}}
+                   "labels": {key: label_texts(resolved.kb, label) for key, label in item.get("labels", {}).items()}}
             for name, item in calculators["checks"].items()
         },
     }

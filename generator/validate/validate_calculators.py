@@ -20,6 +20,7 @@ from ..base.json_schema import check_schemas, field_schema, whole_numbers
 from ..base.problems import Problems
 from ..load.load import LoadedData
 from ..load.model import KnowledgeBase, Where
+from ..load.rules_view import label_texts
 from .schema import validator_for
 from .validate_aid_fit import answers, game_rules, printed_table, table_fit, too_wide
 
@@ -153,10 +154,9 @@ def _too_wide(kb: KnowledgeBase, doc, game: str, table: dict, schemas: dict, rul
             continue  # E063
 
         def label(key: str, language: str = language) -> str:
-            texts = labels[key]
-            if "term" in texts:
-                texts = kb.terms[texts["term"]]["names"] if texts["term"] in kb.terms else {}
-            return str(kb.languages.text(texts, language)) if texts else key
+            if "term" in labels[key] and labels[key]["term"] not in kb.terms:
+                return key  # E083
+            return str(kb.languages.text(label_texts(kb, labels[key]), language))
         layouts[language] = layout(table, game, schemas, label, kb.languages.ui(language)["calculator"])
     values = answers(rules, next(iter(layouts.values()))) if layouts else None
     found = []
