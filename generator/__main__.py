@@ -1,4 +1,5 @@
 """Command line: python -m generator COMMAND [options]."""
+
 from __future__ import annotations
 
 import argparse
@@ -14,13 +15,16 @@ from .base.problems import DataError
 
 def cmd_validate(args) -> int:
     from .validate.validate import validate
+
     kb, problems = validate(args.data)
     if problems:
         print(problems.report())
         print(f"{len(problems)} problem(s) found", file=sys.stderr)
         return 1
-    print(f"ok: {len(kb.games)} games, {len(kb.sources)} sources, {len(kb.chapters)} chapters, "
-          f"{len(kb.entries)} entries, {len(kb.terms)} glossary terms, {len(kb.noise)} noise ranges")
+    print(
+        f"ok: {len(kb.games)} games, {len(kb.sources)} sources, {len(kb.chapters)} chapters, "
+        f"{len(kb.entries)} entries, {len(kb.terms)} glossary terms, {len(kb.noise)} noise ranges"
+    )
     return 0
 
 
@@ -29,16 +33,22 @@ def cmd_coverage(args) -> int:
     so that editors can measure work in progress; the exit status is then 1."""
     from .validate.coverage import coverage, format_report
     from .validate.validate import validate
+
     kb, problems = validate(args.data)
     report = coverage(kb)
     if args.json:
-        print(json.dumps({name: {k: r[k] for k in ("lines", "traced", "noise", "untraced")}
-                          for name, r in report.items()}, ensure_ascii=False, indent=1))
+        print(
+            json.dumps(
+                {name: {k: r[k] for k in ("lines", "traced", "noise", "untraced")} for name, r in report.items()}, ensure_ascii=False, indent=1
+            )
+        )
     else:
         print(format_report(report))
     if problems:
-        print(f"warning: {len(problems)} problem(s) in the data; items with problems are not counted "
-              "(run `python -m generator validate`)", file=sys.stderr)
+        print(
+            f"warning: {len(problems)} problem(s) in the data; items with problems are not counted (run `python -m generator validate`)",
+            file=sys.stderr,
+        )
         return 1
     return 0
 
@@ -46,6 +56,7 @@ def cmd_coverage(args) -> int:
 def cmd_codes(args) -> int:
     """Print the table of problem codes as Markdown (docs/error-codes.md is this output)."""
     from .base.problems import CODES
+
     print("# Problem codes of `python -m generator`\n")
     print("Each problem is printed as `path:line:col: CODE message` followed by a hint. E codes are problems in")
     print("the data: `validate` (and `build`, `serve`) collects all of them before exiting with status 1, and")
@@ -62,12 +73,14 @@ def cmd_codes(args) -> int:
 
 def cmd_ingest(args) -> int:
     from .tools.ingest import ingest_file
+
     return ingest_file(args.source, args.source_id, args.language, sys.stdout)
 
 
 def cmd_build(args) -> int:
     from .pipeline import build
     from .render.aids.aid_qr import NO_SITE_URL, site_url
+
     report = build(args.data, args.out, skip_unchanged=not args.force)
     print(report.summary())
     if not report.unchanged_release and site_url() is None:
@@ -77,6 +90,7 @@ def cmd_build(args) -> int:
 
 def cmd_bench(args) -> int:
     from . import bench
+
     if args.one:
         return bench.one(args.one, args.out)
     return bench.main([int(s) for s in args.sizes.split(",")], args.json)
@@ -92,6 +106,7 @@ def port_number(text: str) -> int:
 def cmd_serve(args) -> int:
     """Serve the site; with watching (the default), rebuild on every change and reload open pages."""
     from .serve import serve
+
     return serve(args.data, args.out, args.port, watch=not args.no_watch)
 
 

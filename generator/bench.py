@@ -5,6 +5,7 @@ sources, glossary and aid), so every reference still resolves and every check st
 runs in its own process so that peak memory is that size's own. Results print as a table and are
 written as JSON for comparing two runs.
 """
+
 from __future__ import annotations
 
 import json
@@ -30,6 +31,7 @@ def sample_queries(site: Path, data_dir: Path) -> dict[str, list[str]]:
     longest word with two letters swapped (a misspelt query, which loads typo files too)."""
     from .base.languages import read_languages
     from .render.search import payload_of
+
     queries = {}
     for lang in read_languages(data_dir).codes:
         docs = payload_of((site / "search" / lang / "d-0.js").read_text(encoding="utf-8")) if (site / "search" / lang).is_dir() else []
@@ -37,16 +39,19 @@ def sample_queries(site: Path, data_dir: Path) -> dict[str, list[str]]:
         if len(queries[lang]) == 2:
             word = max(" ".join(queries[lang]).split(), key=len)
             middle = len(word) // 2
-            queries[lang].append(word[:middle] + word[middle + 1] + word[middle] + word[middle + 2:] if len(word) >= 6 else word)
+            queries[lang].append(word[:middle] + word[middle + 1] + word[middle] + word[middle + 2 :] if len(word) >= 6 else word)
     return {lang: q for lang, q in queries.items() if len(q) == 3}
 
 
-TARGETS = ("100× ≤ 120 × 1× · peak < 2 GB at 100× · ≤ 150 KB search data per query · median page ≤ 60 KB · "
-           "1× full build ≤ 8 s · edit → page served ≤ 2 s · no-change rebuild ≤ 2 s · "
-           "phone offline ≤ 15 MB (≤ 70 MB with calculators)")
+TARGETS = (
+    "100× ≤ 120 × 1× · peak < 2 GB at 100× · ≤ 150 KB search data per query · median page ≤ 60 KB · "
+    "1× full build ≤ 8 s · edit → page served ≤ 2 s · no-change rebuild ≤ 2 s · "
+    "phone offline ≤ 15 MB (≤ 70 MB with calculators)"
+)
 
 
 # -- the corpus --------------------------------------------------------------------------------
+
 
 def make_corpus(factor: int, target: Path) -> Path:
     """data/ plus factor-1 renamed copies of every game. Returns the data folder."""
@@ -83,6 +88,7 @@ def make_corpus(factor: int, target: Path) -> Path:
 
 
 # -- one size, in its own process ----------------------------------------------------------------
+
 
 def peak_reset() -> None:
     """Reset this process's peak RSS (Linux: writing 5 to clear_refs)."""
@@ -124,16 +130,18 @@ def measure_size(data: Path, out: Path) -> dict:
         yield
         seconds = time.perf_counter() - start
         children = children_peak_mb()
-        stages[name] = {"seconds": round(seconds, 3),
-                        "peak_mb": round(max(peak_mb(), children if children > children_before else 0), 1)}
+        stages[name] = {"seconds": round(seconds, 3), "peak_mb": round(max(peak_mb(), children if children > children_before else 0), 1)}
 
     report = build(data, out, stage=stage, aids_alongside=False)
     site = out / "site"
     html_sizes = sorted(p.stat().st_size for p in site.rglob("*.html") if "cards" not in p.parts)
     return {
-        "entries": report.entries, "pages": len(html_sizes),
-        "median_page_kb": round(statistics.median(html_sizes) / 1024, 1), "largest_page_kb": round(html_sizes[-1] / 1024, 1),
-        "stages": stages, "queries": query_downloads(site, sample_queries(site, data)),
+        "entries": report.entries,
+        "pages": len(html_sizes),
+        "median_page_kb": round(statistics.median(html_sizes) / 1024, 1),
+        "largest_page_kb": round(html_sizes[-1] / 1024, 1),
+        "stages": stages,
+        "queries": query_downloads(site, sample_queries(site, data)),
         "phone_storage": phone_storage(site),
     }
 
@@ -141,8 +149,9 @@ def measure_size(data: Path, out: Path) -> dict:
 def full_build(data: Path, out: Path) -> float:
     """Wall time of `python -m generator build` from scratch (no aid cache), as a user runs it."""
     start = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "generator", "build", "--data", str(data), "--out", str(out)],
-                          capture_output=True, text=True, cwd=REPO)
+    done = subprocess.run(
+        [sys.executable, "-m", "generator", "build", "--data", str(data), "--out", str(out)], capture_output=True, text=True, cwd=REPO
+    )
     if done.returncode != 0:
         raise RuntimeError(f"build failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
     return round(time.perf_counter() - start, 2)
@@ -157,6 +166,7 @@ def edit_loop(data: Path, out: Path) -> dict:
     import socket
 
     from .serve import wait_until_serving
+
     if not (out / "site").exists():
         full_build(data, out)
     start = time.perf_counter()
@@ -165,8 +175,12 @@ def edit_loop(data: Path, out: Path) -> dict:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    server = subprocess.Popen([sys.executable, "-m", "generator", "serve", "--data", str(data), "--out", str(out), "--port", str(port)],
-                              cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    server = subprocess.Popen(
+        [sys.executable, "-m", "generator", "serve", "--data", str(data), "--out", str(out), "--port", str(port)],
+        cwd=REPO,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         base = f"http://127.0.0.1:{port}"
         wait_until_serving(f"{base}/__kb/status")
@@ -187,6 +201,7 @@ def wait_for_builds(base: str, count: int, seconds: float = 600) -> int:
     """Wait until a `serve` at `base` has finished `count` builds (its first one loads what later
     rebuilds keep); returns how many it has finished."""
     import urllib.request
+
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         builds = json.loads(urllib.request.urlopen(f"{base}/__kb/status", timeout=5).read())["builds"]
@@ -203,12 +218,13 @@ def put_marker(chapter: Path, marker: str) -> None:
     found = english.search(text, text.index("\nentries:"))
     if found is None:
         raise RuntimeError(f"{chapter}: the first entry's English text is not written as a block or a plain line")
-    chapter.write_text(text[:found.end()] + marker + " " + text[found.end():], encoding="utf-8")
+    chapter.write_text(text[: found.end()] + marker + " " + text[found.end() :], encoding="utf-8")
 
 
 def edit_and_wait(chapter: Path, page: str, marker: str) -> float:
     """`put_marker`, and the seconds until `page` is served with it (polled every 50 ms)."""
     import urllib.request
+
     put_marker(chapter, marker)
     edited = time.perf_counter()
     while time.perf_counter() - edited < 120:
@@ -223,12 +239,14 @@ def edit_and_wait(chapter: Path, page: str, marker: str) -> float:
 
 # -- what a query downloads ----------------------------------------------------------------------
 
+
 def query_downloads(site: Path, queries_by_language: dict[str, list[str]]) -> dict:
     """Bytes of search data the browser fetches for a first query and a later one, per language,
     and for a misspelt query on a fresh page: search.replay runs kb-search.js's steps (meta, the
     query words' shards, typo files and the shards of the words one edit away, the document chunks
     of the results) and names each file it loads; a file already loaded costs nothing again."""
     from .render.search import payload_of, replay, script_config
+
     folding = script_config((site / "assets" / "kb-languages.js").read_text(encoding="utf-8"))["fold"]
     report = {}
     for lang, queries in queries_by_language.items():
@@ -245,19 +263,24 @@ def query_downloads(site: Path, queries_by_language: dict[str, list[str]]) -> di
                 before = sum((folder / f).stat().st_size for f in fetched)
                 replay(query, fetch, folding)
                 sizes.append(sum((folder / f).stat().st_size for f in fetched) - before)
-        report[lang] = {"first_query_kb": round(sizes[0] / 1024, 1), "later_query_kb": round(sizes[1] / 1024, 1),
-                        "misspelt_query_kb": round(sizes[2] / 1024, 1)}
+        report[lang] = {
+            "first_query_kb": round(sizes[0] / 1024, 1),
+            "later_query_kb": round(sizes[1] / 1024, 1),
+            "misspelt_query_kb": round(sizes[2] / 1024, 1),
+        }
     return report
 
 
 # -- the report ----------------------------------------------------------------------------------
 
+
 def run_size(factor: int) -> dict:
     with tempfile.TemporaryDirectory(prefix=f"bench-{factor}x-") as folder:
         root = Path(folder)
         data = make_corpus(factor, root)
-        done = subprocess.run([sys.executable, "-m", "generator", "bench", "--one", str(data), "--out", str(root / "out")],
-                              capture_output=True, text=True, cwd=REPO)
+        done = subprocess.run(
+            [sys.executable, "-m", "generator", "bench", "--one", str(data), "--out", str(root / "out")], capture_output=True, text=True, cwd=REPO
+        )
         if done.returncode != 0:
             raise RuntimeError(f"{factor}x failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
         result = json.loads(done.stdout)
@@ -285,13 +308,15 @@ def evaluate(results: list[dict]) -> list[tuple[str, bool | None, str]]:
         one = by_factor[1]
         total_1 = sum(s["seconds"] for s in one["stages"].values())
         full = one.get("full_build_seconds", total_1)
-        checks.append(("1×: full build (`generator build`, no aid cache) ≤ 8 s", full <= 8,
-                       f"{full:.1f} s (stages one after another: {total_1:.1f} s)"))
+        checks.append(
+            ("1×: full build (`generator build`, no aid cache) ≤ 8 s", full <= 8, f"{full:.1f} s (stages one after another: {total_1:.1f} s)")
+        )
         for factor in (10, 100):
             if factor in by_factor:
                 total = sum(s["seconds"] for s in by_factor[factor]["stages"].values())
-                checks.append((f"{factor}×: time ≤ {int(factor * 1.2)} × 1×", total <= factor * 1.2 * total_1,
-                               f"{total:.1f} s = {total / total_1:.1f} × 1×"))
+                checks.append(
+                    (f"{factor}×: time ≤ {int(factor * 1.2)} × 1×", total <= factor * 1.2 * total_1, f"{total:.1f} s = {total / total_1:.1f} × 1×")
+                )
     for r in results:
         if "edit_loop" in r:
             loop = r["edit_loop"]
@@ -300,9 +325,13 @@ def evaluate(results: list[dict]) -> list[tuple[str, bool | None, str]]:
             else:  # the issue's target is at 1×; other sizes are reported
                 checks.append((f"{r['factor']}×: edit → page served (reported)", None, f"{loop['edit_to_page_seconds']:.1f} s"))
             slower = max(loop["no_change_rebuild_seconds"], loop["build_again_seconds"])
-            checks.append((f"{r['factor']}×: no-change rebuild ≤ 2 s", slower <= 2,
-                           f"under `serve` {loop['no_change_rebuild_seconds']:.1f} s, `generator build` again "
-                           f"{loop['build_again_seconds']:.1f} s"))
+            checks.append(
+                (
+                    f"{r['factor']}×: no-change rebuild ≤ 2 s",
+                    slower <= 2,
+                    f"under `serve` {loop['no_change_rebuild_seconds']:.1f} s, `generator build` again {loop['build_again_seconds']:.1f} s",
+                )
+            )
     if 100 in by_factor:
         peak = max(s["peak_mb"] for s in by_factor[100]["stages"].values())
         checks.append(("100×: peak memory < 2 GB", peak < 2048, f"{peak:.0f} MB"))
@@ -314,10 +343,14 @@ def evaluate(results: list[dict]) -> list[tuple[str, bool | None, str]]:
         kept = by_factor[1]["phone_storage"]
         pages = sum(size for name, size in kept.items() if name != "calculators")
         sections = ", ".join(f"{name} {size / 1e6:.1f}" for name, size in kept.items() if name != "calculators")
-        checks.append(("1×: a phone with every section offline, no calculators ≤ 15 MB", pages <= 15e6,
-                       f"{pages / 1e6:.1f} MB ({sections})"))
-        checks.append(("1×: … and with the calculators ≤ 70 MB", pages + kept["calculators"] <= 70e6,
-                       f"{(pages + kept['calculators']) / 1e6:.1f} MB (runtime {kept['calculators'] / 1e6:.1f} MB, kept once)"))
+        checks.append(("1×: a phone with every section offline, no calculators ≤ 15 MB", pages <= 15e6, f"{pages / 1e6:.1f} MB ({sections})"))
+        checks.append(
+            (
+                "1×: … and with the calculators ≤ 70 MB",
+                pages + kept["calculators"] <= 70e6,
+                f"{(pages + kept['calculators']) / 1e6:.1f} MB (runtime {kept['calculators'] / 1e6:.1f} MB, kept once)",
+            )
+        )
     return checks
 
 
@@ -331,8 +364,10 @@ def format_table(results: list[dict]) -> str:
     for key in ("entries", "pages", "median_page_kb", "largest_page_kb"):
         lines.append(key.ljust(14) + "".join(f"{r[key]:>22}" for r in results))
     for lang in results[0]["queries"]:
-        lines.append(f"query {lang} KB".ljust(14) + "".join(
-            f"{r['queries'][lang]['first_query_kb']:>13} then {r['queries'][lang]['later_query_kb']:<4}" for r in results))
+        lines.append(
+            f"query {lang} KB".ljust(14)
+            + "".join(f"{r['queries'][lang]['first_query_kb']:>13} then {r['queries'][lang]['later_query_kb']:<4}" for r in results)
+        )
         lines.append(f"misspelt {lang} KB".ljust(14) + "".join(f"{r['queries'][lang]['misspelt_query_kb']:>22}" for r in results))
     return "\n".join(lines)
 
@@ -345,16 +380,20 @@ def main(sizes: list[int], json_path: Path) -> int:
         results.append(run_size(factor))
         total = sum(s["seconds"] for s in results[-1]["stages"].values())
         print(f"  {factor}×: {results[-1]['pages']} pages, {total:.1f} s", file=sys.stderr, flush=True)
-        json_path.write_text(json.dumps({"targets": TARGETS, "results": results, "partial": True},
-                                        ensure_ascii=False, indent=1), encoding="utf-8")
+        json_path.write_text(json.dumps({"targets": TARGETS, "results": results, "partial": True}, ensure_ascii=False, indent=1), encoding="utf-8")
     print(format_table(results))
     print()
     checks = evaluate(results)
     for name, met, detail in checks:
         print(f"{'report ' if met is None else 'met    ' if met else 'MISSED '} {name}: {detail}")
-    json_path.write_text(json.dumps({"targets": TARGETS, "results": results,
-                                     "checks": [{"target": n, "met": m, "detail": d} for n, m, d in checks]},
-                                    ensure_ascii=False, indent=1), encoding="utf-8")
+    json_path.write_text(
+        json.dumps(
+            {"targets": TARGETS, "results": results, "checks": [{"target": n, "met": m, "detail": d} for n, m, d in checks]},
+            ensure_ascii=False,
+            indent=1,
+        ),
+        encoding="utf-8",
+    )
     print(f"\nwritten: {json_path}")
     if (RULES_CHECK_DATA / "citow.json").exists():
         print("\nrules_check citow.hit_probability (exact odds):")
@@ -372,6 +411,7 @@ def one(data: Path, out: Path) -> int:
 def odds_timing() -> str:
     """How long the exact odds of the rules-check take for 1 to 30 dice (it should stay in milliseconds)."""
     import importlib
+
     sys.path.insert(0, str(REPO))
     rules_check = importlib.import_module("rules_check")
     rows = []
@@ -381,4 +421,3 @@ def odds_timing() -> str:
             rules_check.game("citow").hit_probability(dice=dice, hits=hits)
         rows.append(f"{dice:3d} dice, k = 0..{dice + 1}: {(time.perf_counter() - start) * 1000:7.2f} ms in all")
     return "\n".join(rows)
-

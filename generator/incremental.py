@@ -1,6 +1,7 @@
 """What `serve` keeps between its rebuilds, and which pages an edit may have changed: the policy that
 lets a rebuild do only what its edit changed (`Kept`, `games_to_render`). The rebuild itself is the
 ordinary pipeline (pipeline.build), given a `Kept`."""
+
 from __future__ import annotations
 
 import json
@@ -32,6 +33,7 @@ class Kept:
     - when it did, those pages are served at once (Release.serve_pages); the search index, the
       calculators' runtime, the offline lists and the aids follow in a second release, published
       whole, or dropped if a newer edit is waiting (`superseded`)."""
+
     engine: LiveEngine
     resolved: Resolved | None = None  # of the last published pages
     engine_release: Path | None = None  # the release whose site the engine's last run made (or a copy of it)

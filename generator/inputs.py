@@ -6,6 +6,7 @@ The digest covers the bytes of every file of the data folder and of the reposito
 shape the output (code, templates, schemas, site configuration, hand-written pages, pinned
 versions), and the Python and packages installed. Anything else that changes the output is a
 bug of this list: the cost of a file listed needlessly is only a build not skipped."""
+
 from __future__ import annotations
 
 import hashlib
@@ -15,8 +16,18 @@ from pathlib import Path
 
 from .base.paths import GENERATED_DOCS, REPO, RULES_CHECK_DATA
 
-REPO_INPUTS = ("generator", "schemas", "rules_check", "docs", "mkdocs.yml", "pyproject.toml",
-               "requirements.txt", "requirements-browser.txt", "constraints.txt", "package-lock.json")
+REPO_INPUTS = (
+    "generator",
+    "schemas",
+    "rules_check",
+    "docs",
+    "mkdocs.yml",
+    "pyproject.toml",
+    "requirements.txt",
+    "requirements-browser.txt",
+    "constraints.txt",
+    "package-lock.json",
+)
 NOT_INPUTS = {RULES_CHECK_DATA, GENERATED_DOCS}  # a build's own outputs (links into build/)
 
 

@@ -1,4 +1,5 @@
 """The whole pipeline as one straight line: load, validate, resolve, render, write."""
+
 from __future__ import annotations
 
 import itertools
@@ -36,8 +37,7 @@ class BuildReport:
 
     def summary(self) -> str:
         if self.unchanged_release:
-            return (f"nothing changed since the published build ({self.unchanged_release}): the site is left as it is "
-                    "(--force builds it again)")
+            return f"nothing changed since the published build ({self.unchanged_release}): the site is left as it is (--force builds it again)"
         stages = ", ".join(f"{name} {s:.2f}s" for name, s in self.seconds.items())
         return f"built {self.pages} pages from {self.entries} entries (data version {self.data_version}): {stages}"
 
@@ -49,8 +49,9 @@ class BuildReport:
         self.seconds[name] = time.perf_counter() - start
 
 
-def build(data_dir: Path, out: Path = REPO, stage=None, aids_alongside: bool = True, kept: Kept | None = None,
-          skip_unchanged: bool = False) -> BuildReport:
+def build(
+    data_dir: Path, out: Path = REPO, stage=None, aids_alongside: bool = True, kept: Kept | None = None, skip_unchanged: bool = False
+) -> BuildReport:
     """Build into out/site, out/docs/generated and out/rules_check/data; out defaults to the repository.
 
     The player aids are laid out in worker processes while the site is rendered and built (they
@@ -96,8 +97,9 @@ def build(data_dir: Path, out: Path = REPO, stage=None, aids_alongside: bool = T
     return report
 
 
-def _render_and_publish(resolved: Resolved, out: Path, stage, workers: ProcessPoolExecutor | None, report: BuildReport,
-                        kept: Kept | None, inputs: str | None) -> None:
+def _render_and_publish(
+    resolved: Resolved, out: Path, stage, workers: ProcessPoolExecutor | None, report: BuildReport, kept: Kept | None, inputs: str | None
+) -> None:
     based_on = Release.served(out) if kept is not None and kept.resolved is not None else None
     release = Release(out, based_on)
     docs, site = release.part("docs"), release.part("site")

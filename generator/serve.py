@@ -14,6 +14,7 @@ rebuilds when they change and makes open pages reload themselves.
   banner over the page until the data is mended.
 - No folder listings; a busy or invalid port is one line and exit 2.
 """
+
 from __future__ import annotations
 
 import functools
@@ -226,6 +227,7 @@ def handler_for(site: LiveSite):
 
         def log_message(self, format, *args):
             pass
+
     return SiteFiles
 
 
@@ -241,6 +243,7 @@ class Server(http.server.ThreadingHTTPServer):
 def wait_until_serving(url: str, seconds: float = 10) -> bool:
     """For callers that start `serve` in another process (the bench, tests): wait until `url` answers."""
     import urllib.request
+
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         try:

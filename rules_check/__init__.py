@@ -58,9 +58,7 @@ def game(name: str, data_dir: Path | str | None = None) -> Game:
 def _game(game: str, folder: Path) -> Game:
     path = folder / f"{game}.json"
     if not path.is_file():
-        raise DataFileError(
-            f"no rules data for '{game}' in {folder}; games there: {', '.join(available_games(folder)) or 'none'}"
-        )
+        raise DataFileError(f"no rules data for '{game}' in {folder}; games there: {', '.join(available_games(folder)) or 'none'}")
     module = importlib.import_module(f"{__name__}.games.{module_name(game)}")
     rules: Game = module.Rules(GameData.read(path))
     return rules

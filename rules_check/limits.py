@@ -199,20 +199,27 @@ def _either(a: Any, b: Any, in_a: bool, in_b: bool, same: bool = False) -> Any:
     return a | b
 
 
+def _largest_limit(a: Shape, b: Shape, limit: str, kind: str) -> int | None:
+    """A size limit of two merged shapes: the larger where both allow `kind` (none if either has none),
+    else the limit of the one that does."""
+    limit_a: int | None = getattr(a, limit)
+    limit_b: int | None = getattr(b, limit)
+    if kind in a.kinds & b.kinds:
+        return None if limit_a is None or limit_b is None else max(limit_a, limit_b)
+    return limit_a if kind in a.kinds else limit_b
+
+
 def _merge(a: Shape | None, b: Shape | None) -> Shape | None:
     if a is None or b is None:
         return a or b
     if a.any or b.any:
         return Shape(any=True)
     merged = Shape(kinds=a.kinds | b.kinds, numbered=a.numbered or b.numbered)
-    merged.max_items = _most(a.max_items, b.max_items) if "array" in a.kinds & b.kinds else (
-        a.max_items if "array" in a.kinds else b.max_items)  # type: ignore[assignment]
+    merged.max_items = _largest_limit(a, b, "max_items", "array")
     merged.items = _merge(a.items, b.items)
-    merged.max_length = _most(a.max_length, b.max_length) if "string" in a.kinds & b.kinds else (
-        a.max_length if "string" in a.kinds else b.max_length)  # type: ignore[assignment]
+    merged.max_length = _largest_limit(a, b, "max_length", "string")
     both_objects = "object" in a.kinds & b.kinds
-    merged.max_properties = _most(a.max_properties, b.max_properties) if both_objects else (
-        a.max_properties if "object" in a.kinds else b.max_properties)  # type: ignore[assignment]
+    merged.max_properties = _largest_limit(a, b, "max_properties", "object")
     merged.properties = dict(a.properties)
     for name, shape in b.properties.items():
         merged.properties[name] = _merge(merged.properties.get(name), shape) or shape
@@ -235,12 +242,28 @@ def _kinds_of(schema: dict[str, Any]) -> set[str]:
     values = schema["enum"] if "enum" in schema else [schema["const"]] if "const" in schema else None
     if values is None:
         return set(KINDS)
-    return {kind for value in values for kind, types in KINDS.items()
-            if isinstance(value, types) and not (kind in ("integer", "number") and isinstance(value, bool))}
+    return {
+        kind
+        for value in values
+        for kind, types in KINDS.items()
+        if isinstance(value, types) and not (kind in ("integer", "number") and isinstance(value, bool))
+    }
 
 
-STRUCTURE = {"type", "enum", "const", "properties", "items", "additionalProperties", "maxItems", "maxLength",
-             "maxProperties", "propertyNames", "minimum", "maximum"}
+STRUCTURE = {
+    "type",
+    "enum",
+    "const",
+    "properties",
+    "items",
+    "additionalProperties",
+    "maxItems",
+    "maxLength",
+    "maxProperties",
+    "propertyNames",
+    "minimum",
+    "maximum",
+}
 
 
 def shape(schema: Any, defs: dict[str, Any], seen: tuple[str, ...] = ()) -> Shape:
@@ -288,13 +311,14 @@ def _text(value: str, path: list[str]) -> None:
     try:
         value.encode("utf-8")
     except UnicodeEncodeError as err:
-        raise SizeError(path, f"{quote(value)} is not text: character {err.start + 1} is a lone surrogate "
-                              f"(\\u{ord(value[err.start]):04x}), which UTF-8 cannot hold") from None
+        raise SizeError(
+            path,
+            f"{quote(value)} is not text: character {err.start + 1} is a lone surrogate (\\u{ord(value[err.start]):04x}), which UTF-8 cannot hold",
+        ) from None
 
 
 def _kind_refused(value: Any, here: Shape) -> bool:
-    return not any(isinstance(value, KINDS[kind]) and not (kind in ("integer", "number") and isinstance(value, bool))
-                   for kind in here.kinds)
+    return not any(isinstance(value, KINDS[kind]) and not (kind in ("integer", "number") and isinstance(value, bool)) for kind in here.kinds)
 
 
 def _scan(value: Any, path: list[str]) -> None:
@@ -376,4 +400,3 @@ def walk(value: Any, here: Shape, path: list[str]) -> None:
             walk(value[index], here.items or Shape(any=True), [*path, str(index)])
     elif isinstance(value, dict):
         _object(value, here, path)
-

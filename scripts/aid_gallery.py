@@ -9,6 +9,7 @@ The aids are laid out from data/ as `build` lays them out (taken from build/card
 HTML has not changed), so the gallery needs no built site. `--preview NAME PAGE FILE` writes one
 page as a small committed preview (palette PNG, a fraction of the gallery's size) for the README.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -26,8 +27,8 @@ from generator.render.aids.cards import SHEETS, start_aids  # noqa: E402
 from generator.resolve.resolve import resolve  # noqa: E402
 from generator.validate.validate import load_valid  # noqa: E402
 
-GALLERY_SCALE = 100 / 72   # 100 dpi: every word readable
-PREVIEW_SCALE = 0.9        # about 65 dpi: the layout at a glance, under ~150 KB
+GALLERY_SCALE = 100 / 72  # 100 dpi: every word readable
+PREVIEW_SCALE = 0.9  # about 65 dpi: the layout at a glance, under ~150 KB
 
 
 def aid_pdfs(papers: list[str]) -> dict[str, bytes]:
@@ -60,12 +61,16 @@ def write_gallery(pdfs: dict[str, bytes], out: Path) -> list[Path]:
             path = out / f"{name}-p{number}.png"
             path.write_bytes(png)
             written.append(path)
-            figures.append(f'<figure><a href="{html.escape(path.name)}"><img src="{html.escape(path.name)}" loading="lazy" '
-                           f'alt=""></a><figcaption>{html.escape(name)} · {number}</figcaption></figure>')
+            figures.append(
+                f'<figure><a href="{html.escape(path.name)}"><img src="{html.escape(path.name)}" loading="lazy" '
+                f'alt=""></a><figcaption>{html.escape(name)} · {number}</figcaption></figure>'
+            )
     (out / "index.html").write_text(
         "<!doctype html><meta charset='utf-8'><title>Player aids: every page</title>"
         "<style>body{font-family:sans-serif;display:flex;flex-wrap:wrap;gap:12px}figure{margin:0;width:300px}"
-        "img{width:100%;border:1px solid #999}</style>\n" + "\n".join(figures) + "\n", encoding="utf-8")
+        "img{width:100%;border:1px solid #999}</style>\n" + "\n".join(figures) + "\n",
+        encoding="utf-8",
+    )
     return written
 
 
@@ -96,10 +101,12 @@ def figures(name: str, pdf: bytes) -> str:
     paper = name.rsplit("-", 1)[1]
     if "-cards-" in name:
         cards = measure_cards(pdf, paper)
-        return (f"{name}: {cards.cards} cards, body {cards.body_type} pt, smallest type {cards.smallest_type} pt, "
-                f"footers {cards.footer_to_cut} mm inside "
-                f"the cut ({cards.footers_within_4mm} under 4 mm), other text {cards.nearest_to_cut} mm, "
-                f"face use median {cards.median_face_use:.0%} ({cards.faces_under()} cards under {FULL_FACE:.0%})")
+        return (
+            f"{name}: {cards.cards} cards, body {cards.body_type} pt, smallest type {cards.smallest_type} pt, "
+            f"footers {cards.footer_to_cut} mm inside "
+            f"the cut ({cards.footers_within_4mm} under 4 mm), other text {cards.nearest_to_cut} mm, "
+            f"face use median {cards.median_face_use:.0%} ({cards.faces_under()} cards under {FULL_FACE:.0%})"
+        )
     sheet = measure_sheet(pdf, paper)
     fill = " | ".join(" ".join(f"{f:.0%}" for f in page) for page in sheet.column_fill)
     return f"{name}: {sheet.pages} page(s), body {sheet.body_type} pt, smallest type {sheet.smallest_type} pt, column fill {fill}"

@@ -5,6 +5,7 @@ It also prints the share of each page's own height, which differs for pages shor
 
     .venv/bin/python scripts/answer_share.py [SITE]      (default: site/)
 """
+
 from __future__ import annotations
 
 import statistics
@@ -40,11 +41,15 @@ def main(site: Path) -> int:
             shares.append(rules / height)
             own_shares.append(rules / own)
     driver.quit()
-    print(f"{len(pages)} chapter pages at 390 × 844: rule text is {statistics.mean(shares):.1%} of the scroll height "
-          f"on average (median {statistics.median(shares):.0%}, lowest {min(shares):.0%})")
+    print(
+        f"{len(pages)} chapter pages at 390 × 844: rule text is {statistics.mean(shares):.1%} of the scroll height "
+        f"on average (median {statistics.median(shares):.0%}, lowest {min(shares):.0%})"
+    )
     # a page shorter than the screen still scrolls the screen's height: blank space, not chrome
-    print(f"  of the page's own height (blank space below a short page left out): {statistics.mean(own_shares):.1%} "
-          f"on average (median {statistics.median(own_shares):.0%}, lowest {min(own_shares):.0%})")
+    print(
+        f"  of the page's own height (blank space below a short page left out): {statistics.mean(own_shares):.1%} "
+        f"on average (median {statistics.median(own_shares):.0%}, lowest {min(own_shares):.0%})"
+    )
     for share, page in sorted(zip(shares, pages, strict=True))[:LOWEST]:
         print(f"  {share:4.0%}  {page.relative_to(site).as_posix()}")
     return 0

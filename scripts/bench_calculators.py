@@ -9,6 +9,7 @@ browser, nothing cached) and with the runtime cached (a second visit); later ans
 server shut down after the first visit, whether every calculator of the section still answers.
 Targets (issue 15): first answer <= 5 s cold, <= 1 s cached; later answers <= 200 ms; all answer offline.
 """
+
 from __future__ import annotations
 
 import gzip
@@ -72,8 +73,11 @@ def every_calculator_offline(driver, url: str, site: Path) -> tuple[int, int, li
                 if check["examples"]:
                     press(driver, block.find_element("css selector", ".kb-calc-example"))
                 press(driver, block.find_element("css selector", "button[type=submit]"))
-                WebDriverWait(driver, 60).until(lambda d, shown=block: shown.find_element("css selector", ".kb-calc-answer").text
-                                                or shown.find_elements("css selector", ".kb-calc-error"))
+                WebDriverWait(driver, 60).until(
+                    lambda d, shown=block: (
+                        shown.find_element("css selector", ".kb-calc-answer").text or shown.find_elements("css selector", ".kb-calc-error")
+                    )
+                )
                 shown = block.text
                 if "не удалось запустить" in shown.lower():
                     raise RuntimeError(shown)
@@ -90,17 +94,20 @@ def main(site: Path) -> None:
     stored = [(site / SECTION / entry["url"]).resolve() for entry in worker["precache"]]
     stored_raw, stored_packed = sizes(stored)
     listed = json.loads((site / "assets" / "calc" / "runtime.json").read_text(encoding="utf-8"))
-    print(f"calculators' runtime (assets/calc/, {len(runtime)} files with the .gz twins): {raw / 1e6:.1f} MB on disk; "
-          f"a first start fetches {listed['fetch_bytes'] / 1e6:.1f} MB ({len(listed['fetch'])} files, the packed ones unpacked in the browser)")
-    print(f"a section stored for offline use without the calculators ({SECTION}, {len(stored)} files): "
-          f"{stored_raw / 1e6:.1f} MB raw, {stored_packed / 1e6:.1f} MB gzip (target <= 10 MB)")
+    print(
+        f"calculators' runtime (assets/calc/, {len(runtime)} files with the .gz twins): {raw / 1e6:.1f} MB on disk; "
+        f"a first start fetches {listed['fetch_bytes'] / 1e6:.1f} MB ({len(listed['fetch'])} files, the packed ones unpacked in the browser)"
+    )
+    print(
+        f"a section stored for offline use without the calculators ({SECTION}, {len(stored)} files): "
+        f"{stored_raw / 1e6:.1f} MB raw, {stored_packed / 1e6:.1f} MB gzip (target <= 10 MB)"
+    )
 
     driver = make_driver()
     requests: list[str] = []
     try:
         with serve(site, requests) as url:
-            fetched = ("return document.readyState === 'complete' && "
-                       "performance.getEntriesByType('resource').map(r => new URL(r.name).pathname)")
+            fetched = "return document.readyState === 'complete' && performance.getEntriesByType('resource').map(r => new URL(r.name).pathname)"
             driver.get(f"{url}/{SECTION}/{GAME}/10-round.html")
             plain = WebDriverWait(driver, 10).until(lambda d: d.execute_script(fetched))
             extra = [p for p in plain if "kb-calc" in p or "/calc/" in p]
@@ -109,12 +116,16 @@ def main(site: Path) -> None:
             cold = first_answer(driver, url)
             moved = sum((site / unquote(path.split("?")[0]).lstrip("/")).stat().st_size for path in requests[before:] if "/assets/calc/" in path)
             print(f"the first answer, cold, from a host that does not compress: {moved / 1e6:.1f} MB of the runtime transferred (target <= 15)")
-            later = [answer_seconds(driver, driver.find_element("css selector", f".kb-calc[data-check='{CHECK}']"),
-                                    {"dice": str(n), "hits": str(k)}) for n, k in ((4, 2), (6, 3), (8, 5), (10, 1), (3, 3), (7, 4))]
+            later = [
+                answer_seconds(driver, driver.find_element("css selector", f".kb-calc[data-check='{CHECK}']"), {"dice": str(n), "hits": str(k)})
+                for n, k in ((4, 2), (6, 3), (8, 5), (10, 1), (3, 3), (7, 4))
+            ]
             WebDriverWait(driver, 180).until(lambda d: d.execute_script("return navigator.serviceWorker.controller !== null"))
             cached = first_answer(driver, url)
-        print(f"first answer after opening ({GAME} {CHECK}): cold {cold[0]:.2f} s (target <= 5), runtime cached {cached[0]:.2f} s"
-              f" (target <= 1); the worker's start, cold: {cold[1]}, cached: {cached[1]}")
+        print(
+            f"first answer after opening ({GAME} {CHECK}): cold {cold[0]:.2f} s (target <= 5), runtime cached {cached[0]:.2f} s"
+            f" (target <= 1); the worker's start, cold: {cold[1]}, cached: {cached[1]}"
+        )
         print(f"later answers: median {statistics.median(later) * 1000:.0f} ms, max {max(later) * 1000:.0f} ms (target <= 200)")
         answered, total, failures = every_calculator_offline(driver, url, site)
         print(f"with the network off after the first visit: {answered}/{total} calculators of /{SECTION}/ answer")

@@ -9,6 +9,7 @@ nesting as deep as 256 KiB allows, and a document filling every bound of the che
 end (found only after everything else). Prints, per case, the slowest check (best of N runs), whether the target is
 met, and how long the largest documents the schema accepts take to be answered. The data is made from data/ in a temporary folder (no site build).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -97,7 +98,7 @@ def _broken_at_the_end(document: object) -> object:
         for index in reversed(range(len(document))):
             broken = _broken_at_the_end(document[index])
             if broken is not document[index]:
-                return [*document[:index], broken, *document[index + 1:]]
+                return [*document[:index], broken, *document[index + 1 :]]
     elif isinstance(document, str):
         return "!!"
     return document
@@ -115,8 +116,9 @@ def cases(game: str, check: str) -> dict[str, bytes]:
         "not UTF-8 at the end": _fill(b'{"%s": [' % array.encode(), b"0,", b'0], "x": "\xff"}', room),
         "surrogate at the end": _fill(b'{"%s": [' % array.encode(), b'"a",', b'"\\ud800"]}', room),
         "nested to the cap": b"[" * (room // 2) + b"]" * (room // 2),
-        "every bound filled, a bad string at the end": json.dumps(_broken_at_the_end(_largest(
-            {"$ref": f"#/$defs/{check}_input"}, core.schema(game)["$defs"]))).encode("utf-8"),
+        "every bound filled, a bad string at the end": json.dumps(
+            _broken_at_the_end(_largest({"$ref": f"#/$defs/{check}_input"}, core.schema(game)["$defs"]))
+        ).encode("utf-8"),
     }
 
 
@@ -159,8 +161,10 @@ def main() -> int:
     print(f"every input refusal in at most {slowest:.1f} ms: target {TARGET_MS} ms {'met' if met else 'MISSED'}")
     if answered:
         seconds, where = max(answered)
-        print(f"the largest documents the schema accepts ({len(answered)} checks) answered or refused by a rule in at "
-              f"most {seconds * 1000:.1f} ms ({where})")
+        print(
+            f"the largest documents the schema accepts ({len(answered)} checks) answered or refused by a rule in at "
+            f"most {seconds * 1000:.1f} ms ({where})"
+        )
     return 0 if met else 1
 
 

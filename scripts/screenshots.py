@@ -5,6 +5,7 @@
 Writes into docs/screenshots/: a calculator answered (ru), a game's page with its calculators (pl), a paragraph's
 number tapped (ru), and the offline page with the network gone (ru).
 """
+
 from __future__ import annotations
 
 import sys
@@ -37,8 +38,9 @@ def main(site: Path) -> None:
             mark.click()
             WebDriverWait(driver, 5).until(lambda d: d.find_elements("css selector", ".kb-para-copied"))
             driver.save_screenshot(str(OUT / "cite-ru-phone.png"))
-            WebDriverWait(driver, 180).until(lambda d: d.execute_script(
-                "return navigator.serviceWorker.getRegistrations().then(rs => rs.filter(r => r.active).length)") == 2)
+            WebDriverWait(driver, 180).until(
+                lambda d: d.execute_script("return navigator.serviceWorker.getRegistrations().then(rs => rs.filter(r => r.active).length)") == 2
+            )
         driver.get(f"{url}/ru/citow/no-such-page.html")  # the server is gone
         WebDriverWait(driver, 10).until(lambda d: d.find_element("css selector", ".kb-kept").get_attribute("data-listed"))
         driver.save_screenshot(str(OUT / "offline-ru-phone.png"))

@@ -1,4 +1,5 @@
 """Headless Chromium (Debian's chromium + chromium-driver) driven by Selenium, and a local server."""
+
 from __future__ import annotations
 
 import functools
@@ -19,14 +20,22 @@ CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
 def make_driver(width: int = 390, height: int = 844) -> webdriver.Chrome:
     options = webdriver.ChromeOptions()
     options.binary_location = CHROMIUM
-    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                 "--disable-dev-shm-usage", f"--window-size={width},{height}"):
+    for flag in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--disable-dev-shm-usage",
+        f"--window-size={width},{height}",
+    ):
         options.add_argument(flag)
     driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
     # Headless Chromium will not make a window narrower than 500 px: emulate the phone's viewport.
-    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
-                           {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": width < 600})
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": width < 600})
     return driver
 
 
@@ -34,6 +43,7 @@ def make_driver(width: int = 390, height: int = 844) -> webdriver.Chrome:
 def serve(directory: Path, requests: list[str] | None = None):
     """Serve a folder on 127.0.0.1 (a free port) for the duration of the block; the paths asked for
     are appended to `requests` when given."""
+
     class Quiet(http.server.SimpleHTTPRequestHandler):
         def log_message(self, *args):
             pass
@@ -42,6 +52,7 @@ def serve(directory: Path, requests: list[str] | None = None):
             if requests is not None:
                 requests.append(self.path)
             return super().send_head()
+
     handler = functools.partial(Quiet, directory=str(directory))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
@@ -58,11 +69,11 @@ def search(driver, query: str, timeout: float = 10) -> list[dict]:
     box = WebDriverWait(driver, timeout).until(lambda d: d.find_element("css selector", ".kb-search input"))
     box.clear()
     box.send_keys(query)
-    WebDriverWait(driver, timeout).until(
-        lambda d: d.execute_script("return document.querySelector('.kb-search').dataset.query") == query)
+    WebDriverWait(driver, timeout).until(lambda d: d.execute_script("return document.querySelector('.kb-search').dataset.query") == query)
     return driver.execute_script(
         "return Array.from(document.querySelectorAll('.kb-search-results a.kb-search-result'))"
-        ".map(a => ({entry: a.dataset.entry, href: a.href, title: a.querySelector('.kb-search-title').textContent}))")
+        ".map(a => ({entry: a.dataset.entry, href: a.href, title: a.querySelector('.kb-search-title').textContent}))"
+    )
 
 
 def press(driver, element) -> None:
@@ -86,13 +97,17 @@ def calculate(driver, block, timeout: float = 60) -> dict:
     (from "The answer as JSON"), the rules' refusal and the fields' messages."""
     driver.execute_script("arguments[0].querySelector('.kb-calc-answer').textContent = ''", block)
     press(driver, block.find_element("css selector", "button[type=submit]"))
-    WebDriverWait(driver, timeout).until(lambda d: block.find_element("css selector", ".kb-calc-answer").text
-                                         or block.find_elements("css selector", ".kb-calc-error"))
-    return driver.execute_script("""
+    WebDriverWait(driver, timeout).until(
+        lambda d: block.find_element("css selector", ".kb-calc-answer").text or block.find_elements("css selector", ".kb-calc-error")
+    )
+    return driver.execute_script(
+        """
         const block = arguments[0], pre = block.querySelector('.kb-calc-json pre');
         const text = (selector) => { const node = block.querySelector(selector); return node ? node.textContent : null; };
         return {sentence: text('.kb-calc-sentence'), json: pre ? JSON.parse(pre.textContent) : null,
                 refused: text('.kb-calc-refused'),
                 followed: Array.from(block.querySelectorAll('.kb-calc-followed a')).map(a => a.getAttribute('href')),
                 errors: Array.from(block.querySelectorAll('.kb-calc-error')).map(e => ({text: e.textContent,
-                        field: (e.parentElement.querySelector('input,select') || {}).name || null}))};""", block)
+                        field: (e.parentElement.querySelector('input,select') || {}).name || null}))};""",
+        block,
+    )

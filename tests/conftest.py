@@ -36,8 +36,9 @@ def mini_build(tmp_path_factory) -> Path:
     shutil.copytree(MINI, data)
     chapter = data / "games/mini/chapters/10-rules.yaml"
     text = chapter.read_text(encoding="utf-8")
-    text = text.replace("en: A unit adjacent to 2 other units ignores 1 retreat.",
-                        f"en: |\n        A unit adjacent to 2 other units ignores 1 retreat. {HOSTILE}")  # links: validate refuses them (E060)
+    text = text.replace(
+        "en: A unit adjacent to 2 other units ignores 1 retreat.", f"en: |\n        A unit adjacent to 2 other units ignores 1 retreat. {HOSTILE}"
+    )  # links: validate refuses them (E060)
     chapter.write_text(text, encoding="utf-8")
     result = run_generator("build", "--data", str(data), "--out", str(root))
     assert result.returncode == 0, result.stdout + result.stderr
@@ -60,6 +61,7 @@ def bundled_search():
     from generator.render.search import SearchIndex
     from generator.resolve.resolve import resolve
     from generator.validate.validate import load_valid
+
     index = SearchIndex(resolve(load_valid(REPO / "data")))
     return index, {lang: index.build(lang) for lang in index.r.languages.codes}
 
@@ -68,6 +70,7 @@ def bundled_search():
 def driver():
     """Headless Chromium at phone size, one per test module."""
     from browser import make_driver
+
     chrome = make_driver()
     yield chrome
     chrome.quit()

@@ -3,6 +3,7 @@
 Each payload, if it ever ran, would set `localStorage.kbxss` to its own name; the browser tests
 assert that it stays unset on every page, aid and link of a site built with payloads everywhere.
 """
+
 from __future__ import annotations
 
 from dataclasses import replace
@@ -34,7 +35,7 @@ PAYLOADS = [
     f"\"); {MARK}='css-string'; /* \\\" */",
     f"\u2028</script><script>{MARK}='separator'</script>",
     f"<object data=\"javascript:{MARK}='object'\"></object>",
-    f"<meta http-equiv=\"refresh\" content=\"0;url=javascript:{MARK}='meta'\">",
+    f'<meta http-equiv="refresh" content="0;url=javascript:{MARK}=\'meta\'">',
     f"![image](javascript:{MARK}='image')",
     f"<javascript:{MARK}='autolink'>",
     f"[x](JaVaScRiPt:{MARK}='mixed-case')",
@@ -105,8 +106,9 @@ def entry_slots(entry: dict, slots: Slots) -> None:
     """An entry's fields: title, text, aid summary, keywords, table, example, clarification, external references."""
     slots.per_language("entry title", entry["title"])
     slots.per_language("entry text", entry["text"])
-    summary = entry.setdefault("summary", {"text": {lang: "summary" for lang in entry["text"]},
-                                           "origin": {lang: {"authored": True} for lang in entry["text"]}})
+    summary = entry.setdefault(
+        "summary", {"text": {lang: "summary" for lang in entry["text"]}, "origin": {lang: {"authored": True} for lang in entry["text"]}}
+    )
     summary.setdefault("title", {lang: "summary title" for lang in summary["text"]})
     slots.per_language("aid summary", summary["text"])
     slots.per_language("aid summary title", summary["title"])
@@ -129,9 +131,13 @@ def entry_slots(entry: dict, slots: Slots) -> None:
 
 def table_slots(entry: dict, slots: Slots) -> None:
     """An entry's table (one is given to an entry without): column titles, cells and its note."""
-    table = entry.setdefault("table", {"columns": [{"key": "a", "title": {"en": "A", "pl": "A", "ru": "А"}},
-                                                   {"key": "b", "title": "B"}],
-                                       "rows": [{"a": {"en": "cell", "pl": "komórka", "ru": "ячейка"}, "b": "plain"}]})
+    table = entry.setdefault(
+        "table",
+        {
+            "columns": [{"key": "a", "title": {"en": "A", "pl": "A", "ru": "А"}}, {"key": "b", "title": "B"}],
+            "rows": [{"a": {"en": "cell", "pl": "komórka", "ru": "ячейка"}, "b": "plain"}],
+        },
+    )
     for column in table["columns"]:
         slots.per_language("table title", column["title"]) if isinstance(column["title"], dict) else slots.add("table title", column, "title")
     for row in table["rows"]:
@@ -154,10 +160,17 @@ def spoil_languages(kb) -> int:
         if isinstance(value, dict):
             return {key: spoil(item, index + n) for n, (key, item) in enumerate(value.items())}
         return value
+
     languages = []
     for language in kb.languages:
-        languages.append(replace(language, name=f"{language.name} {' '.join(PAYLOADS)}",
-                                 resolution_label=f"{language.resolution_label} {PAYLOADS[-1]}", ui=spoil(dict(language.ui), 0)))
+        languages.append(
+            replace(
+                language,
+                name=f"{language.name} {' '.join(PAYLOADS)}",
+                resolution_label=f"{language.resolution_label} {PAYLOADS[-1]}",
+                ui=spoil(dict(language.ui), 0),
+            )
+        )
         placed += 2
     kb.languages = Languages(languages)
     return placed

@@ -1,5 +1,6 @@
 """Fixtures of the rules_check tests (loaded with `pytest_plugins = ["rules_fixtures"]`): the data files made
 in-process from the bundled data, and the four games built from them with every answer validated."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -21,9 +22,11 @@ def rules_data(tmp_path_factory) -> Path:
 @pytest.fixture(scope="session")
 def rc(rules_data: Path) -> SimpleNamespace:
     """The games (rc.citow, rc.wizards_quest, ...), the errors, and run() with the output checked."""
+
     def run(game: str, check: str, inputs: dict) -> dict:
         result = rules_check.run(game, check, inputs, rules_data)
         rules_check.validate(game, check, "output", result)
         return result
+
     games = {module_name(game): OutputChecked(rules_check.game(game, rules_data)) for game in GAMES}
     return SimpleNamespace(**games, run=run, RulesError=rules_check.RulesError, InputError=rules_check.InputError)

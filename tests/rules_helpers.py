@@ -1,5 +1,6 @@
 """Helpers of the rules_check tests: the data files made in-process (no site build), games whose answers are
 validated against their output schemas, and the CLI in a subprocess. The fixtures are in rules_fixtures.py."""
+
 from __future__ import annotations
 
 import os
@@ -40,11 +41,13 @@ class OutputChecked:
             result = value(**inputs)
             rules_check.validate(self._rules.data.game, self._checks[attribute], "output", result)
             return result
+
         return checked
 
 
 def cli(data_folder: Path, *args: str, stdin: str | None = None, timeout: float = 60) -> subprocess.CompletedProcess:
     """python -m rules_check ARGS, with the package from the repository and the data from `data_folder`."""
     env = {**os.environ, "PYTHONPATH": str(REPO), "RULES_CHECK_DATA": str(data_folder)}
-    return subprocess.run([sys.executable, "-m", "rules_check", *args], input=stdin, capture_output=True, text=True,
-                          cwd=REPO, env=env, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "rules_check", *args], input=stdin, capture_output=True, text=True, cwd=REPO, env=env, timeout=timeout
+    )

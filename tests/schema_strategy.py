@@ -5,13 +5,21 @@ items, minItems, maxItems, maxLength, maxProperties, pattern, oneOf, $ref). hypo
 
 `documents(schema, defs)` draws documents that mostly fit the schema, and sometimes break it in one place (a wrong
 type, a number past its bound, an unknown field), so that both the answers and the refusals are exercised."""
+
 from __future__ import annotations
 
 from hypothesis import strategies as st
 
 NAMES = st.sampled_from(["khorne", "nurgle", "tzeentch", "slaanesh", "kislev", "the_empire", "norsca", "orc", "x"])
-WRONG = st.one_of(st.none(), st.booleans(), st.floats(allow_nan=False, allow_infinity=False),
-                  st.integers(-(2 ** 70), 2 ** 70), st.text(max_size=5), st.just([]), st.just({}))
+WRONG = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.integers(-(2**70), 2**70),
+    st.text(max_size=5),
+    st.just([]),
+    st.just({}),
+)
 
 
 def _resolve(schema: dict, defs: dict) -> dict:
@@ -54,7 +62,7 @@ def _of_type(kind: str, schema: dict, defs: dict) -> st.SearchStrategy:
     if kind == "boolean":
         return st.booleans()
     if kind == "integer":
-        low, high = schema.get("minimum", -(2 ** 64)), schema.get("maximum", 2 ** 64)
+        low, high = schema.get("minimum", -(2**64)), schema.get("maximum", 2**64)
         return st.one_of(st.integers(low, high), st.sampled_from(sorted({low, high})))
     if kind == "number":
         return st.floats(schema.get("minimum"), schema.get("maximum"), allow_nan=False)
@@ -62,16 +70,21 @@ def _of_type(kind: str, schema: dict, defs: dict) -> st.SearchStrategy:
         return _strings(schema)
     if kind == "array":
         items = valid(schema.get("items", True), defs)
-        return st.lists(items, min_size=schema.get("minItems", 0), max_size=min(schema.get("maxItems", 8), 8),
-                        unique_by=(lambda x: repr(x)) if schema.get("uniqueItems") else None)
+        return st.lists(
+            items,
+            min_size=schema.get("minItems", 0),
+            max_size=min(schema.get("maxItems", 8), 8),
+            unique_by=(lambda x: repr(x)) if schema.get("uniqueItems") else None,
+        )
     properties, required = schema.get("properties", {}), schema.get("required", [])
     extra = schema.get("additionalProperties", True)
     fixed = {name: valid(properties[name], defs) for name in required if name in properties}
     optional = {name: valid(sub, defs) for name, sub in properties.items() if name not in required}
     document = st.fixed_dictionaries(fixed, optional=optional)
     if isinstance(extra, dict):
-        more = st.dictionaries(_keys(schema, defs), valid(extra, defs), min_size=schema.get("minProperties", 0),
-                               max_size=min(schema.get("maxProperties", 4), 4))
+        more = st.dictionaries(
+            _keys(schema, defs), valid(extra, defs), min_size=schema.get("minProperties", 0), max_size=min(schema.get("maxProperties", 4), 4)
+        )
         document = st.tuples(more, document).map(lambda pair: {**pair[0], **pair[1]})
     return document
 

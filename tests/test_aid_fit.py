@@ -1,6 +1,7 @@
 """An answer table's width on its aid card, as validate estimates it (E088, validate_aid_fit.py) and as
 WeasyPrint lays it out (issue 32): the estimate is never narrower than WeasyPrint's table, for every
 bundled table in every language and for tables headed by every label the bundled calculators have."""
+
 from __future__ import annotations
 
 import re
@@ -40,6 +41,7 @@ def test_a_heading_breaks_only_where_the_line_breaker_may():
 def test_the_cards_css_prints_the_geometry_validate_reads():
     """The answer tables' type, paddings and rules are rendered into the aids' CSS from base/aid_geometry.py."""
     from generator.render.aids.cards import CARD_LAYOUT, aid_environment
+
     css = aid_environment().get_template("aid.html.j2").render(**CARD_LAYOUT, lang="en", title="", sections=[], footer="")
     number = aid_geometry.css_number
     assert f".item table.kb-answer-table {{ font-size: {number(aid_geometry.ANSWER_TABLE_EM)}em; }}" in css
@@ -57,11 +59,21 @@ def laid_out_widths(items: list[dict]) -> list[float]:
 
     from generator.render.aids.aid_layout import PX, all_boxes
     from generator.render.aids.cards import CARD_LAYOUT, aid_environment
-    html = aid_environment().get_template("aid.html.j2").render(
-        **{**CARD_LAYOUT, "page_size": "10pt 5000pt"}, lang="en", game_title="", kind="", title="", footer="",
-        sections=[{"title": "", "colour": "#2f5d50", "icon": None, "items": [{**item, "marks": []} for item in items]}])
-    return [box.border_width() * PX for page in HTML(string=html).render().pages for box in all_boxes(page)
-            if type(box).__name__ == "TableBox"]
+
+    html = (
+        aid_environment()
+        .get_template("aid.html.j2")
+        .render(
+            **{**CARD_LAYOUT, "page_size": "10pt 5000pt"},
+            lang="en",
+            game_title="",
+            kind="",
+            title="",
+            footer="",
+            sections=[{"title": "", "colour": "#2f5d50", "icon": None, "items": [{**item, "marks": []} for item in items]}],
+        )
+    )
+    return [box.border_width() * PX for page in HTML(string=html).render().pages for box in all_boxes(page) if type(box).__name__ == "TableBox"]
 
 
 @pytest.fixture(scope="module")
@@ -74,6 +86,7 @@ def bundled():
     from generator.resolve.resolve import resolve
     from generator.validate.validate import load_valid
     from generator.validate.validate_aid_fit import answers, game_rules, printed_table
+
     kb = load_valid(REPO / "data")
     resolved = resolve(kb)
     tables = AnswerTables(resolved)
@@ -87,6 +100,7 @@ def bundled():
                 def label(key: str, lang: str = lang, labels: dict = labels) -> str:
                     texts = labels[key]
                     return str(kb.languages.text(kb.terms[texts["term"]]["names"] if "term" in texts else texts, lang))
+
                 words = kb.languages.ui(lang)["calculator"]
                 laid_out = layout(declaration, game, schemas, label, words)
                 printed = printed_table(laid_out, words["decimal"], answers(rules, laid_out))
@@ -99,6 +113,7 @@ def test_the_estimate_is_never_narrower_than_weasyprints_table(bundled):
     """Every bundled answer table, each language: the estimate is at least WeasyPrint's width, and at most a
     quarter of a millimetre more (measured: 0.00-0.08 mm), and fits the card (validate accepts it)."""
     from generator.render.aids.cards import answer_item
+
     resolved, found = bundled
     assert len(found) >= 9  # three games with tables, three languages each
     laid_out = laid_out_widths([answer_item(resolved, lang, table) for _, lang, table, _ in found])
@@ -106,7 +121,8 @@ def test_the_estimate_is_never_narrower_than_weasyprints_table(bundled):
         estimate = table_fit(printed)
         assert table.row_label == printed.row_label and table.groups[0][0] == printed.group, (game, lang)
         assert [cell.text for _, cells in table.rows for cell in cells] == [
-            printed.values[c][r] for r in range(len(table.rows)) for c in range(len(printed.values))], (game, lang)
+            printed.values[c][r] for r in range(len(table.rows)) for c in range(len(printed.values))
+        ], (game, lang)
         assert width - 0.01 <= estimate.width <= width + MM / 4, (game, lang, width / MM, estimate.width / MM)
         assert estimate.fits, (game, lang)
 
@@ -118,11 +134,17 @@ def test_the_estimate_holds_for_every_heading_the_bundled_labels_could_make(bund
     estimated narrower than WeasyPrint's table."""
     from generator.render.aids.cards import answer_item
     from generator.render.answer_tables import AnswerTable, Cell
+
     resolved, _ = bundled
     kb = resolved.kb
-    labels = [label for calculators in kb.calculators.values()
-              for label in [*calculators["labels"].values(), *(label for check in calculators["checks"].values()
-                                                               for label in check.get("labels", {}).values())]]
+    labels = [
+        label
+        for calculators in kb.calculators.values()
+        for label in [
+            *calculators["labels"].values(),
+            *(label for check in calculators["checks"].values() for label in check.get("labels", {}).values()),
+        ]
+    ]
     texts = sorted({str(text) for label in labels for text in (kb.terms[label["term"]]["names"] if "term" in label else label).values()})
     assert len(texts) > 1000
     texts += [text.replace(" ", "") for text in texts if " " in text][:40]
@@ -130,8 +152,11 @@ def test_the_estimate_holds_for_every_heading_the_bundled_labels_could_make(bund
     for text in texts:
         values = [["99,9", ">99,9"], ["1", "—"]]
         heading = f"{text}, %"
-        tables.append(AnswerTable("t", "g", "c", "T", text, [(heading, ["1", text])],
-                                  [(str(r), [Cell(values[c][r], None, "", "") for c in range(2)]) for r in range(2)]))
+        tables.append(
+            AnswerTable(
+                "t", "g", "c", "T", text, [(heading, ["1", text])], [(str(r), [Cell(values[c][r], None, "", "") for c in range(2)]) for r in range(2)]
+            )
+        )
         printed.append(Printed(text, ["0", "1"], heading, ["1", text], values))
     widths = laid_out_widths([answer_item(resolved, "en", table) for table in tables])
     for text, table, width in zip(texts, printed, widths, strict=True):

@@ -2,6 +2,7 @@
 stand at (the latest `clarification.reviewed` of the game), and it leads to a page per game and
 language listing the game's rulings by review date, newest first; the game's page links it beside
 the aids. Read from the built site and the printed PDFs."""
+
 from __future__ import annotations
 
 import io
@@ -19,18 +20,22 @@ GAMES = ("battlelore", "citow", "marauders", "wizards-quest")
 def resolved():
     from generator.resolve.resolve import resolve
     from generator.validate.validate import load_valid
+
     return resolve(load_valid(REPO / "data"))
 
 
 def reviewed(resolved, game: str) -> dict[str, str]:
     """Clarification id -> its review date, for one game."""
-    return {entry_id: str(entry["clarification"]["reviewed"]) for entry_id, entry in resolved.kb.entries.items()
-            if resolved.kb.game_of(entry_id) == game and "reviewed" in entry.get("clarification", {})}
+    return {
+        entry_id: str(entry["clarification"]["reviewed"])
+        for entry_id, entry in resolved.kb.entries.items()
+        if resolved.kb.game_of(entry_id) == game and "reviewed" in entry.get("clarification", {})
+    }
 
 
 def groups(html: str) -> list[tuple[str, list[str]]]:
     """The page's (date heading, [linked hrefs]) groups, in page order."""
-    article = html[html.index('<article'):html.index('</article>')]
+    article = html[html.index("<article") : html.index("</article>")]
     found = []
     for part in re.split(r'(?=<h2 id="v\d{4}-\d\d-\d\d")', article)[1:]:
         date = re.match(r'<h2 id="v(\d{4}-\d\d-\d\d)"', part)[1]
@@ -63,7 +68,7 @@ def test_each_game_has_a_changes_page_per_language_newest_first(bundled_build: P
 def test_the_games_page_links_its_changes_next_to_the_aids(bundled_build: Path, resolved, game: str):
     for lang in resolved.kb.games[game]["languages"]:
         html = (bundled_build / "site" / lang / game / "index.html").read_text(encoding="utf-8")
-        aids = html[html.index('id="aids"'):html.index('id="sources"')]
+        aids = html[html.index('id="aids"') : html.index('id="sources"')]
         assert f'href="changes.html">{resolved.languages.ui(lang)["aid_changes"]}</a>' in aids, lang
 
 
@@ -94,6 +99,7 @@ def qr_aids(resolved, tmp_path_factory) -> dict[str, bytes]:
     """Marauders' Russian aid laid out as `build` lays it out, with a site address for its QR code."""
     from generator.render.aids.cards import PendingAids, aid_job
     from generator.render.answer_tables import AnswerTables
+
     job = aid_job(resolved, "marauders", "ru", AnswerTables(resolved), site=SITE)
     return dict(PendingAids([job], tmp_path_factory.mktemp("cards-cache")).files())
 
@@ -106,6 +112,7 @@ def qr_modules(content: bytes, paper: str, card: bool) -> list[list[bool]]:
     import pypdfium2
 
     from generator.render.aids.cards import CARD_SIZE, COLUMN_GAP, COLUMN_WIDTH, MM, SHEET_AREA, SHEET_TEXT_WIDTH, SHEETS
+
     scale = 600 / 72
     document = pypdfium2.PdfDocument(content)
     image = document[0 if card else len(document) - 1].render(scale=scale, grayscale=True).to_pil()
@@ -120,10 +127,11 @@ def qr_modules(content: bytes, paper: str, card: bool) -> list[list[bool]]:
     dark = region.point(lambda v: 255 if v < 8 else 0)
     left, top, right, bottom = dark.getbbox()
     import segno
+
     n = len(segno.make(changes_url(), error="m", micro=False).matrix)
     step = (right - left) / n
     assert abs((bottom - top) - (right - left)) < step, "the code is square"
-    return [[region.getpixel((int(left + (x + .5) * step), int(top + (y + .5) * step))) < 128 for x in range(n)] for y in range(n)]
+    return [[region.getpixel((int(left + (x + 0.5) * step), int(top + (y + 0.5) * step))) < 128 for x in range(n)] for y in range(n)]
 
 
 def changes_url() -> str:
@@ -136,6 +144,7 @@ def test_a_qr_code_on_the_sheet_and_the_first_card_leads_to_the_changes_page(qr_
     """Read back from the printed PDFs, module by module, the QR code encodes the changes page's
     address under the site's address; the address is printed beside it too."""
     import segno
+
     want = [[bool(v) for v in row] for row in segno.make(changes_url(), error="m", micro=False).matrix]
     for kind, card in (("cards", True), ("sheet", False)):
         content = qr_aids[f"marauders-ru-{kind}-{paper}.pdf"]
@@ -147,6 +156,7 @@ def test_a_qr_code_on_the_sheet_and_the_first_card_leads_to_the_changes_page(qr_
 def test_without_a_site_url_the_aids_have_no_qr_code_and_the_build_says_so(tmp_path: Path, resolved, capsys):
     from generator.render.aids.aid_qr import NO_SITE_URL, site_url
     from generator.render.aids.cards import aid_job
+
     config = tmp_path / "mkdocs.yml"
     config.write_text("site_name: Rules reference\n", encoding="utf-8")
     assert site_url(config) is None
@@ -165,6 +175,7 @@ def test_every_aid_keeps_its_pages_with_a_qr_code(resolved, tmp_path_factory):
     from generator.render.aids.aid_measure import measure_sheet
     from generator.render.aids.cards import MAX_SHEET_PAGES, PendingAids, aid_job, aid_languages
     from generator.render.answer_tables import AnswerTables
+
     tables = AnswerTables(resolved)
     jobs = [aid_job(resolved, game, lang, tables, site=SITE) for game, lang in aid_languages(resolved)]
     files = dict(PendingAids(jobs, tmp_path_factory.mktemp("qr-cards-cache")).files())  # an aid that does not fit raises

@@ -1,4 +1,5 @@
 """The bundled aids as laid out: tables whole and once, values to check marked (issue 16)."""
+
 from __future__ import annotations
 
 import re
@@ -15,6 +16,7 @@ from generator.render.aids.aid_layout import card_of_each_page, overflowing_boxe
 def resolved():
     from generator.resolve.resolve import resolve
     from generator.validate.validate import load_valid
+
     return resolve(load_valid(REPO / "data"))
 
 
@@ -22,9 +24,13 @@ def aid_tables(resolved, game: str, lang: str) -> list[str]:
     """The tables an aid is meant to print: entries named in its cards.yaml that carry a shown table, and
     the game's answer tables (issue 15)."""
     from generator.render.answer_tables import AnswerTables
-    return [e for s in resolved.kb.aids[game]["sections"] for e in s["entries"]
-            if "table" in resolved.kb.entries[e] and resolved.kb.entries[e]["table"].get("shown", True)] + [
-        table.id for table in AnswerTables(resolved).of_game(game, lang)]
+
+    return [
+        e
+        for s in resolved.kb.aids[game]["sections"]
+        for e in s["entries"]
+        if "table" in resolved.kb.entries[e] and resolved.kb.entries[e]["table"].get("shown", True)
+    ] + [table.id for table in AnswerTables(resolved).of_game(game, lang)]
 
 
 def tables_by_page(document) -> dict[str, set[int]]:
@@ -65,6 +71,7 @@ def test_a_table_to_check_is_marked_once_at_its_title_not_in_every_cell(resolved
     value is uncertain, so the table's title carries its open question's number, and the footnote is
     the question, once, at the end of the aid."""
     from generator.render.aids.cards import aid_job
+
     for html in (aid_job(resolved, "citow", lang).sheet_html, aid_job(resolved, "citow", lang).card_html):
         item = re.search(r'<div class="item" id="ruination-card-1-table">(.*?)</div>', html, re.S)
         assert item
@@ -105,6 +112,7 @@ def test_sheet_is_made_of_the_items_and_its_own_pieces_only(bundled_build: Path,
     from pypdf import PdfReader
 
     from generator.render.aids.cards import aid_sections
+
     reader = PdfReader(bundled_build / "site/cards/citow-ru-sheet-a4.pdf")
     text = " ".join(page.extract_text() for page in reader.pages)
     assert ".html#" not in text  # each card's footer names its page on the site
@@ -112,12 +120,14 @@ def test_sheet_is_made_of_the_items_and_its_own_pieces_only(bundled_build: Path,
     # pdfium reads the page as a viewer draws it: each piece must find its own fonts, also from the
     # forms WeasyPrint nests for transparency (the title's "· Памятка игрока" is in one)
     import pypdfium2
+
     drawn = pypdfium2.PdfDocument(bundled_build / "site/cards/citow-ru-sheet-a4.pdf")[0].get_textpage().get_text_range()
     assert " ".join(drawn.split()).startswith("Хаос в Старом Свете · Памятка игрока Подготовка к игре")
 
     def levels(outline, depth=0):
         for node in outline:
             yield from levels(node, depth + 1) if isinstance(node, list) else [(depth, " ".join(node.title.split()))]
+
     expected = [(0, "Хаос в Старом Свете · Памятка игрока")]
     for section in aid_sections(resolved, "citow", "ru"):
         expected.append((1, section["title"]))

@@ -1,5 +1,6 @@
 """The bundled aids as a group prints and plays from them (issue 28), read from their PDFs: no
 editors' notes, each open question once as a numbered footnote in the reader's language."""
+
 from __future__ import annotations
 
 import re
@@ -8,16 +9,30 @@ import pytest
 from conftest import REPO
 from pypdf import PdfReader
 
-AIDS = [("wizards-quest", "en"), ("wizards-quest", "pl"), ("wizards-quest", "ru"), ("marauders", "en"),
-        ("battlelore", "en"), ("citow", "ru")]
-EDITORIAL = ["extraction", "mistranslation", "stop-gap", "our text", "Lost icons", "ekstrakcji", "błąd rosyjskiego",
-             "tymczasowe", "naszym tekście", "распознавани", "утраченн", "ошибка русского", "временная мера", "нашем тексте"]
+AIDS = [("wizards-quest", "en"), ("wizards-quest", "pl"), ("wizards-quest", "ru"), ("marauders", "en"), ("battlelore", "en"), ("citow", "ru")]
+EDITORIAL = [
+    "extraction",
+    "mistranslation",
+    "stop-gap",
+    "our text",
+    "Lost icons",
+    "ekstrakcji",
+    "błąd rosyjskiego",
+    "tymczasowe",
+    "naszym tekście",
+    "распознавани",
+    "утраченн",
+    "ошибка русского",
+    "временная мера",
+    "нашем тексте",
+]
 
 
 @pytest.fixture(scope="module")
 def resolved():
     from generator.resolve.resolve import resolve
     from generator.validate.validate import load_valid
+
     return resolve(load_valid(REPO / "data"))
 
 
@@ -26,6 +41,7 @@ def aids(resolved, tmp_path_factory) -> dict[str, bytes]:
     """Name under cards/ -> content, of the aids in AIDS, laid out as `build` lays them out."""
     from generator.render.aids.cards import PendingAids, aid_job
     from generator.render.answer_tables import AnswerTables
+
     tables = AnswerTables(resolved)
     jobs = [aid_job(resolved, game, lang, tables) for game, lang in AIDS]
     return dict(PendingAids(jobs, tmp_path_factory.mktemp("cards-cache")).files())
@@ -37,6 +53,7 @@ def words(text: str) -> str:
 
 def pdf_text(content: bytes) -> str:
     import io
+
     return words(" ".join(page.extract_text() for page in PdfReader(io.BytesIO(content)).pages))
 
 
@@ -54,8 +71,7 @@ def editors_notes(entry: dict) -> list[str]:
 @pytest.mark.integration
 @pytest.mark.parametrize("game, lang", AIDS)
 def test_no_editors_note_on_any_page(aids, resolved, game: str, lang: str):
-    notes = [words(note) for entry_id, entry in resolved.kb.entries.items() if entry_id.startswith(f"{game}/")
-             for note in editors_notes(entry)]
+    notes = [words(note) for entry_id, entry in resolved.kb.entries.items() if entry_id.startswith(f"{game}/") for note in editors_notes(entry)]
     assert notes  # the data has such notes: the test reads for them
     for kind in ("sheet", "cards"):
         text = pdf_text(aids[f"{game}-{lang}-{kind}-a4.pdf"])
@@ -69,6 +85,7 @@ def test_no_editors_note_on_any_page(aids, resolved, game: str, lang: str):
 @pytest.mark.parametrize("game, lang", AIDS)
 def test_each_open_question_is_one_numbered_footnote_in_the_readers_language(aids, resolved, game: str, lang: str):
     from generator.render.aids.cards import aid_sections
+
     sections = aid_sections(resolved, game, lang)
     items = [item for section in sections for item in section["items"]]
     questions = [q for item in items for q in item["questions"]]
@@ -94,6 +111,7 @@ def test_each_open_question_is_one_numbered_footnote_in_the_readers_language(aid
 def test_questions_about_our_text_stay_off_the_aids(resolved):
     """BattleLore's lost dice-face icons are an editors' matter (extraction damage): neither a card nor a footnote."""
     from generator.render.aids.cards import aid_sections
+
     for lang in ("en", "pl", "ru"):
         items = [item for section in aid_sections(resolved, "battlelore", lang) for item in section["items"]]
         assert "battlelore/clarify-dice-face-icons" not in {item["id"] for item in items}
@@ -108,6 +126,7 @@ def test_every_pdf_is_print_ready(aids, resolved, game: str, lang: str):
     import io
 
     from generator.render.aids.cards import rulings_date
+
     ui = resolved.languages.ui(lang)
     game_title = resolved.text_in(resolved.kb.games[game]["title"], lang)
     date = rulings_date(resolved, game)
@@ -133,6 +152,7 @@ def test_card_footers_stand_4mm_inside_the_cut(aids, game: str, lang: str):
     every edge of its card (the footers crossed the cut), the body text at 8 pt or more (it was 7.5 pt) and
     nothing on the cards or the sheet set under 6 pt (the footers were 5.5 pt)."""
     from generator.render.aids.aid_measure import measure_cards, measure_sheet
+
     for paper in ("a4", "letter"):
         cards = measure_cards(aids[f"{game}-{lang}-cards-{paper}.pdf"], paper)
         assert cards.footers_within_4mm == 0 and cards.footer_to_cut >= 4, (paper, cards)
@@ -148,6 +168,7 @@ def test_card_faces_are_mostly_used(aids, game: str, lang: str):
     card's text reaches down at least 60 % of the room between its band and its footer (a third of it,
     with one item a card: 27–40 % by aid); measured on the printed cards (aid_measure.face_use)."""
     from generator.render.aids.aid_measure import FULL_FACE, measure_cards
+
     for paper in ("a4", "letter"):
         cards = measure_cards(aids[f"{game}-{lang}-cards-{paper}.pdf"], paper)
         assert cards.median_face_use >= FULL_FACE, (paper, cards.face_use)
@@ -165,22 +186,26 @@ def test_no_card_could_have_taken_the_next_item_of_its_section(resolved, monkeyp
 
     from generator.render.aids import aid_compose, aid_layout
     from generator.render.aids.cards import aid_job
+
     seen = []
     card_faces = aid_compose.card_faces
 
     def spy(items, room):
         seen.append((items, room, card_faces(items, room)))
         return seen[-1][2]
+
     monkeypatch.setattr(aid_compose, "card_faces", spy)
     files = aid_layout.produce(aid_job(resolved, game, lang)).files
     assert seen
     import io
+
     for paper in ("a4", "letter"):  # the cards' bookmarks still name every item
         outline = PdfReader(io.BytesIO(files[f"{game}-{lang}-cards-{paper}.pdf"])).outline
         assert [entry.title for entry in outline] == [item.title for item in seen[0][0]]
     for items, room, faces in seen:
         assert [(number, piece) for face in faces for number, piece in face] == [
-            (number, piece) for number, item in enumerate(items) for piece in item.pages]
+            (number, piece) for number, item in enumerate(items) for piece in item.pages
+        ]
         for face in faces:
             assert len({items[number].section for number, _ in face}) == 1
             assert aid_compose.stack_end([piece for _, piece in face]) <= room or len(face) == 1
@@ -199,6 +224,7 @@ def test_the_html_sheet_prints_on_true_a4_and_letter(aids, game: str, lang: str)
     import io
 
     from weasyprint import HTML
+
     for name, size in (("sheet.html", (595.28, 841.89)), ("sheet-letter.html", (612.0, 792.0))):
         html = aids[f"{game}-{lang}-{name}"].decode("utf-8")
         assert "279.4" not in html and "791.999" not in html, name
@@ -215,6 +241,7 @@ def test_sheet_columns_are_full_or_balanced(aids, game: str, lang: str):
     to 90 % and more, and the last page's columns are balanced: none is empty or under half the
     fullest (BattleLore's third column was empty, Marauders' held 28 % beside two of 97-99 %)."""
     from generator.render.aids.aid_measure import measure_sheet
+
     for paper in ("a4", "letter"):
         fill = measure_sheet(aids[f"{game}-{lang}-sheet-{paper}.pdf"], paper).column_fill
         for page in fill[:-1]:
@@ -231,6 +258,7 @@ def test_section_bars_are_set_larger_than_item_titles(aids, resolved, game: str,
     import pypdfium2.raw as pdfium_c
 
     from generator.render.aids.cards import aid_sections
+
     section = aid_sections(resolved, game, lang)[0]
     page = pypdfium2.PdfDocument(aids[f"{game}-{lang}-sheet-a4.pdf"])[0]
     text = page.get_textpage()
@@ -240,6 +268,7 @@ def test_section_bars_are_set_larger_than_item_titles(aids, resolved, game: str,
     def size_of(words: str, start: int = 0) -> tuple[float, int]:
         at = printed.index(words[:12], start)
         return chars[at][1], at + len(words)
+
     bar, after = size_of(section["title"])
     for item in section["items"]:
         title, after = size_of(item["title"], after)
@@ -257,6 +286,7 @@ def sheet_columns(pdf: bytes, paper: str) -> list[list[tuple[str, bool]]]:
     import pypdfium2.raw as pdfium_c
 
     from generator.render.aids.cards import COLUMN_GAP, COLUMN_WIDTH, SHEET_AREA, SHEET_MARGIN, SHEET_TEXT_WIDTH, SHEETS
+
     document = pypdfium2.PdfDocument(pdf)
     title = "".join(document.get_metadata_value("Title").split())
     width, height = SHEETS[paper]
@@ -303,7 +333,7 @@ def continued_sections(pdf: bytes, paper: str, titles: list[str], continued: str
             repeated.append(wanted[current] + more)
             runs = runs[1:]
         else:
-            assert current + 1 < len(wanted) and runs[0].startswith(wanted[current + 1]), (number, runs[0], wanted[current:current + 2])
+            assert current + 1 < len(wanted) and runs[0].startswith(wanted[current + 1]), (number, runs[0], wanted[current : current + 2])
         for run in runs:
             if current + 1 < len(wanted) and run.startswith(wanted[current + 1]):
                 current += 1
@@ -320,6 +350,7 @@ def test_a_section_going_on_in_another_column_repeats_its_bar_marked_as_continue
     language ("Battle (continued)", «Сражение (продолжение)», "Walka (cd.)"). The bars stay out of
     the bookmarks (test_aids_layout: each section once)."""
     from generator.render.aids.cards import aid_sections
+
     titles = [section["title"] for section in aid_sections(resolved, game, lang)]
     continued = resolved.languages.ui(lang)["aid_continued"]
     for paper in ("a4", "letter"):
@@ -338,6 +369,7 @@ def test_a_sheet_where_no_section_goes_on_has_no_continuation_bar(resolved, monk
     class NoAnswerTables:
         def of_game(self, game, lang):
             return []
+
     aid = resolved.kb.aids["marauders"]
     sections = [{**section, "entries": section["entries"][:1]} for section in aid["sections"][:3]]
     monkeypatch.setitem(resolved.kb.aids, "marauders", {**aid, "sections": sections})

@@ -1,5 +1,6 @@
 """Each aid is versioned by its own content (issue 17, point 3): an edit in one game's data lays out
 that game's aids again and takes every other aid from the cache (<out>/build/cards-cache/)."""
+
 from __future__ import annotations
 
 import shutil
@@ -18,8 +19,13 @@ def test_editing_one_game_lays_out_only_that_games_aids(bundled_build: Path, tmp
     assert {name.rsplit("-", 1)[0] for name in before} >= {"citow-en", "citow-pl", "citow-ru", "marauders-en", "marauders-ru"}
     data = tmp_path / "data"
     shutil.copytree(REPO / "data", data)
-    chapter = data / "games/marauders/chapters" / next(p.name for p in (REPO / "data/games/marauders/chapters").glob("*.yaml")
-                                                      if "id: marauders/end-of-game" in p.read_text(encoding="utf-8"))
+    chapter = (
+        data
+        / "games/marauders/chapters"
+        / next(
+            p.name for p in (REPO / "data/games/marauders/chapters").glob("*.yaml") if "id: marauders/end-of-game" in p.read_text(encoding="utf-8")
+        )
+    )
     text = chapter.read_text(encoding="utf-8")
     title = '        en: "Game end"\n'  # the aid prints the summary's title, not the entry's
     assert title in text, "the test edits the English aid title of marauders/end-of-game"

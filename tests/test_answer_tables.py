@@ -1,5 +1,6 @@
 """The answer tables (issue 15, point 3): on each game's Calculators page and on its aids, in every language
 of the game, every sampled cell being what `python -m rules_check` answers for that cell's input."""
+
 from __future__ import annotations
 
 import json
@@ -22,6 +23,7 @@ GAMES = ["citow", "marauders", "wizards-quest"]  # BattleLore has none: its tabl
 def resolved():
     from generator.resolve.resolve import resolve
     from generator.validate.validate import load_valid
+
     return resolve(load_valid(REPO / "data"))
 
 
@@ -68,8 +70,9 @@ class TableCells(HTMLParser):
 def cli(game: str, check: str, inputs: dict, data: Path) -> dict:
     """What the command line answers, in a subprocess, with the build's rules data."""
     env = {**os.environ, "PYTHONPATH": str(REPO), "RULES_CHECK_DATA": str(data)}
-    result = subprocess.run([sys.executable, "-m", "rules_check", game, check], input=json.dumps(inputs),
-                            capture_output=True, text=True, env=env, check=False)
+    result = subprocess.run(
+        [sys.executable, "-m", "rules_check", game, check], input=json.dumps(inputs), capture_output=True, text=True, env=env, check=False
+    )
     assert result.returncode in (0, 1), result.stderr
     return json.loads(result.stdout) if result.returncode == 0 else {}
 
@@ -86,8 +89,10 @@ def test_sampled_cells_are_the_cli_answers_on_the_page_and_the_aids(bundled_buil
     for lang in resolved.kb.games[game]["languages"]:
         built = tables.of_game(game, lang)
         assert built, (game, lang)
-        pages = {"page": site / lang / game / CALCULATORS.html,
-                 **{kind: site / "cards" / f"{game}-{lang}-{kind}.html" for kind in ("sheet", "cards")}}
+        pages = {
+            "page": site / lang / game / CALCULATORS.html,
+            **{kind: site / "cards" / f"{game}-{lang}-{kind}.html" for kind in ("sheet", "cards")},
+        }
         found = {name: TableCells(path.read_text(encoding="utf-8")).tables for name, path in pages.items()}
         for table in built:
             for name, html_tables in found.items():
@@ -115,13 +120,16 @@ def test_battlelore_has_no_table_resting_on_an_assumption_and_wizards_quest_answ
     not say; they are withdrawn from the Calculators page and the aids (its calculators say the assumption in their
     question). Wizard's Quest: the chance of a hit and the losses for death ranges 1-6."""
     from generator.render.aids.cards import aid_sections
+
     for lang in ("en", "pl", "ru"):
         assert tables.of_game("battlelore", lang) == []
-        assert all(item["id"] not in ("face_probability", "expected_hits") and "answer-table" not in item["html"]
-                   for section in aid_sections(resolved, "battlelore", lang, tables) for item in section["items"])
+        assert all(
+            item["id"] not in ("face_probability", "expected_hits") and "answer-table" not in item["html"]
+            for section in aid_sections(resolved, "battlelore", lang, tables)
+            for item in section["items"]
+        )
         words = resolved.kb.calculators["battlelore"]["checks"]
         unsaid = {"en": "the sources do not say", "pl": "źródła tego nie mówią", "ru": "источники этого не говорят"}[lang]
         assert unsaid in words["expected_hits"]["title"][lang] and unsaid in words["face_probability"]["answer"][lang]
     (hits,) = tables.of_game("wizards-quest", "ru")
-    assert [(heading, [cell.text for cell in cells]) for heading, cells in hits.rows][::5] == [
-        ("1", ["16,7", "0,17"]), ("6", ["100,0", "3,50"])]
+    assert [(heading, [cell.text for cell in cells]) for heading, cells in hits.rows][::5] == [("1", ["16,7", "0,17"]), ("6", ["100,0", "3,50"])]

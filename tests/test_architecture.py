@@ -7,6 +7,7 @@ generator/render/aids/cards.py stage render. `base/` holds what every stage shar
 text helpers, languages); `tools/` what runs beside the pipeline without running it (ingest,
 foreign_text). The package's own top-level modules (the command line, pipeline.py, serve, bench…)
 run the pipeline: they come last and may import any stage."""
+
 from __future__ import annotations
 
 import ast
@@ -41,7 +42,7 @@ def imports_of(path: Path) -> set[tuple[str, ...]]:
     found = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.ImportFrom) and node.level >= 1:
-            target = (*package[:len(package) - node.level + 1], *(node.module.split(".") if node.module else ()))
+            target = (*package[: len(package) - node.level + 1], *(node.module.split(".") if node.module else ()))
         elif isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "generator":
             target = tuple(str(node.module).split(".")[1:])
         elif isinstance(node, ast.Import):

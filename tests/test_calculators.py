@@ -2,6 +2,7 @@
 Pyodide in the browser), in the reader's language. The unit tests read answers as sentences; the
 integration tests look at the built site; the browser tests fill forms with the worked examples like a
 player and compare what the page shows with the command line's answer."""
+
 from __future__ import annotations
 
 import html
@@ -25,8 +26,7 @@ from rules_check.explain import Words, sentence
 
 SAY = {  # a game's `say` data as the build writes it (rules_check/data/<game>.json)
     "labels": {"khorne": {"en": "Khorne", "ru": "Кхорн"}, "nurgle": {"en": "Nurgle", "ru": "Нургл"}},
-    "words": {"en": {"yes": "yes", "no": "no", "none": "none", "decimal": "."},
-              "ru": {"yes": "да", "no": "нет", "none": "нет", "decimal": ","}},
+    "words": {"en": {"yes": "yes", "no": "no", "none": "none", "decimal": "."}, "ru": {"yes": "да", "no": "нет", "none": "нет", "decimal": ","}},
     "checks": {"c": {"answer": {}, "labels": {"khorne": {"en": "Khorne (Blood Frenzy)"}}}},
 }
 
@@ -34,11 +34,15 @@ SAY = {  # a game's `say` data as the build writes it (rules_check/data/<game>.j
 @pytest.mark.unit
 def test_a_sentence_says_values_in_the_readers_language():
     ru = Words(SAY, "c", "ru")
-    assert sentence("{p:percent}; {who}; {vp}", {"p": 0.7291666, "who": "nurgle", "vp": {"nurgle": 3, "khorne": 1}}, ru) \
-        == "72,9 %; Нургл; Нургл 3, Khorne (Blood Frenzy) 1"  # a check's own label wins; missing ru falls back to en
+    assert (
+        sentence("{p:percent}; {who}; {vp}", {"p": 0.7291666, "who": "nurgle", "vp": {"nurgle": 3, "khorne": 1}}, ru)
+        == "72,9 %; Нургл; Нургл 3, Khorne (Blood Frenzy) 1"
+    )  # a check's own label wins; missing ru falls back to en
     en = Words(SAY, "c", "en")
-    assert sentence("{ok} {no} {list} {records}", {"ok": True, "no": None, "list": [], "records": [{"nurgle": 1}, {"nurgle": 2}]}, en) \
+    assert (
+        sentence("{ok} {no} {list} {records}", {"ok": True, "no": None, "list": [], "records": [{"nurgle": 1}, {"nurgle": 2}]}, en)
         == "yes none none Nurgle 1; Nurgle 2"
+    )
 
 
 @pytest.mark.unit
@@ -46,13 +50,14 @@ def test_an_optional_part_is_said_only_when_its_fields_are_there():
     en = Words(SAY, "c", "en")
     template = "Hits: {hits}.[ Kills: {kills}.][ Legal: {legal}.]"
     assert sentence(template, {"hits": 2, "kills": 1, "legal": False}, en) == "Hits: 2. Kills: 1. Legal: no."
-    assert sentence(template, {"hits": 2, "legal": None}, en) == "Hits: 2."   # absent, and null (not judged)
-    assert sentence("[{a}][ {b}]", {"a": "{x}", "b": 1}, en) == "{x} 1"     # braces in values stay text
+    assert sentence(template, {"hits": 2, "legal": None}, en) == "Hits: 2."  # absent, and null (not judged)
+    assert sentence("[{a}][ {b}]", {"a": "{x}", "b": 1}, en) == "{x} 1"  # braces in values stay text
 
 
 def worked_examples(data: Path) -> list[tuple[str, str, dict, dict, str]]:
     """(game, check, inputs, expected, entry id) of every worked example that names a check."""
     from ruamel.yaml import YAML
+
     yaml = YAML(typ="safe")
     found = []
     for chapter in sorted((data / "games").glob("*/chapters/*.yaml")):
@@ -68,8 +73,14 @@ EXAMPLES = worked_examples(REPO / "data")
 
 
 def cli(game: str, check: str, inputs: dict, data: Path) -> tuple[int, dict | str]:
-    result = subprocess.run([sys.executable, "-m", "rules_check", game, check], input=json.dumps(inputs), capture_output=True,
-                            text=True, cwd=REPO, env={"RULES_CHECK_DATA": str(data), "PATH": "/usr/bin:/bin"})
+    result = subprocess.run(
+        [sys.executable, "-m", "rules_check", game, check],
+        input=json.dumps(inputs),
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        env={"RULES_CHECK_DATA": str(data), "PATH": "/usr/bin:/bin"},
+    )
     return result.returncode, json.loads(result.stdout) if result.returncode == 0 else result.stderr
 
 
@@ -82,6 +93,7 @@ def contains(whole, part) -> bool:
 
 def calculators_data(game: str) -> dict:
     from ruamel.yaml import YAML
+
     return YAML(typ="safe").load((REPO / "data" / "games" / game / "calculators.yaml").read_text(encoding="utf-8"))
 
 
@@ -111,7 +123,7 @@ def test_every_check_is_a_calculator_in_every_language_of_its_game(bundled_build
                 assert check["schema"] == with_choices(schemas[f"{name}_input"], choices)  # the check's own input schema
                 for key in names_to_label(check["schema"]):
                     assert check["labels"].get(key), (game, lang, name, key)  # every field and choice named
-                for entry_id in check["implements"]:                        # and the calculator sits on its entries
+                for entry_id in check["implements"]:  # and the calculator sits on its entries
                     href = spec["entries"][entry_id]["href"]
                     chapter = (site / lang / game / href.split("#")[0]).read_text(encoding="utf-8")
                     assert f'data-check="{name}"' in chapter, (entry_id, name)
@@ -131,7 +143,7 @@ def test_each_game_page_lists_its_calculators_by_their_question_one_tap_from_the
             for name, check in spec["checks"].items():
                 anchor = calculator_anchor(name)
                 assert titles.get(anchor) == check["title"], (game, lang, name)
-                assert f'id="{anchor}"' in page and f'data-check="{name}"' in page[page.index(f'id="{anchor}"'):][:200]
+                assert f'id="{anchor}"' in page and f'data-check="{name}"' in page[page.index(f'id="{anchor}"') :][:200]
             tables = re.findall(r'<h3 id="([^"]+)">', page)
             assert all(table in titles for table in tables), (game, lang, tables)
 
@@ -163,15 +175,22 @@ def test_every_worked_example_reads_as_a_sentence_in_every_language(bundled_buil
         answer = json.loads(_answer_in(data, game, check, inputs, lang))
         assert answer["output"] == output
         assert answer["sentence"] and "{" not in answer["sentence"] and "[" not in answer["sentence"]
-        assert entry.split("/")[0] == game and set(answer["followed"]) >= set(json.loads(
-            (data / f"{game}.json").read_text(encoding="utf-8"))["checks"][check]["implements"])
+        assert entry.split("/")[0] == game and set(answer["followed"]) >= set(
+            json.loads((data / f"{game}.json").read_text(encoding="utf-8"))["checks"][check]["implements"]
+        )
 
 
 def _answer_in(data: Path, game: str, check: str, inputs: dict, lang: str) -> str:
     """rules_check.explain.answer run against the built data, in a fresh process (as the worker runs it)."""
     code = "import sys, rules_check.explain as e; print(e.answer(*sys.argv[1:5]))"
-    result = subprocess.run([sys.executable, "-c", code, game, check, json.dumps(inputs), lang], capture_output=True, text=True,
-                            cwd=REPO, env={"RULES_CHECK_DATA": str(data), "PATH": "/usr/bin:/bin"}, check=True)
+    result = subprocess.run(
+        [sys.executable, "-c", code, game, check, json.dumps(inputs), lang],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        env={"RULES_CHECK_DATA": str(data), "PATH": "/usr/bin:/bin"},
+        check=True,
+    )
     return result.stdout
 
 
@@ -222,19 +241,19 @@ def test_bad_input_shows_the_fields_message_and_a_rule_its_refusal(bundled_build
         calc_driver.get(f"{url}/ru/citow/{CALCULATORS.html}")
         console_errors(calc_driver)
         block = open_calculator(calc_driver, "battle_hits")
-        shown = calculate(calc_driver, block)                         # nothing filled in: the dice are required
+        shown = calculate(calc_driver, block)  # nothing filled in: the dice are required
         assert shown["errors"] and shown["errors"][0]["field"] == "dice" and "'dice' is a required property" in shown["errors"][0]["text"]
         assert block.find_element("css selector", "input[name='dice']").get_attribute("aria-invalid") == "true"
         dice = block.find_element("css selector", "input[name='dice']")
         dice.send_keys("3")
         press(calc_driver, block.find_element("css selector", ".kb-calc-list .kb-calc-add"))
         block.find_element("css selector", "input[name='results/0']").send_keys("4")
-        shown = calculate(calc_driver, block)                         # 3 dice, 1 result: impossible under the rules
+        shown = calculate(calc_driver, block)  # 3 dice, 1 result: impossible under the rules
         assert shown["refused"] and "too few results" in shown["refused"]
         for value in ("5", "6", "2"):
             press(calc_driver, block.find_element("css selector", ".kb-calc-list .kb-calc-add"))
             block.find_elements("css selector", ".kb-calc-list input")[-1].send_keys(value)
-        shown = calculate(calc_driver, block)                         # 4, 5, 6 (+ one extra die for the 6: 2)
+        shown = calculate(calc_driver, block)  # 4, 5, 6 (+ one extra die for the 6: 2)
         assert shown["json"] == cli("citow", "battle_hits", {"dice": 3, "results": [4, 5, 6, 2]}, bundled_build / "rules_check" / "data")[1]
         assert shown["sentence"].startswith("Ранений: 3")
         assert console_errors(calc_driver) == []
@@ -250,10 +269,13 @@ def test_a_form_list_stops_at_the_schemas_bound_and_a_long_question_is_stopped(b
     with serve(site) as url:
         calc_driver.get(f"{url}/pl/citow/{CALCULATORS.html}")
         block = open_calculator(calc_driver, "battle_hits")
-        presses = calc_driver.execute_script("""
+        presses = calc_driver.execute_script(
+            """
             const add = arguments[0].querySelector('.kb-calc-list .kb-calc-add'); let presses = 0;
             while (!add.disabled && presses < 5000) { add.click(); presses++; }
-            return presses;""", block)
+            return presses;""",
+            block,
+        )
         assert presses == most and len(block.find_elements("css selector", ".kb-calc-list .kb-calc-item")) == most
         calc_driver.execute_script("window.kbCalc.questionSeconds = 0.001")
         shown = calculate(calc_driver, block)
@@ -268,17 +290,21 @@ def test_a_page_downloads_the_calculators_runtime_only_when_one_is_opened(bundle
     """What the page itself fetches (its resource timing; the service worker stores the section for
     offline use in the background, apart from the page)."""
     site = bundled_build / "site"
-    fetched = ("return document.readyState === 'complete' && "
-               "performance.getEntriesByType('resource').map(r => new URL(r.name).pathname)")
+    fetched = "return document.readyState === 'complete' && performance.getEntriesByType('resource').map(r => new URL(r.name).pathname)"
     with serve(site) as url:
-        calc_driver.get(f"{url}/en/citow/10-round.html")                  # no calculator on this page
+        calc_driver.get(f"{url}/en/citow/10-round.html")  # no calculator on this page
         loaded = WebDriverWait(calc_driver, 10).until(lambda d: d.execute_script(fetched))
         assert loaded and not [path for path in loaded if "kb-calc" in path or "/calc/" in path]
-        calc_driver.get(f"{url}/en/citow/{CALCULATORS.html}")               # calculators, none opened
+        calc_driver.get(f"{url}/en/citow/{CALCULATORS.html}")  # calculators, none opened
         loaded = WebDriverWait(calc_driver, 10).until(lambda d: d.execute_script(fetched))
         assert "/assets/kb-calc.js" in loaded
-        assert not [path for path in loaded if ("/calc/" in path and not path.endswith("/calc/runtime.json"))  # (its 1 KB list:
-                    or "worker" in path or path.endswith("calculators.json")]                         # the size offered)
+        assert not [
+            path
+            for path in loaded
+            if ("/calc/" in path and not path.endswith("/calc/runtime.json"))  # (its 1 KB list:
+            or "worker" in path
+            or path.endswith("calculators.json")
+        ]  # the size offered)
         open_calculator(calc_driver, "hit_probability")
         loaded = calc_driver.execute_script(fetched)
         assert "/en/citow/calculators.json" in loaded and "/assets/kb-calc-worker.js" in loaded
@@ -316,17 +342,22 @@ def test_every_calculator_open_and_answered_has_no_serious_accessibility_violati
                 calculate(calc_driver, block)
             calc_driver.execute_script(axe)
             # no colour half-way through Material's transitions when the scheme changes under axe
-            calc_driver.execute_script("const style = document.createElement('style');"
-                                       "style.textContent = '*, *::before, *::after { transition: none !important; }';"
-                                       "document.head.appendChild(style);")
+            calc_driver.execute_script(
+                "const style = document.createElement('style');"
+                "style.textContent = '*, *::before, *::after { transition: none !important; }';"
+                "document.head.appendChild(style);"
+            )
             for width, scheme in VIEWS:
-                calc_driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
-                                            {"width": width, "height": 844, "deviceScaleFactor": 1, "mobile": width < 600})
+                calc_driver.execute_cdp_cmd(
+                    "Emulation.setDeviceMetricsOverride", {"width": width, "height": 844, "deviceScaleFactor": 1, "mobile": width < 600}
+                )
                 # the scheme as Material's toggle sets it (mkdocs.yml's two palettes), on the page as answered
-                calc_driver.execute_script("const [scheme, accent] = arguments[0];"
-                                           "document.body.setAttribute('data-md-color-scheme', scheme);"
-                                           "document.body.setAttribute('data-md-color-accent', accent);",
-                                           ["slate", "amber"] if scheme == "dark" else ["default", "deep-orange"])
+                calc_driver.execute_script(
+                    "const [scheme, accent] = arguments[0];"
+                    "document.body.setAttribute('data-md-color-scheme', scheme);"
+                    "document.body.setAttribute('data-md-color-accent', accent);",
+                    ["slate", "amber"] if scheme == "dark" else ["default", "deep-orange"],
+                )
                 found += [f"{game} {width} {scheme}: {v}" for v in calc_driver.execute_async_script(AXE_RUN)]
                 states += 1
     calc_driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {"width": 390, "height": 844, "deviceScaleFactor": 1, "mobile": True})

@@ -1,5 +1,6 @@
 """Player aids from the mini data set: every format exists, fits its pages, embeds its fonts,
 shows every selected entry's title and the data version, and follows the data."""
+
 from __future__ import annotations
 
 import html
@@ -55,14 +56,15 @@ def test_data_version_on_every_page(cards: Path, lang: str):
     for fmt in ("sheet-a4", "cards-a4"):
         for page in pdf_text(cards / f"mini-{lang}-{fmt}.pdf"):
             words = " ".join(page.split())
-            assert ("data version" in words or "wersja danych" in words or "версия данных" in words), words[-200:]
+            assert "data version" in words or "wersja danych" in words or "версия данных" in words, words[-200:]
 
 
-@pytest.mark.parametrize("text", ["Full rules: en/citow/ · data version 3b80", "a\"b</style>", "Полные правила: ru/ · 1 / 2"])
+@pytest.mark.parametrize("text", ["Full rules: en/citow/ · data version 3b80", 'a"b</style>', "Полные правила: ru/ · 1 / 2"])
 def test_css_string_keeps_every_character_and_space(text: str):
     """The sheet's footer goes through a CSS string: read back by a CSS parser it is the same text
     (an escape followed by a space once lost that space: "rules:·en")."""
     import tinycss2
+
     token = tinycss2.parse_component_value_list(f'"{css_string(text)}"')[0]
     assert token.type == "string" and token.value == text
     assert "<" not in css_string(text) and '"' not in css_string(text)
@@ -106,8 +108,13 @@ def test_a_sheet_over_two_pages_fails_the_aid():
     """Items 300 pt high: two to a column, six to a page; a thirteenth makes a third page."""
     from generator.render.aids.aid_compose import ItemPieces, Piece, arrange_sheet
     from generator.render.aids.cards import AidJob, PrintedSection
-    parts = {"title": Piece("parts", 0, 0, 500, 20), "section-0": Piece("parts", 1, 0, 150, 10), "section-more-0": Piece("parts", 1, 0, 150, 8),
-             **{f"sheet-foot-{page}-{total}": Piece("parts", 2, 0, 500, 6) for total in (1, 2, 3) for page in range(1, total + 1)}}
+
+    parts = {
+        "title": Piece("parts", 0, 0, 500, 20),
+        "section-0": Piece("parts", 1, 0, 150, 10),
+        "section-more-0": Piece("parts", 1, 0, 150, 8),
+        **{f"sheet-foot-{page}-{total}": Piece("parts", 2, 0, 500, 6) for total in (1, 2, 3) for page in range(1, total + 1)},
+    }
     job = AidJob("g", "en", "", "", "", "G · Player aid", [PrintedSection("Rules", [])])
     items = [ItemPieces(0, f"item {n}", "#336699", [Piece("items", n, 0, 150, 300)]) for n in range(13)]
     assert arrange_sheet(job, items[:12], parts, "test").pages == 2
@@ -122,8 +129,12 @@ def test_a_column_that_starts_in_a_section_starts_with_its_continuation_bar():
     name each section once."""
     from generator.render.aids.aid_compose import SHEET_LEFT, ItemPieces, Piece, arrange_sheet
     from generator.render.aids.cards import COLUMN_GAP, COLUMN_WIDTH, AidJob, PrintedSection
-    parts = {"title": Piece("parts", 0, 0, 500, 20), "sheet-foot-1-1": Piece("parts", 1, 0, 500, 6),
-             **{f"section-{more}{n}": Piece("parts", 2, 0, 150, 8 if more else 10) for n in (0, 1) for more in ("", "more-")}}
+
+    parts = {
+        "title": Piece("parts", 0, 0, 500, 20),
+        "sheet-foot-1-1": Piece("parts", 1, 0, 500, 6),
+        **{f"section-{more}{n}": Piece("parts", 2, 0, 150, 8 if more else 10) for n in (0, 1) for more in ("", "more-")},
+    }
     job = AidJob("g", "en", "", "", "", "G · Player aid", [PrintedSection("Rules", []), PrintedSection("Scoring", [])])
     items = [ItemPieces(0, f"rule {n}", "#336699", [Piece("items", n, 0, 150, 300)]) for n in range(3)]
     items.append(ItemPieces(1, "score", "#336699", [Piece("items", 3, 0, 150, 300)]))
@@ -135,7 +146,14 @@ def test_a_column_that_starts_in_a_section_starts_with_its_continuation_bar():
             columns.setdefault((page, round((x - SHEET_LEFT) / (COLUMN_WIDTH + COLUMN_GAP))), []).append(names.get(id(piece), "item"))
     assert columns == {(0, 0): ["section-0", "item"], (0, 1): ["section-more-0", "item", "item"], (0, 2): ["section-1", "item"]}
     assert [(level, label) for level, label, _, _ in layout.outline] == [
-        (0, "G · Player aid"), (1, "Rules"), (2, "rule 0"), (2, "rule 1"), (2, "rule 2"), (1, "Scoring"), (2, "score")]
+        (0, "G · Player aid"),
+        (1, "Rules"),
+        (2, "rule 0"),
+        (2, "rule 1"),
+        (2, "rule 2"),
+        (1, "Scoring"),
+        (2, "score"),
+    ]
 
 
 @pytest.mark.parametrize("lang", LANGS)
@@ -155,8 +173,12 @@ def text_box_from_centre(page) -> tuple[float, ...]:
     centre_x, centre_y = (left + right) / 2, (bottom + top) / 2
     text = page.get_textpage()
     boxes = [box for box in (text.get_charbox(i) for i in range(text.count_chars())) if box[2] > box[0]]
-    return (min(b[0] for b in boxes) - centre_x, min(b[1] for b in boxes) - centre_y,
-            max(b[2] for b in boxes) - centre_x, max(b[3] for b in boxes) - centre_y)
+    return (
+        min(b[0] for b in boxes) - centre_x,
+        min(b[1] for b in boxes) - centre_y,
+        max(b[2] for b in boxes) - centre_x,
+        max(b[3] for b in boxes) - centre_y,
+    )
 
 
 @pytest.mark.parametrize("lang", LANGS)
@@ -186,6 +208,7 @@ def test_sheet_keeps_title_and_bookmarks(cards: Path, lang: str):
 
     def titles(outline) -> list[str]:
         return [t for item in outline for t in (titles(item) if isinstance(item, list) else [item.title])]
+
     assert any(t.startswith(EXPECTED_TITLES[lang][0]) for t in titles(reader.outline)), titles(reader.outline)
 
 
@@ -215,8 +238,10 @@ def test_changing_an_entry_changes_the_aid(tmp_path: Path):
     data = tmp_path / "data"
     shutil.copytree(MINI, data)
     chapter = data / "games/mini/chapters/10-rules.yaml"
-    chapter.write_text(chapter.read_text(encoding="utf-8").replace(
-        "moves back 1 space towards its own edge", "moves back 1 space towards its own side edge"), encoding="utf-8")
+    chapter.write_text(
+        chapter.read_text(encoding="utf-8").replace("moves back 1 space towards its own edge", "moves back 1 space towards its own side edge"),
+        encoding="utf-8",
+    )
     assert run_generator("build", "--data", str(data), "--out", str(tmp_path)).returncode == 0
     text = " ".join(" ".join(p.split()) for p in pdf_text(tmp_path / "site/cards/mini-en-sheet-a4.pdf"))
     assert "towards its own side edge" in text
@@ -229,11 +254,11 @@ def test_an_aid_that_does_not_fit_fails_the_build_and_keeps_the_old_site(tmp_pat
     before = (tmp_path / "site/index.html").read_bytes()
     chapter = data / "games/mini/chapters/10-rules.yaml"
     long_text = " ".join(["A unit adjacent to 2 other units ignores 1 retreat."] * 900)
-    chapter.write_text(chapter.read_text(encoding="utf-8").replace(
-        "en: A unit adjacent to 2 other units ignores 1 retreat.", f"en: {long_text}"), encoding="utf-8")
+    chapter.write_text(
+        chapter.read_text(encoding="utf-8").replace("en: A unit adjacent to 2 other units ignores 1 retreat.", f"en: {long_text}"), encoding="utf-8"
+    )
     origin = '    origin:\n      pl: {source: mini-pl, lines: "9-11"}'
-    chapter.write_text(chapter.read_text(encoding="utf-8").replace(origin, "    numbers_differ: {note: test padding}\n" + origin),
-                       encoding="utf-8")
+    chapter.write_text(chapter.read_text(encoding="utf-8").replace(origin, "    numbers_differ: {note: test padding}\n" + origin), encoding="utf-8")
     result = run_generator("build", "--data", str(data), "--out", str(tmp_path))
     assert result.returncode == 1
     assert "pages, at most 2" in result.stderr and "Traceback" not in result.stderr
@@ -246,6 +271,7 @@ def test_bundled_aids_exist_fit_and_carry_their_titles(bundled_build: Path):
 
     from generator.resolve.resolve import resolve
     from generator.validate.validate import load_valid
+
     resolved = resolve(load_valid(REPO / "data"))
     kb = resolved.kb
     cards_dir = bundled_build / "site" / "cards"

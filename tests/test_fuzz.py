@@ -5,6 +5,7 @@ none, never with an exception, and never hangs.
 The corpus is one real game (Chaos Marauders: small enough for a few hundred runs a minute) with its
 source and a manifest listing only it. Each example mutates one or more of its files.
 """
+
 import json
 import os
 import shutil
@@ -50,15 +51,40 @@ def pristine(tmp_path_factory) -> Path:
     return data
 
 
-FILES = sorted(str(p.relative_to(REPO / "data")) for p in (REPO / "data" / "games" / GAME).rglob("*.yaml")) + [
-    "sources/manifest.yaml"]
+FILES = sorted(str(p.relative_to(REPO / "data")) for p in (REPO / "data" / "games" / GAME).rglob("*.yaml")) + ["sources/manifest.yaml"]
 # The languages and the calculators: few files among many above, so they get a test of their own (issue 32).
 LANGUAGE_AND_CHECK_FILES = sorted(str(p.relative_to(REPO / "data")) for p in (REPO / "data" / "languages").glob("*/*.yaml")) + [
-    f"games/{GAME}/checks.yaml", f"games/{GAME}/calculators.yaml"]
-SCALARS = st.sampled_from(["", "~", "null", "true", "12", "-3.5", "9" * 40, "[]", "{}", "[a, [b]]", "{a: 1}", "'x'",
-                           '"a: b"', "&a x", "*a", "!!python/object x", "2009-03-01", "|", ">-", "#", "@", "%", "`"])
-NOISE = st.text(alphabet=st.sampled_from(list(":-{}[],&*!|>#'\"%@`?\t \\\nAaЖżé0\u0000\u00a0\u2028\ufeff")),
-                min_size=1, max_size=8)
+    f"games/{GAME}/checks.yaml",
+    f"games/{GAME}/calculators.yaml",
+]
+SCALARS = st.sampled_from(
+    [
+        "",
+        "~",
+        "null",
+        "true",
+        "12",
+        "-3.5",
+        "9" * 40,
+        "[]",
+        "{}",
+        "[a, [b]]",
+        "{a: 1}",
+        "'x'",
+        '"a: b"',
+        "&a x",
+        "*a",
+        "!!python/object x",
+        "2009-03-01",
+        "|",
+        ">-",
+        "#",
+        "@",
+        "%",
+        "`",
+    ]
+)
+NOISE = st.text(alphabet=st.sampled_from(list(":-{}[],&*!|>#'\"%@`?\t \\\nAaЖżé0\u0000\u00a0\u2028\ufeff")), min_size=1, max_size=8)
 # A few hundred per test in CI (about 20 s each on an idle machine), the same ones every run so that a landing is reproducible;
 # FUZZ_EXAMPLES=5000 for a longer hunt with fresh random examples (pass --hypothesis-seed to replay one).
 HUNT = os.environ.get("FUZZ_EXAMPLES")
@@ -104,7 +130,7 @@ def mutated(text: str, changes) -> str:
             column = min(args[1], len(line))
             lines[at] = line[:column] + args[2] + line[column:]
         elif kind == "truncate":
-            lines = lines[:at] + [line[:args[1]]]
+            lines = lines[:at] + [line[: args[1]]]
         elif kind == "scalar" and ": " in line:
             lines[at] = line.split(": ", 1)[0] + ": " + args[1]
         elif kind == "nest" and ": " in line:
@@ -115,8 +141,12 @@ def mutated(text: str, changes) -> str:
     return "\n".join(lines)
 
 
-SETTINGS = settings(max_examples=EXAMPLES, derandomize=HUNT is None, deadline=timedelta(seconds=10),
-                    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+SETTINGS = settings(
+    max_examples=EXAMPLES,
+    derandomize=HUNT is None,
+    deadline=timedelta(seconds=10),
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 
 
 def validate_a_mutation(pristine: Path, tmp_path_factory, data, files: list[str]) -> None:

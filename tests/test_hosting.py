@@ -3,6 +3,7 @@
 the root's and each section's, which a host shows at any depth of an unknown address — load their styles
 and lead home under the sub-folder. Without `site_url` they link from the host's root, as mkdocs makes
 every error page (a page shown at any address cannot link relatively): the README says to set it."""
+
 from __future__ import annotations
 
 import functools
@@ -37,8 +38,14 @@ def hosted_build(tmp_path_factory) -> Path:
     config = (REPO / "mkdocs.yml").read_text(encoding="utf-8")
     assert "site_url:" not in config
     (copy / "mkdocs.yml").write_text(config.replace("site_name:", f"site_url: {SITE_URL}\nsite_name:", 1), encoding="utf-8")
-    built = subprocess.run([sys.executable, "-m", "generator", "build", "--data", str(MINI), "--out", str(out)], cwd=copy,
-                           capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(copy)}, timeout=600)
+    built = subprocess.run(
+        [sys.executable, "-m", "generator", "build", "--data", str(MINI), "--out", str(out)],
+        cwd=copy,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(copy)},
+        timeout=600,
+    )
     assert built.returncode == 0, built.stdout[-2000:] + built.stderr[-2000:]
     assert "no QR code" not in built.stdout  # the site's address is known: the aids carry it
     return out / "site"
@@ -55,12 +62,12 @@ def sub_folder_host(hosted_build: Path) -> Iterator[str]:
             pass
 
         def translate_path(self, path: str) -> str:
-            return super().translate_path(path[len(FOLDER) - 1:]) if path.startswith(FOLDER) else "/nonexistent"
+            return super().translate_path(path[len(FOLDER) - 1 :]) if path.startswith(FOLDER) else "/nonexistent"
 
         def send_error(self, code, message=None, explain=None) -> None:
             if code != 404:
                 return super().send_error(code, message, explain)
-            section = self.path[len(FOLDER):].split("/", 1)[0]
+            section = self.path[len(FOLDER) :].split("/", 1)[0]
             page = site / section / "404.html" if section and (site / section / "404.html").is_file() else site / "404.html"
             body = page.read_bytes()
             self.send_response(404)
@@ -78,8 +85,7 @@ def sub_folder_host(hosted_build: Path) -> Iterator[str]:
         server.server_close()
 
 
-@pytest.mark.parametrize("address, home", [("ru/no/such/chapter/page.html", "ru"), ("pl/missing.html", "pl"),
-                                           ("nowhere/at/all", "en")])
+@pytest.mark.parametrize("address, home", [("ru/no/such/chapter/page.html", "ru"), ("pl/missing.html", "pl"), ("nowhere/at/all", "en")])
 def test_not_found_pages_in_a_sub_folder_load_their_styles_and_lead_home(driver, sub_folder_host: str, address: str, home: str):
     driver.get(f"{sub_folder_host}{FOLDER}{address}")
     styled = driver.execute_script("""return [...document.styleSheets].filter((sheet) => {

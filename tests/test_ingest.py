@@ -1,4 +1,5 @@
 """ingest: raw text in, draft entries and labelled noise out, each with its line range."""
+
 from __future__ import annotations
 
 from conftest import REPO, run_generator

@@ -1,5 +1,6 @@
 """One walk along a rules_check input schema (issues 31, 32): what validate accepts as an answer table's axis
 is what render builds, through a `$ref` and a list's item alike (the second game of test_extension builds one)."""
+
 from __future__ import annotations
 
 import pytest
@@ -22,10 +23,13 @@ def test_an_input_path_steps_into_a_ref_and_into_a_lists_items():
     assert field_schema(score, "lines.0.cards.0") is None  # a number has no items
 
 
-@pytest.mark.parametrize(("axis", "values"), [
-    ({"input": "attacker.attack_strength", "from": 1, "to": 3}, [1, 2, 3]),
-    ({"input": "attacker.cards.0.frame", "values": ["red", "green"]}, ["red", "green"]),
-])
+@pytest.mark.parametrize(
+    ("axis", "values"),
+    [
+        ({"input": "attacker.attack_strength", "from": 1, "to": 3}, [1, 2, 3]),
+        ({"input": "attacker.cards.0.frame", "values": ["red", "green"]}, ["red", "green"]),
+    ],
+)
 def test_validate_accepts_what_render_builds(axis, values):
     assert _axis_slips("rows", axis, check_schemas("marauders")["attack_input"]) == []
     assert axis_values("marauders", "attack", axis) == values
@@ -36,4 +40,4 @@ def test_the_whole_numbers_of_a_field():
     assert whole_numbers(field) == (1, 6)
     assert whole_numbers(field, 0, 4) == (1, 4)
     assert whole_numbers({"type": "integer"}, high=5) == (0, 5)  # `to` bounds a field without a maximum
-    assert whole_numbers({"type": "integer"}) == (0, None)        # nothing does: validate asks for `to`
+    assert whole_numbers({"type": "integer"}) == (0, None)  # nothing does: validate asks for `to`

@@ -1,5 +1,6 @@
 """Every word a Russian or Polish reader meets is theirs, or marked as English: a browser walks every
 page of the ru and pl sections and reads each text node with the language of its nearest `lang`."""
+
 from __future__ import annotations
 
 from pathlib import Path

@@ -1,6 +1,7 @@
 """Offline: after the first visit of a language section, the whole section works with the network off —
 pages, search and calculators — and a new build replaces the cached one, the page saying so. The
 network is off for real: the site's server is shut down, as a phone leaving the Wi-Fi."""
+
 from __future__ import annotations
 
 import gzip
@@ -44,8 +45,9 @@ def test_a_visited_section_works_with_the_network_off(bundled_build: Path, offli
         names = [name for name in install(driver, url, "ru/citow/10-round.html") if not name.startswith("kb-root-")]
         assert len(names) == 1 and names[0].startswith("kb-ru-precache")
         # the root's worker too: it answers the root, the sections never visited and the aids
-        WebDriverWait(driver, 60).until(lambda d: d.execute_script(
-            "return navigator.serviceWorker.getRegistrations().then(rs => rs.filter(r => r.active).length)") == 2)
+        WebDriverWait(driver, 60).until(
+            lambda d: d.execute_script("return navigator.serviceWorker.getRegistrations().then(rs => rs.filter(r => r.active).length)") == 2
+        )
         assert driver.execute_cdp_cmd("Page.getInstallabilityErrors", {})["installabilityErrors"] == []  # "Install app" offered
         notice = WebDriverWait(driver, 10).until(lambda d: d.find_elements("css selector", ".kb-offline-notice"))
         # it says how much it keeps, and what the calculators would add
@@ -62,8 +64,12 @@ def test_a_visited_section_works_with_the_network_off(bundled_build: Path, offli
         WebDriverWait(driver, 120).until(lambda d: d.find_element("css selector", ".kb-calc-keep-box").get_attribute("data-kept"))
         assert any(r.endswith(".bin.gz") for r in requests) and not any(r.endswith(".bin") for r in requests)
         count = driver.execute_script("return caches.open(arguments[0]).then(c => c.keys()).then(k => k.length)", names[0])
-        assert driver.execute_script("return caches.open(arguments[0]).then(c => c.keys())"
-                                     ".then(k => k.filter(r => r.url.includes('.html.gz')).length)", names[0]) > 50  # packed
+        assert (
+            driver.execute_script(
+                "return caches.open(arguments[0]).then(c => c.keys()).then(k => k.filter(r => r.url.includes('.html.gz')).length)", names[0]
+            )
+            > 50
+        )  # packed
         pages = len(list((bundled_build / "site" / "ru").rglob("*.html")))
         assert count > pages  # every page of the section, and its search index and assets besides
         aid = next(p.name for p in (bundled_build / "site" / "cards").glob("citow-ru-sheet-a4*.pdf"))
@@ -71,7 +77,7 @@ def test_a_visited_section_works_with_the_network_off(bundled_build: Path, offli
         assert driver.execute_script(opened, f"{url}/cards/{aid}") > 1000  # an aid opened once, online
     # the server is gone
     assert driver.execute_script(opened, f"{url}/cards/{aid}") == (bundled_build / "site" / "cards" / aid).stat().st_size
-    driver.get(f"{url}/ru/battlelore/index.html")                       # a page never opened online
+    driver.get(f"{url}/ru/battlelore/index.html")  # a page never opened online
     assert "BattleLore" in driver.title
     results = search(driver, "отступление")
     assert results and any("battlelore" in r["href"] for r in results)
@@ -116,8 +122,9 @@ def test_a_new_build_replaces_the_cached_one_and_the_page_says_so(bundled_build:
         driver.execute_script("window.__before_reload = true")
         press(driver, button)
         WebDriverWait(driver, 30).until(lambda d: d.execute_script("return window.__before_reload === undefined"))
-        WebDriverWait(driver, 30).until(lambda d: [name for name in d.execute_script(CACHES) if name.startswith("kb-pl-")]
-                                        == [old[0].rsplit("-", 1)[0] + "-nextversion"])  # (the runtime's and the root's are theirs)
+        WebDriverWait(driver, 30).until(
+            lambda d: [name for name in d.execute_script(CACHES) if name.startswith("kb-pl-")] == [old[0].rsplit("-", 1)[0] + "-nextversion"]
+        )  # (the runtime's and the root's are theirs)
         # the aid kept from the old version went with it: the phone gets the new build's aid
         assert driver.execute_script(fetched, f"{url}/cards/{aid.name}") == aid.stat().st_size
 

@@ -1,6 +1,7 @@
 """The published output survives anything that happens to a build: kills at any point (inside the
 switch too), Ctrl-C, a full disk; leftovers are cleaned by the next build; serve says what is wrong
 with a port and lists no folders; aids fetch nothing."""
+
 from __future__ import annotations
 
 import hashlib
@@ -29,15 +30,20 @@ FAULT_POINTS = ["before-link", "before-switch", "before-current-switch", "after-
 
 
 def generator_process(*args: str, env: dict | None = None, **popen) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "generator", *args], cwd=REPO, text=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            env={**os.environ, "PYTHONPATH": str(REPO), **(env or {})}, **popen)
+    return subprocess.Popen(
+        [sys.executable, "-m", "generator", *args],
+        cwd=REPO,
+        text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "PYTHONPATH": str(REPO), **(env or {})},
+        **popen,
+    )
 
 
 def manifest(site: Path) -> dict[str, str]:
     """Every file of a published site (through its symlinks) with its content digest."""
-    return {p.relative_to(site).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(site.rglob("*")) if p.is_file()}
+    return {p.relative_to(site).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(site.rglob("*")) if p.is_file()}
 
 
 def leftovers(out: Path) -> list[str]:
@@ -70,10 +76,10 @@ def two_versions(tmp_path_factory, mini_data_module: Path):
     out, scratch = root / "out", root / "scratch"
     new_data = root / "new-data"
     import shutil
+
     shutil.copytree(mini_data_module, new_data)
     chapter = new_data / "games/mini/chapters/10-rules.yaml"
-    chapter.write_text(chapter.read_text(encoding="utf-8").replace("en: Rules of Mini", "en: Rules of Mini (revised)"),
-                       encoding="utf-8")
+    chapter.write_text(chapter.read_text(encoding="utf-8").replace("en: Rules of Mini", "en: Rules of Mini (revised)"), encoding="utf-8")
     for data, target in ((mini_data_module, out), (new_data, scratch)):
         result = run_generator("build", "--data", str(data), "--out", str(target))
         assert result.returncode == 0, result.stderr
@@ -87,6 +93,7 @@ def mini_data_module(tmp_path_factory) -> Path:
     import shutil
 
     from conftest import MINI
+
     target = tmp_path_factory.mktemp("mini-data") / "data"
     shutil.copytree(MINI, target)
     return target
@@ -128,6 +135,7 @@ def test_serve_killed_between_an_edits_pages_and_the_rest_leaves_the_last_whole_
     from conftest import MINI
 
     from generator.bench import put_marker, wait_for_builds
+
     data, out, fresh = tmp_path / "data", tmp_path / "out", tmp_path / "fresh"
     shutil.copytree(MINI, data)
     assert run_generator("build", "--data", str(data), "--out", str(out)).returncode == 0
@@ -158,8 +166,16 @@ def test_ctrl_c_ends_with_one_line_and_the_old_site(two_versions, mini_data_modu
     for _attempt in range(3):  # on a loaded machine the build may finish before the signal lands: try again
         published = manifest(out / "site")
         # as from a terminal: SIGINT at its default even when the tests run where it is ignored (a job started with &)
-        process = generator_process("build", "--force", "--data", str(new_data), "--out", str(out), start_new_session=True,
-                                    preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+        process = generator_process(
+            "build",
+            "--force",
+            "--data",
+            str(new_data),
+            "--out",
+            str(out),
+            start_new_session=True,
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+        )
         deadline = time.monotonic() + 60
         while not list((out / "build" / "releases").glob("*/work/kb-site.json")):  # the site engine is starting
             assert time.monotonic() < deadline and process.poll() is None, "the build never reached the site engine"
@@ -180,6 +196,7 @@ def test_a_full_disk_ends_with_one_line_and_the_old_site(two_versions):
 
     def small_files():
         resource.setrlimit(resource.RLIMIT_FSIZE, (20_000, 20_000))
+
     process = generator_process("build", "--force", "--data", str(new_data), "--out", str(out), preexec_fn=small_files)
     stdout, stderr = process.communicate(timeout=120)
     assert process.returncode == 74, stderr
@@ -196,8 +213,7 @@ def test_building_again_with_nothing_changed_leaves_the_site_alone(tmp_path: Pat
 
     again = run_generator("build", "--data", str(mini_data), "--out", str(out))
     assert again.returncode == 0, again.stderr
-    assert again.stdout.strip() == (f"nothing changed since the published build ({first.name}): "
-                                    "the site is left as it is (--force builds it again)")
+    assert again.stdout.strip() == (f"nothing changed since the published build ({first.name}): the site is left as it is (--force builds it again)")
     assert (out / "build/current").resolve() == first and leftovers(out) == []
 
     chapter = mini_data / "games/mini/chapters/10-rules.yaml"
@@ -215,10 +231,18 @@ def test_building_again_with_nothing_changed_leaves_the_site_alone(tmp_path: Pat
 def test_the_inputs_digest_follows_every_input_and_no_output(tmp_path: Path, mini_data: Path, monkeypatch):
     """Code, templates, configuration and data change the digest; outputs, bytecode and data moved elsewhere do not."""
     from generator import inputs
+
     repo = tmp_path / "repo"
-    files = {"generator/templates/site/page.html.j2": "<p>{{ title }}</p>", "generator/site.py": "x = 1", "mkdocs.yml": "site_name: x",
-             "schemas/entry.schema.json": "{}", "docs/data-format.md": "# Data", "docs/generated/en/index.md": "output",
-             "rules_check/data/citow.json": "{}", "generator/__pycache__/site.cpython-311.pyc": "bytecode"}
+    files = {
+        "generator/templates/site/page.html.j2": "<p>{{ title }}</p>",
+        "generator/site.py": "x = 1",
+        "mkdocs.yml": "site_name: x",
+        "schemas/entry.schema.json": "{}",
+        "docs/data-format.md": "# Data",
+        "docs/generated/en/index.md": "output",
+        "rules_check/data/citow.json": "{}",
+        "generator/__pycache__/site.cpython-311.pyc": "bytecode",
+    }
     for name, text in files.items():
         (repo / name).parent.mkdir(parents=True, exist_ok=True)
         (repo / name).write_text(text, encoding="utf-8")
@@ -241,6 +265,7 @@ def test_the_inputs_digest_follows_every_input_and_no_output(tmp_path: Path, min
 
 def test_a_release_copied_for_serve_does_not_claim_its_inputs(tmp_path: Path):
     from generator.write.release import Release
+
     stamped = Release(tmp_path)
     stamped.stamp_inputs("a" * 64)
     stamped.publish()
@@ -304,14 +329,19 @@ def test_the_aid_layout_fetches_nothing(tmp_path: Path):
     """The second wall: even HTML that asks for a file or a loopback URL gets nothing, and fails."""
     from generator.render.aids.aid_layout import checked_document
     from generator.render.aids.cards import AidFetchError
+
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Recorder)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     secret = tmp_path / "secret.txt"
     secret.write_text("do not read me")
     loopback = f"http://127.0.0.1:{server.server_address[1]}/x.png"
     try:
-        for html in (f'<img src="{secret.as_uri()}">', f'<img src="{loopback}">',
-                     f'<link rel="stylesheet" href="{loopback}"><p>x</p>', f'<p style="background: url({loopback})">x</p>'):
+        for html in (
+            f'<img src="{secret.as_uri()}">',
+            f'<img src="{loopback}">',
+            f'<link rel="stylesheet" href="{loopback}"><p>x</p>',
+            f'<p style="background: url({loopback})">x</p>',
+        ):
             with pytest.raises(AidFetchError) as refused:
                 checked_document(f"<html><body>{html}</body></html>", "test")
             assert refused.value.code == "B005"
@@ -324,6 +354,7 @@ def test_an_entry_with_an_image_on_an_aid_fails_before_anything_is_fetched(tmp_p
     """validate refuses it (E061) before any layout; the aid renderer's own check (B005) and the
     fetcher above stay as further walls."""
     import shutil
+
     data = tmp_path / "data"
     shutil.copytree(mini_data_module, data)
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Recorder)
@@ -331,8 +362,9 @@ def test_an_entry_with_an_image_on_an_aid_fails_before_anything_is_fetched(tmp_p
     chapter = data / "games/mini/chapters/10-rules.yaml"
     image = f"![x](https://127.0.0.1:{server.server_address[1]}/x.png)"
     # in the clarification, which the editors wrote in English only (no other language's numbers to match)
-    chapter.write_text(chapter.read_text(encoding="utf-8").replace(
-        "**Resolution:** as written.", f"**Resolution:** as written. {image}"), encoding="utf-8")
+    chapter.write_text(
+        chapter.read_text(encoding="utf-8").replace("**Resolution:** as written.", f"**Resolution:** as written. {image}"), encoding="utf-8"
+    )
     try:
         result = run_generator("build", "--data", str(data), "--out", str(tmp_path / "out"))
     finally:
@@ -351,6 +383,7 @@ def test_the_aid_renderer_refuses_an_image_naming_the_entry(mini_data_module: Pa
     from generator.render.aids.cards import AidFetchError, aid_sections
     from generator.resolve.resolve import resolve
     from generator.validate.validate import load_valid
+
     kb = load_valid(mini_data_module)
     kb.entries["mini/support"]["text"]["en"] += " ![x](https://example.org/x.png)"
     with pytest.raises(AidFetchError) as refused:

@@ -1,6 +1,7 @@
 """rules_check input schemas are bounded (issue 13): every integer has a maximum, every array, string and open object
 a size limit, so that every answer comes well under a second; a bound that the components imply names its data param
 (`x-bound: entry#param`) and must equal it."""
+
 from __future__ import annotations
 
 import json
@@ -12,8 +13,7 @@ from generator.validate.validate import load_valid
 
 pytestmark = pytest.mark.unit
 KB = load_valid(REPO / "data")
-SCHEMAS = {path.stem.split(".")[0]: json.loads(path.read_text(encoding="utf-8"))
-           for path in (REPO / "rules_check" / "schemas").glob("*.schema.json")}
+SCHEMAS = {path.stem.split(".")[0]: json.loads(path.read_text(encoding="utf-8")) for path in (REPO / "rules_check" / "schemas").glob("*.schema.json")}
 
 
 def _nodes(node, path=""):
@@ -49,8 +49,7 @@ def test_every_input_number_and_size_is_bounded():
             unbounded.append(where)
         if "string" in kinds and not any(k in node for k in ("maxLength", "enum", "const")):
             unbounded.append(where)
-        if "object" in kinds and isinstance(node.get("additionalProperties"), dict) and "maxProperties" not in node \
-                and "propertyNames" not in node:
+        if "object" in kinds and isinstance(node.get("additionalProperties"), dict) and "maxProperties" not in node and "propertyNames" not in node:
             unbounded.append(where)
     assert unbounded == []
 
@@ -65,6 +64,9 @@ def test_bounds_from_the_components_equal_the_data():
 
 def test_readme_lists_every_check_by_game():
     readme = (REPO / "README.md").read_text(encoding="utf-8")
-    listed = {tuple(cell.strip().strip("`") for cell in line.split("|")[1:3]) for line in readme.splitlines()
-              if line.startswith("| ") and line.count("`") == 2}
+    listed = {
+        tuple(cell.strip().strip("`") for cell in line.split("|")[1:3])
+        for line in readme.splitlines()
+        if line.startswith("| ") and line.count("`") == 2
+    }
     assert {(game, name) for game, checks in KB.checks.items() for name in checks} <= listed

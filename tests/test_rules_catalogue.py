@@ -1,5 +1,6 @@
 """The rules-check catalogues (data/games/<game>/checks.yaml) are data that `validate` checks: a param, table or
 entry a check reads that the data lacks is a coded problem at its line, never a crash of the package."""
+
 from __future__ import annotations
 
 import json
@@ -42,15 +43,15 @@ def test_a_renamed_param_is_a_coded_problem_at_the_entry(tmp_path):
     assert _problem_lines(data) == [
         f"data/{CORRUPTION}:{params_line}:5: E041 rules-check citow.corruption (data/games/citow/checks.yaml:{named_line}) "
         "reads params.ruin_threshold of 'citow/placing-corruption-tokens'; its params: corruption_tokens_per_cultist, "
-        "ruination_threshold, warpstone_counts_as_corruption"]
+        "ruination_threshold, warpstone_counts_as_corruption"
+    ]
 
 
 def test_an_unknown_entry_in_the_catalogue_is_reported_at_its_line(tmp_path):
     data = _copy_of_data(tmp_path)
     catalogue = data / "games/wizards-quest/checks.yaml"
     text = catalogue.read_text(encoding="utf-8")
-    catalogue.write_text(text.replace("implements: [wizards-quest/reinforcement]", "implements: [wizards-quest/reinforcements]"),
-                         encoding="utf-8")
+    catalogue.write_text(text.replace("implements: [wizards-quest/reinforcement]", "implements: [wizards-quest/reinforcements]"), encoding="utf-8")
     line = next(i for i, row in enumerate(text.split("\n"), 1) if "implements: [wizards-quest/reinforcement]" in row)
     assert _problem_lines(data) == [f"data/games/wizards-quest/checks.yaml:{line}:18: E040 no entry 'wizards-quest/reinforcements' in the data"]
 

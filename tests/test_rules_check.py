@@ -1,6 +1,7 @@
 """rules_check without a site build: every worked example through the API, the edges of each check, answers
 that follow the data, and the catalogue (checks.yaml) equal to the checks each game module registers.
 Every answer is validated against its output schema (rules_fixtures.OutputChecked)."""
+
 from __future__ import annotations
 
 import functools
@@ -59,6 +60,7 @@ def test_games_come_from_the_data_folder(rules_data, tmp_path):
 
 # -- Chaos in the Old World: edges ------------------------------------------------------------
 
+
 def test_battle_hits_too_few_and_too_many(rc):
     with pytest.raises(rc.RulesError, match="too few results"):
         rc.citow.battle_hits(dice=2, results=[6, 4])
@@ -77,8 +79,8 @@ def _probability_by_enumeration(dice: int, hits: int) -> Fraction:
         if to_roll == 0:
             return Fraction(0)
         sixth = Fraction(1, 6)
-        return (3 * sixth * at_least(to_roll - 1, need) + 2 * sixth * at_least(to_roll - 1, need - 1)
-                + sixth * at_least(to_roll, need - 1))
+        return 3 * sixth * at_least(to_roll - 1, need) + 2 * sixth * at_least(to_roll - 1, need - 1) + sixth * at_least(to_roll, need - 1)
+
     return at_least(dice, hits)
 
 
@@ -150,6 +152,7 @@ def test_setup_by_player_count(rc):
 
 # -- Wizard's Quest and Chaos Marauders: edges -----------------------------------------------
 
+
 def test_death_range_edges(rc):
     dr = rc.wizards_quest.death_range
     assert dr(side="defender", men=5, terrain="castle")["death_range"] == 6
@@ -185,14 +188,20 @@ def test_marauders_four_card_line_names_the_clarification(rc):
 
 # -- Chaos in the Old World: the battle ------------------------------------------------------
 
-STATS = {"bloodletter": {"attack": 2, "defense": 1}, "bloodthirster": {"attack": 4, "defense": 3},
-         "plaguebearer": {"attack": 1, "defense": 1}, "great_unclean_one": {"attack": 3, "defense": 3},
-         "leper": {"attack": 0, "defense": 1}, "daemonette": {"attack": 1, "defense": 1, "only_hit_by_sixes": True}}
+STATS = {
+    "bloodletter": {"attack": 2, "defense": 1},
+    "bloodthirster": {"attack": 4, "defense": 3},
+    "plaguebearer": {"attack": 1, "defense": 1},
+    "great_unclean_one": {"attack": 3, "defense": 3},
+    "leper": {"attack": 0, "defense": 1},
+    "daemonette": {"attack": 1, "defense": 1, "only_hit_by_sixes": True},
+}
 
 
 def test_battle_counts_dice_only_without_rolls(rc):
-    result = rc.citow.battle(figures={"khorne": {"bloodletter": 2}, "nurgle": {"leper": 3}}, stats=STATS,
-                             cards=[{"power": "khorne", "card": "blood_frenzy"}])
+    result = rc.citow.battle(
+        figures={"khorne": {"bloodletter": 2}, "nurgle": {"leper": 3}}, stats=STATS, cards=[{"power": "khorne", "card": "blood_frenzy"}]
+    )
     assert result["dice"] == {"khorne_blood_frenzy": 2, "khorne": 4, "nurgle": 0}  # Blood Frenzy's 2 dice from the data
 
 
@@ -214,14 +223,15 @@ def test_battle_too_few_and_too_many_results(rc):
 def test_battle_no_partial_hits_and_no_own_figures(rc):
     figures = {"khorne": {"bloodletter": 1}, "nurgle": {"great_unclean_one": 1, "leper": 1}}
     with pytest.raises(rc.RulesError, match="cannot kill great_unclean_one"):
-        rc.citow.battle(figures=figures, stats=STATS, dice_rolled={"khorne": [4, 5], "nurgle": [1, 1, 1]},
-                        hit_assignment={"khorne": {"great_unclean_one": 2}})
+        rc.citow.battle(
+            figures=figures, stats=STATS, dice_rolled={"khorne": [4, 5], "nurgle": [1, 1, 1]}, hit_assignment={"khorne": {"great_unclean_one": 2}}
+        )
     with pytest.raises(rc.RulesError, match="his own followers"):
-        rc.citow.battle(figures=figures, stats=STATS, dice_rolled={"khorne": [4, 5], "nurgle": [1, 1, 1]},
-                        hit_assignment={"khorne": {"bloodletter": 1}})
+        rc.citow.battle(
+            figures=figures, stats=STATS, dice_rolled={"khorne": [4, 5], "nurgle": [1, 1, 1]}, hit_assignment={"khorne": {"bloodletter": 1}}
+        )
     with pytest.raises(rc.RulesError, match="more hits than"):
-        rc.citow.battle(figures=figures, stats=STATS, dice_rolled={"khorne": [4, 1], "nurgle": [1, 1, 1]},
-                        hit_assignment={"khorne": {"leper": 2}})
+        rc.citow.battle(figures=figures, stats=STATS, dice_rolled={"khorne": [4, 1], "nurgle": [1, 1, 1]}, hit_assignment={"khorne": {"leper": 2}})
 
 
 def test_battle_must_assign_when_a_target_can_be_killed(rc):
@@ -231,35 +241,49 @@ def test_battle_must_assign_when_a_target_can_be_killed(rc):
     with pytest.raises(rc.RulesError, match="Peasant token remains"):
         rc.citow.battle(figures={"khorne": {"bloodletter": 1}}, stats=STATS, peasant_tokens=1, dice_rolled={"khorne": [4, 1]})
     # two hits, one on the Leper; the other cannot reach the Great Unclean One, so it is wasted, not an error
-    result = rc.citow.battle(figures=figures, stats=STATS, dice_rolled={"khorne": [4, 5], "nurgle": [1, 1, 1]},
-                             hit_assignment={"khorne": {"leper": 1}})
+    result = rc.citow.battle(
+        figures=figures, stats=STATS, dice_rolled={"khorne": [4, 5], "nurgle": [1, 1, 1]}, hit_assignment={"khorne": {"leper": 1}}
+    )
     assert result["wasted_hits"]["khorne"] == 1 and result["cannot_target"]["khorne"] == ["great_unclean_one"]
 
 
 def test_battle_ties_of_knocked_over_figures_still_roll(rc):
     figures = {"khorne": {"bloodletter": 1}, "nurgle": {"plaguebearer": 1}}
-    result = rc.citow.battle(figures=figures, stats=STATS, dice_rolled={"khorne": [4, 1], "nurgle": [5]},
-                             hit_assignment={"khorne": {"plaguebearer": 1}, "nurgle": {"bloodletter": 1}})
+    result = rc.citow.battle(
+        figures=figures,
+        stats=STATS,
+        dice_rolled={"khorne": [4, 1], "nurgle": [5]},
+        hit_assignment={"khorne": {"plaguebearer": 1}, "nurgle": {"bloodletter": 1}},
+    )
     assert result["killed"] == {"khorne": {"bloodletter": 1}, "nurgle": {"plaguebearer": 1}}  # both die
     assert result["survivors"] == {"khorne": {}, "nurgle": {}}
 
 
 def test_battle_overkill_and_peasant_limit(rc):
-    result = rc.citow.battle(figures={"khorne": {"bloodthirster": 1}, "nurgle": {"leper": 1}}, stats=STATS,
-                             dice_rolled={"khorne": [4, 5, 6, 1, 2]}, hit_assignment={"khorne": {"leper": 3}})
+    result = rc.citow.battle(
+        figures={"khorne": {"bloodthirster": 1}, "nurgle": {"leper": 1}},
+        stats=STATS,
+        dice_rolled={"khorne": [4, 5, 6, 1, 2]},
+        hit_assignment={"khorne": {"leper": 3}},
+    )
     assert result["figures_hit"][0]["over_defense"] == 2 and result["wasted_hits"]["khorne"] == 0
     with pytest.raises(rc.RulesError, match="only 1 in the region"):
-        rc.citow.battle(figures={"khorne": {"bloodletter": 1}}, stats=STATS, peasant_tokens=1,
-                        dice_rolled={"khorne": [4, 5]}, hit_assignment={"khorne": {"peasant_token": 2}})
+        rc.citow.battle(
+            figures={"khorne": {"bloodletter": 1}},
+            stats=STATS,
+            peasant_tokens=1,
+            dice_rolled={"khorne": [4, 5]},
+            hit_assignment={"khorne": {"peasant_token": 2}},
+        )
 
 
 def test_battle_only_sixes_hit_daemonettes(rc):
     figures = {"khorne": {"bloodletter": 1}, "slaanesh": {"daemonette": 1}}
     with pytest.raises(rc.RulesError, match="only hits from dice that rolled 6"):
-        rc.citow.battle(figures=figures, stats=STATS, dice_rolled={"khorne": [4, 5], "slaanesh": [1]},
-                        hit_assignment={"khorne": {"daemonette": 1}})
-    ok = rc.citow.battle(figures=figures, stats=STATS, dice_rolled={"khorne": [6, 1, 2], "slaanesh": [1]},
-                         hit_assignment={"khorne": {"daemonette": 1}})
+        rc.citow.battle(figures=figures, stats=STATS, dice_rolled={"khorne": [4, 5], "slaanesh": [1]}, hit_assignment={"khorne": {"daemonette": 1}})
+    ok = rc.citow.battle(
+        figures=figures, stats=STATS, dice_rolled={"khorne": [6, 1, 2], "slaanesh": [1]}, hit_assignment={"khorne": {"daemonette": 1}}
+    )
     assert ok["killed"]["slaanesh"] == {"daemonette": 1}
     # 4s and 5s that could only go to the Daemonettes are wasted, not an error
     assert rc.citow.battle(figures=figures, stats=STATS, dice_rolled={"khorne": [4, 5], "slaanesh": [1]})["wasted_hits"]["khorne"] == 2
@@ -269,38 +293,58 @@ def test_battle_early_hits_held_and_lost(rc):
     figures = {"khorne": {"bloodletter": 1}, "nurgle": {"great_unclean_one": 1}}
     cards = [{"power": "khorne", "card": "blood_frenzy"}]
     # 2 early hits held on the Great Unclean One; the Bloodletter's 2 misses never complete them: lost
-    result = rc.citow.battle(figures=figures, stats=STATS, cards=cards,
-                             dice_rolled={"khorne_blood_frenzy": [4, 5], "khorne": [1, 2], "nurgle": [1, 1, 1]},
-                             hit_assignment={"khorne_blood_frenzy": {"great_unclean_one": 2}})
+    result = rc.citow.battle(
+        figures=figures,
+        stats=STATS,
+        cards=cards,
+        dice_rolled={"khorne_blood_frenzy": [4, 5], "khorne": [1, 2], "nurgle": [1, 1, 1]},
+        hit_assignment={"khorne_blood_frenzy": {"great_unclean_one": 2}},
+    )
     assert result["wasted_hits"]["khorne_blood_frenzy"] == 2 and result["killed"]["nurgle"] == {}
     # early hits that kill remove the figure before it rolls
-    removed = rc.citow.battle(figures=figures, stats=STATS, cards=cards,
-                              dice_rolled={"khorne_blood_frenzy": [6, 4, 5], "khorne": [1, 2]},
-                              hit_assignment={"khorne_blood_frenzy": {"great_unclean_one": 3}})
+    removed = rc.citow.battle(
+        figures=figures,
+        stats=STATS,
+        cards=cards,
+        dice_rolled={"khorne_blood_frenzy": [6, 4, 5], "khorne": [1, 2]},
+        hit_assignment={"khorne_blood_frenzy": {"great_unclean_one": 3}},
+    )
     assert removed["removed_before_battle"] == {"nurgle": {"great_unclean_one": 1}} and removed["dice"]["nurgle"] == 0
     # another Power cannot finish a figure carrying Nurgle's held start-of-battle hits (different players cannot gang up)
     with pytest.raises(rc.RulesError, match="no great_unclean_one of tzeentch left"):
-        rc.citow.battle(figures={"khorne": {"bloodthirster": 1}, "nurgle": {"leper": 1}, "tzeentch": {"great_unclean_one": 1}},
-                        stats=STATS, cards=[{"power": "nurgle", "card": "plague_card", "timing": "start_of_battle", "dice": 2}],
-                        dice_rolled={"nurgle_plague_card": [4, 5], "khorne": [4, 4, 4, 1]},
-                        hit_assignment={"nurgle_plague_card": {"great_unclean_one": 2}, "khorne": {"great_unclean_one": 3}})
+        rc.citow.battle(
+            figures={"khorne": {"bloodthirster": 1}, "nurgle": {"leper": 1}, "tzeentch": {"great_unclean_one": 1}},
+            stats=STATS,
+            cards=[{"power": "nurgle", "card": "plague_card", "timing": "start_of_battle", "dice": 2}],
+            dice_rolled={"nurgle_plague_card": [4, 5], "khorne": [4, 4, 4, 1]},
+            hit_assignment={"nurgle_plague_card": {"great_unclean_one": 2}, "khorne": {"great_unclean_one": 3}},
+        )
 
 
 def test_battle_unknown_defense_and_ambiguous_targets(rc):
     stats = {**STATS, "bloodthirster": {"attack": 4, "defense_at_least": 2}}
     with pytest.raises(rc.RulesError, match="give the defense of bloodthirster"):
-        rc.citow.battle(figures={"khorne": {"bloodthirster": 1}, "nurgle": {"plaguebearer": 2}}, stats=stats,
-                        dice_rolled={"khorne": [1, 1, 1, 1], "nurgle": [4, 5]}, hit_assignment={"nurgle": {}})
+        rc.citow.battle(
+            figures={"khorne": {"bloodthirster": 1}, "nurgle": {"plaguebearer": 2}},
+            stats=stats,
+            dice_rolled={"khorne": [1, 1, 1, 1], "nurgle": [4, 5]},
+            hit_assignment={"nurgle": {}},
+        )
     with pytest.raises(rc.RulesError, match="give the defense of bloodthirster to assign"):
-        rc.citow.battle(figures={"khorne": {"bloodthirster": 1}, "nurgle": {"plaguebearer": 2}}, stats=stats,
-                        dice_rolled={"khorne": [1, 1, 1, 1], "nurgle": [4, 5]}, hit_assignment={"nurgle": {"bloodthirster": 2}})
+        rc.citow.battle(
+            figures={"khorne": {"bloodthirster": 1}, "nurgle": {"plaguebearer": 2}},
+            stats=stats,
+            dice_rolled={"khorne": [1, 1, 1, 1], "nurgle": [4, 5]},
+            hit_assignment={"nurgle": {"bloodthirster": 2}},
+        )
     with pytest.raises(rc.RulesError, match="give the stats"):
         rc.citow.battle(figures={"khorne": {"skull_cannon": 1}}, stats={})
     both = {"khorne": {"leper": 1}, "nurgle": {"leper": 1}, "tzeentch": {"bloodletter": 1}}
     with pytest.raises(rc.RulesError, match="name the target as power/leper"):
         rc.citow.battle(figures=both, stats=STATS, dice_rolled={"tzeentch": [4, 1]}, hit_assignment={"tzeentch": {"leper": 1}})
-    named = rc.citow.battle(figures=both, stats=STATS, dice_rolled={"tzeentch": [4, 5]},
-                            hit_assignment={"tzeentch": {"khorne/leper": 1, "nurgle/leper": 1}})
+    named = rc.citow.battle(
+        figures=both, stats=STATS, dice_rolled={"tzeentch": [4, 5]}, hit_assignment={"tzeentch": {"khorne/leper": 1, "nurgle/leper": 1}}
+    )
     assert named["killed"] == {"khorne": {"leper": 1}, "nurgle": {"leper": 1}, "tzeentch": {}}
 
 
@@ -313,15 +357,22 @@ def test_battle_last_region_has_no_next(rc):
 def test_dial_counters_edges(rc):
     dac = rc.citow.dial_advancement_counters
     # one occasion per region and phase, however many kills; peasants are not figures
-    result = dac(power="khorne", events=[{"region": "kislev", "phase": "battle", "enemy_figures_killed": 2},
-                                         {"region": "kislev", "phase": "battle", "enemy_figures_killed": 1},
-                                         {"region": "empire", "phase": "battle", "enemy_figures_killed": 0}])
+    result = dac(
+        power="khorne",
+        events=[
+            {"region": "kislev", "phase": "battle", "enemy_figures_killed": 2},
+            {"region": "kislev", "phase": "battle", "enemy_figures_killed": 1},
+            {"region": "empire", "phase": "battle", "enemy_figures_killed": 0},
+        ],
+    )
     assert result["counters_by_region"] == {"kislev": 1, "empire": 0} and result["total_counters"] == 1
     assert result["clarifications"] == ["citow/clarify-khorne-threat-condition"]
     assert dac(power="khorne", events=[])["total_counters"] == 0
     # Slaanesh: two tokens without a Noble or Hero token, or one token with it, gain nothing
-    events = [{"region": "tilea", "phase": "corruption", "corruption_placed": 2, "tokens": ["skaven"]},
-              {"region": "empire", "phase": "corruption", "corruption_placed": 1, "tokens": ["noble"]}]
+    events = [
+        {"region": "tilea", "phase": "corruption", "corruption_placed": 2, "tokens": ["skaven"]},
+        {"region": "empire", "phase": "corruption", "corruption_placed": 1, "tokens": ["noble"]},
+    ]
     assert dac(power="slaanesh", events=events)["total_counters"] == 0
     with pytest.raises(rc.RulesError, match="condition_met"):
         dac(power="nurgle", events=[{"region": "tilea", "phase": "corruption"}])
@@ -330,14 +381,16 @@ def test_dial_counters_edges(rc):
 
 # -- BattleLore -----------------------------------------------------------------------------
 
+
 def test_combat_dice_forest_cap_then_modifiers(rc):
     cd = rc.battlelore.combat_dice
     assert cd(attacker={"dice": 4, "terrain": "forest"}, target={}, attack_type="melee")["dice"] == 2
     assert cd(attacker={"dice": 4}, target={"terrain": "forest"}, attack_type="ranged")["dice"] == 2
     assert cd(attacker={"dice": 1}, target={"terrain": "forest"}, attack_type="melee")["dice"] == 1  # cap is not a floor
     # the cap applies before modifiers: 4 -> 2, then +1 flanking (never more than 1), +3 Fury of Y'llan
-    result = cd(attacker={"dice": 4}, target={"terrain": "forest"}, attack_type="melee",
-                friendly_flankers_adjacent_to_target=3, lore_cards=["fury_of_yllan"])
+    result = cd(
+        attacker={"dice": 4}, target={"terrain": "forest"}, attack_type="melee", friendly_flankers_adjacent_to_target=3, lore_cards=["fury_of_yllan"]
+    )
     assert result["dice"] == 6 and result["modifiers"] == [{"flanking": 1}, {"fury_of_yllan": 3}]
 
 
@@ -355,8 +408,13 @@ def test_combat_dice_flying_rage_and_floor(rc):
 
 
 def test_combat_dice_runeblade_ignores_everything(rc):
-    result = rc.battlelore.combat_dice(attacker={"dice": 5, "terrain": "forest"}, target={"flying": True}, attack_type="melee",
-                                       lore_cards=["runeblade", "fury_of_yllan"], friendly_flankers_adjacent_to_target=1)
+    result = rc.battlelore.combat_dice(
+        attacker={"dice": 5, "terrain": "forest"},
+        target={"flying": True},
+        attack_type="melee",
+        lore_cards=["runeblade", "fury_of_yllan"],
+        friendly_flankers_adjacent_to_target=1,
+    )
     assert result["dice"] == 4 and result["normal_dice"] == 5  # 5 -> 2 (forest), -1 flying, +1 flanking, +3 fury
 
 
@@ -446,6 +504,7 @@ def test_campaign_edges(rc):
 
 # -- Chaos in the Old World: ruination card, Old World track, summoning, Hero tokens, dial instructions, conflicts --
 
+
 def test_corruption_later_cards_report_unknown_award(rc):
     third = rc.citow.corruption(corruption_before={"khorne": 10}, cultists={"nurgle": 2}, regions_already_ruined=2)
     assert third["ruined"] is True and third["ruination_card"] == 3
@@ -483,8 +542,12 @@ def test_old_world_track_push_discard_and_comet(rc):
     assert one["old_world_track_end"] == {"space_1": "c", "space_2": "a"} and one["removed_from_game"] == []
     discard = t(old_world_track={"space_1": "a", "space_2": "b"}, drawn_card="c", drawn_card_effects=["discard_instead_of_track"])
     assert discard["old_world_track_end"] == {"space_1": "a", "space_2": "b"} and discard["removed_from_game"] == ["c"]
-    comet2 = t(old_world_track={"space_1": "a", "space_2": "b"}, drawn_card="c", twin_tailed_comet={"a": False, "b": True},
-               drawn_card_effects=["remove_twin_tailed_comet_cards_from_track"])
+    comet2 = t(
+        old_world_track={"space_1": "a", "space_2": "b"},
+        drawn_card="c",
+        twin_tailed_comet={"a": False, "b": True},
+        drawn_card_effects=["remove_twin_tailed_comet_cards_from_track"],
+    )
     assert comet2["removed_from_game"] == ["b"] and comet2["old_world_track_end"] == {"space_1": "c", "space_2": "a"}
     with pytest.raises(rc.RulesError, match="twin-tailed comet"):
         t(old_world_track={"space_1": "a"}, drawn_card="c", drawn_card_effects=["remove_twin_tailed_comet_cards_from_track"])
@@ -500,12 +563,18 @@ def test_summoning_placement_cost_and_turns(rc):
     unknown = s(power="nurgle", summon={"figure": "plaguebearer", "region": "empire"}, regions_with_own_figures=["kislev"], adjacent=adj)
     assert unknown["placement_legal"] is None and unknown["legal"] is None  # adjacency Kislev-Empire not given
     assert unknown["next_turn"] == "tzeentch" and unknown["power_marker_moves_left"] is None
-    first = s(power="slaanesh", summon={"figure": "daemonette", "region": "badlands"}, regions_with_own_figures=[], costs={"daemonette": 1},
-              power_before=1)
+    first = s(
+        power="slaanesh", summon={"figure": "daemonette", "region": "badlands"}, regions_with_own_figures=[], costs={"daemonette": 1}, power_before=1
+    )
     assert first["placement_legal"] is True and first["next_turn"] == "khorne" and first["next_own_turn_skipped"] is True
     assert first["cannot_summon_to"] == []  # no followers on the board yet: any region
-    poor = s(power="khorne", summon={"figure": "bloodthirster", "region": "kislev"}, regions_with_own_figures=["kislev"],
-             costs={"bloodthirster": 3, "bloodsworn": 1}, power_before=2)
+    poor = s(
+        power="khorne",
+        summon={"figure": "bloodthirster", "region": "kislev"},
+        regions_with_own_figures=["kislev"],
+        costs={"bloodthirster": 3, "bloodsworn": 1},
+        power_before=2,
+    )
     assert poor["affordable"] is False and poor["legal"] is False and poor["cannot_afford"] == ["bloodthirster"] and "power_after" not in poor
     three = s(power="tzeentch", play_card={"card": "x", "region": "kislev"}, players=["khorne", "nurgle", "tzeentch"])
     assert three["next_turn"] == "khorne" and three["card_placed_in"] == "kislev"
@@ -514,8 +583,12 @@ def test_summoning_placement_cost_and_turns(rc):
     with pytest.raises(rc.RulesError, match="2 card spaces"):
         s(power="khorne", play_card={"card": "x", "region": "kislev"}, card_spaces_taken={"kislev": 3})
     with pytest.raises(rc.RulesError, match="both adjacent and not adjacent"):
-        s(summon={"figure": "f", "region": "kislev"}, regions_with_own_figures=["norsca"], adjacent=[["norsca", "kislev"]],
-          not_adjacent=[["kislev", "norsca"]])
+        s(
+            summon={"figure": "f", "region": "kislev"},
+            regions_with_own_figures=["norsca"],
+            adjacent=[["norsca", "kislev"]],
+            not_adjacent=[["kislev", "norsca"]],
+        )
     with pytest.raises(rc.RulesError, match="unknown region"):
         s(summon={"figure": "f", "region": "lustria"}, regions_with_own_figures=[])
     with pytest.raises(rc.RulesError, match="no figure"):
@@ -525,8 +598,12 @@ def test_summoning_placement_cost_and_turns(rc):
 def test_summoning_last_figure_keeps_its_region_occupied(rc):
     s = rc.citow.summoning
     adj = [["norsca", "troll_country"]]
-    last = s(summon={"figure": "f", "region": "troll_country", "from": "norsca", "last_in_source": True},
-             regions_with_own_figures=["norsca", "badlands"], adjacent=adj, not_adjacent=[["badlands", "troll_country"]])
+    last = s(
+        summon={"figure": "f", "region": "troll_country", "from": "norsca", "last_in_source": True},
+        regions_with_own_figures=["norsca", "badlands"],
+        adjacent=adj,
+        not_adjacent=[["badlands", "troll_country"]],
+    )
     assert last["placement_legal"] is True and last["source_region_counts_as_occupied"] is True
     assert last["own_followers_in_destination_or_adjacent_after_removal"] is False
     not_last = s(summon={"figure": "f", "region": "troll_country", "from": "norsca"}, regions_with_own_figures=["norsca"], adjacent=adj)
@@ -560,8 +637,7 @@ def test_dial_instruction_remove_tokens_edges(rc):
 def test_conflicting_effects_only_when_both_apply(rc):
     c = rc.citow.conflicting_effects
     cry = {"power": "khorne", "card": "Battle Cry", "kind": "forbidding", "action": "place_corruption"}
-    stench = {"power": "nurgle", "card": "Stench of Death", "kind": "permitting", "action": "place_corruption", "count": 2,
-              "condition": "dominates"}
+    stench = {"power": "nurgle", "card": "Stench of Death", "kind": "permitting", "action": "place_corruption", "count": 2, "condition": "dominates"}
     alone = c(region_cards=[stench], dominant="nurgle")
     assert alone["corruption_placed_by_card"] == {"nurgle": 2} and alone["prevailing_effects"] == []
     not_dominant = c(region_cards=[cry, stench], dominant="khorne")
@@ -574,14 +650,24 @@ def test_conflicting_effects_only_when_both_apply(rc):
 
 # -- Chaos Marauders: the attack ------------------------------------------------------------
 
+
 def _mline(completed, *cards, **extra):
     """A Chaos Marauders line for marauders.attack: cards as (name, frame, rating or None)."""
-    return {"completed": completed, "cards": [{"card": n, "frame": f, **({"attack_rating": r} if r is not None else {})}
-                                              for n, f, r in cards], **extra}
+    return {
+        "completed": completed,
+        "cards": [{"card": n, "frame": f, **({"attack_rating": r} if r is not None else {})} for n, f, r in cards],
+        **extra,
+    }
 
 
-M_ATTACKER = _mline(True, ("hobgoblin_standard", "grey", None), ("orc_boyz", "purple", 4), ("pile_of_loot", "blue", None),
-                    ("hobgoblin_musician", "grey", 1), tribe="red")
+M_ATTACKER = _mline(
+    True,
+    ("hobgoblin_standard", "grey", None),
+    ("orc_boyz", "purple", 4),
+    ("pile_of_loot", "blue", None),
+    ("hobgoblin_musician", "grey", 1),
+    tribe="red",
+)
 M_DEFENDER = _mline(False, ("snotlings", "grey", None), ("goblins", "purple", 2), ("idol", "blue", None), tribe="blue")
 
 
@@ -592,8 +678,11 @@ def _attack_output_valid(result):
 
 def test_marauders_attack_numbers_come_from_the_data(rc):
     m = rc.marauders
-    assert (m.RATING_MIN, m.RATING_MAX) == (1, 10) == tuple(KB.entries["marauders/attack-rating"]["params"][k]
-                                                           for k in ("attack_rating_min", "attack_rating_max"))
+    assert (
+        (m.RATING_MIN, m.RATING_MAX)
+        == (1, 10)
+        == tuple(KB.entries["marauders/attack-rating"]["params"][k] for k in ("attack_rating_min", "attack_rating_max"))
+    )
     assert m.ATTACKS_PER_LINE == KB.entries["marauders/attack-conditions"]["params"]["attacks_per_completed_line"] == 1
     assert m.LINES_TO_END == KB.entries["marauders/end-of-game"]["params"]["completed_lines_to_end"] == 3
     assert m.DISCARDS == {"orc_eye": ["purple"], "mark_of_chaos": ["grey", "purple"]}
@@ -621,8 +710,9 @@ def test_marauders_attack_each_face_of_the_cube(rc):
     plain = rc.marauders.attack(attacker=M_ATTACKER, defender=_mline(False, ("goblins", "purple", 2), ("idol", "blue", None)), roll="orc_eye")
     assert plain["clarifications"] == ["marauders/clarify-attack-discard-asymmetry"]
     # strengths only: the frames discarded, no card lists
-    bare = rc.marauders.attack(attacker={"completed": True, "attack_strength": 7}, defender={"completed": False, "attack_strength": 3},
-                               roll="mark_of_chaos")
+    bare = rc.marauders.attack(
+        attacker={"completed": True, "attack_strength": 7}, defender={"completed": False, "attack_strength": 3}, roll="mark_of_chaos"
+    )
     assert bare["discard_frames"] == ["grey", "purple"] and "discarded" not in bare
     for result in (eye, chaos, plain, bare):
         assert _attack_output_valid(result)
@@ -648,6 +738,7 @@ def test_marauders_attack_who_may_attack(rc):
 
     def codes(attacker, defender=weak):
         return [r["code"] for r in attack(attacker=attacker, defender=defender)["reasons"]]
+
     assert codes({"completed": False, "attack_strength": 9}) == ["attacker_not_completed"]
     assert codes(strong, {"completed": True, "attack_strength": 1}) == ["defender_completed"]
     assert codes({**strong, "tribe": "red"}, {**weak, "tribe": "red"}) == ["same_tribe"]
@@ -666,6 +757,7 @@ def test_marauders_attack_who_may_attack(rc):
 
 # -- BattleLore: Pursue and Skirmish, several copies, lore for unspent army points -------------
 
+
 def _bl_output_valid(name, result):
     rules_check.validate("battlelore", name, "output", result)
     return True
@@ -674,11 +766,17 @@ def _bl_output_valid(name, result):
 def test_battlelore_new_checks_take_their_numbers_from_the_data(rc):
     bl = rc.battlelore
     pursue = KB.entries["battlelore/pursue"]["params"]
-    assert (bl.PURSUE_MIN_HEXES, bl.PURSUE_ADDITIONAL_ATTACKS, bl.PURSUITS_PER_TURN) == (
-        pursue["min_hexes"], pursue["additional_attacks"], pursue["pursuits_per_turn"]) == (1, 1, 1)
+    assert (
+        (bl.PURSUE_MIN_HEXES, bl.PURSUE_ADDITIONAL_ATTACKS, bl.PURSUITS_PER_TURN)
+        == (pursue["min_hexes"], pursue["additional_attacks"], pursue["pursuits_per_turn"])
+        == (1, 1, 1)
+    )
     forgotten = KB.entries["battlelore/quickref-often-forgotten-rules"]["params"]
-    assert (bl.LORE_PER_UNSPENT_POINT, bl.MAX_MUSTER_LORE) == (forgotten["lore_per_unspent_army_point"],
-                                                               forgotten["max_lore_for_unspent_army_points"]) == (1, 5)
+    assert (
+        (bl.LORE_PER_UNSPENT_POINT, bl.MAX_MUSTER_LORE)
+        == (forgotten["lore_per_unspent_army_point"], forgotten["max_lore_for_unspent_army_points"])
+        == (1, 5)
+    )
 
 
 def test_battlelore_pursue_paths(rc):
@@ -690,6 +788,7 @@ def test_battlelore_pursue_paths(rc):
 
     def codes(**kw):
         return [p["code"] for p in move(ability="pursue", x=2, **kw)["problems"]]
+
     assert codes(target_hex="b", path=[]) == ["path_length"]  # at least 1 hex
     assert codes(target_hex="b", path=["b", "c", "d"]) == ["path_length"]  # at most X
     assert codes(target_hex="b", path=["c", "b"]) == ["target_hex_not_first"]
@@ -711,11 +810,17 @@ def test_battlelore_multiple_copies_limits(rc):
     per_copy = {"uthuk_yllan": {"chaos_lord": 1, "flesh_rippers": 2}, "daqan_lords": {"roc": 1}}
     three = mc(copies_of_game=3, factions=["uthuk_yllan", "daqan_lords"], position_cards_per_copy=per_copy)
     assert three["max_units"] == {"uthuk_yllan": {"chaos_lord": 3, "flesh_rippers": 6}, "daqan_lords": {"roc": 3}}
-    army = mc(copies_of_game=2, factions=["uthuk_yllan", "daqan_lords"], position_cards_per_copy=per_copy,
-              army={"uthuk_yllan": {"chaos_lord": 3}, "daqan_lords": {"roc": 2, "spearmen": 1}})
+    army = mc(
+        copies_of_game=2,
+        factions=["uthuk_yllan", "daqan_lords"],
+        position_cards_per_copy=per_copy,
+        army={"uthuk_yllan": {"chaos_lord": 3}, "daqan_lords": {"roc": 2, "spearmen": 1}},
+    )
     assert army["army_legal"] is False
-    assert army["over_limit"] == [{"faction": "uthuk_yllan", "unit": "chaos_lord", "count": 3, "position_cards": 2},
-                                  {"faction": "daqan_lords", "unit": "spearmen", "count": 1, "position_cards": 0}]
+    assert army["over_limit"] == [
+        {"faction": "uthuk_yllan", "unit": "chaos_lord", "count": 3, "position_cards": 2},
+        {"faction": "daqan_lords", "unit": "spearmen", "count": 1, "position_cards": 0},
+    ]
     assert _bl_output_valid("multiple_copies", army)
     with pytest.raises(rc.RulesError, match="same faction"):
         mc(copies_of_game=2, factions=["daqan_lords", "daqan_lords"], position_cards_per_copy=per_copy)
@@ -726,6 +831,7 @@ def test_battlelore_multiple_copies_limits(rc):
 
 
 # -- Chaos Marauders: drawing a card ----------------------------------------------------------
+
 
 def test_marauders_draw_numbers_come_from_the_data(rc):
     m = rc.marauders
@@ -738,8 +844,14 @@ def test_marauders_draw_placements_and_end_of_turn(rc):
     draw = rc.marauders.draw
     empty = [[], [], []]
     plain = draw(drawn="goblins", lines=empty)
-    assert plain == {"may_place_in": [1, 2, 3], "exempt_from_fourth_duplicate": False, "discarded": False, "turn_ends": False,
-                     "reason": None, "rule": "marauders/end-of-turn-cards"}
+    assert plain == {
+        "may_place_in": [1, 2, 3],
+        "exempt_from_fourth_duplicate": False,
+        "discarded": False,
+        "turn_ends": False,
+        "reason": None,
+        "rule": "marauders/end-of-turn-cards",
+    }
     second = draw(drawn="standard", lines=[["standard", "x"], [None, "y"], []])
     assert second["may_place_in"] == [2, 3] and second["turn_ends"] is False  # a second Standard goes into another line
     third_copy = draw(drawn="goblins", lines=[["goblins"], ["goblins"], []])

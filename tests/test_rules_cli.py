@@ -1,5 +1,6 @@
 """rules_check through its command line, in a subprocess: the worked examples, --list and --help, input from
 a file, refusals with their exit codes, and a number changed in the data changing the answer after a build."""
+
 from __future__ import annotations
 
 import json

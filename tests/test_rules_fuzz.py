@@ -1,6 +1,7 @@
 """rules_check fuzzed from its input schemas (issue 13): documents drawn from each check's input schema (mostly
 fitting, some broken in one place) go through the command line's main() in-process; the exit status is 0, 1 or 2,
 an answer validates against the output schema, a refusal is one `error:` line, and nothing else escapes."""
+
 from __future__ import annotations
 
 import io
@@ -20,8 +21,7 @@ pytest_plugins = ["rules_fixtures"]  # the fixtures rules_data and rc
 
 pytestmark = pytest.mark.unit
 GAMES = ("citow", "marauders", "battlelore", "wizards-quest")
-CHECKS = [(game, name[: -len("_input")]) for game in GAMES
-          for name in schema(game)["$defs"] if name.endswith("_input")]
+CHECKS = [(game, name[: -len("_input")]) for game in GAMES for name in schema(game)["$defs"] if name.endswith("_input")]
 
 
 def test_every_check_is_fuzzed(rules_data):
@@ -30,8 +30,9 @@ def test_every_check_is_fuzzed(rules_data):
 
 
 @pytest.mark.parametrize("game,check", CHECKS, ids=[f"{g}.{c}" for g, c in CHECKS])
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
-                                                                  HealthCheck.too_slow, HealthCheck.filter_too_much])
+@settings(
+    max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow, HealthCheck.filter_too_much]
+)
 @given(data=st.data())
 def test_cli_answers_or_refuses(rules_data, monkeypatch, capsys, game, check, data):
     monkeypatch.setenv("RULES_CHECK_DATA", str(rules_data))

@@ -1,5 +1,6 @@
 """rules_check: the rule gaps of issue 13, each with the condition the entry states and the check once missed.
 Every answer is validated against its output schema (rules_fixtures.OutputChecked)."""
+
 from __future__ import annotations
 
 import pytest
@@ -11,12 +12,16 @@ pytestmark = pytest.mark.unit
 
 # -- Chaos Marauders: placement (marauders/card-placement, source line 125) --------------------
 
-@pytest.mark.parametrize("spaces,problem", [
-    (["orc", "standard", "goblin", "troll", "musician"], "left of the Standard"),
-    (["standard", "goblin", "troll", "musician", "orc"], "right of the Musician"),
-    (["musician", None, "standard"], "right of the Musician"),
-    ([None, "orc", None, "standard"], "left of the Standard"),
-])
+
+@pytest.mark.parametrize(
+    "spaces,problem",
+    [
+        (["orc", "standard", "goblin", "troll", "musician"], "left of the Standard"),
+        (["standard", "goblin", "troll", "musician", "orc"], "right of the Musician"),
+        (["musician", None, "standard"], "right of the Musician"),
+        ([None, "orc", None, "standard"], "left of the Standard"),
+    ],
+)
 def test_marauders_line_refuses_cards_beyond_the_ends(rc, spaces, problem):
     result = rc.marauders.line(spaces=spaces)
     assert result["valid"] is False and result["completed"] is False
@@ -29,6 +34,7 @@ def test_marauders_line_cards_between_the_ends_stay_valid(rc):
 
 
 # -- Chaos Marauders: a placed duplicate ends the turn (lines 137-139, 267) ---------------------
+
 
 def test_marauders_placed_duplicate_ends_the_turn(rc):
     result = rc.marauders.draw(drawn="goblins", lines=[["goblins"], [], []])
@@ -45,12 +51,19 @@ def test_marauders_second_standard_is_no_duplicate(rc):
 
 # -- Wizard's Quest: a Battle takes both sides' rolls (004 line 95, wizards-quest/clarify-battle-resolution) --
 
+
 def test_wizards_quest_both_fail_costs_the_attacker_one(rc):
-    result = rc.run("wizards-quest", "battle", {"battles": [
-        {"attacker": {"death_range": 3, "roll": 5}, "defender": {"death_range": 2, "roll": 6}},
-        {"attacker": {"death_range": 4, "roll": 2}, "defender": {"death_range": 4, "roll": 3}},
-        {"attacker": {"death_range": 4, "roll": 6}, "defender": {"death_range": 1, "roll": 1}},
-    ]})
+    result = rc.run(
+        "wizards-quest",
+        "battle",
+        {
+            "battles": [
+                {"attacker": {"death_range": 3, "roll": 5}, "defender": {"death_range": 2, "roll": 6}},
+                {"attacker": {"death_range": 4, "roll": 2}, "defender": {"death_range": 4, "roll": 3}},
+                {"attacker": {"death_range": 4, "roll": 6}, "defender": {"death_range": 1, "roll": 1}},
+            ]
+        },
+    )
     assert result["defender_losses"] == [0, 2, 0]
     assert result["attacker_losses"] == [1, 3, 1]
     assert result["both_failed"] == [True, False, False]
@@ -60,24 +73,33 @@ def test_wizards_quest_both_fail_costs_the_attacker_one(rc):
 
 def test_wizards_quest_battle_one_side_form_still_reads_the_tables(rc):
     assert rc.run("wizards-quest", "battle", {"side": "attacker", "battles": [{"death_range": 4, "roll": 5}]}) == {
-        "defender_losses": [0], "clarification": "wizards-quest/clarify-battle-resolution"}
+        "defender_losses": [0],
+        "clarification": "wizards-quest/clarify-battle-resolution",
+    }
 
 
 def test_wizards_quest_battle_refuses_mixed_forms(rc):
     with pytest.raises(rc.InputError):
-        rc.run("wizards-quest", "battle", {"side": "attacker", "battles": [
-            {"attacker": {"death_range": 4, "roll": 5}, "defender": {"death_range": 4, "roll": 5}}]})
+        rc.run(
+            "wizards-quest",
+            "battle",
+            {"side": "attacker", "battles": [{"attacker": {"death_range": 4, "roll": 5}, "defender": {"death_range": 4, "roll": 5}}]},
+        )
 
 
 # -- Wizard's Quest: occupancy (004 lines 34, 56; wizards-quest/occupancy-rules) ----------------
 
-@pytest.mark.parametrize("force,message", [
-    ({"men": 3, "hero": True, "sorcerer": True}, "Hero and a Sorcerer may not occupy the same space"),
-    ({"hero": True, "sorcerer": True}, "Hero and a Sorcerer may not occupy the same space"),
-    ({"orcs": 9}, "only 4 orcs may occupy one space, not 9"),
-    ({"orcs": 5}, "only 4 orcs may occupy one space, not 5"),
-    ({"orcs": 2, "hero": True}, "never shares a space with orcs"),
-])
+
+@pytest.mark.parametrize(
+    "force,message",
+    [
+        ({"men": 3, "hero": True, "sorcerer": True}, "Hero and a Sorcerer may not occupy the same space"),
+        ({"hero": True, "sorcerer": True}, "Hero and a Sorcerer may not occupy the same space"),
+        ({"orcs": 9}, "only 4 orcs may occupy one space, not 9"),
+        ({"orcs": 5}, "only 4 orcs may occupy one space, not 5"),
+        ({"orcs": 2, "hero": True}, "never shares a space with orcs"),
+    ],
+)
 def test_wizards_quest_death_range_refuses_impossible_spaces(rc, force, message):
     with pytest.raises(rc.RulesError, match=message) as refused:
         rc.run("wizards-quest", "death_range", {"side": "defender", **force})

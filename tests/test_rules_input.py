@@ -3,6 +3,7 @@ refusal (exit 2), never a traceback, and every byte written is UTF-8: a lone sur
 input refusal naming its field, bytes that are not UTF-8 are refused, a refusal quotes a short prefix of the value,
 and a size limit (the 256 KiB input cap, the schemas' maxItems, maxLength, maxProperties) is checked before any other
 work. The fuzz tests (CLI in-process and as a process, and the API) are in test_rules_input_fuzz.py."""
+
 from __future__ import annotations
 
 import io
@@ -24,11 +25,20 @@ pytest_plugins = ["rules_fixtures"]  # the fixtures rules_data and rc
 SURROGATE = "\ud800"
 # Inputs that once echoed a lone surrogate into the answer (UnicodeEncodeError, exit 1 with a traceback).
 ECHOED = [
-    ("citow", "battle", {"figures": {"khorne": {}}, "stats": {},
-                         "cards": [{"power": "khorne", "card": SURROGATE, "timing": "start_of_battle", "dice": 2}]}),
-    ("citow", "conflicting_effects", {"region_cards": [{"power": "khorne", "card": "x" + SURROGATE,
-                                                        "effect": "no corruption tokens", "kind": "forbidding",
-                                                        "action": "place_corruption"}]}),
+    (
+        "citow",
+        "battle",
+        {"figures": {"khorne": {}}, "stats": {}, "cards": [{"power": "khorne", "card": SURROGATE, "timing": "start_of_battle", "dice": 2}]},
+    ),
+    (
+        "citow",
+        "conflicting_effects",
+        {
+            "region_cards": [
+                {"power": "khorne", "card": "x" + SURROGATE, "effect": "no corruption tokens", "kind": "forbidding", "action": "place_corruption"}
+            ]
+        },
+    ),
     ("battlelore", "muster_lore", {"unspent_army_points": {"uthuk_yllan": 3, "daqan_lords" + SURROGATE: 7}}),
     ("marauders", "turn", {"lines": [[SURROGATE, "goblins"], [], []], "draws": [{"card": "orcs", "line": 2, "space": 1}]}),
 ]
@@ -37,8 +47,7 @@ ECHOED = [
 def _process(rules_data, game: str, check: str, data: bytes) -> subprocess.CompletedProcess:
     """python -m rules_check GAME CHECK with `data` as its standard input, bytes in and out (not decoded)."""
     env = {**os.environ, "PYTHONPATH": str(REPO), "RULES_CHECK_DATA": str(rules_data)}
-    return subprocess.run([sys.executable, "-m", "rules_check", game, check], input=data, capture_output=True,
-                          cwd=REPO, env=env, timeout=60)
+    return subprocess.run([sys.executable, "-m", "rules_check", game, check], input=data, capture_output=True, cwd=REPO, env=env, timeout=60)
 
 
 def _main(monkeypatch, capsysbinary, game: str, check: str, data: bytes) -> tuple[int, str, str]:
@@ -74,8 +83,12 @@ NOT_UTF8 = {
     "cut-character": ("citow", "battle_hits", b'{"dice": 2, "results": [6, 1], "x": "\xc3"}'),
     "encoded-surrogate": ("citow", "battle_hits", b'{"dice": 2, "results": [6, 1], "x": "\xed\xa0\x80"}'),
     "utf-16": ("citow", "battle_hits", '{"dice": 2, "results": [6, 1]}'.encode("utf-16")),
-    "answered-before": ("citow", "conflicting_effects", b'{"region_cards": [{"power": "khorne", "card": "Battle Cry\xff", '
-                        b'"effect": "no corruption", "kind": "forbidding", "action": "place_corruption"}]}'),  # exit 0
+    "answered-before": (
+        "citow",
+        "conflicting_effects",
+        b'{"region_cards": [{"power": "khorne", "card": "Battle Cry\xff", '
+        b'"effect": "no corruption", "kind": "forbidding", "action": "place_corruption"}]}',
+    ),  # exit 0
 }
 
 
@@ -116,8 +129,12 @@ def test_a_size_limit_is_checked_before_the_schema(monkeypatch, capsysbinary, ru
     cases = [
         ("citow", "battle_hits", {"dice": 1, "results": [1] * 10_000}, "results"),
         ("citow", "battle_hits", {"dice": [1] * 80_000, "results": [1]}, "dice"),
-        ("wizards-quest", "attack", {"attacker": {"men": 1}, "defender": {"men": 1},
-                                     "battles": [{"attacker_roll": 1, "defender_roll": 1}] * 5_000}, "battles"),
+        (
+            "wizards-quest",
+            "attack",
+            {"attacker": {"men": 1}, "defender": {"men": 1}, "battles": [{"attacker_roll": 1, "defender_roll": 1}] * 5_000},
+            "battles",
+        ),
         ("citow", "dominance", {"figures": {str(i): {} for i in range(15_000)}}, "figures"),
     ]
     for game, check, document, field in cases:

@@ -4,6 +4,7 @@ that are not UTF-8, through the command line in-process and as a process, and th
 answer(). Never a traceback and never a wrong exit status: 0 with an answer valid against the output schema, 1 or 2 with
 one `error:` line, 2 for every input holding a lone surrogate or a byte that is not UTF-8, and every byte written UTF-8.
 The pass that checks sizes before the schema (rules_check/limits.py) never refuses a document the schema accepts."""
+
 from __future__ import annotations
 
 import io
@@ -125,8 +126,7 @@ def test_cli_process_answers_or_refuses_hostile_text(rules_data, data):
     game, check = data.draw(st.sampled_from(CHECKS), label="check")
     text, kind = data.draw(hostile_input(game, check), label="input")
     env = {**os.environ, "PYTHONPATH": str(REPO), "RULES_CHECK_DATA": str(rules_data)}
-    done = subprocess.run([sys.executable, "-m", "rules_check", game, check], input=text, capture_output=True,
-                          cwd=REPO, env=env, timeout=60)
+    done = subprocess.run([sys.executable, "-m", "rules_check", game, check], input=text, capture_output=True, cwd=REPO, env=env, timeout=60)
     _checked(game, check, done.returncode, done.stdout, done.stderr, kind)
 
 

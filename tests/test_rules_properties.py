@@ -1,6 +1,7 @@
 """rules_check properties (issue 13), drawn by hypothesis over the inputs: what must hold of every answer, not of one
 worked example. Each check runs in-process on the data made from the bundled YAML (rules_fixtures), every answer
 validated against its output schema."""
+
 from __future__ import annotations
 
 import json
@@ -21,6 +22,7 @@ POWERS = ("khorne", "nurgle", "tzeentch", "slaanesh")
 
 # -- Chaos in the Old World ----------------------------------------------------------------------
 
+
 def _chance(rc, dice: int, hits: int) -> Fraction:
     result = rc.run("citow", "hit_probability", {"dice": dice, "hits": hits})
     exact = Fraction(result["exact"])
@@ -39,19 +41,25 @@ def test_citow_hit_probability_is_a_chance_and_monotone(rc, dice, hits):
 
 
 _counts = st.integers(0, 4)
-_figures = st.dictionaries(st.sampled_from(POWERS), st.fixed_dictionaries({"cultist": _counts, "warrior": _counts}),
-                           max_size=4)
-_cards = st.dictionaries(st.sampled_from(POWERS), st.lists(st.fixed_dictionaries({"cost": st.integers(0, 3)}),
-                                                           max_size=2), max_size=4)
+_figures = st.dictionaries(st.sampled_from(POWERS), st.fixed_dictionaries({"cultist": _counts, "warrior": _counts}), max_size=4)
+_cards = st.dictionaries(st.sampled_from(POWERS), st.lists(st.fixed_dictionaries({"cost": st.integers(0, 3)}), max_size=2), max_size=4)
 
 
 @SETTINGS
-@given(figures=_figures, cards=_cards, resistance=st.integers(0, 10), conquer=st.integers(0, 10),
-       nobles=st.integers(0, 2), skaven=st.integers(0, 2))
-def test_citow_dominance_only_for_the_unique_highest_above_resistance(rc, figures, cards, resistance, conquer,
-                                                                      nobles, skaven):
-    result = rc.run("citow", "dominance", {"figures": figures, "chaos_cards": cards, "resistance": resistance,
-                                           "conquer_value": conquer, "noble_tokens": nobles, "skaven_tokens": skaven})
+@given(figures=_figures, cards=_cards, resistance=st.integers(0, 10), conquer=st.integers(0, 10), nobles=st.integers(0, 2), skaven=st.integers(0, 2))
+def test_citow_dominance_only_for_the_unique_highest_above_resistance(rc, figures, cards, resistance, conquer, nobles, skaven):
+    result = rc.run(
+        "citow",
+        "dominance",
+        {
+            "figures": figures,
+            "chaos_cards": cards,
+            "resistance": resistance,
+            "conquer_value": conquer,
+            "noble_tokens": nobles,
+            "skaven_tokens": skaven,
+        },
+    )
     values = result["dominance_values"]
     for power in values:  # figures counted one each, whatever their kind, plus the printed card costs
         assert values[power] == sum(figures.get(power, {}).values()) + sum(c["cost"] for c in cards.get(power, []))
@@ -71,8 +79,11 @@ MARAUDERS = json.loads((REPO / "rules_check" / "schemas" / "marauders.schema.jso
 
 
 @settings(SETTINGS, max_examples=150)
-@given(tribes=st.dictionaries(st.sampled_from(["green", "red", "blue", "black"]),
-                              valid({"$ref": "#/$defs/score_input"}, MARAUDERS["$defs"]), min_size=1, max_size=4))
+@given(
+    tribes=st.dictionaries(
+        st.sampled_from(["green", "red", "blue", "black"]), valid({"$ref": "#/$defs/score_input"}, MARAUDERS["$defs"]), min_size=1, max_size=4
+    )
+)
 def test_marauders_standings_conserve_the_points(rc, tribes):
     if sum(bool(t.get("completed_three_lines_first")) for t in tribes.values()) > 1:
         tribes = {name: {**t, "completed_three_lines_first": False} for name, t in tribes.items()}
@@ -113,14 +124,16 @@ _frames = st.sampled_from(["purple", "grey", "blue", "red", "green"])
 
 
 @settings(SETTINGS, max_examples=120)
-@given(face=st.sampled_from(["orc_eye", "mark_of_chaos"]), frames=st.lists(_frames, max_size=6),
-       targets=st.lists(st.tuples(st.integers(1, 3), st.integers(1, 12)), max_size=6))
+@given(
+    face=st.sampled_from(["orc_eye", "mark_of_chaos"]),
+    frames=st.lists(_frames, max_size=6),
+    targets=st.lists(st.tuples(st.integers(1, 3), st.integers(1, 12)), max_size=6),
+)
 def test_marauders_every_card_of_a_broken_line_is_placed_or_discarded(rc, face, frames, targets):
     broken = [{"card": f"card_{i}", "frame": frame} for i, frame in enumerate(frames)]
     placements = [{"card": card["card"], "line": line, "space": space} for card, (line, space) in zip(broken, targets, strict=False)]
     try:
-        result = rc.run("marauders", "trophies", {"face": face, "broken_line": broken, "winner_lines": [[], [], []],
-                                                  "placements": placements})
+        result = rc.run("marauders", "trophies", {"face": face, "broken_line": broken, "winner_lines": [[], [], []], "placements": placements})
     except rc.RulesError:  # a card the roll discards, or two trophies on one space
         return
     placed = [p["card"] for p in result["placed"]]
@@ -132,14 +145,21 @@ def test_marauders_every_card_of_a_broken_line_is_placed_or_discarded(rc, face, 
 # -- BattleLore ----------------------------------------------------------------------------------
 
 _hex = st.tuples(st.integers(-5, 5), st.integers(-5, 5))
-_terrain = st.dictionaries(_hex, st.sampled_from(["forest", "hill", "building", "command_tent", "water", "ford"]),
-                           max_size=12)
+_terrain = st.dictionaries(_hex, st.sampled_from(["forest", "hill", "building", "command_tent", "water", "ford"]), max_size=12)
 
 
 def _sight(rc, a, b, terrain, units, ranged):
-    return rc.run("battlelore", "line_of_sight", {
-        "attacker": list(a), "target": list(b), "units": [list(u) for u in units], "attacker_ranged": ranged,
-        "terrain": [{"hex": list(h), "terrain": t} for h, t in terrain.items()]})
+    return rc.run(
+        "battlelore",
+        "line_of_sight",
+        {
+            "attacker": list(a),
+            "target": list(b),
+            "units": [list(u) for u in units],
+            "attacker_ranged": ranged,
+            "terrain": [{"hex": list(h), "terrain": t} for h, t in terrain.items()],
+        },
+    )
 
 
 _DIAGONALS = [(2, -1), (1, 1), (-1, 2), (-2, 1), (-1, -1), (1, -2)]  # lines along hex edges
@@ -174,9 +194,17 @@ def _walk(start, directions):
 
 
 def _move(rc, start, path, speed, terrain=(), units=()):
-    return rc.run("battlelore", "move", {"start": list(start), "path": [list(h) for h in path], "march_speed": speed,
-                                          "terrain": [{"hex": list(h), "terrain": t} for h, t in terrain],
-                                          "units": [list(u) for u in units]})
+    return rc.run(
+        "battlelore",
+        "move",
+        {
+            "start": list(start),
+            "path": [list(h) for h in path],
+            "march_speed": speed,
+            "terrain": [{"hex": list(h), "terrain": t} for h, t in terrain],
+            "units": [list(u) for u in units],
+        },
+    )
 
 
 @settings(SETTINGS, max_examples=80)
@@ -195,8 +223,13 @@ def test_battlelore_a_move_over_open_ground_is_legal_both_ways(rc, start, steps,
 
 
 @settings(SETTINGS, max_examples=80)
-@given(start=_hex, steps=st.lists(st.sampled_from(_NEIGHBOURS), min_size=1, max_size=4), terrain=_terrain,
-       units=st.lists(_hex, max_size=6, unique=True), speed=st.integers(0, 4))
+@given(
+    start=_hex,
+    steps=st.lists(st.sampled_from(_NEIGHBOURS), min_size=1, max_size=4),
+    terrain=_terrain,
+    units=st.lists(_hex, max_size=6, unique=True),
+    speed=st.integers(0, 4),
+)
 def test_battlelore_more_march_speed_never_makes_a_legal_move_illegal(rc, start, steps, terrain, units, speed):
     path = _walk(start, steps)
     others = [u for u in units if u != start]
@@ -211,9 +244,9 @@ def test_battlelore_more_march_speed_never_makes_a_legal_move_illegal(rc, start,
 _wq_defender = st.one_of(
     st.fixed_dictionaries({}, optional={"men": st.integers(0, 6), "hero": st.booleans()}),
     st.fixed_dictionaries({}, optional={"men": st.integers(0, 6), "sorcerer": st.booleans()}),
-    st.fixed_dictionaries({}, optional={"orcs": st.integers(0, 4)}))
-_wq_battles = st.lists(st.fixed_dictionaries({"attacker_roll": st.integers(1, 6), "defender_roll": st.integers(1, 6)}),
-                       max_size=4)
+    st.fixed_dictionaries({}, optional={"orcs": st.integers(0, 4)}),
+)
+_wq_battles = st.lists(st.fixed_dictionaries({"attacker_roll": st.integers(1, 6), "defender_roll": st.integers(1, 6)}), max_size=4)
 
 
 def _wq_occupied(force: dict) -> bool:
@@ -248,8 +281,15 @@ _REGIONS = ("kislev", "estalia", "norsca", "empire")
 
 
 @SETTINGS
-@given(tokens=st.lists(st.fixed_dictionaries({}, optional={"noble_tokens": st.integers(0, 6), "skaven_tokens": st.integers(0, 6),
-                                                           "warpstone_tokens": st.integers(0, 14)}), min_size=1, max_size=4))
+@given(
+    tokens=st.lists(
+        st.fixed_dictionaries(
+            {}, optional={"noble_tokens": st.integers(0, 6), "skaven_tokens": st.integers(0, 6), "warpstone_tokens": st.integers(0, 14)}
+        ),
+        min_size=1,
+        max_size=4,
+    )
+)
 def test_citow_the_token_supply_never_goes_below_zero(rc, tokens):
     regions = [{"region": name, "resistance": 2, "conquer_value": 2, **spec} for name, spec in zip(_REGIONS, tokens, strict=False)]
     on_board = {kind: sum(r.get(f"{kind}_tokens", 0) for r in regions) for kind in _CITOW_SUPPLY}
@@ -262,6 +302,7 @@ def test_citow_the_token_supply_never_goes_below_zero(rc, tokens):
 
 
 # -- BattleLore: range bands and retreat directions -------------------------------------------------------------------
+
 
 def _bl_hex_distance(a, b):
     dq, dr = b[0] - a[0], b[1] - a[1]
@@ -276,8 +317,7 @@ def test_battlelore_more_range_never_makes_a_legal_target_illegal(rc, a, b, low,
     high = low + width
     here = _sight(rc, a, b, {}, [], True) | {}
     band = rc.run("battlelore", "line_of_sight", {"attacker": list(a), "target": list(b), "min_range": low, "max_range": high})
-    wider = rc.run("battlelore", "line_of_sight", {"attacker": list(a), "target": list(b), "min_range": max(1, low - more),
-                                                   "max_range": high + more})
+    wider = rc.run("battlelore", "line_of_sight", {"attacker": list(a), "target": list(b), "min_range": max(1, low - more), "max_range": high + more})
     assert band["in_range"] == (low <= here["range"] <= high)
     assert not band["in_range"] or wider["in_range"]  # a wider band keeps every target the narrower one allows
     assert band["may_target"] == (band["in_range"] and band["line_of_sight"])
@@ -298,15 +338,23 @@ def test_battlelore_a_retreat_goes_straight_away_through_the_side_opposite_the_l
         hexes = [[b[0] + way[0] * k, b[1] + way[1] * k] for k in range(1, retreats + 1)]
         assert [_bl_hex_distance(a, h) for h in hexes] == [sight["range"] + k for k in range(1, retreats + 1)]
     if len(sight["retreat_directions"]) == 1:
-        assert sight["retreat_hexes"] == [[b[0] + sight["retreat_direction"][0] * k, b[1] + sight["retreat_direction"][1] * k]
-                                          for k in range(1, retreats + 1)]
+        assert sight["retreat_hexes"] == [
+            [b[0] + sight["retreat_direction"][0] * k, b[1] + sight["retreat_direction"][1] * k] for k in range(1, retreats + 1)
+        ]
 
 
 # -- BattleLore: heroic results spent for damage (issue 30) ---------------------------------------------------------------
 
+
 @settings(SETTINGS, max_examples=80)
-@given(strikes=st.integers(0, 3), heroics=st.integers(0, 3), spend=st.integers(0, 3), health=st.integers(1, 8),
-       effect=st.sampled_from(["berserk", "poison", "fury_of_yllan"]), ranged=st.booleans())
+@given(
+    strikes=st.integers(0, 3),
+    heroics=st.integers(0, 3),
+    spend=st.integers(0, 3),
+    health=st.integers(1, 8),
+    effect=st.sampled_from(["berserk", "poison", "fury_of_yllan"]),
+    ranged=st.booleans(),
+)
 def test_bl_each_heroic_spent_for_damage_deals_exactly_one_more(rc, strikes, heroics, spend, health, effect, ranged):
     spend = min(spend, heroics)
     kind = "ranged" if ranged else "melee"
@@ -315,9 +363,13 @@ def test_bl_each_heroic_spent_for_damage_deals_exactly_one_more(rc, strikes, her
     if dice == 0:
         return
     results = {face: strikes + (3 if effect == "fury_of_yllan" else 0), "heroic": heroics}
-    base = {"attacker": {"dice": dice - (3 if effect == "fury_of_yllan" else 0), "health": 4, "berserk": True},
-            "target": {"dice": 2, "health": health, "poisoned": True}, "attack_type": kind, "results": results,
-            "lore_cards": ["fury_of_yllan"] if effect == "fury_of_yllan" else []}
+    base = {
+        "attacker": {"dice": dice - (3 if effect == "fury_of_yllan" else 0), "health": 4, "berserk": True},
+        "target": {"dice": 2, "health": health, "poisoned": True},
+        "attack_type": kind,
+        "results": results,
+        "lore_cards": ["fury_of_yllan"] if effect == "fury_of_yllan" else [],
+    }
     plain = rc.run("battlelore", "attack", base)
     spent = rc.run("battlelore", "attack", {**base, "heroic_damage": {effect: spend}})
     assert spent["attack"]["damage_dealt"] == plain["attack"]["damage_dealt"] + spend
@@ -327,21 +379,27 @@ def test_bl_each_heroic_spent_for_damage_deals_exactly_one_more(rc, strikes, her
 
 # -- Chaos in the Old World: The Skull Throne and ruined regions (issue 30) ---------------------------------------------
 
+
 @settings(SETTINGS, max_examples=80)
-@given(counts=st.dictionaries(st.sampled_from(["cultist", "warrior", "daemon"]), st.integers(0, 6), min_size=1),
-       copies=st.integers(1, 3), cost=st.integers(0, 3))
+@given(
+    counts=st.dictionaries(st.sampled_from(["cultist", "warrior", "daemon"]), st.integers(0, 6), min_size=1),
+    copies=st.integers(1, 3),
+    cost=st.integers(0, 3),
+)
 def test_citow_skull_throne_with_attack_one_is_the_plain_count(rc, counts, copies, cost):
     cards = {"khorne": [{"name": "skull_throne", "cost": cost}] * copies}
-    ones = rc.run("citow", "dominance", {"region": "kislev", "figures": {"khorne": counts}, "chaos_cards": cards,
-                                         "attack_values": {name: 1 for name in counts}})
-    plain = rc.run("citow", "dominance", {"region": "kislev", "figures": {"khorne": counts},
-                                          "chaos_cards": {"khorne": [{"cost": cost}] * copies}})
+    ones = rc.run(
+        "citow", "dominance", {"region": "kislev", "figures": {"khorne": counts}, "chaos_cards": cards, "attack_values": {name: 1 for name in counts}}
+    )
+    plain = rc.run("citow", "dominance", {"region": "kislev", "figures": {"khorne": counts}, "chaos_cards": {"khorne": [{"cost": cost}] * copies}})
     assert ones["dominance_values"] == plain["dominance_values"]  # copies add only their cost
 
 
 @settings(SETTINGS, max_examples=60)
-@given(ruined=st.lists(st.sampled_from(["norsca", "kislev", "empire", "estalia", "badlands"]), max_size=5, unique=True),
-       region=st.sampled_from(["norsca", "kislev", "empire", "estalia", "badlands"]))
+@given(
+    ruined=st.lists(st.sampled_from(["norsca", "kislev", "empire", "estalia", "badlands"]), max_size=5, unique=True),
+    region=st.sampled_from(["norsca", "kislev", "empire", "estalia", "badlands"]),
+)
 def test_citow_a_ruined_region_never_takes_a_chaos_card(rc, ruined, region):
     result = rc.run("citow", "summoning", {"play_card": {"card": "x", "region": region}, "ruined_regions": ruined})
     assert set(ruined) <= set(result["cannot_play_in"])
@@ -350,10 +408,13 @@ def test_citow_a_ruined_region_never_takes_a_chaos_card(rc, ruined, region):
 
 # -- Wizard's Quest: the Dragon Attack Phase (issue 30) -----------------------------------------------------------------
 
-_landing = st.fixed_dictionaries({"region": st.integers(1, 6), "territory": st.integers(1, 6), "devour_roll": st.integers(1, 6)},
-                                 optional={"men": st.integers(0, 8), "hero": st.booleans(), "sorcerer": st.booleans()})
-_orc_landing = st.fixed_dictionaries({"region": st.integers(1, 6), "territory": st.integers(1, 6),
-                                      "devour_roll": st.integers(1, 6), "orcs": st.integers(0, 4)})
+_landing = st.fixed_dictionaries(
+    {"region": st.integers(1, 6), "territory": st.integers(1, 6), "devour_roll": st.integers(1, 6)},
+    optional={"men": st.integers(0, 8), "hero": st.booleans(), "sorcerer": st.booleans()},
+)
+_orc_landing = st.fixed_dictionaries(
+    {"region": st.integers(1, 6), "territory": st.integers(1, 6), "devour_roll": st.integers(1, 6), "orcs": st.integers(0, 4)}
+)
 
 
 @settings(SETTINGS, max_examples=80)
@@ -373,27 +434,38 @@ def test_wq_the_dragon_devours_at_most_its_roll_and_what_is_there(rc, landings):
 
 _orc_place = st.one_of(
     st.fixed_dictionaries({"region": st.integers(1, 6), "territory": st.integers(1, 6), "orcs": st.integers(1, 4)}),
-    st.fixed_dictionaries({"castle": st.integers(1, 8), "orcs": st.integers(1, 4)}))
+    st.fixed_dictionaries({"castle": st.integers(1, 8), "orcs": st.integers(1, 4)}),
+)
 
 
 @settings(SETTINGS, max_examples=80)
 @given(rolls=st.lists(st.integers(1, 6), min_size=1, max_size=6), places=st.lists(_orc_place, max_size=8))
 def test_wq_orc_growth_never_removes_an_orc_nor_passes_four(rc, rolls, places):
     castles = [{"region": r, "castles": [1, 2]} for r in range(1, 7)]
-    result = rc.run("wizards-quest", "orc_phase", {"rolls": rolls, "orc_locations": places,
-                                                   "castles_adjacent_to_region": castles})
+    result = rc.run("wizards-quest", "orc_phase", {"rolls": rolls, "orc_locations": places, "castles_adjacent_to_region": castles})
     for before, after in zip(places, result["orcs_after_growth"], strict=True):
         assert before["orcs"] <= after["orcs"] <= 4
-    assert all(any(p == {k: v for k, v in a.items() if k != "orcs"} for a in result["orcs_after_growth"] if a["orcs"] == 4)
-               for p in result["rampage_order"])
+    assert all(
+        any(p == {k: v for k, v in a.items() if k != "orcs"} for a in result["orcs_after_growth"] if a["orcs"] == 4) for p in result["rampage_order"]
+    )
 
 
 @settings(SETTINGS, max_examples=80)
-@given(kind=st.sampled_from(["player", "orcs", "dragon", "wizard"]), here=st.booleans(), others=st.booleans(),
-       leader=st.sampled_from([None, "hero", "sorcerer"]), moment=st.sampled_from(["start", "before_roll"]))
+@given(
+    kind=st.sampled_from(["player", "orcs", "dragon", "wizard"]),
+    here=st.booleans(),
+    others=st.booleans(),
+    leader=st.sampled_from([None, "hero", "sorcerer"]),
+    moment=st.sampled_from(["start", "before_roll"]),
+)
 def test_wq_a_free_attack_never_has_help(rc, kind, here, others, leader, moment):
-    inputs = {"target_kind": kind, "dragon_or_wizard_in_attacking_location": here, "others_in_that_location": others,
-              "moment": moment, **({"leader_assist": leader} if leader else {})}
+    inputs = {
+        "target_kind": kind,
+        "dragon_or_wizard_in_attacking_location": here,
+        "others_in_that_location": others,
+        "moment": moment,
+        **({"leader_assist": leader} if leader else {}),
+    }
     result = rc.run("wizards-quest", "attack_help", inputs)
     if result["free_attack"]:
         assert result["men_assist_allowed"] is False and result["leader_assist_allowed"] in (False, None)
@@ -401,12 +473,26 @@ def test_wq_a_free_attack_never_has_help(rc, kind, here, others, leader, moment)
 
 
 @settings(SETTINGS, max_examples=60)
-@given(men=st.integers(1, 6), defenders=st.integers(0, 3), before=st.integers(0, 2),
-       here=st.sampled_from(["own", "another_players", "dummy"]), rolls=st.lists(st.integers(1, 6), min_size=2, max_size=2))
+@given(
+    men=st.integers(1, 6),
+    defenders=st.integers(0, 3),
+    before=st.integers(0, 2),
+    here=st.sampled_from(["own", "another_players", "dummy"]),
+    rolls=st.lists(st.integers(1, 6), min_size=2, max_size=2),
+)
 def test_wq_a_treasure_is_found_only_in_a_captured_location(rc, men, defenders, before, here, rolls):
     battles = [{"attacker_roll": rolls[0], "defender_roll": rolls[1]}] if defenders else []
-    result = rc.run("wizards-quest", "attack", {"attacker": {"men": men}, "defender": {"men": defenders} if defenders else {},
-                                                "battles": battles, "treasure_here": here, "own_treasures_found_before": before})
+    result = rc.run(
+        "wizards-quest",
+        "attack",
+        {
+            "attacker": {"men": men},
+            "defender": {"men": defenders} if defenders else {},
+            "battles": battles,
+            "treasure_here": here,
+            "own_treasures_found_before": before,
+        },
+    )
     if "treasure" not in result:  # the attack was not allowed
         return
     treasure = result["treasure"]

@@ -1,5 +1,6 @@
 """rules_check: whole situations (issue 13), each check citing its entries; the worked examples run through the API
 and the CLI in test_rules_check.py / test_rules_cli.py. Every answer is validated against its output schema."""
+
 from __future__ import annotations
 
 import pytest
@@ -11,6 +12,7 @@ pytestmark = pytest.mark.unit
 
 # -- Wizard's Quest: a whole Attack, and who may attack whom -----------------------------------
 
+
 def _wq_attack(rc, attacker, defender, battles, **more):
     return rc.run("wizards-quest", "attack", {"attacker": attacker, "defender": defender, "battles": battles, **more})
 
@@ -18,8 +20,9 @@ def _wq_attack(rc, attacker, defender, battles, **more):
 def test_wq_attack_losses_are_capped_and_leaders_go_last(rc):
     result = _wq_attack(rc, {"men": 4}, {"men": 1, "hero": False}, [{"attacker_roll": 4, "defender_roll": 6}])
     assert result["battles"][0]["defender_losses"] == 1  # rolled 4, only 1 piece there
-    sorcerer = _wq_attack(rc, {"men": 4, "hero": True}, {"men": 1, "hero": True},
-                          [{"attacker_roll": 1, "defender_roll": 6}, {"attacker_roll": 5, "defender_roll": 6}])
+    sorcerer = _wq_attack(
+        rc, {"men": 4, "hero": True}, {"men": 1, "hero": True}, [{"attacker_roll": 1, "defender_roll": 6}, {"attacker_roll": 5, "defender_roll": 6}]
+    )
     first, second = sorcerer["battles"]
     assert first["defender_after"] == {"men": 0, "hero": True} and first["leaders_lost"]["defender"] == []
     assert second["death_range"]["defender"] == 1  # a Hero alone
@@ -39,21 +42,23 @@ def test_wq_attack_ends_when_a_location_is_unoccupied(rc):
 
 
 def test_wq_both_sorcerers_scatter_both_sides(rc):
-    result = _wq_attack(rc, {"men": 3, "sorcerer": True}, {"men": 3, "sorcerer": True},
-                        [{"attacker_roll": 2, "defender_roll": 1}], stop=True)
+    result = _wq_attack(rc, {"men": 3, "sorcerer": True}, {"men": 3, "sorcerer": True}, [{"attacker_roll": 2, "defender_roll": 1}], stop=True)
     assert result["removed"] == {"attacker": {"destroyed": 0, "scattered": 1}, "defender": {"destroyed": 0, "scattered": 2}}
 
 
-@pytest.mark.parametrize("attacker,target,codes", [
-    ({"men": 3}, {"kind": "player", "hero": True}, ["hero_needs_hero"]),
-    ({"men": 3, "hero": True}, {"kind": "player", "hero": True}, []),
-    ({"men": 3}, {"kind": "dragon"}, ["dragon_needs_hero_or_sorcerer"]),
-    ({"hero": True}, {"kind": "dragon"}, []),
-    ({"men": 1, "sorcerer": True}, {"kind": "wizard"}, []),
-    ({"men": 3}, {"kind": "orcs", "in_wizards_region": True}, ["wizards_region"]),
-    ({"men": 3}, {"kind": "orcs", "adjacent": False}, ["not_adjacent"]),
-    ({"men": 3}, {"kind": "player", "own": True}, ["own_location"]),
-])
+@pytest.mark.parametrize(
+    "attacker,target,codes",
+    [
+        ({"men": 3}, {"kind": "player", "hero": True}, ["hero_needs_hero"]),
+        ({"men": 3, "hero": True}, {"kind": "player", "hero": True}, []),
+        ({"men": 3}, {"kind": "dragon"}, ["dragon_needs_hero_or_sorcerer"]),
+        ({"hero": True}, {"kind": "dragon"}, []),
+        ({"men": 1, "sorcerer": True}, {"kind": "wizard"}, []),
+        ({"men": 3}, {"kind": "orcs", "in_wizards_region": True}, ["wizards_region"]),
+        ({"men": 3}, {"kind": "orcs", "adjacent": False}, ["not_adjacent"]),
+        ({"men": 3}, {"kind": "player", "own": True}, ["own_location"]),
+    ],
+)
 def test_wq_who_may_attack_whom(rc, attacker, target, codes):
     result = rc.run("wizards-quest", "may_attack", {"attacker": attacker, "target": target})
     assert [r["code"] for r in result["reasons"]] == codes and result["allowed"] is (not codes)
@@ -70,16 +75,19 @@ def test_wq_attack_refused_before_any_battle(rc):
 
 # -- Chaos Marauders: a whole turn, and the final standings ------------------------------------
 
+
 def test_marauders_turn_may_attack_with_the_line_just_completed(rc):
-    result = rc.run("marauders", "turn", {"lines": [["standard", "a", None, "musician"], [], []],
-                                          "draws": [{"card": "b", "line": 1, "space": 3}]})
+    result = rc.run("marauders", "turn", {"lines": [["standard", "a", None, "musician"], [], []], "draws": [{"card": "b", "line": 1, "space": 3}]})
     assert result["turn_ended"] is False and result["may_attack_with"] == [1]
 
 
 def test_marauders_turn_refusals(rc):
     with pytest.raises(rc.RulesError, match="draw 2: the turn ended at draw 1"):
-        rc.run("marauders", "turn", {"lines": [[], [], []], "draws": [{"card": "a", "green": True, "line": 1, "space": 1},
-                                                                       {"card": "b", "line": 1, "space": 2}]})
+        rc.run(
+            "marauders",
+            "turn",
+            {"lines": [[], [], []], "draws": [{"card": "a", "green": True, "line": 1, "space": 1}, {"card": "b", "line": 1, "space": 2}]},
+        )
     with pytest.raises(rc.RulesError, match="right of the Musician"):
         rc.run("marauders", "turn", {"lines": [["musician"], [], []], "draws": [{"card": "a", "line": 1, "space": 2}]})
     with pytest.raises(rc.RulesError, match=r"may go only in line\(s\) \[2, 3\]"):
@@ -90,8 +98,9 @@ def test_marauders_turn_refusals(rc):
 
 def test_marauders_third_line_ends_the_game_without_attack(rc):
     done = ["standard", "a", "b", "c", "musician"]
-    result = rc.run("marauders", "turn", {"lines": [done, done, ["standard", "x", "y", None, "musician"]],
-                                          "draws": [{"card": "z", "line": 3, "space": 4}]})
+    result = rc.run(
+        "marauders", "turn", {"lines": [done, done, ["standard", "x", "y", None, "musician"]], "draws": [{"card": "z", "line": 3, "space": 4}]}
+    )
     assert result["game_over"] is True and result["may_attack_with"] == []
 
 
@@ -101,18 +110,24 @@ def test_marauders_standings(rc):
     assert result["winner"] == "a" and result["tie_break"] is None
     assert [r["place"] for r in result["ranking"]] == [1, 2]
     with pytest.raises(rc.RulesError, match="only one tribe completes three lines first"):
-        rc.run("marauders", "standings", {"tribes": {"a": {**one, "completed_three_lines_first": True},
-                                                     "b": {**one, "completed_three_lines_first": True}}})
+        rc.run(
+            "marauders",
+            "standings",
+            {"tribes": {"a": {**one, "completed_three_lines_first": True}, "b": {**one, "completed_three_lines_first": True}}},
+        )
 
 
 # -- Chaos in the Old World: a whole Corruption Phase -----------------------------------------
 
+
 def test_citow_corruption_phase_goes_in_region_order_and_reuses_the_region_checks(rc):
     regions = [
-        {"region": "badlands", "figures": {"nurgle": {"cultist": 1}, "tzeentch": {"cultist": 1}},
-         "corruption_before": {"nurgle": 10}},  # tied domination: no resistance needed
-        {"region": "norsca", "figures": {"khorne": {"cultist": 1}, "slaanesh": {"cultist": 1}},
-         "corruption_before": {"khorne": 10}},
+        {
+            "region": "badlands",
+            "figures": {"nurgle": {"cultist": 1}, "tzeentch": {"cultist": 1}},
+            "corruption_before": {"nurgle": 10},
+        },  # tied domination: no resistance needed
+        {"region": "norsca", "figures": {"khorne": {"cultist": 1}, "slaanesh": {"cultist": 1}}, "corruption_before": {"khorne": 10}},
         {"region": "kislev", "figures": {"tzeentch": {"cultist": 4}}, "noble_tokens": 1},
     ]
     result = rc.run("citow", "corruption_phase", {"regions": regions, "ruined_regions": ["empire", "tilea", "estalia"]})
@@ -121,15 +136,14 @@ def test_citow_corruption_phase_goes_in_region_order_and_reuses_the_region_check
     assert result["ruined_this_phase"] == ["norsca", "badlands"]  # ruined in region order: cards 4 and 5
     assert [result["regions"][order.index(r)]["corruption"]["ruination_card"] for r in ("norsca", "badlands")] == [4, 5]
     assert result["skipped_ruined"] == ["empire", "estalia", "tilea"]
-    assert result["regions"][order.index("empire")] == {"region": "empire", "ruined_before": True,
-                                                       "dominance": None, "corruption": None}
+    assert result["regions"][order.index("empire")] == {"region": "empire", "ruined_before": True, "dominance": None, "corruption": None}
     kislev = result["regions"][order.index("kislev")]
-    assert kislev["dominance"] == rc.run("citow", "dominance", {"region": "kislev", "noble_tokens": 1,
-                                                               "figures": {"tzeentch": {"cultist": 4}}})
+    assert kislev["dominance"] == rc.run("citow", "dominance", {"region": "kislev", "noble_tokens": 1, "figures": {"tzeentch": {"cultist": 4}}})
     assert result["vp_gained"]["tzeentch"] == kislev["dominance"]["conquer_value"] == 4  # Kislev 3 + a Noble token 1
     assert result["vp_unknown_from"] == ["norsca", "badlands"]  # cards 4 and 5: award not in the sources
-    given = rc.run("citow", "corruption_phase", {"regions": regions, "ruined_regions": ["empire", "tilea", "estalia"],
-                                                 "participants_vp": {"4": 2, "5": 1}})
+    given = rc.run(
+        "citow", "corruption_phase", {"regions": regions, "ruined_regions": ["empire", "tilea", "estalia"], "participants_vp": {"4": 2, "5": 1}}
+    )
     assert given["vp_gained"] == {"khorne": 2, "nurgle": 1, "tzeentch": 5, "slaanesh": 2} and given["vp_unknown_from"] == []
 
 
@@ -140,17 +154,27 @@ def test_citow_corruption_phase_refuses_what_the_rules_do_not_allow(rc):
         rc.run("citow", "corruption_phase", {"regions": [], "ruined_regions": ["kislev"], "ruination_cards_left": 3})
     with pytest.raises(rc.RulesError, match="resistance"):  # a unique leader outside Kislev needs the printed values
         rc.run("citow", "corruption_phase", {"regions": [{"region": "tilea", "figures": {"khorne": {"cultist": 1}}}]})
-    tilea = rc.run("citow", "corruption_phase", {"regions": [
-        {"region": "tilea", "figures": {"khorne": {"cultist": 3}}, "resistance": 3, "conquer_value": 2}]})
+    tilea = rc.run(
+        "citow", "corruption_phase", {"regions": [{"region": "tilea", "figures": {"khorne": {"cultist": 3}}, "resistance": 3, "conquer_value": 2}]}
+    )
     assert tilea["vp_gained"]["khorne"] == 0  # equal to the resistance is not enough (citow/dominance-scoring)
 
 
 # -- BattleLore: line of sight on a hex map (axial coordinates) -------------------------------
 
+
 def _los(rc, attacker, target, terrain=(), units=(), **more):
-    return rc.run("battlelore", "line_of_sight", {"attacker": list(attacker), "target": list(target),
-                                                  "terrain": [{"hex": list(h), "terrain": t} for h, t in terrain],
-                                                  "units": [list(u) for u in units], **more})
+    return rc.run(
+        "battlelore",
+        "line_of_sight",
+        {
+            "attacker": list(attacker),
+            "target": list(target),
+            "terrain": [{"hex": list(h), "terrain": t} for h, t in terrain],
+            "units": [list(u) for u in units],
+            **more,
+        },
+    )
 
 
 def test_battlelore_line_of_sight_along_edges(rc):
@@ -193,14 +217,19 @@ def test_battlelore_line_of_sight_ends_terrain_and_hills(rc):
 
 # -- Chaos in the Old World: the dial step of a round ------------------------------------------
 
+
 def _dials(rc, powers, **more):
     return rc.run("citow", "round_dials", {"powers": powers, **more})
 
 
 def test_citow_round_dials_stop_at_victory(rc):
-    result = _dials(rc, {"khorne": {"position": 6, "victory_at": 7, "counters": 3, "victory_points": 10},
-                         "nurgle": {"position": 0, "victory_at": 7, "counters": 1, "victory_points": 12,
-                                    "windows": {"1": {"instruction": "draw 2 Chaos cards"}}}})
+    result = _dials(
+        rc,
+        {
+            "khorne": {"position": 6, "victory_at": 7, "counters": 3, "victory_points": 10},
+            "nurgle": {"position": 0, "victory_at": 7, "counters": 1, "victory_points": 12, "windows": {"1": {"instruction": "draw 2 Chaos cards"}}},
+        },
+    )
     assert result["ticks"] == {"khorne": 2, "nurgle": 1} and result["ticks_turned"] == {"khorne": 1, "nurgle": 1}
     assert result["revealed"]["khorne"] == [{"position": 7, "instruction": "Victory!", "threat": None}]
     assert result["instructions_to_carry_out"] == {"nurgle": {"chaos_cards_drawn": 1 * 2}}
@@ -211,35 +240,53 @@ def test_citow_round_dials_say_what_they_cannot_tell(rc):
     result = _dials(rc, {"khorne": {"position": 2, "counters": 1}, "slaanesh": {"position": 4, "victory_at": 9, "counters": 0}})
     assert result["vp_gained"] == {"khorne": None, "slaanesh": 0}
     assert result["extra_tick"] == "khorne"  # 1 counter against 0 is the most
-    assert result["revealed"]["khorne"] == [{"position": 3, "instruction": None, "threat": None},
-                                            {"position": 4, "instruction": None, "threat": None}]
+    assert result["revealed"]["khorne"] == [
+        {"position": 3, "instruction": None, "threat": None},
+        {"position": 4, "instruction": None, "threat": None},
+    ]
     assert result["game_end"] is None
-    assert result["game_end_needs"] == ["windows.3 of khorne", "windows.4 of khorne", "victory_at of khorne", "victory_points of khorne",
-                                        "victory_points of slaanesh"]
+    assert result["game_end_needs"] == [
+        "windows.3 of khorne",
+        "windows.4 of khorne",
+        "victory_at of khorne",
+        "victory_points of khorne",
+        "victory_points of slaanesh",
+    ]
 
 
 def test_citow_round_dials_tie_breaks_at_the_end_of_the_round(rc):
     shared = _dials(rc, {p: {"position": 4, "victory_at": 5, "counters": 1, "victory_points": 30} for p in ("khorne", "tzeentch", "nurgle")})
     assert shared["extra_tick"] is None and shared["game_end"]["winners"] == ["khorne", "nurgle", "tzeentch"]  # shared victory
-    fifty = {"khorne": {"position": 1, "victory_at": 9, "counters": 1, "victory_points": 48,
-                        "windows": {"2": {"instruction": "gain 3 VP", "threat": 2}}},
-             "nurgle": {"position": 3, "victory_at": 9, "counters": 1, "victory_points": 51,
-                        "windows": {"4": {"instruction": "upgrade card", "threat": 4}}}}
+    fifty = {
+        "khorne": {"position": 1, "victory_at": 9, "counters": 1, "victory_points": 48, "windows": {"2": {"instruction": "gain 3 VP", "threat": 2}}},
+        "nurgle": {
+            "position": 3,
+            "victory_at": 9,
+            "counters": 1,
+            "victory_points": 51,
+            "windows": {"4": {"instruction": "upgrade card", "threat": 4}},
+        },
+    }
     result = _dials(rc, fifty)
     assert result["victory_points_after"] == {"khorne": 51, "nurgle": 51}  # the dial's VP count before the game-end check
     assert result["game_end"] == {"game_ends": True, "condition": "fifty_victory_points", "winners": ["nurgle"]}
     del fifty["nurgle"]["windows"]["4"]["threat"]
     with pytest.raises(rc.RulesError, match="give the threat of nurgle"):
         _dials(rc, fifty)
-    ruined = _dials(rc, {"khorne": {"position": 1, "counters": 0, "victory_points": 20},
-                         "nurgle": {"position": 1, "counters": 0, "victory_points": 19}}, ruined_regions=5)
+    ruined = _dials(
+        rc,
+        {"khorne": {"position": 1, "counters": 0, "victory_points": 20}, "nurgle": {"position": 1, "counters": 0, "victory_points": 19}},
+        ruined_regions=5,
+    )
     assert ruined["game_end"]["condition"] == "five_ruined_regions" and ruined["game_end"]["winners"] == ["khorne"]
 
 
 def test_citow_round_dials_counts_counters_with_dial_advancement_counters(rc):
-    events = [{"region": "tilea", "phase": "corruption", "corruption_placed": 3, "tokens": ["noble"]},
-              {"region": "tilea", "phase": "corruption", "corruption_placed": 1, "tokens": ["noble"]},
-              {"region": "estalia", "phase": "corruption", "cultists": 1, "tokens": ["hero"]}]
+    events = [
+        {"region": "tilea", "phase": "corruption", "corruption_placed": 3, "tokens": ["noble"]},
+        {"region": "tilea", "phase": "corruption", "corruption_placed": 1, "tokens": ["noble"]},
+        {"region": "estalia", "phase": "corruption", "cultists": 1, "tokens": ["hero"]},
+    ]
     result = _dials(rc, {"slaanesh": {"position": 0, "events": events}, "khorne": {"position": 0, "counters": 1}})
     assert result["counters"] == {"slaanesh": 1, "khorne": 1} and result["extra_tick"] is None
     with pytest.raises(rc.RulesError, match="condition_met"):
@@ -258,9 +305,11 @@ def test_citow_round_dials_refusals(rc):
 
 # -- BattleLore: a whole attack -----------------------------------------------------------------
 
+
 def _attack(rc, attacker, target, results, **more):
-    return rc.run("battlelore", "attack", {"attacker": attacker, "target": target, "attack_type": more.pop("attack_type", "melee"),
-                                           "results": results, **more})
+    return rc.run(
+        "battlelore", "attack", {"attacker": attacker, "target": target, "attack_type": more.pop("attack_type", "melee"), "results": results, **more}
+    )
 
 
 def test_battlelore_attack_destroyed_target_cannot_counterattack(rc):
@@ -277,11 +326,21 @@ def test_battlelore_attack_counterattack_dice_after_the_damage(rc):
     assert forest["dice"]["dice"] == 2 and forest["counterattack_dice"] == 2
     rage = _attack(rc, {"dice": 2}, {"dice": 2, "health": 4, "rage": True, "damage_suffered": 1}, {"strike": 2})
     assert rage["counterattack_dice"] == 2 + 1 + 2  # 1 damage before, 2 in this attack
-    weakened = _attack(rc, {"dice": 3, "health": 3}, {"dice": 3, "health": 3}, {"strike": 1, "cleave": 1, "heroic": 1},
-                       counterattack={"results": {"cleave": 2, "strike": 1}})
+    weakened = _attack(
+        rc,
+        {"dice": 3, "health": 3},
+        {"dice": 3, "health": 3},
+        {"strike": 1, "cleave": 1, "heroic": 1},
+        counterattack={"results": {"cleave": 2, "strike": 1}},
+    )
     assert weakened["attack"]["health_left"] == 1 and weakened["counterattack"]["result"]["damage_taken"] == 1  # cleave ignored
-    tokens = _attack(rc, {"dice": 3, "health": 3}, {"dice": 3, "health": 3, "damage_tokens": True}, {"strike": 1, "cleave": 1, "heroic": 1},
-                     counterattack={"results": {"cleave": 2, "strike": 1}})
+    tokens = _attack(
+        rc,
+        {"dice": 3, "health": 3},
+        {"dice": 3, "health": 3, "damage_tokens": True},
+        {"strike": 1, "cleave": 1, "heroic": 1},
+        counterattack={"results": {"cleave": 2, "strike": 1}},
+    )
     assert tokens["counterattack"]["result"]["damage_taken"] == 3  # a damage-token unit is never weakened
 
 
@@ -309,6 +368,7 @@ def test_battlelore_attack_refusals(rc):
 
 
 # -- BattleLore: is this move legal -------------------------------------------------------------
+
 
 def _move(rc, path, **more):
     return rc.run("battlelore", "move", {"start": [0, 0], "path": path, **more})
@@ -343,6 +403,7 @@ def test_battlelore_move_refusals(rc):
 
 # -- Wizard's Quest: no Battle against an unoccupied location (issue: every rule a table argues about) ------------
 
+
 @pytest.mark.parametrize("defender", [{}, {"men": 0}, {"men": 0, "orcs": 0, "hero": False, "sorcerer": False}])
 def test_wq_a_battle_against_an_unoccupied_location_is_refused(rc, defender):
     with pytest.raises(rc.RulesError, match="Battle 1: the attacked location is unoccupied.*clarify-attack-on-unoccupied"):
@@ -361,11 +422,11 @@ def test_wq_a_battle_with_a_death_range_of_0_is_refused(rc):
     with pytest.raises(rc.RulesError, match="the attacking location is unoccupied"):
         rc.run("wizards-quest", "battle", {"side": "attacker", "battles": [{"death_range": 0, "roll": 1}]})
     with pytest.raises(rc.RulesError, match="Battle 2: the attacked location is unoccupied"):
-        rc.run("wizards-quest", "battle", {"side": "defender", "battles": [{"death_range": 2, "roll": 1},
-                                                                         {"death_range": 0, "roll": 1}]})
+        rc.run("wizards-quest", "battle", {"side": "defender", "battles": [{"death_range": 2, "roll": 1}, {"death_range": 0, "roll": 1}]})
 
 
 # -- BattleLore: a ranged attack's range band, and the direction of the retreat -------------------------------------
+
 
 def _bl_sight(rc, attacker, target, **more):
     return rc.run("battlelore", "line_of_sight", {"attacker": attacker, "target": target, **more})
@@ -386,8 +447,7 @@ def test_bl_a_ranged_target_must_lie_in_the_reference_cards_band(rc):
         _bl_sight(rc, [-3, 0], [0, 0], min_range=3, max_range=2)
 
 
-_BL_RANGED = {"attacker": {"dice": 2}, "target": {"dice": 3, "health": 3}, "attack_type": "ranged",
-              "results": {"pierce": 1, "strike": 1}}
+_BL_RANGED = {"attacker": {"dice": 2}, "target": {"dice": 3, "health": 3}, "attack_type": "ranged", "results": {"pierce": 1, "strike": 1}}
 
 
 def test_bl_attack_refuses_a_ranged_target_out_of_range(rc):
@@ -421,14 +481,17 @@ def test_bl_retreat_after_a_ranged_attack_leaves_opposite_the_line(rc):
 # marauders/attack-roll (source lines 189, 201-203), marauders/after-the-attack (205), marauders/end-of-game (211),
 # marauders/card-placement (121-127), marauders/cheating (269-271)
 
-_BROKEN = [{"card": "standard", "frame": "grey"}, {"card": "goblins", "frame": "purple"},
-           {"card": "idol", "frame": "blue"}, {"card": "bolt_thrower", "frame": "red"}]
+_BROKEN = [
+    {"card": "standard", "frame": "grey"},
+    {"card": "goblins", "frame": "purple"},
+    {"card": "idol", "frame": "blue"},
+    {"card": "bolt_thrower", "frame": "red"},
+]
 
 
 def _trophies(rc, placements, face="orc_eye", lines=None):
     lines = lines if lines is not None else [[None, "orcs", None, "musician"], [], []]
-    return rc.run("marauders", "trophies", {"face": face, "broken_line": _BROKEN, "winner_lines": lines,
-                                            "placements": placements})
+    return rc.run("marauders", "trophies", {"face": face, "broken_line": _BROKEN, "winner_lines": lines, "placements": placements})
 
 
 def test_marauders_trophies_placed_on_free_spaces_the_rest_discarded(rc):
@@ -453,18 +516,22 @@ def test_marauders_trophies_on_the_mark_of_chaos_go_to_the_defender(rc):
 
 def test_marauders_a_trophy_completing_the_third_line_ends_the_game(rc):
     done = ["standard", "a", "b", "c", "musician"]
-    result = _trophies(rc, [{"card": "idol", "line": 3, "space": 3}],
-                       lines=[done, ["standard", "x", "y", "z", "musician"], ["standard", "p", None, "q", "musician"]])
+    result = _trophies(
+        rc, [{"card": "idol", "line": 3, "space": 3}], lines=[done, ["standard", "x", "y", "z", "musician"], ["standard", "p", None, "q", "musician"]]
+    )
     assert result["completed_lines"] == 3 and result["game_over"] is True and result["may_attack_with"] == []
 
 
-@pytest.mark.parametrize("placements,rule", [
-    ([{"card": "goblins", "line": 2, "space": 1}], "marauders/attack-roll"),  # discarded by the roll
-    ([{"card": "troll", "line": 2, "space": 1}], "marauders/attack-roll"),  # not in the broken line
-    ([{"card": "idol", "line": 2, "space": 1}, {"card": "idol", "line": 3, "space": 1}], "marauders/attack-roll"),
-    ([{"card": "idol", "line": 1, "space": 2}], "marauders/card-placement"),  # not a free space
-    ([{"card": "idol", "line": 1, "space": 6}], "marauders/card-placement"),  # right of the Musician
-])
+@pytest.mark.parametrize(
+    "placements,rule",
+    [
+        ([{"card": "goblins", "line": 2, "space": 1}], "marauders/attack-roll"),  # discarded by the roll
+        ([{"card": "troll", "line": 2, "space": 1}], "marauders/attack-roll"),  # not in the broken line
+        ([{"card": "idol", "line": 2, "space": 1}, {"card": "idol", "line": 3, "space": 1}], "marauders/attack-roll"),
+        ([{"card": "idol", "line": 1, "space": 2}], "marauders/card-placement"),  # not a free space
+        ([{"card": "idol", "line": 1, "space": 6}], "marauders/card-placement"),  # right of the Musician
+    ],
+)
 def test_marauders_trophies_refusals_name_the_rule(rc, placements, rule):
     with pytest.raises(rc.RulesError, match=rule):
         _trophies(rc, placements)
@@ -476,11 +543,13 @@ def test_marauders_trophy_duplicate_in_a_line_is_refused(rc):
 
 
 def test_marauders_cheating_discards_every_duplicate_of_the_line(rc):
-    result = rc.run("marauders", "cheating", {"lines": [["standard", "orcs", "goblins", "orcs", "orcs", "musician"],
-                                                        ["goblins", "trolls"], []]})
+    result = rc.run("marauders", "cheating", {"lines": [["standard", "orcs", "goblins", "orcs", "orcs", "musician"], ["goblins", "trolls"], []]})
     assert result["cheating"] is True
-    assert result["discarded"] == [{"line": 1, "space": 2, "card": "orcs"}, {"line": 1, "space": 4, "card": "orcs"},
-                                   {"line": 1, "space": 5, "card": "orcs"}]
+    assert result["discarded"] == [
+        {"line": 1, "space": 2, "card": "orcs"},
+        {"line": 1, "space": 4, "card": "orcs"},
+        {"line": 1, "space": 5, "card": "orcs"},
+    ]
     assert result["lines"][0] == ["standard", None, "goblins", None, None, "musician"]
     assert result["other_breaches"] == [] and result["rule"] == "marauders/cheating"
 
@@ -498,46 +567,80 @@ def test_marauders_cheating_names_what_the_rule_does_not_cover(rc):
 # battlelore/berserk (source lines 64-69), battlelore/poison (557-564), battlelore/fury-of-yllan (570-574),
 # battlelore/ferocious (182-188), battlelore/counterattack (301-313), battlelore/removing-figures (515-520)
 
+
 def test_bl_berserk_heroics_deal_damage_and_cost_figures(rc):
-    result = _attack(rc, {"dice": 3, "health": 3, "berserk": True}, {"dice": 2, "health": 4}, {"strike": 1, "heroic": 2},
-                     heroic_damage={"berserk": 2})
+    result = _attack(
+        rc, {"dice": 3, "health": 3, "berserk": True}, {"dice": 2, "health": 4}, {"strike": 1, "heroic": 2}, heroic_damage={"berserk": 2}
+    )
     assert result["attack"]["damage_taken"] == 3  # 1 strike + 2 heroic results spent
     assert result["figures_removed_by_berserk"] == {"attacker": 2, "target": 0}
     assert result["destroyed_by_berserk"] == {"attacker": False, "target": False}
     assert "battlelore/clarify-heroic-damage" in result["clarifications"]
-    tokens = _attack(rc, {"dice": 3, "health": 3, "berserk": True, "damage_tokens": True}, {"dice": 2, "health": 4},
-                     {"strike": 2, "heroic": 1}, heroic_damage={"berserk": 1})
+    tokens = _attack(
+        rc,
+        {"dice": 3, "health": 3, "berserk": True, "damage_tokens": True},
+        {"dice": 2, "health": 4},
+        {"strike": 2, "heroic": 1},
+        heroic_damage={"berserk": 1},
+    )
     assert tokens["destroyed_by_berserk"]["attacker"] is True  # one figure: its removal destroys the unit
     # removed after its attack, before the counterattack (an attack of its own): nothing left to counterattack
     assert [r["code"] for r in tokens["counterattack_not_allowed"]] == ["attacker_destroyed"]
-    spent = _attack(rc, {"dice": 3, "health": 3, "berserk": True}, {"dice": 2, "health": 4}, {"heroic": 3},
-                    heroic_damage={"berserk": 2}, counterattack={"results": {"strike": 2}})
+    spent = _attack(
+        rc,
+        {"dice": 3, "health": 3, "berserk": True},
+        {"dice": 2, "health": 4},
+        {"heroic": 3},
+        heroic_damage={"berserk": 2},
+        counterattack={"results": {"strike": 2}},
+    )
     assert spent["counterattack"]["result"]["health_left"] == 0  # 1 figure after Berserk, then 2 damage
 
 
 def test_bl_berserk_in_the_counterattack_costs_the_target_figures(rc):
-    result = _attack(rc, {"dice": 2, "health": 4}, {"dice": 3, "health": 4, "berserk": True}, {"strike": 1, "lore": 1},
-                     counterattack={"results": {"heroic": 2, "strike": 1}, "heroic_damage": {"berserk": 2}})
+    result = _attack(
+        rc,
+        {"dice": 2, "health": 4},
+        {"dice": 3, "health": 4, "berserk": True},
+        {"strike": 1, "lore": 1},
+        counterattack={"results": {"heroic": 2, "strike": 1}, "heroic_damage": {"berserk": 2}},
+    )
     assert result["counterattack"]["result"]["damage_taken"] == 3
     assert result["figures_removed_by_berserk"] == {"attacker": 0, "target": 2}
     assert result["destroyed_by_berserk"]["target"] is False  # 3 figures after the attack, 2 removed
 
 
 def test_bl_poison_and_fury_let_heroics_deal_damage(rc):
-    poisoned = _attack(rc, {"dice": 2, "health": 1}, {"dice": 2, "health": 4, "poisoned": True}, {"pierce": 1, "heroic": 1},
-                       attack_type="ranged", heroic_damage={"poison": 1})
+    poisoned = _attack(
+        rc,
+        {"dice": 2, "health": 1},
+        {"dice": 2, "health": 4, "poisoned": True},
+        {"pierce": 1, "heroic": 1},
+        attack_type="ranged",
+        heroic_damage={"poison": 1},
+    )
     assert poisoned["attack"]["damage_taken"] == 2 and poisoned["figures_removed_by_berserk"] == {"attacker": 0, "target": 0}
-    fury = _attack(rc, {"dice": 2, "health": 1}, {"dice": 2, "health": 6}, {"pierce": 1, "heroic": 4}, attack_type="ranged",
-                   lore_cards=["fury_of_yllan"], heroic_damage={"fury_of_yllan": 4})
+    fury = _attack(
+        rc,
+        {"dice": 2, "health": 1},
+        {"dice": 2, "health": 6},
+        {"pierce": 1, "heroic": 4},
+        attack_type="ranged",
+        lore_cards=["fury_of_yllan"],
+        heroic_damage={"fury_of_yllan": 4},
+    )
     assert fury["attack"]["damage_taken"] == 5  # even shooting, even weakened (battlelore/fury-of-yllan)
 
 
-@pytest.mark.parametrize("more,rule", [
-    ({"heroic_damage": {"berserk": 1}}, "battlelore/berserk"),  # the unit has no Berserk
-    ({"heroic_damage": {"poison": 1}}, "battlelore/poison"),  # the target is not poisoned
-    ({"heroic_damage": {"fury_of_yllan": 1}}, "battlelore/fury-of-yllan"),  # the card was not played
-    ({"heroic_damage": {"poison": 1}, "spent": {"heroic": 1}}, "battlelore/spending-dice"),  # one die, one effect
-])
+@pytest.mark.parametrize(
+    "more,rule",
+    [
+        ({"heroic_damage": {"berserk": 1}}, "battlelore/berserk"),  # the unit has no Berserk
+        ({"heroic_damage": {"poison": 1}}, "battlelore/poison"),  # the target is not poisoned
+        ({"heroic_damage": {"fury_of_yllan": 1}}, "battlelore/fury-of-yllan"),  # the card was not played
+        ({"heroic_damage": {"poison": 1}, "spent": {"heroic": 1}}, "battlelore/spending-dice"),  # one die, one effect
+    ],
+)
 def test_bl_heroic_damage_refusals_name_the_rule(rc, more, rule):
     target = {"dice": 2, "health": 4, "poisoned": "poison" in more["heroic_damage"] and "spent" in more}
     with pytest.raises(rc.RulesError, match=rule):
@@ -547,13 +650,13 @@ def test_bl_heroic_damage_refusals_name_the_rule(rc, more, rule):
 def test_bl_ferocious_counterattacks_before_it_retreats(rc):
     plain = _attack(rc, {"dice": 2}, {"dice": 2, "health": 3}, {"morale": 1, "strike": 1}, path=[{}])
     assert plain["may_counterattack"] is False and plain["counterattack_before_retreat"] is False
-    ferocious = _attack(rc, {"dice": 2}, {"dice": 2, "health": 3, "ferocious": True}, {"morale": 1, "strike": 1},
-                        path=[{}], counterattack={"results": {"strike": 2}})
+    ferocious = _attack(
+        rc, {"dice": 2}, {"dice": 2, "health": 3, "ferocious": True}, {"morale": 1, "strike": 1}, path=[{}], counterattack={"results": {"strike": 2}}
+    )
     assert ferocious["may_counterattack"] is True and ferocious["counterattack_before_retreat"] is True
     assert ferocious["counterattack"]["result"]["damage_taken"] == 2
     # the retreat will destroy it (off the board, 1 damage): it still counterattacks first
-    edge = _attack(rc, {"dice": 2}, {"dice": 2, "health": 2, "ferocious": True}, {"morale": 1, "strike": 1},
-                   path=[{"terrain": "off_board"}])
+    edge = _attack(rc, {"dice": 2}, {"dice": 2, "health": 2, "ferocious": True}, {"morale": 1, "strike": 1}, path=[{"terrain": "off_board"}])
     assert edge["target_destroyed"] is True and edge["may_counterattack"] is True
     # destroyed by the damage itself, before any retreat: no counterattack
     dead = _attack(rc, {"dice": 2}, {"dice": 2, "health": 1, "ferocious": True}, {"morale": 1, "strike": 1}, path=[{}])
@@ -569,10 +672,14 @@ def test_bl_the_counterattack_targets_the_unit_that_attacked(rc):
 # -- Chaos in the Old World: the Skull Throne, and no Chaos card into a ruined region (issue 30) ----------------------
 # citow/example-non-cumulative-cards (source line 519), citow/dominance-value, citow/ruined-region-rules (936-943, 1381)
 
+
 def test_citow_skull_throne_counts_its_players_figures_by_attack_value(rc):
-    inputs = {"region": "kislev", "figures": {"khorne": {"cultist": 2, "bloodletter": 1}, "nurgle": {"cultist": 3}},
-              "chaos_cards": {"khorne": [{"name": "skull_throne", "cost": 1}]},
-              "attack_values": {"cultist": 0, "bloodletter": 2}}
+    inputs = {
+        "region": "kislev",
+        "figures": {"khorne": {"cultist": 2, "bloodletter": 1}, "nurgle": {"cultist": 3}},
+        "chaos_cards": {"khorne": [{"name": "skull_throne", "cost": 1}]},
+        "attack_values": {"cultist": 0, "bloodletter": 2},
+    }
     result = rc.run("citow", "dominance", inputs)
     assert result["dominance_values"] == {"khorne": 2 + 1, "nurgle": 3}  # attack 0+0+2, plus the card's cost 1
     assert result["counted_by_attack_value"] == ["khorne"]
@@ -584,20 +691,38 @@ def test_citow_skull_throne_counts_its_players_figures_by_attack_value(rc):
 
 def test_citow_skull_throne_needs_the_attack_values(rc):
     with pytest.raises(rc.RulesError, match="attack_values"):
-        rc.run("citow", "dominance", {"region": "kislev", "figures": {"khorne": {"cultist": 2}},
-                                      "chaos_cards": {"khorne": [{"name": "skull_throne", "cost": 1}]}})
+        rc.run(
+            "citow",
+            "dominance",
+            {"region": "kislev", "figures": {"khorne": {"cultist": 2}}, "chaos_cards": {"khorne": [{"name": "skull_throne", "cost": 1}]}},
+        )
 
 
 def test_citow_no_chaos_card_into_a_ruined_region(rc):
-    result = rc.run("citow", "summoning", {"power": "khorne", "power_before": 3, "costs": {"skull_throne": 1},
-                                           "play_card": {"card": "skull_throne", "region": "kislev"},
-                                           "ruined_regions": ["kislev"]})
+    result = rc.run(
+        "citow",
+        "summoning",
+        {
+            "power": "khorne",
+            "power_before": 3,
+            "costs": {"skull_throne": 1},
+            "play_card": {"card": "skull_throne", "region": "kislev"},
+            "ruined_regions": ["kislev"],
+        },
+    )
     assert result["placement_legal"] is False and result["legal"] is False
     assert "kislev" in result["cannot_play_in"] and result["ruined_regions_rule"] == "citow/ruined-region-rules"
     # a figure may still be summoned there: every other rule about regions still applies
-    figure = rc.run("citow", "summoning", {"power": "khorne", "summon": {"figure": "cultist", "class": "cultist",
-                                                                        "region": "kislev"},
-                                           "regions_with_own_figures": ["kislev"], "ruined_regions": ["kislev"]})
+    figure = rc.run(
+        "citow",
+        "summoning",
+        {
+            "power": "khorne",
+            "summon": {"figure": "cultist", "class": "cultist", "region": "kislev"},
+            "regions_with_own_figures": ["kislev"],
+            "ruined_regions": ["kislev"],
+        },
+    )
     assert figure["placement_legal"] is True
 
 
@@ -605,11 +730,19 @@ def test_citow_no_chaos_card_into_a_ruined_region(rc):
 # wizards-quest/dragon-attack (source lines 100-102), wizards-quest/scatter (162-166), clarify-scatter-destination,
 # clarify-hero-sorcerer-losses, occupancy-rules (32-34, 57), hero-and-sorcerer-cost (34)
 
+
 def test_wq_dragon_moves_on_until_it_devours_a_man(rc):
-    result = rc.run("wizards-quest", "dragon_phase", {"landings": [
-        {"region": 2, "territory": 5, "devour_roll": 3, "orcs": 4},  # orcs: it moves on
-        {"region": 6, "territory": 1, "devour_roll": 4},  # nothing there
-        {"region": 1, "territory": 3, "devour_roll": 6, "men": 2, "hero": True}]})
+    result = rc.run(
+        "wizards-quest",
+        "dragon_phase",
+        {
+            "landings": [
+                {"region": 2, "territory": 5, "devour_roll": 3, "orcs": 4},  # orcs: it moves on
+                {"region": 6, "territory": 1, "devour_roll": 4},  # nothing there
+                {"region": 1, "territory": 3, "devour_roll": 6, "men": 2, "hero": True},
+            ]
+        },
+    )
     first, empty, last = result["landings"]
     assert first["devoured"] == 3 and first["left"]["orcs"] == 1 and first["moves_on"] is True
     assert empty["devoured"] == 0 and empty["moves_on"] is True
@@ -620,31 +753,44 @@ def test_wq_dragon_moves_on_until_it_devours_a_man(rc):
 
 def test_wq_dragon_phase_refusals(rc):
     with pytest.raises(rc.RulesError, match="wizards-quest/dragon-attack"):  # it already devoured a man
-        rc.run("wizards-quest", "dragon_phase", {"landings": [{"region": 1, "territory": 1, "devour_roll": 1, "men": 1},
-                                                              {"region": 1, "territory": 2, "devour_roll": 1, "men": 1}]})
+        rc.run(
+            "wizards-quest",
+            "dragon_phase",
+            {"landings": [{"region": 1, "territory": 1, "devour_roll": 1, "men": 1}, {"region": 1, "territory": 2, "devour_roll": 1, "men": 1}]},
+        )
     with pytest.raises(rc.RulesError, match="wizards-quest/occupancy-rules"):
-        rc.run("wizards-quest", "dragon_phase", {"landings": [{"region": 1, "territory": 1, "devour_roll": 1, "men": 1,
-                                                               "orcs": 1}]})
+        rc.run("wizards-quest", "dragon_phase", {"landings": [{"region": 1, "territory": 1, "devour_roll": 1, "men": 1, "orcs": 1}]})
     going = rc.run("wizards-quest", "dragon_phase", {"landings": [{"region": 1, "territory": 1, "devour_roll": 2, "orcs": 2}]})
     assert going["phase_over"] is False  # give the next landing
 
 
 def test_wq_scatter_to_own_or_unoccupied_locations(rc):
-    result = rc.run("wizards-quest", "scatter", {
-        "pieces": {"men": 3, "hero": True}, "battle_location": "crystal_mountains",
-        "destinations": [{"location": "castle_2", "holds": "owner", "men": 2},
-                         {"location": "silent_meadow", "holds": "unoccupied", "men": 1, "hero": True}]})
+    result = rc.run(
+        "wizards-quest",
+        "scatter",
+        {
+            "pieces": {"men": 3, "hero": True},
+            "battle_location": "crystal_mountains",
+            "destinations": [
+                {"location": "castle_2", "holds": "owner", "men": 2},
+                {"location": "silent_meadow", "holds": "unoccupied", "men": 1, "hero": True},
+            ],
+        },
+    )
     assert result["placed"] == {"men": 3, "orcs": 0, "hero": True, "sorcerer": False}
     assert result["clarifications"] == ["wizards-quest/clarify-scatter-destination"]
 
 
-@pytest.mark.parametrize("destinations,rule", [
-    ([{"location": "x", "holds": "other_player", "men": 2}], "wizards-quest/clarify-scatter-destination"),
-    ([{"location": "x", "holds": "orcs", "men": 2}], "wizards-quest/clarify-scatter-destination"),
-    ([{"location": "battle", "holds": "owner", "men": 2}], "wizards-quest/scatter"),  # "any other location"
-    ([{"location": "x", "holds": "owner", "men": 1}], "wizards-quest/scatter"),  # one man not placed
-    ([{"location": "x", "holds": "owner", "men": 2, "sorcerer_there": True, "hero": True}], "wizards-quest/hero-and-sorcerer-cost"),
-])
+@pytest.mark.parametrize(
+    "destinations,rule",
+    [
+        ([{"location": "x", "holds": "other_player", "men": 2}], "wizards-quest/clarify-scatter-destination"),
+        ([{"location": "x", "holds": "orcs", "men": 2}], "wizards-quest/clarify-scatter-destination"),
+        ([{"location": "battle", "holds": "owner", "men": 2}], "wizards-quest/scatter"),  # "any other location"
+        ([{"location": "x", "holds": "owner", "men": 1}], "wizards-quest/scatter"),  # one man not placed
+        ([{"location": "x", "holds": "owner", "men": 2, "sorcerer_there": True, "hero": True}], "wizards-quest/hero-and-sorcerer-cost"),
+    ],
+)
 def test_wq_scatter_refusals_name_the_rule(rc, destinations, rule):
     pieces = {"men": 2, "hero": any(d.get("hero") for d in destinations)}
     with pytest.raises(rc.RulesError, match=rule):
@@ -653,21 +799,31 @@ def test_wq_scatter_refusals_name_the_rule(rc, destinations, rule):
 
 def test_wq_scattered_orcs_never_make_more_than_four(rc):
     with pytest.raises(rc.RulesError, match="wizards-quest/occupancy-rules"):
-        rc.run("wizards-quest", "scatter", {"pieces": {"orcs": 2}, "battle_location": "b",
-                                            "destinations": [{"location": "x", "holds": "owner", "orcs": 2, "orcs_there": 3}]})
+        rc.run(
+            "wizards-quest",
+            "scatter",
+            {"pieces": {"orcs": 2}, "battle_location": "b", "destinations": [{"location": "x", "holds": "owner", "orcs": 2, "orcs_there": 3}]},
+        )
 
 
 # -- Wizard's Quest: the Orc Phase — growth, the order of the rampages, settlement (issue 30) -------------------------
 # wizards-quest/orc-growth (77-78), orc-rampage (79), orc-rampage-order (80-83), orc-settlement (96)
 
-_ORCS = [{"region": 2, "territory": 4, "orcs": 3}, {"region": 2, "territory": 1, "orcs": 4}, {"castle": 3, "orcs": 2},
-         {"region": 1, "territory": 6, "orcs": 1}, {"castle": 1, "orcs": 4}]
+_ORCS = [
+    {"region": 2, "territory": 4, "orcs": 3},
+    {"region": 2, "territory": 1, "orcs": 4},
+    {"castle": 3, "orcs": 2},
+    {"region": 1, "territory": 6, "orcs": 1},
+    {"castle": 1, "orcs": 4},
+]
 
 
 def test_wq_orc_growth_adds_one_per_orc_location_of_the_region_rolled_up_to_four(rc):
-    result = rc.run("wizards-quest", "orc_phase", {"rolls": [2, 2, 5], "orc_locations": _ORCS,
-                                                   "castles_adjacent_to_region": [{"region": 2, "castles": [3]},
-                                                                                  {"region": 5, "castles": []}]})
+    result = rc.run(
+        "wizards-quest",
+        "orc_phase",
+        {"rolls": [2, 2, 5], "orc_locations": _ORCS, "castles_adjacent_to_region": [{"region": 2, "castles": [3]}, {"region": 5, "castles": []}]},
+    )
     after = {json_key(o): o["orcs"] for o in result["orcs_after_growth"]}
     assert after == {"r2t4": 4, "r2t1": 4, "c3": 4, "r1t6": 1, "c1": 4}  # 3+1 then capped; castle 3 +1 twice
     # territories first, lower regions and territories first, then castles by number
@@ -685,8 +841,11 @@ def test_wq_orc_growth_needs_the_castles_next_to_a_rolled_region(rc):
 
 
 def test_wq_orc_settlement_puts_one_orc_in_each_unoccupied_location(rc):
-    result = rc.run("wizards-quest", "orc_phase", {"rolls": [6], "orc_locations": [], "castles_adjacent_to_region": [{"region": 6, "castles": []}],
-                                                   "unoccupied_after_rampages": 5})
+    result = rc.run(
+        "wizards-quest",
+        "orc_phase",
+        {"rolls": [6], "orc_locations": [], "castles_adjacent_to_region": [{"region": 6, "castles": []}], "unoccupied_after_rampages": 5},
+    )
     assert result["orcs_settled"] == 5
 
 
@@ -694,13 +853,13 @@ def test_wq_orc_settlement_puts_one_orc_in_each_unoccupied_location(rc):
 # wizards-quest/assist (116), hero-sorcerer-assist (122), free-attack (136-140), ordinary-attack-on-dragon-or-wizard (142),
 # occupancy-rules (34: a Hero and a Sorcerer never share a space)
 
+
 def _help(rc, **inputs):
     return rc.run("wizards-quest", "attack_help", inputs)
 
 
 def test_wq_a_free_attack_has_no_help_and_comes_first(rc):
-    free = _help(rc, target_kind="dragon", dragon_or_wizard_in_attacking_location=True, others_in_that_location=True,
-                 leader_assist="sorcerer")
+    free = _help(rc, target_kind="dragon", dragon_or_wizard_in_attacking_location=True, others_in_that_location=True, leader_assist="sorcerer")
     assert free["free_attack"] is True and free["men_assist_allowed"] is False
     assert free["leader_assist_allowed"] is False and free["others_only_after"] is True
     assert [r["code"] for r in free["reasons"]] == ["no_help_in_free_attack"]
@@ -720,6 +879,7 @@ def test_wq_a_hero_or_sorcerer_assists_only_at_the_start_and_swaps(rc):
 
 # -- Wizard's Quest: a treasure in the captured location (issue 30) -----------------------------------------------------
 # wizards-quest/treasure-capture (158), goal (28), clarify-treasure-rewards, dummy-treasure (209)
+
 
 def test_wq_capturing_ones_own_third_treasure_wins(rc):
     result = _wq_attack(rc, {"men": 3}, {}, [], treasure_here="own", own_treasures_found_before=2)

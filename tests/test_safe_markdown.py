@@ -1,4 +1,5 @@
 """The one path from data Markdown to HTML: what it allows, what it refuses, and that validate hears of it."""
+
 from __future__ import annotations
 
 import re
@@ -12,16 +13,30 @@ from generator.base.safe_markdown import Linker, paragraph_letter, refusal, refu
 pytestmark = pytest.mark.unit
 
 
-@pytest.mark.parametrize("destination", [
-    "javascript:alert(1)", "JaVaScRiPt:alert(1)", " javascript:x", "java\tscript:x", "\x01javascript:x",
-    "data:text/html,<b>", "file:///etc/passwd", "http://127.0.0.1/x", "vbscript:x", "//evil.example/x", "\\\\evil/x",
-    "mailto:a@b.c"])
+@pytest.mark.parametrize(
+    "destination",
+    [
+        "javascript:alert(1)",
+        "JaVaScRiPt:alert(1)",
+        " javascript:x",
+        "java\tscript:x",
+        "\x01javascript:x",
+        "data:text/html,<b>",
+        "file:///etc/passwd",
+        "http://127.0.0.1/x",
+        "vbscript:x",
+        "//evil.example/x",
+        "\\\\evil/x",
+        "mailto:a@b.c",
+    ],
+)
 def test_refused_destinations(destination):
     assert refusal(destination) is not None
 
 
-@pytest.mark.parametrize("destination", ["https://example.org/x", "../other/page.html#anchor", "page.html", "#anchor",
-                                         "glossary.html#term-x", "HTTPS://example.org"])
+@pytest.mark.parametrize(
+    "destination", ["https://example.org/x", "../other/page.html#anchor", "page.html", "#anchor", "glossary.html#term-x", "HTTPS://example.org"]
+)
 def test_allowed_destinations(destination):
     assert refusal(destination) is None
 
@@ -29,8 +44,22 @@ def test_allowed_destinations(destination):
 @pytest.mark.parametrize("payload", PAYLOADS)
 def test_no_payload_leaves_a_tag_or_a_dangerous_url(payload):
     html = render(payload)
-    for needle in ("<script", "<img", "<svg", "<iframe", "<details", "<object", "<meta", "<math", "<a href=\"javascript",
-                   "onerror=\"", "onfocus=\"", "<style", "href=\"data:", "src=\"javascript"):
+    for needle in (
+        "<script",
+        "<img",
+        "<svg",
+        "<iframe",
+        "<details",
+        "<object",
+        "<meta",
+        "<math",
+        '<a href="javascript',
+        'onerror="',
+        'onfocus="',
+        "<style",
+        'href="data:',
+        'src="javascript',
+    ):
         assert needle not in html.lower(), (payload, html)
 
 
@@ -39,9 +68,12 @@ def test_plain_text_is_kept_and_escaped():
 
 
 def test_references_and_terms_become_links_with_computed_hrefs():
-    linker = Linker(reference_href=lambda ref: f"{ref.split('/')[1]}.html", reference_label=lambda ref: "Title <x>",
-                    find_terms=lambda text: [(m, m + 7, "retreat") for m in [text.find("retreat")] if m >= 0],
-                    term_href=lambda term: f"glossary.html#term-{term}")
+    linker = Linker(
+        reference_href=lambda ref: f"{ref.split('/')[1]}.html",
+        reference_label=lambda ref: "Title <x>",
+        find_terms=lambda text: [(m, m + 7, "retreat") for m in [text.find("retreat")] if m >= 0],
+        term_href=lambda term: f"glossary.html#term-{term}",
+    )
     html = render("See [[g/setup]] and [[g/battle|the battle]]; a retreat, another retreat.", linker)
     assert '<a href="setup.html">Title &lt;x&gt;</a>' in html
     assert '<a href="battle.html">the battle</a>' in html
@@ -77,8 +109,9 @@ def test_refused_destinations_are_listed_with_their_reason():
 def test_validate_reports_what_the_renderer_would_refuse(mini_data):
     chapter = mini_data / "games/mini/chapters/10-rules.yaml"
     text = chapter.read_text(encoding="utf-8")
-    chapter.write_text(text.replace("**Resolution:** as written.", "**Resolution:** as written. [see](javascript:alert(document.domain))"),
-                       encoding="utf-8")
+    chapter.write_text(
+        text.replace("**Resolution:** as written.", "**Resolution:** as written. [see](javascript:alert(document.domain))"), encoding="utf-8"
+    )
     result = run_generator("validate", "--data", str(mini_data))
     assert result.returncode == 1
     problems = [line for line in result.stdout.splitlines() if ": E" in line]

@@ -2,6 +2,7 @@
 phone (390 px) and desktop (1280 px) widths: snippets with the matched words marked, a game's results
 first with the switch to all games, the root page's section switch, typos in Russian and English,
 decomposed Unicode, common words, one result per concept; and the Python replay agreeing with each."""
+
 from __future__ import annotations
 
 import unicodedata
@@ -38,6 +39,7 @@ def replayed(bundled_build: Path):
     def run(lang: str, query: str, game: str | None = None) -> list[str]:
         folder = site / "search" / lang
         return [r["id"] for r in replay(query, lambda name: payload_of((folder / name).read_text(encoding="utf-8")), folding, game)]
+
     return run
 
 
@@ -124,11 +126,14 @@ def test_decomposed_input_finds_what_composed_input_finds(driver, server):
     assert [r["entry"] for r in search(driver, decomposed)] == composed and composed[0] == "citow/warpstone-tokens"
 
 
-@pytest.mark.parametrize("lang, query, want", [
-    ("en", "what is a retreat", "battlelore/retreat"),
-    ("ru", "что такое отступление", "battlelore/retreat"),
-    ("pl", "czy to jest przyzywanie", "citow/summoning-followers"),
-])
+@pytest.mark.parametrize(
+    "lang, query, want",
+    [
+        ("en", "what is a retreat", "battlelore/retreat"),
+        ("ru", "что такое отступление", "battlelore/retreat"),
+        ("pl", "czy to jest przyzywanie", "citow/summoning-followers"),
+    ],
+)
 def test_common_words_do_not_outrank_the_term(driver, server, replayed, lang, query, want):
     driver.get(f"{server}/{lang}/index.html")
     results = [r["entry"] for r in search(driver, query)]
@@ -143,8 +148,7 @@ def test_one_result_per_concept(driver, server, replayed):
     assert [r["entry"] for r in shown(driver)] == replayed("ru", "брод")
 
 
-@pytest.mark.parametrize("lang, query", [("en", "chance of 3 hits with 4 dice"), ("ru", "вероятность 2 ранений с 3 кубиками"),
-                                         ("pl", "kalkulator")])
+@pytest.mark.parametrize("lang, query", [("en", "chance of 3 hits with 4 dice"), ("ru", "вероятность 2 ранений с 3 кубиками"), ("pl", "kalkulator")])
 def test_a_question_about_odds_lands_on_its_answer_table_or_calculator(driver, server, lang, query):
     driver.get(f"{server}/{lang}/index.html")
     first = search(driver, query)[0]

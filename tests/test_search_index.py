@@ -3,6 +3,7 @@ every word in the shard a query loads, heads holding each word's best documents 
 files holding every long word under each key of its deletion neighbourhood; and the Python replay of kb-search.js finding the entries a
 player looks for (misspelt, with common words, from a game's page, one per concept), within the
 download budget."""
+
 from __future__ import annotations
 
 import pytest
@@ -56,6 +57,7 @@ def fetcher(files: dict[str, str], fetched: list[str]):
     def fetch(name: str):
         fetched.append(name)
         return payload_of(files[name])
+
     return fetch
 
 
@@ -103,8 +105,17 @@ def test_heads_hold_each_words_best_documents_in_weight_order(bundled):
 
 
 def test_a_head_keeps_the_highest_weights_before_lower_ones():
-    docs = [{"url": f"u{i}", "title": f"t{i}", "context": "", "kind": "rule", "id": f"g/e{i}",
-             "fields": [(8, "common" if i % 7 == 0 else ""), (1, "common " * (i % 3 + 1))]} for i in range(250)]
+    docs = [
+        {
+            "url": f"u{i}",
+            "title": f"t{i}",
+            "context": "",
+            "kind": "rule",
+            "id": f"g/e{i}",
+            "fields": [(8, "common" if i % 7 == 0 else ""), (1, "common " * (i % 3 + 1))],
+        }
+        for i in range(250)
+    ]
     head = decode_head(payload_of(index_files(docs, {})["s-0.js"])["common"])[1]
     weight_of = {i: 8 if i % 7 == 0 else i % 3 + 1 for i in range(250)}
     best = sorted(weight_of, key=lambda i: (-weight_of[i], i))[:HEAD_POSTINGS]
@@ -117,13 +128,16 @@ def test_numbers_survive_their_encoding():
     assert decode_numbers(encode_numbers(numbers)) == numbers
 
 
-@pytest.mark.parametrize("lang, query, want", [
-    ("en", "retreating", "battlelore/retreat"),
-    ("en", "ruined regions", "citow/ruined-region-rules"),
-    ("pl", "kości walki", "citow/battle-dice"),
-    ("ru", "отступил", "battlelore/retreat"),
-    ("ru", "retreat", "battlelore/retreat"),
-])
+@pytest.mark.parametrize(
+    "lang, query, want",
+    [
+        ("en", "retreating", "battlelore/retreat"),
+        ("en", "ruined regions", "citow/ruined-region-rules"),
+        ("pl", "kości walki", "citow/battle-dice"),
+        ("ru", "отступил", "battlelore/retreat"),
+        ("ru", "retreat", "battlelore/retreat"),
+    ],
+)
 def test_the_replayed_query_finds_the_entry_within_the_budget(bundled, lang, query, want):
     files, fetched = bundled[1][lang], []
     results = replay(query, fetcher(files, fetched), bundled[0].folding)
@@ -144,8 +158,8 @@ def test_a_query_of_no_word_loads_nothing(bundled):
 def test_shards_for_an_empty_index_and_short_queries():
     assert shards_for([], "retreat") == []
     firsts = ["a", "re", "ret", "retr", "s"]
-    assert shards_for(firsts, "re") == [1]          # two letters: only the word itself
-    assert shards_for(firsts, "ret") == [2, 3]      # three: every word beginning with them
+    assert shards_for(firsts, "re") == [1]  # two letters: only the word itself
+    assert shards_for(firsts, "ret") == [2, 3]  # three: every word beginning with them
     assert shards_for(firsts, "retreating") == [3]  # ten letters: words beginning with the first seven
 
 
@@ -176,37 +190,52 @@ def test_common_words_are_rare_in_no_head_and_the_listed_ones_weigh_least(bundle
         assert any(n > 4 * usual for n, _ in by_count), lang  # the data has such words: the test can fail
 
 
-@pytest.mark.parametrize("lang, query, want", [
-    ("en", "what is a retreat", "battlelore/retreat"),
-    ("en", "the retreat", "battlelore/retreat"),
-    ("ru", "что такое отступление", "battlelore/retreat"),
-    ("pl", "czy to jest przyzywanie", "citow/summoning-followers"),
-])
+@pytest.mark.parametrize(
+    "lang, query, want",
+    [
+        ("en", "what is a retreat", "battlelore/retreat"),
+        ("en", "the retreat", "battlelore/retreat"),
+        ("ru", "что такое отступление", "battlelore/retreat"),
+        ("pl", "czy to jest przyzywanie", "citow/summoning-followers"),
+    ],
+)
 def test_common_words_do_not_outrank_the_term(bundled, lang, query, want):
     results, _ = run(bundled, lang, query)
     assert results[0]["id"] == want, [r["id"] for r in results[:3]]
 
 
 def test_a_word_one_edit_away_matches_also_as_an_inflected_form():
-    assert all(corrected(a, b) == 1 for a, b in [
-        ("отсупление", "отступление"), ("retreet", "retreat"), ("retraet", "retreat"), ("rtreat", "retreat"),
-        ("etreat", "retreat"), ("xetreat", "retreat"), ("ertreat", "retreat")])
+    assert all(
+        corrected(a, b) == 1
+        for a, b in [
+            ("отсупление", "отступление"),
+            ("retreet", "retreat"),
+            ("retraet", "retreat"),
+            ("rtreat", "retreat"),
+            ("etreat", "retreat"),
+            ("xetreat", "retreat"),
+            ("ertreat", "retreat"),
+        ]
+    )
     # a slip in the stem of a form the index does not hold meets the forms it does, like an inflected ending
     assert 0 < corrected("spustsozonych", "spustoszonym") < 1
     # two edits, or no edit at all, are not typos
     assert not any(corrected(a, b) for a, b in [("tretaer", "retreat"), ("retreat", "retreat"), ("abcd", "badc")])
 
 
-@pytest.mark.parametrize("lang, query", [
-    ("ru", "отсупление"),   # a letter dropped
-    ("ru", "отступленне"),  # changed
-    ("en", "retraet"),      # two swapped
-    ("en", "rertreat"),     # one added
-    ("en", "reteat"),       # dropped, early enough that the shared start is too short
-    ("en", "etreat"),       # the first letter dropped
-    ("ru", "атступление"),  # the first letter changed
-    ("en", "ertreat"),      # the first two swapped
-])
+@pytest.mark.parametrize(
+    "lang, query",
+    [
+        ("ru", "отсупление"),  # a letter dropped
+        ("ru", "отступленне"),  # changed
+        ("en", "retraet"),  # two swapped
+        ("en", "rertreat"),  # one added
+        ("en", "reteat"),  # dropped, early enough that the shared start is too short
+        ("en", "etreat"),  # the first letter dropped
+        ("ru", "атступление"),  # the first letter changed
+        ("en", "ertreat"),  # the first two swapped
+    ],
+)
 def test_a_long_word_one_edit_away_finds_the_entry(bundled, lang, query):
     results, downloaded = run(bundled, lang, query)
     assert results and results[0]["id"] == "battlelore/retreat", [r["id"] for r in results]
@@ -223,11 +252,14 @@ def test_typos_rank_below_exact_matches_and_short_words_get_none(bundled):
     assert not any(r["id"] == "battlelore/stun" for r in run(bundled, "en", "stnu")[0])
 
 
-@pytest.mark.parametrize("lang, query, want", [
-    ("pl", "spustsozonych", "citow/ruined-region-rules"),  # two letters swapped in a form the index does not hold
-    ("pl", "ominacji", "citow/dominance-value"),           # the first letter of an inflected form dropped
-    ("ru", "одкрепление", "wizards-quest/reinforcement"),
-])
+@pytest.mark.parametrize(
+    "lang, query, want",
+    [
+        ("pl", "spustsozonych", "citow/ruined-region-rules"),  # two letters swapped in a form the index does not hold
+        ("pl", "ominacji", "citow/dominance-value"),  # the first letter of an inflected form dropped
+        ("ru", "одкрепление", "wizards-quest/reinforcement"),
+    ],
+)
 def test_a_slip_in_an_inflected_form_or_its_first_letter_finds_the_entry(bundled, lang, query, want):
     results, downloaded = run(bundled, lang, query)
     assert want in [r["id"] for r in results[:3]], [r["id"] for r in results[:3]]
@@ -280,17 +312,19 @@ def test_results_carry_the_start_of_their_text(bundled):
     assert term["snippet"] == "odwrót · отступление"  # a glossary term's snippet: its names in the other languages
 
 
-@pytest.mark.parametrize("lang, query, want", [
-    ("ru", "раны", "citow/def-hit"),            # data/languages/ru/synonyms.yaml: citow/term/hit
-    ("en", "start player", "battlelore/first-player"),
-    ("pl", "pole widzenia", "battlelore/line-of-sight"),
-])
+@pytest.mark.parametrize(
+    "lang, query, want",
+    [
+        ("ru", "раны", "citow/def-hit"),  # data/languages/ru/synonyms.yaml: citow/term/hit
+        ("en", "start player", "battlelore/first-player"),
+        ("pl", "pole widzenia", "battlelore/line-of-sight"),
+    ],
+)
 def test_the_words_players_use_find_what_their_term_finds(bundled, lang, query, want):
     said = {word for language in bundled[0].r.languages for words in language.synonyms.get("terms", {}).values() for word in words}
     assert query in said  # a player's word, not the glossary's
     results, _ = run(bundled, lang, query)
     assert want in [r["id"] for r in results[:3]], [r["id"] for r in results[:3]]
-
 
 
 def test_a_titles_word_is_found_by_the_players_word_for_it(bundled):
@@ -301,8 +335,10 @@ def test_a_titles_word_is_found_by_the_players_word_for_it(bundled):
 
 
 ODDS = {  # a question about odds, as typed, in each language -> the game whose answer table or calculator answers it
-    ("en", "chance of 3 hits with 4 dice"): "citow", ("ru", "вероятность 2 ранений с 3 кубиками"): "citow",
-    ("pl", "szansa na 3 obrażenia z 4 kości"): "citow", ("ru", "шанс выпадения грани кубика"): "battlelore",
+    ("en", "chance of 3 hits with 4 dice"): "citow",
+    ("ru", "вероятность 2 ранений с 3 кубиками"): "citow",
+    ("pl", "szansa na 3 obrażenia z 4 kości"): "citow",
+    ("ru", "шанс выпадения грани кубика"): "battlelore",
 }
 
 
@@ -326,10 +362,27 @@ def test_the_readers_language_comes_before_a_fallback_on_the_same_concept(bundle
     missing): the Russian one ranks first, and the English one, when shown, says which language it is in."""
     folding = bundled[0].folding
     fields = [(WEIGHT_GLOSSARY, "культист cultist kultysta")]
-    docs = [{"url": "ru/citow/glossary.html#term-cultist", "title": "cultist", "context": "", "kind": "glossary", "id": "citow/term/cultist",
-             "fields": fields, "shown": "en", "game": "citow"},
-            {"url": "ru/citow/96.html#def-cultist", "title": "культист", "context": "", "kind": "term", "id": "citow/def-cultist",
-             "fields": fields, "game": "citow"}]
+    docs = [
+        {
+            "url": "ru/citow/glossary.html#term-cultist",
+            "title": "cultist",
+            "context": "",
+            "kind": "glossary",
+            "id": "citow/term/cultist",
+            "fields": fields,
+            "shown": "en",
+            "game": "citow",
+        },
+        {
+            "url": "ru/citow/96.html#def-cultist",
+            "title": "культист",
+            "context": "",
+            "kind": "term",
+            "id": "citow/def-cultist",
+            "fields": fields,
+            "game": "citow",
+        },
+    ]
     files = index_files(docs, folding)
     results = replay("культист", lambda name: payload_of(files[name]), folding)
     assert [(r["id"], r["shown"]) for r in results] == [("citow/def-cultist", ""), ("citow/term/cultist", "en")]
@@ -354,6 +407,7 @@ def test_every_field_counts_a_question_title_beside_its_keywords_and_a_long_titl
 
 def test_the_search_script_ships_within_15_kb_without_its_comments():
     from generator.pipeline import asset_files, shipped_script
+
     source = (REPO / "generator" / "templates" / "assets" / "kb-search.js").read_text(encoding="utf-8")
     shipped = dict(asset_files())["assets/kb-search.js"].decode("utf-8")
     assert len(shipped.encode("utf-8")) <= 15_000 < len(source.encode("utf-8"))

@@ -1,5 +1,6 @@
 """The look-up set (tests/lookups.yaml) through the real search of the bundled site in Chromium,
 the same look-ups through the Python replay of that search, and the phone-width screenshots for the README."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -89,8 +90,10 @@ def test_lookups_through_the_replay_report_top_one(bundled_search, capsys):
     total = sum(len(items) for items in LOOKUPS.values())
     worst = max(downloads)
     with capsys.disabled():
-        print(f"\nsearch look-ups (replay): {first}/{total} first ({first / total:.1%}), {top3}/{total} in the top 3;"
-              f" download per look-up on a fresh page: at most {worst / 1000:.1f} KB")
+        print(
+            f"\nsearch look-ups (replay): {first}/{total} first ({first / total:.1%}), {top3}/{total} in the top 3;"
+            f" download per look-up on a fresh page: at most {worst / 1000:.1f} KB"
+        )
     assert top3 == total and first / total >= 0.95, misses
     assert worst <= 60_000
 

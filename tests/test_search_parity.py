@@ -6,6 +6,7 @@ also on the page of its game, misspelt (two letters swapped, one dropped, one do
 misspelt already, as they are) and run together with the next, and a few odd queries: the same results
 in the same order, with the same scores, from the same index files. (tests/test_search_browser.py
 checks the same agreement in Chromium, in the slow lane.)"""
+
 from __future__ import annotations
 
 import json
@@ -36,8 +37,8 @@ def slips(query: str) -> list[str]:
     n = max(range(len(words)), key=lambda i: len(words[i]))
     word = words[n]
     i = len(word) // 2
-    misspelt = [word[:i - 1] + word[i] + word[i - 1] + word[i + 1:], word[:i] + word[i + 1:], word[:i] + word[i] + word[i:]]
-    return [" ".join(words[:n] + [slip] + words[n + 1:]) for slip in misspelt] if len(word) >= 2 else []
+    misspelt = [word[: i - 1] + word[i] + word[i - 1] + word[i + 1 :], word[:i] + word[i + 1 :], word[:i] + word[i] + word[i:]]
+    return [" ".join(words[:n] + [slip] + words[n + 1 :]) for slip in misspelt] if len(word) >= 2 else []
 
 
 def queries() -> Iterator[tuple[str, str, str | None]]:
@@ -59,8 +60,12 @@ def in_node(index, built) -> list[dict]:
     """kb-search.js's results for QUERIES, all in one Node.js process."""
     node = shutil.which("node")
     assert node, "Node.js is needed for this test (scripts/setup.sh installs it)"
-    job = {"languages": index.languages_script(), "search": shipped_script((ASSETS / "kb-search.js").read_text(encoding="utf-8")),
-           "files": built, "queries": [{"lang": lang, "q": q, "game": game} for lang, q, game in QUERIES]}
+    job = {
+        "languages": index.languages_script(),
+        "search": shipped_script((ASSETS / "kb-search.js").read_text(encoding="utf-8")),
+        "files": built,
+        "queries": [{"lang": lang, "q": q, "game": game} for lang, q, game in QUERIES],
+    }
     result = subprocess.run([node, str(RUNNER)], input=json.dumps(job), capture_output=True, text=True, encoding="utf-8", timeout=120)
     assert result.returncode == 0, result.stderr[-3000:]
     return json.loads(result.stdout)
@@ -85,7 +90,7 @@ def both(bundled_search) -> list[tuple[tuple[str, str, str | None], dict, dict]]
 def first_difference(js: dict, py: dict) -> int | None:
     """The index of the first result where the two differ (in entry or score), None if they agree."""
     for i in range(max(len(js["ids"]), len(py["ids"]))):
-        if js["ids"][i:i + 1] != py["ids"][i:i + 1] or not math.isclose(js["scores"][i], py["scores"][i], rel_tol=1e-12):
+        if js["ids"][i : i + 1] != py["ids"][i : i + 1] or not math.isclose(js["scores"][i], py["scores"][i], rel_tol=1e-12):
             return i
     return None
 
@@ -94,10 +99,12 @@ def describe(query: tuple[str, str, str | None], js: dict, py: dict) -> str:
     lang, q, game = query
     at = first_difference(js, py)
     assert at is not None
-    what = "entry" if js["ids"][at:at + 1] != py["ids"][at:at + 1] else "score"
-    return (f"{lang} {q!r} on {'the page of ' + game if game else 'the home page'}: the {what} of result {at + 1} differs\n"
-            f"  kb-search.js: {list(zip(js['ids'], js['scores'], strict=True))}\n"
-            f"  replay:       {list(zip(py['ids'], py['scores'], strict=True))}")
+    what = "entry" if js["ids"][at : at + 1] != py["ids"][at : at + 1] else "score"
+    return (
+        f"{lang} {q!r} on {'the page of ' + game if game else 'the home page'}: the {what} of result {at + 1} differs\n"
+        f"  kb-search.js: {list(zip(js['ids'], js['scores'], strict=True))}\n"
+        f"  replay:       {list(zip(py['ids'], py['scores'], strict=True))}"
+    )
 
 
 def test_kb_search_in_node_ranks_every_query_as_the_replay_does(both):
@@ -112,9 +119,12 @@ def test_kb_search_in_node_loads_the_index_files_the_replay_fetches(both):
     differ = [(query, sorted(js["loaded"]), sorted(py["loaded"])) for query, js, py in both if sorted(js["loaded"]) != sorted(py["loaded"])]
     if differ:
         (lang, q, game), js, py = differ[0]
-        pytest.fail(f"{len(differ)} of {len(both)} queries load other files; the first: {lang} {q!r} (game {game}):\n"
-                    f"  kb-search.js only: {sorted(set(js) - set(py))}, duplicates {len(js) - len(set(js))}\n"
-                    f"  replay only:       {sorted(set(py) - set(js))}, duplicates {len(py) - len(set(py))}", pytrace=False)
+        pytest.fail(
+            f"{len(differ)} of {len(both)} queries load other files; the first: {lang} {q!r} (game {game}):\n"
+            f"  kb-search.js only: {sorted(set(js) - set(py))}, duplicates {len(js) - len(set(js))}\n"
+            f"  replay only:       {sorted(set(py) - set(js))}, duplicates {len(py) - len(set(py))}",
+            pytrace=False,
+        )
 
 
 def test_the_queries_take_every_path_of_the_search(both):
@@ -126,5 +136,4 @@ def test_the_queries_take_every_path_of_the_search(both):
         assert sum(bool(py["ids"]) for _, py in ours) >= 0.9 * len(ours), lang
         assert any(not py["ids"] for _, py in ours), lang
         assert sum(any(name.startswith("t-") for name in py["loaded"]) for _, py in ours) >= 30, lang
-        assert any(game and py["ids"][0].startswith(game + "/") and not py["ids"][-1].startswith(game + "/")
-                   for (_, _, game), py in ours), lang
+        assert any(game and py["ids"][0].startswith(game + "/") and not py["ids"][-1].startswith(game + "/") for (_, _, game), py in ours), lang

@@ -5,6 +5,7 @@ The mini data set is loaded and validated, then every text field receives an XSS
 are loaded in headless Chromium, search is used with the payloads' words, and every link is clicked.
 Each payload would set localStorage.kbxss if it ran.
 """
+
 from __future__ import annotations
 
 import shutil
@@ -25,6 +26,7 @@ MATERIAL_INLINE = ("__md_scope", "__tabbed_", "__palette")
 @pytest.fixture(scope="module")
 def hostile_site(tmp_path_factory) -> Path:
     import generator.pipeline as pipeline
+
     root = tmp_path_factory.mktemp("hostile")
     data = root / "data"
     shutil.copytree(MINI, data)
@@ -36,6 +38,7 @@ def hostile_site(tmp_path_factory) -> Path:
         if not problems:
             placed.append(place_payloads(kb))
         return kb
+
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(pipeline, "check", check_then_spoil)
         pipeline.build(data, root)
@@ -54,8 +57,7 @@ def server(hostile_site: Path):
 
 def ran(driver) -> str | None:
     """The payload that ran on the current page, if any (after giving focus and timers a moment)."""
-    return driver.execute_async_script(
-        "const done = arguments[0]; setTimeout(() => done(localStorage.getItem('kbxss')), 50);")
+    return driver.execute_async_script("const done = arguments[0]; setTimeout(() => done(localStorage.getItem('kbxss')), 50);")
 
 
 def all_pages(site: Path) -> list[str]:
@@ -85,7 +87,10 @@ def test_pages_carry_no_handler_frame_or_script_from_the_data(driver, server, ho
     found = []
     for page in all_pages(hostile_site):
         driver.get(f"{server}/{page}")
-        found += [(page, f) for f in driver.execute_script("""
+        found += [
+            (page, f)
+            for f in driver.execute_script(
+                """
             const found = [];
             for (const el of document.querySelectorAll('*')) {
               for (const attr of el.attributes) {
@@ -97,7 +102,10 @@ def test_pages_carry_no_handler_frame_or_script_from_the_data(driver, server, ho
             for (const el of document.querySelectorAll('iframe, object, embed, base, meta[http-equiv]')) found.push(el.tagName);
             for (const el of document.querySelectorAll('script:not([src])'))
               if (!arguments[0].some(m => el.textContent.includes(m)) && el.type !== 'application/json') found.push('inline script');
-            return found;""", list(MATERIAL_INLINE))]
+            return found;""",
+                list(MATERIAL_INLINE),
+            )
+        ]
     assert found == []
 
 
@@ -125,15 +133,14 @@ def test_clicking_every_link_runs_nothing(driver, server, hostile_site: Path):
     for page in all_pages(hostile_site):
         url = f"{server}/{page}"
         driver.get(url)
-        targets = driver.execute_script(
-            "return [...new Set([...document.querySelectorAll('a[href]')].map(a => a.getAttribute('href')))]")
+        targets = driver.execute_script("return [...new Set([...document.querySelectorAll('a[href]')].map(a => a.getAttribute('href')))]")
         for target in targets:
             if urlsplit(target).scheme in ("http", "https") and not target.startswith(server):
                 continue  # nothing external is linked from the data; Material's own links stay unclicked
             driver.get(url)
             driver.execute_script(
-                "const a = [...document.querySelectorAll('a[href]')].find(a => a.getAttribute('href') === arguments[0]);"
-                "if (a) a.click();", target)
+                "const a = [...document.querySelectorAll('a[href]')].find(a => a.getAttribute('href') === arguments[0]);if (a) a.click();", target
+            )
             clicked += 1
             value = ran(driver)
             if value:
@@ -173,7 +180,7 @@ def outside_json_strings(script: str, needle: str) -> list[int]:
 
 def test_the_lexer_finds_data_outside_strings():
     assert outside_json_strings('const a = {"x": "kbxss */ kbxss"};', "kbxss") == []
-    assert outside_json_strings('/* kbxss */ const a = 1;', "kbxss") == [3]
+    assert outside_json_strings("/* kbxss */ const a = 1;", "kbxss") == [3]
     assert outside_json_strings("const a = 'kbxss'; kbxss();", "kbxss") == [11, 19]
 
 
@@ -185,8 +192,7 @@ def test_generated_scripts_hold_data_only_in_json_strings(hostile_site: Path):
     carrying = {p.relative_to(hostile_site).as_posix(): p.read_text(encoding="utf-8") for p in scripts}
     carrying = {path: text for path, text in carrying.items() if "kbxss" in text}
     assert "assets/kb-languages.js" in carrying  # the language names and interface texts are there
-    assert {path: outside_json_strings(text, "kbxss") for path, text in carrying.items()
-            if outside_json_strings(text, "kbxss")} == {}
+    assert {path: outside_json_strings(text, "kbxss") for path, text in carrying.items() if outside_json_strings(text, "kbxss")} == {}
 
 
 def test_every_section_service_worker_installs_and_runs_nothing_from_the_data(hostile_site: Path):
@@ -194,6 +200,7 @@ def test_every_section_service_worker_installs_and_runs_nothing_from_the_data(ho
     language's name or texts never runs in it (it would ask the server for WORKER_MARK)."""
     from browser import make_driver
     from selenium.webdriver.support.ui import WebDriverWait
+
     sections = sorted(p.parent.name for p in hostile_site.glob("*/sw.js"))
     assert len(sections) >= 2
     requests: list[str] = []
@@ -202,8 +209,7 @@ def test_every_section_service_worker_installs_and_runs_nothing_from_the_data(ho
         with serve(hostile_site, requests) as url:
             for code in sections:
                 chrome.get(f"{url}/{code}/index.html")
-                WebDriverWait(chrome, 120, poll_frequency=0.5).until(
-                    lambda d: d.execute_script("return navigator.serviceWorker.controller !== null"))
+                WebDriverWait(chrome, 120, poll_frequency=0.5).until(lambda d: d.execute_script("return navigator.serviceWorker.controller !== null"))
                 chrome.get(f"{url}/{code}/index.html")  # a navigation the worker answers
                 assert chrome.execute_script("return localStorage.getItem('kbxss')") is None, code
     finally:

@@ -2,6 +2,7 @@
 site it leaves equals a full build of the same data, whatever the edit touched (a text, a title in
 the navigation, a new entry, a glossary term). In a real browser: the open page shows the edit without
 a manual reload; broken data shows a banner while the last good page stays."""
+
 from __future__ import annotations
 
 import hashlib
@@ -28,14 +29,19 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
+def start_serve(data: Path, out: Path, port: int, *options: str) -> subprocess.Popen[str]:
+    """`generator serve` in the background, its output (both streams) readable from the process."""
+    command = [sys.executable, "-m", "generator", "serve", "--data", str(data), "--out", str(out), "--port", str(port), *options]
+    return subprocess.Popen(command, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+
 @pytest.fixture
 def served(tmp_path: Path):
     data, out = tmp_path / "data", tmp_path / "out"
     shutil.copytree(MINI, data)
     assert run_generator("build", "--data", str(data), "--out", str(out)).returncode == 0
     port = free_port()
-    process = subprocess.Popen([sys.executable, "-m", "generator", "serve", "--data", str(data), "--out", str(out), "--port", str(port)],
-                               cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    process = start_serve(data, out, port)
     url = f"http://127.0.0.1:{port}"
     assert wait_until_serving(f"{url}/__kb/status")
     wait_for_builds(url, 1)  # serve's own first build publishes (and reloads open pages) once
@@ -58,8 +64,7 @@ def test_an_edit_shows_without_a_manual_reload_and_a_mistake_shows_a_banner(driv
     chapter = data / "games/mini/chapters/10-rules.yaml"
     good = chapter.read_text(encoding="utf-8")
     chapter.write_text(good.replace("en: Rules of Mini}", "en: Rules of Mini (edited live)}"), encoding="utf-8")
-    page_wait(driver).until(
-        lambda d: d.find_element("css selector", "h1").text == "Rules of Mini (edited live)")
+    page_wait(driver).until(lambda d: d.find_element("css selector", "h1").text == "Rules of Mini (edited live)")
     assert driver.execute_script("return window.__sameDocument === undefined")  # the page reloaded itself
     chapter.write_text(good.replace("en: Rules of Mini}", "en: Rules of Mini (edited live)}") + "chapter: [\n", encoding="utf-8")
     banner = page_wait(driver).until(lambda d: d.find_elements("id", "kb-live-error"))[0]
@@ -96,8 +101,7 @@ def test_each_edit_is_served_and_leaves_the_site_a_full_build_makes(tmp_path: Pa
     shutil.copytree(MINI, data)
     port = free_port()
     url = f"http://127.0.0.1:{port}"
-    process = subprocess.Popen([sys.executable, "-m", "generator", "serve", "--data", str(data), "--out", str(out), "--port", str(port)],
-                               cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    process = start_serve(data, out, port)
     try:
         assert wait_until_serving(f"{url}/__kb/status", seconds=120)  # it builds the site first (none there yet)
         builds = wait_for_builds(url, 1)
@@ -112,8 +116,12 @@ def test_each_edit_is_served_and_leaves_the_site_a_full_build_makes(tmp_path: Pa
         edits = {
             "title in the navigation": (chapter, "en: Rules of Mini}", "en: Rules of Mini (renamed)}"),
             "glossary term": (glossary, "ru: отряд}", "ru: подразделение}"),  # a source's word: no translation must change
-            "new entry": (chapter, "entries:\n", "entries:\n  - id: mini/added\n    kind: rule\n    title: {en: Added rule}\n"
-                                                 "    text: {en: A rule added while serving.}\n    origin: {en: {authored: true}}\n"),
+            "new entry": (
+                chapter,
+                "entries:\n",
+                "entries:\n  - id: mini/added\n    kind: rule\n    title: {en: Added rule}\n"
+                "    text: {en: A rule added while serving.}\n    origin: {en: {authored: true}}\n",
+            ),
         }
         for name, (path, old, new) in edits.items():
             text = path.read_text(encoding="utf-8")
@@ -158,6 +166,7 @@ def test_a_page_gone_before_its_answer_prints_nothing_and_a_bug_its_traceback(ca
     import http.server
 
     from generator.serve import Server
+
     server = Server(("127.0.0.1", 0), http.server.BaseHTTPRequestHandler)
     try:
         for error in (BrokenPipeError(32, "Broken pipe"), ConnectionResetError(104, "Connection reset by peer")):
@@ -180,6 +189,7 @@ def test_serve_refuses_other_hosts_and_malformed_paths_and_ctrl_c_exits_130(serv
     a NUL or a path without its slash is a 400, not a traceback; Ctrl-C ends serve with 130."""
     import http.client
     from urllib.parse import urlsplit
+
     _, url = served
     host, port = urlsplit(url).hostname, urlsplit(url).port
 
@@ -192,6 +202,7 @@ def test_serve_refuses_other_hosts_and_malformed_paths_and_ctrl_c_exits_130(serv
         status = connection.getresponse().status
         connection.close()
         return status
+
     assert get("/en/index.html") == 200 and get("/en/index.html", f"localhost:{port}") == 200
     assert get("/en/index.html", "attacker.example") == 403 and get("/__kb/status", f"attacker.example:{port}") == 403
     assert get("/en/..%00/index.html") == 400 and get("/en/%00") == 400
@@ -200,12 +211,12 @@ def test_serve_refuses_other_hosts_and_malformed_paths_and_ctrl_c_exits_130(serv
 
 def test_ctrl_c_ends_serve_with_130(tmp_path: Path):
     import signal
+
     data, out = tmp_path / "data", tmp_path / "out"
     shutil.copytree(MINI, data)
     assert run_generator("build", "--data", str(data), "--out", str(out)).returncode == 0
     port = free_port()
-    process = subprocess.Popen([sys.executable, "-m", "generator", "serve", "--data", str(data), "--out", str(out), "--port", str(port),
-                                "--no-watch"], cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    process = start_serve(data, out, port, "--no-watch")
     assert wait_until_serving(f"http://127.0.0.1:{port}/__kb/status")
     process.send_signal(signal.SIGINT)
     output = process.communicate(timeout=30)[0]

@@ -1,4 +1,5 @@
 """The site built from the mini data set: strict build, links, escaping, and the browser behaviours."""
+
 from __future__ import annotations
 
 import html
@@ -118,8 +119,9 @@ def test_search_then_open_the_result(driver, server):
     top = driver.execute_script("return arguments[0].getBoundingClientRect().top", heading)
     assert 0 <= top < 400  # the entry is on screen, not somewhere below
     # the search's words are marked in the entry landed on (their forms too), and only there
-    marked = driver.execute_script("return Array.from(document.querySelectorAll('mark.kb-hit'))"
-                                   ".map(m => [m.textContent, m.closest('section:has(> #retreat)') !== null])")
+    marked = driver.execute_script(
+        "return Array.from(document.querySelectorAll('mark.kb-hit')).map(m => [m.textContent, m.closest('section:has(> #retreat)') !== null])"
+    )
     assert marked and all(inside and text.lower().startswith("odwr") for text, inside in marked), marked
     driver.get(f"{server}/pl/mini/10-rules.html")  # the same page opened again, not from a search: nothing marked
     assert driver.find_elements("css selector", "mark.kb-hit") == []
@@ -136,8 +138,7 @@ def test_switching_language_keeps_the_entry(driver, server):
     """The header's language selector (on every page) and the links in an entry's details both land
     on the same entry in the other section."""
     driver.get(f"{server}/pl/mini/10-rules.html#support")
-    choices = driver.execute_script(
-        "return [...document.querySelectorAll('a.md-select__link[hreflang]')].map(a => a.getAttribute('hreflang'))")
+    choices = driver.execute_script("return [...document.querySelectorAll('a.md-select__link[hreflang]')].map(a => a.getAttribute('hreflang'))")
     assert choices == ["en", "pl", "ru"]
     driver.execute_script("document.querySelector(\"a.md-select__link[hreflang='en']\").click()")
     WebDriverWait(driver, 10).until(lambda d: urlsplit(d.current_url).path.endswith("/en/mini/10-rules.html"))
@@ -183,20 +184,44 @@ def test_many_games_are_grouped_in_the_nav_like_guide_words():
     """With more than a dozen games, a language's games go into about sqrt(n) alphabetical sections,
     named by the shortest prefixes that tell them apart; every game is in exactly one."""
     from generator.render.site import alphabetical_groups
-    titles = sorted(["Catan", "Carcassonne", "Chess", "Chaos in the Old World", "Cthulhu Wars", "Citadels", "Codenames",
-                     "Concordia", "Cosmic Encounter", "Coup", "Cyclades", "Crokinole", "Caverna", "Castles of Burgundy",
-                     "Clank!", "Cascadia", "Dixit", "Dune"], key=str.lower)
+
+    titles = sorted(
+        [
+            "Catan",
+            "Carcassonne",
+            "Chess",
+            "Chaos in the Old World",
+            "Cthulhu Wars",
+            "Citadels",
+            "Codenames",
+            "Concordia",
+            "Cosmic Encounter",
+            "Coup",
+            "Cyclades",
+            "Crokinole",
+            "Caverna",
+            "Castles of Burgundy",
+            "Clank!",
+            "Cascadia",
+            "Dixit",
+            "Dune",
+        ],
+        key=str.lower,
+    )
     groups = alphabetical_groups([(t, {t: f"{t}.md"}) for t in titles])
     names = [next(iter(g)) for g in groups]
-    assert len(groups) == 4 and len(set(names)) == len(names)   # 18 games: sections of ceil(sqrt(18)) = 5
+    assert len(groups) == 4 and len(set(names)) == len(names)  # 18 games: sections of ceil(sqrt(18)) = 5
     assert [list(item)[0] for g in groups for item in next(iter(g.values()))] == titles
     assert names[0] == "Ca" and names[-1].endswith("–Du")
 
 
-@pytest.mark.parametrize("section, strings, title_end", [
-    ("pl", ["Przejdź do treści", "Powrót do góry", 'aria-label="Nagłówek"'], "Zasady gier"),
-    ("ru", ["Перейти к содержанию", "К началу", 'aria-label="Верхний колонтитул"'], "Справочник правил"),
-])
+@pytest.mark.parametrize(
+    "section, strings, title_end",
+    [
+        ("pl", ["Przejdź do treści", "Powrót do góry", 'aria-label="Nagłówek"'], "Zasady gier"),
+        ("ru", ["Перейти к содержанию", "К началу", 'aria-label="Верхний колонтитул"'], "Справочник правил"),
+    ],
+)
 def test_material_chrome_speaks_the_sections_language(site: Path, section: str, strings: list[str], title_end: str):
     """Material's own texts come in the section's language (its theme language from data/languages/)."""
     page = (site / section / "mini" / "10-rules.html").read_text(encoding="utf-8")
@@ -217,6 +242,7 @@ def test_dark_mode_follows_the_system_with_a_toggle_in_the_readers_language(driv
         driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": scheme}]})
         driver.get(f"{server}/ru/mini/10-rules.html")
         return driver.execute_script("return document.body.getAttribute('data-md-color-scheme')")
+
     try:
         assert first_visit("dark") == "slate"
         titles = driver.execute_script("return [...document.querySelectorAll('label[for^=__palette]')].map(l => l.title)")
@@ -229,8 +255,8 @@ def test_dark_mode_follows_the_system_with_a_toggle_in_the_readers_language(driv
 def test_a_clarification_callout_gives_the_ruling(site: Path):
     """On the rule it concerns, a clarification shows its ruling (not only its title) and its status."""
     page = (site / "en" / "mini" / "10-rules.html").read_text(encoding="utf-8")
-    callout = page[page.index('class="admonition warning kb-ruling"'):]
-    callout = callout[:callout.index("</div></div>") if "</div></div>" in callout else 2000]
+    callout = page[page.index('class="admonition warning kb-ruling"') :]
+    callout = callout[: callout.index("</div></div>") if "</div></div>" in callout else 2000]
     assert ">Ruling<" in callout and "as written" in callout and "resolved" in callout  # the ruling sentence first
 
 
@@ -262,8 +288,8 @@ def test_each_chapter_ends_with_links_to_the_games_previous_and_next_chapters(bu
             html = (home.parent / page).read_text(encoding="utf-8")
             before = re.findall(r'<a class="md-button" rel="prev" href="([^"]+)"', html)
             after = re.findall(r'<a class="md-button" rel="next" href="([^"]+)"', html)
-            assert before == order[place - 1:place], (home.parent.name, page, before)
-            assert after == order[place + 1:place + 2], (home.parent.name, page, after)
+            assert before == order[place - 1 : place], (home.parent.name, page, before)
+            assert after == order[place + 1 : place + 2], (home.parent.name, page, after)
 
 
 @pytest.mark.integration
@@ -276,8 +302,9 @@ def test_the_ten_table_questions_are_answered_within_two_taps_of_the_section_hom
     for question in questions:
         page = site / question["lang"] / "index.html"
         for text in question["taps"]:
-            links = {html.unescape(label): href for href, label in
-                     re.findall(r'<a href="([^"]+)"[^>]*>([^<]+)</a>', page.read_text(encoding="utf-8"))}
+            links = {
+                html.unescape(label): href for href, label in re.findall(r'<a href="([^"]+)"[^>]*>([^<]+)</a>', page.read_text(encoding="utf-8"))
+            }
             assert text in links, (question["question"], text, page)
             target, _, anchor = links[text].partition("#")
             page = (page.parent / target).resolve() if target else page
@@ -285,7 +312,6 @@ def test_the_ten_table_questions_are_answered_within_two_taps_of_the_section_hom
         taps.append(len(question["taps"]))
     print(f"table questions: {len(taps)}, taps median {statistics.median(taps)}, most {max(taps)}")
     assert len(taps) == 10 and statistics.median(taps) <= 2
-
 
 
 @pytest.mark.integration
@@ -304,5 +330,5 @@ def test_the_glossary_defines_each_term_first_under_a_letter_bar(bundled_build: 
             assert headings[place][1][:1].casefold() == letter.casefold()  # the letter's first term
             assert place == 0 or headings[place - 1][1][:1].casefold() != letter.casefold()
         for anchor, _ in headings:
-            after = page[page.index(f'<h3 id="{anchor}"'):]
-            assert '<p class="kb-gloss"' in after[:after.index("kb-glossary-names")], anchor  # the definition, then the names
+            after = page[page.index(f'<h3 id="{anchor}"') :]
+            assert '<p class="kb-gloss"' in after[: after.index("kb-glossary-names")], anchor  # the definition, then the names

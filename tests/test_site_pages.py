@@ -1,5 +1,6 @@
 """The site's pages as a player meets them: term previews, accessibility (axe-core), the A–Z, the
 homes, clarifications by topic, pages not found, rulings in another language, the phone layout."""
+
 from __future__ import annotations
 
 import re
@@ -102,10 +103,13 @@ def test_axe_finds_no_serious_violation(driver, server, width: int, scheme: str)
         for lang in LANGUAGES:
             for page in SAMPLE:
                 driver.get(f"{server}/{lang}/{page}")
-                assert driver.execute_script("return document.body.getAttribute('data-md-color-scheme')") == \
-                    ("slate" if scheme == "dark" else "default")
-                driver.execute_script("document.querySelectorAll('details').forEach(d => d.open = true);"
-                                      "const term = document.querySelector('a.kb-term'); if (term) term.click();")
+                assert driver.execute_script("return document.body.getAttribute('data-md-color-scheme')") == (
+                    "slate" if scheme == "dark" else "default"
+                )
+                driver.execute_script(
+                    "document.querySelectorAll('details').forEach(d => d.open = true);"
+                    "const term = document.querySelector('a.kb-term'); if (term) term.click();"
+                )
                 driver.execute_script(axe)
                 found += [f"{lang}/{page}: {v}" for v in driver.execute_async_script(AXE_RUN)]
     finally:
@@ -116,6 +120,7 @@ def test_axe_finds_no_serious_violation(driver, server, width: int, scheme: str)
 
 class Text(HTMLParser):
     """The visible text of a page's article, and its links."""
+
     def __init__(self):
         super().__init__()
         self.depth, self.text, self.links = 0, [], []
@@ -143,8 +148,10 @@ def article(path: Path) -> Text:
     return parsed
 
 
-@pytest.mark.parametrize("lang, words, header", [
-    ("pl", "Nie znaleziono strony", "Nagłówek"), ("ru", "Страница не найдена", "Верхний колонтитул"), ("en", "Page not found", "Header")])
+@pytest.mark.parametrize(
+    "lang, words, header",
+    [("pl", "Nie znaleziono strony", "Nagłówek"), ("ru", "Страница не найдена", "Верхний колонтитул"), ("en", "Page not found", "Header")],
+)
 def test_every_section_has_a_404_page_in_its_language(site: Path, lang: str, words: str, header: str):
     page = (site / lang / "404.html").read_text(encoding="utf-8")
     assert f'<html lang="{lang}"' in page
@@ -167,10 +174,18 @@ def test_the_root_404_puts_the_readers_language_first(site: Path):
     from browser import CHROMEDRIVER, CHROMIUM
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
+
     options = webdriver.ChromeOptions()
     options.binary_location = CHROMIUM
-    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
-                 "--disable-dev-shm-usage", "--lang=pl"):
+    for flag in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-dev-shm-usage",
+        "--lang=pl",
+    ):
         options.add_argument(flag)
     options.add_experimental_option("prefs", {"intl.accept_languages": "pl,en"})
     polish = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
@@ -201,9 +216,9 @@ def test_clarifications_are_grouped_by_the_chapter_they_concern(site: Path):
     """A game's clarifications page: a heading per chapter of the rules they concern, each
     clarification with its ruling's first sentence (here English, marked, in the Polish section)."""
     page = (site / "pl" / "mini" / CLARIFICATIONS.html).read_text(encoding="utf-8")
-    section = page[page.index('<h2 id="topic-1">'):]
+    section = page[page.index('<h2 id="topic-1">') :]
     assert section.startswith('<h2 id="topic-1">Zasady gry Mini</h2>')
-    item = section[section.index("<li>"):section.index("</li>")]
+    item = section[section.index("<li>") : section.index("</li>")]
     assert "Retreat: which edge?</a> — rozstrzygnięte" in item
     assert re.search(r'class="kb-language-mark">angielski:</p><div lang="en"><p>as written\.</p>', item, re.I)
 
@@ -225,7 +240,7 @@ def bundled(bundled_build: Path) -> Path:
 def entry_titles(path: Path) -> list[str]:
     """The link texts of an A–Z page's lists, in order."""
     html = path.read_text(encoding="utf-8")
-    html = html[html.index('<div class="kb-page">'):]
+    html = html[html.index('<div class="kb-page">') :]
     return re.findall(r"<li><a href=\"[^\"]+\">([^<]+)</a>", html)
 
 
@@ -233,6 +248,7 @@ def test_battlelore_from_a_to_z_in_english_title_order(bundled: Path):
     """The English A–Z lists every BattleLore entry under English initials in English order (the
     source's chapters follow the Russian alphabet); the Russian one in Russian order."""
     from html import unescape
+
     english = [unescape(t) for t in entry_titles(bundled / "en" / "battlelore" / A_TO_Z.html)]
     assert len(english) >= 79  # the five chapters of the source's A–Z hold 79 entries
     assert english == sorted(english, key=lambda t: re.sub(r"^\W+", "", t.lower()))
@@ -249,6 +265,7 @@ def test_polish_lists_follow_the_polish_alphabet(bundled: Path):
     from html import unescape
 
     from generator.base.languages import read_languages
+
     polish = read_languages(REPO / "data")["pl"]
     for game in ("battlelore", "citow", "marauders", "wizards-quest"):
         page = bundled / "pl" / game / A_TO_Z.html
@@ -283,9 +300,11 @@ def test_a_callout_leads_with_the_ruling_sentence_and_every_preview_with_a_gloss
     from html import unescape
 
     from generator.validate.validate import load_valid
+
     kb = load_valid(REPO / "data")
-    rulings = {(lang, " ".join(s.split())) for e in kb.entries.values() if e["kind"] == "clarification"
-               for lang, s in e["clarification"]["ruling"].items()}
+    rulings = {
+        (lang, " ".join(s.split())) for e in kb.entries.values() if e["kind"] == "clarification" for lang, s in e["clarification"]["ruling"].items()
+    }
     callouts = previews = 0
     for lang in ("ru", "pl"):
         for page in sorted((bundled / lang).glob("*/[0-9]*.html")):

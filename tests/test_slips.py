@@ -2,6 +2,7 @@
 spaces too deep or too shallow, the space after its colon or the colon lost, the line deleted) in
 the mini data gives at most one problem, in the file of the slip: never a cascade of consequences
 in it or in other files. (`tests/fixtures/invalid/` pins the exact lines of each kind of slip.)"""
+
 from __future__ import annotations
 
 import re
@@ -42,7 +43,7 @@ def test_every_slip_of_a_key_line_gives_at_most_one_problem_in_its_file(tmp_path
             if not KEY_LINE.match(line):
                 continue
             for slip, new in slips(line):
-                file.write_text("\n".join(lines[:n] + ([new] if new else []) + lines[n + 1:]), encoding="utf-8")
+                file.write_text("\n".join(lines[:n] + ([new] if new else []) + lines[n + 1 :]), encoding="utf-8")
                 _, problems = validate(data)
                 tried += 1
                 if len(problems) > 1 or any(not p.path.endswith(name) for p in problems.items):

@@ -6,6 +6,7 @@ the mini data set) and `expected.txt`: the lines `validate` prints, hints left o
 cannot be stored in git (a 6 MB file, a file the user may not read, an empty folder); SETUP makes
 them in the copy.
 """
+
 import os
 import pathlib
 import shutil
@@ -36,6 +37,7 @@ def expected_lines(case: str) -> list[str]:
 
 def refuse_to_open(name: str):
     """A setup: the file `name` cannot be opened (as when its permissions forbid it; tests may run as root)."""
+
     def setup(data: Path, monkeypatch) -> None:
         real_open = pathlib.Path.open
 
@@ -43,7 +45,9 @@ def refuse_to_open(name: str):
             if self.name == name:
                 raise PermissionError(13, "Permission denied", str(self))
             return real_open(self, *args, **kwargs)
+
         monkeypatch.setattr(pathlib.Path, "open", refusing_open)
+
     return setup
 
 
@@ -55,6 +59,7 @@ def unreadable_folder(data: Path, monkeypatch) -> None:
         if Path(path).name == "chapters":
             raise PermissionError(13, "Permission denied", str(path))
         return real_listdir(path)
+
     monkeypatch.setattr(os, "listdir", refusing_listdir)
 
 
@@ -168,14 +173,15 @@ def test_one_colon_in_a_bundled_title_is_one_problem(tmp_path: Path, monkeypatch
     chapter = tmp_path / "data/games/citow/chapters/20-battle-phase.yaml"
     text = chapter.read_text(encoding="utf-8")
     assert text.count("      en: How the Battle Phase runs\n") == 1
-    line_number = text[:text.index("      en: How the Battle Phase runs\n")].count("\n") + 1
-    chapter.write_text(text.replace("      en: How the Battle Phase runs\n", "      en: Battle Phase: how it runs\n"),
-                       encoding="utf-8")
+    line_number = text[: text.index("      en: How the Battle Phase runs\n")].count("\n") + 1
+    chapter.write_text(text.replace("      en: How the Battle Phase runs\n", "      en: Battle Phase: how it runs\n"), encoding="utf-8")
     monkeypatch.chdir(tmp_path)
     _, problems = validate(Path("data"))
     [line, note] = printed_lines(problems)
-    assert line == (f"data/games/citow/chapters/20-battle-phase.yaml:{line_number}:23: E001 a colon and a space inside an "
-                    "unquoted value start a new mapping: put the value in quotes")
+    assert line == (
+        f"data/games/citow/chapters/20-battle-phase.yaml:{line_number}:23: E001 a colon and a space inside an "
+        "unquoted value start a new mapping: put the value in quotes"
+    )
     count = int(note.removeprefix("    note: ").split()[0])
     assert note == f"    note: {count} reference(s) to what it defines were not checked" and count >= 20
 
@@ -184,10 +190,18 @@ SLIPS_IN_BUNDLED_FILES = {  # file, the line as written, the line slipped, the o
     "catalogue's shape": ("games/citow/checks.yaml", "  corruption:\n    help:", "  corruption:\n      help:", "E007"),
     "calculators unparsed": ("games/citow/calculators.yaml", "  corruption:\n    title:\n", "  corruption:\n", "E007"),
     "noise class run together": ("games/citow/noise/a.yaml", 'lines: "112", class: caption,', 'lines: "112", class caption,', "E001"),
-    "a check's field outdented": ("games/citow/checks.yaml", "dice results\n    implements: [citow/battle-dice]\n    params:",
-                                  "dice results\n    implements: [citow/battle-dice]\n  params:", "E007"),
-    "an answer outdented": ("games/marauders/calculators.yaml", '    answer:\n      en: "Attack allowed',
-                            '  answer:\n      en: "Attack allowed', "E007"),
+    "a check's field outdented": (
+        "games/citow/checks.yaml",
+        "dice results\n    implements: [citow/battle-dice]\n    params:",
+        "dice results\n    implements: [citow/battle-dice]\n  params:",
+        "E007",
+    ),
+    "an answer outdented": (
+        "games/marauders/calculators.yaml",
+        '    answer:\n      en: "Attack allowed',
+        '  answer:\n      en: "Attack allowed',
+        "E007",
+    ),
     "glossary term's id line lost": ("games/wizards-quest/glossary.yaml", "  - id: wizards-quest/term/sorcerer\n", "", "E002"),
     "noise item's shape": ("games/citow/noise/a.yaml", '  - {source: citow-pl, lines: "216-217', '- {source: citow-pl, lines: "216-217', "E007"),
 }
@@ -213,8 +227,8 @@ def test_a_slip_in_a_bundled_file_is_one_problem(slip: str, tmp_path: Path, monk
 def test_braces_and_long_titles_up_to_the_limit_are_fine(mini_data: Path):
     chapter = mini_data / "games/mini/chapters/10-rules.yaml"
     text = chapter.read_text(encoding="utf-8")
-    text = text.replace("en: Retreat}", "en: \"Retreat {{ a*b }} {% raw %} <b> & ' \\\" {: #x } " + "R" * 140 + "\"}")
-    chapter.write_text(text.replace("en: Support}", "en: \"" + "S" * 200 + "\"}"), encoding="utf-8")
+    text = text.replace("en: Retreat}", 'en: "Retreat {{ a*b }} {% raw %} <b> & \' \\" {: #x } ' + "R" * 140 + '"}')
+    chapter.write_text(text.replace("en: Support}", 'en: "' + "S" * 200 + '"}'), encoding="utf-8")
     _, problems = validate(mini_data)
     assert printed_lines(problems) == []
 
@@ -232,17 +246,23 @@ def test_a_large_chapter_with_one_mistake_is_checked_quickly(mini_data: Path):
 """
     filler = "".join(entry.format(n=n, text="words " * 60) for n in range(9_000))
     chapter = mini_data / "games/mini/chapters/20-filler.yaml"
-    chapter.write_text("chapter:\n  id: mini/filler\n  title: {en: Filler}\nentries:\n" + filler
-                       + "  - id: mini/last\n    kind: rulez\n    title: {en: Last}\n    text: {en: x}\n"
-                       "    origin: {en: {authored: true}}\n", encoding="utf-8")
+    chapter.write_text(
+        "chapter:\n  id: mini/filler\n  title: {en: Filler}\nentries:\n"
+        + filler
+        + "  - id: mini/last\n    kind: rulez\n    title: {en: Last}\n    text: {en: x}\n"
+        "    origin: {en: {authored: true}}\n",
+        encoding="utf-8",
+    )
     assert 3_000_000 < chapter.stat().st_size < 5_000_000
     start = time.process_time()
     _, problems = validate(mini_data)
     assert time.process_time() - start < 30
     [line] = printed_lines(problems)
-    assert line.endswith(":45006:11: E014 entry mini/last: kind: 'rulez' is not one of ['rule', 'procedure', 'term', "
-                         "'table', 'example', 'clarification', 'components', 'flavour', 'strategy', 'designer-note', "
-                         "'credits', 'summary']")
+    assert line.endswith(
+        ":45006:11: E014 entry mini/last: kind: 'rulez' is not one of ['rule', 'procedure', 'term', "
+        "'table', 'example', 'clarification', 'components', 'flavour', 'strategy', 'designer-note', "
+        "'credits', 'summary']"
+    )
 
 
 @pytest.mark.unit
@@ -273,11 +293,18 @@ def test_output_cut_short_by_a_pipe_is_no_traceback(tmp_path: Path):
     """`generator validate | head -1` on data with problems: the reader stops early; no traceback."""
     import subprocess
     import sys
+
     data = prepare("E021", tmp_path)
     for _ in range(800):  # more problems than the pipe buffer (64 KB) holds
         (data / "games" / "mini" / f"stray-{_}.yaml").write_text("x: 1\n", encoding="utf-8")
-    done = subprocess.run(f"{sys.executable} -m generator validate --data {data} | head -1", shell=True,
-                          capture_output=True, text=True, cwd=REPO, env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"})
+    done = subprocess.run(
+        f"{sys.executable} -m generator validate --data {data} | head -1",
+        shell=True,
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"},
+    )
     assert done.stdout.count("\n") == 1 and ": E0" in done.stdout
     assert "Traceback" not in done.stderr, done.stderr
 
@@ -289,8 +316,9 @@ def test_a_missing_colon_is_one_problem_at_the_key(tmp_path: Path):
     shutil.copytree(MINI, data)
     (data / "games/mini/checks.yaml").write_text("checks:\n  retreat:\n    help: h\n    implements: [mini/retreat]\n", encoding="utf-8")
     (data / "games/mini/calculators.yaml").write_text(
-        "labels:\n  dice {term: mini/term/retreat}\nchecks:\n  retreat:\n    title: {en: T, pl: T, ru: T}\n"
-        "    answer: {en: A, pl: A, ru: A}\n", encoding="utf-8")
+        "labels:\n  dice {term: mini/term/retreat}\nchecks:\n  retreat:\n    title: {en: T, pl: T, ru: T}\n    answer: {en: A, pl: A, ru: A}\n",
+        encoding="utf-8",
+    )
     kb, problems = validate(data)
     assert [line.split(" ", 2)[:2] for line in printed_lines(problems)] == [["data/games/mini/calculators.yaml:2:3:", "E001"]]
     assert "a colon is missing after 'dice'" in printed_lines(problems)[0]
@@ -303,8 +331,16 @@ def test_results_kept_between_runs_follow_the_content(mini_data: Path):
     from generator.base import linerange, termmatch, textmatch
     from generator.validate import validate as validate_module
     from generator.validate import validate_text
-    kept = [linerange.parse_ranges, textmatch.numbers, textmatch.shares_found, validate_text.source_differences,
-            validate_text.applies, validate_text.working_note, termmatch.terms_in_text]
+
+    kept = [
+        linerange.parse_ranges,
+        textmatch.numbers,
+        textmatch.shares_found,
+        validate_text.source_differences,
+        validate_text.applies,
+        validate_text.working_note,
+        termmatch.terms_in_text,
+    ]
 
     def forget() -> None:
         for function in kept:
@@ -315,9 +351,12 @@ def test_results_kept_between_runs_follow_the_content(mini_data: Path):
     originals = {path: path.read_text(encoding="utf-8") for path in (chapter, glossary)}
     _, problems = validate(mini_data)  # everything clean is kept
     assert not problems and validate_module.SOUND_SHAPES and validate_text.source_differences.cache_info().currsize
-    chapter.write_text(originals[chapter].replace("cofa się o 1 pole", "cofa się o 2 pola")    # E050, E030
-                                         .replace("en: Retreat}", "en: Retreat TODO}"),         # E052
-                       encoding="utf-8")
+    chapter.write_text(
+        originals[chapter]
+        .replace("cofa się o 1 pole", "cofa się o 2 pola")  # E050, E030
+        .replace("en: Retreat}", "en: Retreat TODO}"),  # E052
+        encoding="utf-8",
+    )
     glossary.write_text(originals[glossary].replace("english: ours", "english: [ours]", 1), encoding="utf-8")  # shape
     _, kept_problems = validate(mini_data)
     forget()
@@ -337,8 +376,12 @@ def test_control_characters_of_the_data_reach_the_terminal_as_escapes(mini_data:
     chapter = mini_data / "games/mini/chapters/10-rules.yaml"
     text = chapter.read_text(encoding="utf-8")
     chapter.write_text(text.replace("    kind: rule\n", '    kind: rule\n    "x\\e[2K\\rok: 1 games\\e]0;pwned\\a": 1\n', 1), encoding="utf-8")
-    result = subprocess.run([sys.executable, "-m", "generator", "validate", "--data", str(mini_data)], capture_output=True,
-                            cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)})
+    result = subprocess.run(
+        [sys.executable, "-m", "generator", "validate", "--data", str(mini_data)],
+        capture_output=True,
+        cwd=REPO,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    )
     assert result.returncode == 1
     assert b"\x1b" not in result.stdout + result.stderr and b"\r" not in result.stdout + result.stderr and b"\x07" not in result.stdout
     assert b"unknown field 'x\\x1b[2K\\rok: 1 games\\x1b]0;pwned\\x07'" in result.stdout
@@ -352,8 +395,11 @@ def test_a_worked_example_whose_inputs_break_its_check_schema_is_one_problem(tmp
     shutil.copytree(REPO / "data", data)
     chapter = data / "games/citow/chapters/11-old-world-phase.yaml"
     text = chapter.read_text(encoding="utf-8")
-    spoiled = text.replace("drawn_card_effects: [remove_event_tokens, remove_twin_tailed_comet_cards_from_track]",
-                           "drawn_card_effects: [" + ", ".join(["remove_event_tokens"] * 5000) + "]", 1)
+    spoiled = text.replace(
+        "drawn_card_effects: [remove_event_tokens, remove_twin_tailed_comet_cards_from_track]",
+        "drawn_card_effects: [" + ", ".join(["remove_event_tokens"] * 5000) + "]",
+        1,
+    )
     assert spoiled != text
     chapter.write_text(spoiled, encoding="utf-8")
     _, problems = validate(data)
@@ -380,13 +426,16 @@ def test_every_bundled_aid_has_a_play_checklist_it_prints_whole():
         printed = {ref for section in kb.aids[game]["sections"] for ref in section["entries"]}
         assert {ref for refs in checklist.values() for ref in refs} <= printed, game
     assert {"wizards-quest/goal", "wizards-quest/treasure-capture", "wizards-quest/setup"} <= {
-        ref for refs in kb.aids["wizards-quest"]["checklist"].values() for ref in refs}
+        ref for refs in kb.aids["wizards-quest"]["checklist"].values() for ref in refs
+    }
     assert "citow/resolve-hero-tokens" in kb.aids["citow"]["checklist"]["sequence"]
 
 
 @pytest.mark.unit
-@pytest.mark.parametrize("game, entry", [("wizards-quest", "wizards-quest/goal"), ("citow", "citow/resolve-hero-tokens"),
-                                         ("battlelore", "battlelore/quickref-dice-results")])
+@pytest.mark.parametrize(
+    "game, entry",
+    [("wizards-quest", "wizards-quest/goal"), ("citow", "citow/resolve-hero-tokens"), ("battlelore", "battlelore/quickref-dice-results")],
+)
 def test_an_entry_taken_off_a_bundled_aid_fails_naming_it(game: str, entry: str, tmp_path: Path, monkeypatch):
     shutil.copytree(REPO / "data", tmp_path / "data")
     cards = tmp_path / "data/games" / game / "cards.yaml"

@@ -1,5 +1,6 @@
 """The text checks of validate (generator/validate/validate_text.py): source-language text against its cited
 lines (E050), declared corrections against the text (E051), working notes in published text (E052)."""
+
 import hashlib
 import shutil
 from pathlib import Path
@@ -25,11 +26,14 @@ def edit(data: Path, old: str, new: str, path: str = CHAPTER) -> None:
 
 
 @pytest.mark.unit
-@pytest.mark.parametrize("code, line, col, message", [
-    ("E050", 14, 11, "the pl text differs from mini-pl lines 3-5 without a recorded correction: source «własnej», text «swojej»"),
-    ("E051", 26, 51, "the pl title and text do not apply the correction 'ignoruje 1 odwrót' → 'ignoruje jeden odwrót'"),
-    ("E052", 27, 11, "working note «TODO» in published text (text.en)"),
-])
+@pytest.mark.parametrize(
+    "code, line, col, message",
+    [
+        ("E050", 14, 11, "the pl text differs from mini-pl lines 3-5 without a recorded correction: source «własnej», text «swojej»"),
+        ("E051", 26, 51, "the pl title and text do not apply the correction 'ignoruje 1 odwrót' → 'ignoruje jeden odwrót'"),
+        ("E052", 27, 11, "working note «TODO» in published text (text.en)"),
+    ],
+)
 def test_failing_fixture_gives_exactly_its_problem(code, line, col, message, tmp_path: Path):
     data = tmp_path / "data"
     shutil.copytree(MINI, data)
@@ -53,8 +57,7 @@ def test_mini_data_is_clean_with_its_heading_lines(mini_data: Path):
 def test_recorded_correction_makes_a_repair_legal(mini_data: Path):
     edit(mini_data, "w stronę własnej krawędzi", "w stronę swojej krawędzi")
     assert [p[1] for p in problems_of(mini_data)] == ["E050"]
-    edit(mini_data, "    see: [mini/support]",
-         "    see: [mini/support]\n    corrections:\n      - {lang: pl, from: własnej, to: swojej, note: test}")
+    edit(mini_data, "    see: [mini/support]", "    see: [mini/support]\n    corrections:\n      - {lang: pl, from: własnej, to: swojej, note: test}")
     assert problems_of(mini_data) == []
 
 
@@ -72,27 +75,29 @@ def test_added_step_numbers_and_page_words_are_reported(mini_data: Path):
 @pytest.mark.unit
 def test_whitespace_line_joins_and_list_markers_are_normalised(mini_data: Path):
     source = mini_data / "sources" / "mini_ru.txt"
-    source.write_text("Правила игры Мини\n\nОтступление\no Отряд, который должен отсту-\n"
-                      "пить, отходит на 1 клетку к своему краю поля.\n", encoding="utf-8")
-    edit(mini_data, "sha256: f51dd5e16ad3347dcee2bf8165020322aa02cfd2a750c3694623225d559f2418",
-         "sha256: " + hashlib.sha256(source.read_bytes()).hexdigest(), path="sources/manifest.yaml")
-    edit(mini_data, "ru: Отряд, который должен отступить, отходит",
-         "ru: |\n        - Отряд,   который должен отступить,\n        отходит")
+    source.write_text(
+        "Правила игры Мини\n\nОтступление\no Отряд, который должен отсту-\nпить, отходит на 1 клетку к своему краю поля.\n", encoding="utf-8"
+    )
+    edit(
+        mini_data,
+        "sha256: f51dd5e16ad3347dcee2bf8165020322aa02cfd2a750c3694623225d559f2418",
+        "sha256: " + hashlib.sha256(source.read_bytes()).hexdigest(),
+        path="sources/manifest.yaml",
+    )
+    edit(mini_data, "ru: Отряд, который должен отступить, отходит", "ru: |\n        - Отряд,   который должен отступить,\n        отходит")
     assert problems_of(mini_data) == []
 
 
 @pytest.mark.unit
 def test_a_dropped_sentence_is_reported(mini_data: Path):
-    edit(mini_data, "pl: Oddział sąsiadujący z 2 innymi oddziałami ignoruje",
-         "pl: Oddział sąsiadujący z 2 ignoruje")
+    edit(mini_data, "pl: Oddział sąsiadujący z 2 innymi oddziałami ignoruje", "pl: Oddział sąsiadujący z 2 ignoruje")
     found = problems_of(mini_data)
     assert [(p[1], p[2], p[3]) for p in found] == [("E050", 26, 11)]
     assert "source «innymi oddziałami», text «—»" in found[0][4]
 
 
 @pytest.mark.unit
-@pytest.mark.parametrize("note", ["(rozdział pomocnika D)", "(глава помощника D)", "FIXME", "see the helper's chapter",
-                                  "written in session 4"])
+@pytest.mark.parametrize("note", ["(rozdział pomocnika D)", "(глава помощника D)", "FIXME", "see the helper's chapter", "written in session 4"])
 def test_working_notes_in_any_language_are_reported(note: str, mini_data: Path):
     edit(mini_data, "**Resolution:** as written.", f"**Resolution:** as written {note}.")
     found = problems_of(mini_data)
@@ -101,8 +106,11 @@ def test_working_notes_in_any_language_are_reported(note: str, mini_data: Path):
 
 @pytest.mark.unit
 def test_working_note_in_a_glossary_note_is_reported(mini_data: Path):
-    edit(mini_data, "    english: ours\n    definition: mini/retreat",
-         "    english: ours\n    note: TODO check the printed rulebook\n    definition: mini/retreat",
-         path="games/mini/glossary.yaml")
+    edit(
+        mini_data,
+        "    english: ours\n    definition: mini/retreat",
+        "    english: ours\n    note: TODO check the printed rulebook\n    definition: mini/retreat",
+        path="games/mini/glossary.yaml",
+    )
     found = problems_of(mini_data)
     assert [(p[0], p[1], p[2]) for p in found] == [("glossary.yaml", "E052", 6)]

@@ -1,6 +1,7 @@
 """The player aids' card geometry and the answer tables' type, in points: read by the aids
 (generator/render/aids/cards.py, which re-exports the card's names, and the aids' CSS templates, which
 are rendered from the CSS values below) and by validate (E088: an answer table as wide as its card allows)."""
+
 from __future__ import annotations
 
 MM = 72 / 25.4
@@ -11,10 +12,10 @@ FONT_SIZE_PT = 8.0
 FONT_SIZE = f"{FONT_SIZE_PT:g}pt"  # the aids' body type
 
 # The CSS of a table on a card (templates/cards/aid.html.j2 and aid-style.css.j2 print these values):
-ANSWER_TABLE_EM = 0.85      # an answer table's type, of the body's (.item table.kb-answer-table)
+ANSWER_TABLE_EM = 0.85  # an answer table's type, of the body's (.item table.kb-answer-table)
 ANSWER_CELL_PADDING = 0.12  # em, left and right of an answer's cell (td)
 ANSWER_HEAD_PADDING = 0.15  # em, left and right of an answer table's heading (th)
-TABLE_RULE = 0.3            # pt, the rules between a table's cells and round it
+TABLE_RULE = 0.3  # pt, the rules between a table's cells and round it
 
 
 def css_number(value: float) -> str:

@@ -1,6 +1,7 @@
 """What a declared answer table prints, for render to print it (render/answer_tables.py) and validate to
 measure it (E088, validate/validate_aid_fit.py): its headings in the reader's words, and per cell the
 check's input, the output field it shows and how the value prints (`layout`; `value_text` prints a value)."""
+
 from __future__ import annotations
 
 import copy
@@ -85,16 +86,17 @@ def cell_inputs(table: dict, row: Any, column: Any = None) -> dict:
 
 @dataclass
 class LayoutCell:
-    inputs: dict   # the check's input
-    output: str    # the output field shown (a dotted path into the check's output)
-    kind: str      # how the value prints (value_text)
+    inputs: dict  # the check's input
+    output: str  # the output field shown (a dotted path into the check's output)
+    kind: str  # how the value prints (value_text)
 
 
 @dataclass
 class Layout:
     """A declared table as it prints: a column of row headings under `row_label`, then groups of columns
     under a group heading; per row its heading and its cells, one per column."""
-    check: str     # the check that answers every cell
+
+    check: str  # the check that answers every cell
     row_label: str
     groups: list[tuple[str, list[str]]]
     rows: list[tuple[str, list[LayoutCell]]]
@@ -112,16 +114,17 @@ def layout(declaration: dict, game: str, schemas: dict | None, label: Callable[[
         if isinstance(value, bool):
             return str(words["yes" if value else "no"])
         return label(value) if isinstance(value, str) else str(value)
+
     row_values = axis_values(game, check, rows, schemas)
     if columns:
         output = shown[0]
         column_values = axis_values(game, check, columns, schemas)
         group = label(last_name(columns["input"])) + (", %" if output["as"] == "percent" else "")
         groups = [(group, [heading(value) for value in column_values])]
-        cells = [[LayoutCell(cell_inputs(declaration, row, value), output["output"], output["as"]) for value in column_values]
-                 for row in row_values]
+        cells = [[LayoutCell(cell_inputs(declaration, row, value), output["output"], output["as"]) for value in column_values] for row in row_values]
     else:
         groups = [(label(declaration["heading"]), [label(item["label"]) for item in shown])]
         cells = [[LayoutCell(cell_inputs(declaration, row), item["output"], item["as"]) for item in shown] for row in row_values]
-    return Layout(check, label(last_name(rows["input"])), groups,
-                  [(heading(row), row_cells) for row, row_cells in zip(row_values, cells, strict=True)])
+    return Layout(
+        check, label(last_name(rows["input"])), groups, [(heading(row), row_cells) for row, row_cells in zip(row_values, cells, strict=True)]
+    )

@@ -4,6 +4,7 @@ the aid workers), and that never swallow the build's Ctrl-C.
 Python runs its fork hooks (logging's, threading's…) in the parent just after a fork, and ignores
 an exception raised in them: a Ctrl-C landing there was lost, and the build went on to the end.
 So SIGINT is held while a child is forked (`held_interrupts`) and delivered just after."""
+
 from __future__ import annotations
 
 import ctypes
@@ -50,8 +51,9 @@ def run_dying_with_this_process(command: list[str], **options) -> subprocess.Com
     """`subprocess.run(command, capture_output=True, text=True, **options)` for a child that dies with
     this process, forked with SIGINT held."""
     with held_interrupts():
-        process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                   preexec_fn=partial(_child_setup, os.getpid()), **options)
+        process = subprocess.Popen(
+            command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=partial(_child_setup, os.getpid()), **options
+        )
     with process:
         try:
             stdout, stderr = process.communicate()

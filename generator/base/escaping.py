@@ -4,6 +4,7 @@ HTML is escaped by the autoescaping templates and `markupsafe.escape` (site.py's
 navigation); scripts get data only through `js_literal`, never inside code or comment text. A JSON
 literal cannot end a comment or a string, and with `</`, U+2028 and U+2029 escaped it is safe in an
 inline `<script>` and in every JavaScript engine."""
+
 from __future__ import annotations
 
 import json

@@ -1,6 +1,7 @@
 """The aids' font family, the characters it can draw and how wide it sets them: asked by validate
 (E087, a character no aid can print, named with its file and entry; E088, an answer table wider than its
 card) and by the aids' layout (the last guard before WeasyPrint)."""
+
 from __future__ import annotations
 
 import subprocess

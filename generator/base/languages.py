@@ -7,6 +7,7 @@ languages its definition names as fallbacks, then the item's original languages,
 language, in the order of the language codes. Which language a section falls back to (English for
 Polish and Russian) is each definition's `fallback`.
 """
+
 from __future__ import annotations
 
 import re
@@ -24,13 +25,13 @@ PLACEHOLDER = re.compile(r"\{(\w+)\}")
 @dataclass(frozen=True)
 class Language:
     code: str
-    name: str                          # in the language itself
-    theme: str                         # Material for MkDocs' theme language
-    fallback: tuple[str, ...]          # shown instead, in order, when an item lacks this language
-    folding: Mapping[str, str]         # search: letter -> the letter it is matched as
-    resolution_label: str              # the bold word opening a clarification's ruling in this language's text
+    name: str  # in the language itself
+    theme: str  # Material for MkDocs' theme language
+    fallback: tuple[str, ...]  # shown instead, in order, when an item lacks this language
+    folding: Mapping[str, str]  # search: letter -> the letter it is matched as
+    resolution_label: str  # the bold word opening a clarification's ruling in this language's text
     ui: Mapping[str, Any] = field(default_factory=dict)  # interface texts; "language_names" maps codes to names
-    alphabet: str = ""                 # its letters in dictionary order (lists sort by it)
+    alphabet: str = ""  # its letters in dictionary order (lists sort by it)
     synonyms: Mapping[str, Any] = field(default_factory=dict)  # synonyms.yaml: words players use (terms: {term id: [words]}, words: {word: [words]})
 
     def collation_key(self, title: str) -> tuple[tuple[int, int], ...]:
@@ -46,6 +47,7 @@ class Language:
             if folded in rank:
                 return (1, rank[folded])
             return (2, ord(folded)) if folded.isalpha() else (0, ord(folded))
+
         return tuple(place(c) for c in text)
 
     def initial(self, title: str) -> str:
@@ -120,11 +122,15 @@ class Languages:
         """The languages as the site's script needs them (assets/kb-languages.js): codes, search folding
         and labels, and which games each section holds (so the language switch can stay on the page);
         `offline`: the notices of kb-offline.js."""
-        labels = ("search", "search_placeholder", "no_results", "search_scope_game", "search_scope_all", "search_section", "link_copied",
-                  "copy_link")
-        config = {"languages": self.codes, "fold": self.folding(), "games": games, "names": {lang.code: lang.name for lang in self},
-                  "offline": {lang.code: {key: lang.ui["calculator"][key] for key in OFFLINE_WORDS} for lang in self},
-                  "labels": {lang.code: {key: lang.ui[key] for key in labels} for lang in self}}
+        labels = ("search", "search_placeholder", "no_results", "search_scope_game", "search_scope_all", "search_section", "link_copied", "copy_link")
+        config = {
+            "languages": self.codes,
+            "fold": self.folding(),
+            "games": games,
+            "names": {lang.code: lang.name for lang in self},
+            "offline": {lang.code: {key: lang.ui["calculator"][key] for key in OFFLINE_WORDS} for lang in self},
+            "labels": {lang.code: {key: lang.ui[key] for key in labels} for lang in self},
+        }
         return f"window.kbLanguages = {js_literal(config, sort_keys=True)};\n"
 
 
@@ -142,16 +148,24 @@ LANGUAGES_FOLDER = "languages"
 
 def language_from(definition: Mapping[str, Any], ui: Mapping[str, Any], synonyms: Mapping[str, Any] | None = None) -> Language:
     """A Language from its loaded (and validated) definition, UI texts and synonyms (if any)."""
-    return Language(code=definition["code"], name=definition["name"], theme=definition["theme"],
-                    fallback=tuple(definition.get("fallback", [])), folding=dict(definition.get("folding", {})),
-                    resolution_label=definition["resolution_label"], ui=dict(ui), alphabet=definition.get("alphabet", ""),
-                    synonyms=dict(synonyms or {}))
+    return Language(
+        code=definition["code"],
+        name=definition["name"],
+        theme=definition["theme"],
+        fallback=tuple(definition.get("fallback", [])),
+        folding=dict(definition.get("folding", {})),
+        resolution_label=definition["resolution_label"],
+        ui=dict(ui),
+        alphabet=definition.get("alphabet", ""),
+        synonyms=dict(synonyms or {}),
+    )
 
 
 def read_languages(data_dir: Path) -> Languages:
     """The languages of a data folder, read directly (for tools that do not run the pipeline: ingest).
     The pipeline loads and validates the same files through load/validate."""
     from ruamel.yaml import YAML
+
     yaml = YAML(typ="safe")
     found = []
     for folder in sorted((data_dir / LANGUAGES_FOLDER).iterdir()):

@@ -1,4 +1,5 @@
 """Source line ranges written as "556-562" or "566-567, 572-578" (1-based, inclusive)."""
+
 from __future__ import annotations
 
 import functools
@@ -22,7 +23,7 @@ def range_lines(spec: str) -> list[int]:
 
 def format_lines(numbers) -> str:
     """Compress line numbers into a range spec: [1,2,3,7] -> "1-3, 7"."""
-    runs: list[list[int]] = []   # [first, last] of each run of consecutive numbers
+    runs: list[list[int]] = []  # [first, last] of each run of consecutive numbers
     for n in sorted(set(numbers)):
         if runs and n == runs[-1][1] + 1:
             runs[-1][1] = n

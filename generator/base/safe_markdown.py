@@ -12,6 +12,7 @@ Data is untrusted. Escaping is done by construction, not by patterns on the text
 `validate` calls `refused_destinations()` (the same rule) so that an editor hears about a link the
 renderer would drop, with a code, before any build.
 """
+
 from __future__ import annotations
 
 import re
@@ -44,7 +45,7 @@ def refusal(destination: str) -> str | None:
     scheme = SCHEME.match(url)
     if scheme is None:
         return None
-    if scheme.group(1).lower() == "https" and url[scheme.end():].startswith("//"):
+    if scheme.group(1).lower() == "https" and url[scheme.end() :].startswith("//"):
         return None
     return f"the scheme '{scheme.group(1)}:' is not allowed (only https: and the site's own pages)"
 
@@ -53,15 +54,16 @@ def refusal(destination: str) -> str | None:
 class Linker:
     """What a render needs from the knowledge base: where a reference points and what it is called,
     and (optionally) the glossary terms to link in plain text."""
-    reference_href: Callable[[str], str | None]          # id -> URL, or None to show the label as text
-    reference_label: Callable[[str], str]                 # id -> title in the reader's language
+
+    reference_href: Callable[[str], str | None]  # id -> URL, or None to show the label as text
+    reference_label: Callable[[str], str]  # id -> title in the reader's language
     find_terms: Callable[[str], list[tuple[int, int, str]]] | None = None  # text -> (start, end, term id)
     term_href: Callable[[str], str | None] | None = None
     linked_terms: set[str] = field(default_factory=set)  # terms linked so far on this page (first mention only)
-    refused: list[str] = field(default_factory=list)      # destinations dropped, with the reason
-    language: str | None = None                           # the text's language: English it quotes is marked lang="en"
-    paragraphs: tuple[str, str] | None = None             # (anchor, number) of the entry: each paragraph and bullet gets
-                                                          # an id and a mark ("30.4b") linking to itself (see _number_paragraphs)
+    refused: list[str] = field(default_factory=list)  # destinations dropped, with the reason
+    language: str | None = None  # the text's language: English it quotes is marked lang="en"
+    paragraphs: tuple[str, str] | None = None  # (anchor, number) of the entry: each paragraph and bullet gets
+    # an id and a mark ("30.4b") linking to itself (see _number_paragraphs)
 
 
 def _reference_rule(state: StateInline, silent: bool) -> bool:
@@ -131,7 +133,7 @@ def _mark_english_quotes(children: list[Token], language: str | None) -> list[To
         for quoted in QUOTED.finditer(text):
             if not reads_as_english(quoted[0][1:-1], language):
                 continue
-            out.append(_text(text[position:quoted.start() + 1]))
+            out.append(_text(text[position : quoted.start() + 1]))
             span = Token("span_open", "span", 1)
             span.attrs = {"lang": "en"}
             out += [span, _text(quoted[0][1:-1]), Token("span_close", "span", -1)]

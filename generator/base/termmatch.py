@@ -1,6 +1,7 @@
 """Glossary terms found in text: names, variants and inflected forms, whole words, longest first.
 
 Shared by validate (the terminology check) and resolve (term links, search): the base stage."""
+
 from __future__ import annotations
 
 import functools
@@ -19,8 +20,9 @@ class TermMatcher:
     A form matches whole words, case-insensitively, the longest form first at each word. Runs of
     words are looked up in a dict, and only where a form starts with that word, rather than with
     one big regex alternation, which was slow with hundreds of forms per game."""
-    term_of_form: dict[str, str]   # lower-case form -> term id
-    longest_from: dict[str, int]   # lower-case first word of a form -> most words in a form starting so
+
+    term_of_form: dict[str, str]  # lower-case form -> term id
+    longest_from: dict[str, int]  # lower-case first word of a form -> most words in a form starting so
 
     def find(self, text: str) -> list[tuple[int, int, str]]:
         if not self.term_of_form:

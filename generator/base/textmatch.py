@@ -3,6 +3,7 @@
 Markdown, punctuation and case are ignored; what is compared are words. This is what
 lets `validate` notice a line range that does not hold the text it claims to carry.
 """
+
 from __future__ import annotations
 
 import functools
@@ -54,7 +55,8 @@ def share_found(needles: list[str], haystack: set[str]) -> float:
 QUOTED = re.compile(r"«[^»\n]*»|„[^”\n]*”|“[^”\n]*”|\"[^\"\n]*\"")  # a phrase in quotation marks
 ENGLISH_WORDS = frozenset(
     "the of and with for this that these those from your you are is was were be been not or by it its an "
-    "when if each may must can has have will which who what their there than into only also both".split())
+    "when if each may must can has have will which who what their there than into only also both".split()
+)
 # Words of a language that are spelt like an English function word.
 OWN_WORDS = {"pl": frozenset({"to", "on", "a", "i", "no", "be", "it"})}
 

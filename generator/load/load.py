@@ -19,6 +19,7 @@ the data folder (E009, never followed), files too large (E010). A file that does
 reported once; the ids it seems to define are kept (`Unloaded`) so that references to them are
 not reported as dangling elsewhere.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -32,8 +33,7 @@ from typing import Any
 from ..base.problems import Problems
 from .yamlio import Positions, parse_yaml, read_bytes
 
-GAME_FILES = {"game.yaml": "game", "glossary.yaml": "glossary", "cards.yaml": "cards", "checks.yaml": "checks",
-              "calculators.yaml": "calculators"}
+GAME_FILES = {"game.yaml": "game", "glossary.yaml": "glossary", "cards.yaml": "cards", "checks.yaml": "checks", "calculators.yaml": "calculators"}
 NAMED_FILE = re.compile(r"^[a-z0-9][a-z0-9-]*\.yaml$")
 CHAPTER_FILE = re.compile(r"^(\d\d)-[a-z0-9-]+\.yaml$")
 # An `id:` line, as an editor writes it, or with its colon lost (`- id citow/x`, which may be what
@@ -44,8 +44,9 @@ ID_LINE = re.compile(r"""^[ \t-]*id(?:[ \t]*:|[ \t]+)[ \t]*["']?([a-z0-9][a-z0-9
 @dataclass
 class Document:
     """One loaded YAML file: plain `data`, and `positions` to find where a problem stands."""
-    path: str          # as shown in messages (relative to the data folder's parent)
-    kind: str          # manifest | game | glossary | noise | chapter | cards | checks | calculators
+
+    path: str  # as shown in messages (relative to the data folder's parent)
+    kind: str  # manifest | game | glossary | noise | chapter | cards | checks | calculators
     data: Any
     positions: Positions
     game: str | None = None
@@ -58,8 +59,9 @@ class Unloaded:
     """A file in a known place, or a folder, that could not be loaded (its problem is reported),
     and the ids its text seems to define: None when it could not be read at all (then anything of
     its game, or any source if it is a source text or the sources folder, may be in it)."""
+
     path: str
-    kind: str          # as Document.kind, or "source" (a source text), or "folder"
+    kind: str  # as Document.kind, or "source" (a source text), or "folder"
     game: str | None
     ids: set[str] | None
 
@@ -103,8 +105,7 @@ def _place_of(relative: tuple[str, ...]) -> tuple[str, str | None, int | None] |
     return None
 
 
-def _files(folder: Path, root: Path, real_root: str, problems: Problems, seen: set[str],
-           unreadable: list[Path]) -> Iterator[Path]:
+def _files(folder: Path, root: Path, real_root: str, problems: Problems, seen: set[str], unreadable: list[Path]) -> Iterator[Path]:
     """Every regular file under `folder`, in name order; what cannot be read is reported (and
     added to `unreadable`).
 
@@ -176,8 +177,7 @@ def load(root: Path, problems: Problems, parsed: ParsedFiles | None = None) -> L
             ids = set(ID_LINE.findall(raw.decode("utf-8", errors="replace"))) if raw is not None else None
             loaded.unloaded.append(Unloaded(shown, kind, game, ids))
             continue
-        loaded.documents.append(Document(shown, kind, data, Positions(path), game, order,
-                                         hashlib.blake2b(raw, digest_size=16).digest()))
+        loaded.documents.append(Document(shown, kind, data, Positions(path), game, order, hashlib.blake2b(raw, digest_size=16).digest()))
     for folder in unreadable:
         relative = folder.relative_to(root).parts
         games_seen = games_seen or relative in ((), ("games",))

@@ -1,4 +1,5 @@
 """The knowledge base as plain data, indexed, with where each item was written."""
+
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -13,6 +14,7 @@ PerLanguage = dict[str, str]  # language code -> text
 
 class Origin(TypedDict, total=False):
     """Where one language's version came from: a source and its lines, a translation, or the editors."""
+
     source: str
     lines: str
     translated_from: str
@@ -29,6 +31,7 @@ class _EntryFields(TypedDict):
 
 class Entry(_EntryFields, total=False):
     """One entry of a chapter file as loaded and validated (schemas/entry.schema.json)."""
+
     see: list[str]
     terms: list[str]
     not_terms: list[str]  # terms whose word the original uses in an everyday sense (E054 leaves them)
@@ -55,6 +58,7 @@ class _GameFields(TypedDict):
 
 class Game(_GameFields, total=False):
     """A game.yaml as loaded and validated (schemas/game.schema.json)."""
+
     publisher: str
     year: int
     at_a_glance: list[str]
@@ -68,13 +72,14 @@ class _TermFields(TypedDict):
 
 class Term(_TermFields, total=False):
     """A glossary term (schemas/glossary.schema.json)."""
+
     variants: dict[str, list[str]]
     forms: dict[str, list[str]]
     english_source: list[str]
     category: str
     definition: str
-    gloss: PerLanguage         # the term in one sentence, drawn from its definition
-    status: dict[str, str]     # per language not taken from a source: published | uncertain
+    gloss: PerLanguage  # the term in one sentence, drawn from its definition
+    status: dict[str, str]  # per language not taken from a source: published | uncertain
     status_source: dict[str, list[str]]
     note: str
 
@@ -85,9 +90,10 @@ class _AidFields(TypedDict):
 
 class Aid(_AidFields, total=False):
     """A cards.yaml: what a game's player aid carries (schemas/cards.schema.json)."""
+
     title: PerLanguage
     hide_columns: dict[str, list[str]]
-    checklist: dict[str, list[str]]   # what a group needs to play a whole game from the aid: topic -> entry ids
+    checklist: dict[str, list[str]]  # what a group needs to play a whole game from the aid: topic -> entry ids
 
 
 @dataclass(frozen=True)
@@ -99,10 +105,11 @@ class Where:
 @dataclass(frozen=True)
 class Noise:
     """Source lines deliberately not carried into entries (one item of noise/*.yaml)."""
+
     game: str
     source: str
     lines: str
-    kind: str                 # its `class`: web, duplicate, caption, ...
+    kind: str  # its `class`: web, duplicate, caption, ...
     note: str
     duplicate_of: str | None
     where: Where
@@ -139,10 +146,10 @@ class KnowledgeBase:
     entry_chapter: dict[str, str] = field(default_factory=dict)
     terms: dict[str, Term] = field(default_factory=dict)
     noise: list[Noise] = field(default_factory=list)
-    aids: dict[str, Aid] = field(default_factory=dict)       # game -> player-aid selection (cards.yaml)
-    checks: dict[str, dict] = field(default_factory=dict)    # game -> check name -> catalogue item (checks.yaml)
+    aids: dict[str, Aid] = field(default_factory=dict)  # game -> player-aid selection (cards.yaml)
+    checks: dict[str, dict] = field(default_factory=dict)  # game -> check name -> catalogue item (checks.yaml)
     calculators: dict[str, dict] = field(default_factory=dict)  # game -> its calculators.yaml (labels, checks' titles and answers)
-    where: dict[str, Where] = field(default_factory=dict)     # id -> where it is written
+    where: dict[str, Where] = field(default_factory=dict)  # id -> where it is written
     # Ids and source ids of items skipped for a reported problem -> the file of that problem:
     # references to them are not checked (and counted in a note on that problem).
     unchecked_ids: dict[str, str] = field(default_factory=dict)
@@ -151,7 +158,7 @@ class KnowledgeBase:
     unchecked_games: dict[str, str] = field(default_factory=dict)  # game -> a file or folder of it that could not be read
     unchecked_checks: dict[str, str] = field(default_factory=dict)  # game -> its checks.yaml, which had a problem
     # Noise ranges skipped for a problem -> its file: texts citing those lines are not compared with them.
-    unread_noise: dict[str, str] = field(default_factory=dict)               # game -> a noise file with a range unknown
+    unread_noise: dict[str, str] = field(default_factory=dict)  # game -> a noise file with a range unknown
     unread_noise_lines: dict[tuple[str, int], str] = field(default_factory=dict)  # (source id, line) -> noise file
     languages: Languages = field(default_factory=lambda: Languages([]))  # data/languages/
     _groups: dict = field(default_factory=dict, repr=False, compare=False)  # see _by_game
@@ -181,4 +188,3 @@ class KnowledgeBase:
                     chapters.sort(key=lambda c: c.order)
             cached = self._groups[name] = (len(items), groups)
         return cached[1]
-

@@ -2,6 +2,7 @@
 each check's help line and entries, and the entries it names (English title and text, so --help and
 answers can quote them; params; table rows). Written out by render (rules_data.py: rules_check/data/<game>.json),
 and run by validate on the data it has just checked, to measure the answer tables (E088)."""
+
 from __future__ import annotations
 
 import importlib
@@ -37,9 +38,10 @@ def checks_and_entries(kb: KnowledgeBase, game: str) -> dict[str, Any]:
     """A game's checks (help, implements, cites) and the entries they name, as rules_check/data/<game>.json holds them."""
     checks = kb.checks[game]
     entry_ids = sorted({entry_id for item in checks.values() for entry_id in named_entries(item)})
-    return {"checks": {name: {"help": item["help"], "implements": item["implements"], "cites": item.get("cites", [])}
-                       for name, item in checks.items()},
-            "entries": {entry_id: entry_data(kb.entries[entry_id]) for entry_id in entry_ids}}
+    return {
+        "checks": {name: {"help": item["help"], "implements": item["implements"], "cites": item.get("cites", [])} for name, item in checks.items()},
+        "entries": {entry_id: entry_data(kb.entries[entry_id]) for entry_id in entry_ids},
+    }
 
 
 def label_texts(kb: KnowledgeBase, label: Mapping[str, Any]) -> dict[str, str]:

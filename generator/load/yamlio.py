@@ -15,6 +15,7 @@ Positions (file:line:col) are needed only for a problem. `Positions` parses that
 with the same C parser the first time a problem in it asks where something is, and keeps the
 line and column of every key and value.
 """
+
 from __future__ import annotations
 
 import math
@@ -47,8 +48,10 @@ FLOAT = re.compile(r"^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?$
 SPECIAL_FLOAT = {".inf": math.inf, "+.inf": math.inf, "-.inf": -math.inf, ".nan": math.nan}
 TAG = "tag:yaml.org,2002:"
 
+
 class _Refused(Exception):
     """A problem found while building, with its code and 0-based mark."""
+
     def __init__(self, code: str, mark, message: str):
         super().__init__(message)
         self.code, self.mark, self.message = code, mark, message
@@ -63,7 +66,7 @@ def _scalar(event: ScalarEvent):
     tag = event.tag
     if tag is None and not event.implicit[0]:
         return text  # quoted or block scalar: always a string
-    name = tag[len(TAG):] if tag and tag.startswith(TAG) else tag
+    name = tag[len(TAG) :] if tag and tag.startswith(TAG) else tag
     if tag is not None and name not in ("str", "int", "float", "bool", "null"):
         raise _Refused("E001", event.start_mark, f"tag '{tag}' is not allowed")
     if name == "str":
@@ -98,6 +101,7 @@ _NO_KEY = object()
 class _Frame:
     """A list or mapping being filled. For a mapping: the key waiting for its value, where each key
     stands, and the keys whose value was left empty (a sign of an indentation mistake)."""
+
     __slots__ = ("container", "path", "key", "key_marks", "empty_keys")
 
     def __init__(self, container, path: tuple):
@@ -113,9 +117,11 @@ def _indentation_slip(frame: _Frame, key: str, mark) -> str | None:
     first = frame.key_marks[key]
     for empty_key, empty_mark in frame.empty_keys:
         if first.line < empty_mark.line < mark.line:
-            return (f"'{key}' stands at the same level as '{empty_key}:' (line {empty_mark.line + 1}), which has no value, "
-                    f"and repeats '{key}' of line {first.line + 1}: indent the lines after '{empty_key}:' under it, "
-                    f"or move '{empty_key}:' back to the level where it belongs")
+            return (
+                f"'{key}' stands at the same level as '{empty_key}:' (line {empty_mark.line + 1}), which has no value, "
+                f"and repeats '{key}' of line {first.line + 1}: indent the lines after '{empty_key}:' under it, "
+                f"or move '{empty_key}:' back to the level where it belongs"
+            )
     return None
 
 
@@ -172,8 +178,12 @@ class _Builder:
             keys = list(top.key_marks)
             in_list = len(self.stack) >= 2 and isinstance(self.stack[-2].container, list)
             if in_list and len(keys) >= 4 and key == keys[1]:  # a whole item, then its second key again: a new item lost its first line
-                raise _Refused("E002", mark, f'duplicate key "{key}" (first at line {top.key_marks[key].line + 1}): '
-                                             f"a new list item seems to start here without its first line ('- {keys[0]}: …')")
+                raise _Refused(
+                    "E002",
+                    mark,
+                    f'duplicate key "{key}" (first at line {top.key_marks[key].line + 1}): '
+                    f"a new list item seems to start here without its first line ('- {keys[0]}: …')",
+                )
             raise _Refused("E002", mark, f'duplicate key "{key}" (first at line {top.key_marks[key].line + 1})')
         top.key = key
         top.key_marks[key] = mark
@@ -240,19 +250,21 @@ def _parser_problem(err: MarkedYAMLError, text: str) -> tuple[tuple[int, int], s
     unindented = _unindented_block_text(text.split("\n"), mark.line) if mark is not None else None
     if unindented is not None:
         line, column, key, header = unindented
-        return (line, column), "E007", (f"this line is the text of '{key}:' (line {header}) but is not indented under it: "
-                                        f"indent the text further than '{key}:'")
+        return (
+            (line, column),
+            "E007",
+            (f"this line is the text of '{key}:' (line {header}) but is not indented under it: indent the text further than '{key}:'"),
+        )
     if mark is not None and "mapping values are not allowed" in problem:
         lines = text.split("\n")
-        before = lines[mark.line][:mark.column] if mark.line < len(lines) else ""
+        before = lines[mark.line][: mark.column] if mark.line < len(lines) else ""
         if re.search(r":(\s|$)", before):
             return position, "E001", "a colon and a space inside an unquoted value start a new mapping: put the value in quotes"
         lost = _key_without_colon_above(lines, mark.line)
         if lost is not None:
             at, name = lost
             return at, "E001", f"a colon is missing after '{name}': write '{name}: …'"
-        return position, "E007", ("this key stands deeper than the key above it, which already has a value: "
-                                  "align it with its siblings")
+        return position, "E007", ("this key stands deeper than the key above it, which already has a value: align it with its siblings")
     block = "mapping" if "block mapping" in (err.context or "") else "list" if "block collection" in (err.context or "") else None
     if block and problem.startswith("did not find expected"):
         start = err.context_mark
@@ -304,7 +316,7 @@ def _control_character(text: str) -> tuple[tuple[int, int], str] | None:
     found = CONTROL.search(text)
     if found is None:
         return None
-    before = text[:found.start()]
+    before = text[: found.start()]
     code = ord(found.group())
     name = f" ({CONTROL_NAMES[code]})" if code in CONTROL_NAMES else ""
     return (before.count("\n") + 1, found.start() - (before.rfind("\n") + 1) + 1), f"control character U+{code:04X}{name} in the file"
@@ -315,8 +327,7 @@ def parse_yaml(raw: bytes, shown_path: str, problems: Problems) -> Any | None:
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as err:
-        problems.add(shown_path, _utf8_error_position(raw, err.start), "E003",
-                     f"byte 0x{raw[err.start]:02x} is not valid UTF-8")
+        problems.add(shown_path, _utf8_error_position(raw, err.start), "E003", f"byte 0x{raw[err.start]:02x} is not valid UTF-8")
         return None
     control = _control_character(text)
     if control is not None:

@@ -31,14 +31,15 @@ from .rules_data import render_rules_data
 class Cell:
     text: str
     inputs: dict | None  # the check's input (None: no check ran, the cell is a dash)
-    output: str          # the output field shown (a dotted path into the check's output)
-    kind: str            # how the value prints (Words.text)
+    output: str  # the output field shown (a dotted path into the check's output)
+    kind: str  # how the value prints (Words.text)
 
 
 @dataclass
 class AnswerTable:
     """One table: a column of row headings, then groups of columns under a group heading."""
-    id: str                    # "<game>-<check>", also the table's data-answer-table attribute
+
+    id: str  # "<game>-<check>", also the table's data-answer-table attribute
     game: str
     check: str
     title: str
@@ -106,5 +107,12 @@ class Words:
 def declared(words: Words, declaration: dict) -> AnswerTable:
     """One declared table as base/answer_cells.layout lays it out, each cell answered by its check."""
     table = layout(declaration, words.game, None, lambda key: words.label(key, declaration["check"]), words.ui)
-    return AnswerTable(f"{words.game}-{table.check}", words.game, table.check, words.title(table.check), table.row_label,
-                       table.groups, [(heading, [words.cell(table.check, cell) for cell in cells]) for heading, cells in table.rows])
+    return AnswerTable(
+        f"{words.game}-{table.check}",
+        words.game,
+        table.check,
+        words.title(table.check),
+        table.row_label,
+        table.groups,
+        [(heading, [words.cell(table.check, cell) for cell in cells]) for heading, cells in table.rows],
+    )

@@ -78,9 +78,17 @@ def calculators_spec(resolved: Resolved, game: str, reader: str, href) -> dict[s
         check = CheckId(game, name)
         texts = words["checks"][name]
         labels = {key: label_texts(resolved.kb, label) for key, label in {**words["labels"], **texts.get("labels", {})}.items()}
-        examples = [{"id": entry["id"], "title": resolved.title_of(entry["id"], reader), "lang": (shown := resolved.display_language(entry, reader)),
-                     "language": None if shown == reader else resolved.languages.name_in(shown, reader), "inputs": entry["example"]["inputs"]}
-                    for entry in kb.entries_of(game) if "example" in entry and CheckId.parse(entry["example"].get("check", "")) == check]
+        examples = [
+            {
+                "id": entry["id"],
+                "title": resolved.title_of(entry["id"], reader),
+                "lang": (shown := resolved.display_language(entry, reader)),
+                "language": None if shown == reader else resolved.languages.name_in(shown, reader),
+                "inputs": entry["example"]["inputs"],
+            }
+            for entry in kb.entries_of(game)
+            if "example" in entry and CheckId.parse(entry["example"].get("check", "")) == check
+        ]
         checks[name] = {
             "title": resolved.text_in(texts["title"], reader),
             "schema": with_choices(schemas.get(f"{name}_input", {}), words.get("choices", {})),
@@ -110,10 +118,11 @@ def rules_check_folder() -> Path:
 def code_zip() -> bytes:
     """The rules_check package's code and schemas, as Pyodide unpacks them (its data goes apart: data_zip)."""
     folder = rules_check_folder()
-    return _zip((f"rules_check/{path.relative_to(folder).as_posix()}", path.read_bytes())
-                for path in sorted(folder.rglob("*"))
-                if path.is_file() and path.suffix in (".py", ".json") and path.relative_to(folder).parts[0] != "data"
-                and "__pycache__" not in path.parts)
+    return _zip(
+        (f"rules_check/{path.relative_to(folder).as_posix()}", path.read_bytes())
+        for path in sorted(folder.rglob("*"))
+        if path.is_file() and path.suffix in (".py", ".json") and path.relative_to(folder).parts[0] != "data" and "__pycache__" not in path.parts
+    )
 
 
 def data_zip(rules_data: list[tuple[str, str]]) -> bytes:
@@ -125,8 +134,9 @@ def start_snapshot(wheels: list[Path], code: bytes) -> bytes:
     """Pyodide's memory with the wheels and rules_check's code imported (generator/make_snapshot.mjs, run
     with Node.js). Made once per Pyodide, wheels and code, and kept in build/calc-cache/ (data edits do
     not change it: the data is unpacked after the snapshot is loaded)."""
-    key = hashlib.sha256(b"".join([(PYODIDE / "package.json").read_bytes(), code, *(w.read_bytes() for w in wheels),
-                                    MAKE_SNAPSHOT.read_bytes()])).hexdigest()[:16]
+    key = hashlib.sha256(
+        b"".join([(PYODIDE / "package.json").read_bytes(), code, *(w.read_bytes() for w in wheels), MAKE_SNAPSHOT.read_bytes()])
+    ).hexdigest()[:16]
     cached = SNAPSHOT_CACHE / f"{key}.bin"
     if cached.is_file():
         os.utime(cached)  # recently used: kept by the pruning below
@@ -194,10 +204,15 @@ def runtime_files(rules_data: list[tuple[str, str]]) -> Iterator[tuple[str, byte
             fetched[f"{path}.gz"] = len(packed)
         else:
             fetched[path] = len(content)
-    manifest = {"pyodide": "pyodide/", "wheels": [f"wheels/{w.name}" for w in wheels], **named,
-                "pyodide_version": json.loads((PYODIDE / "package.json").read_text(encoding="utf-8"))["version"],
-                "gzip": sorted(path.removesuffix(".gz") for path in fetched if path.endswith(".gz")),
-                "fetch": dict(sorted(fetched.items())), "fetch_bytes": sum(fetched.values())}
+    manifest = {
+        "pyodide": "pyodide/",
+        "wheels": [f"wheels/{w.name}" for w in wheels],
+        **named,
+        "pyodide_version": json.loads((PYODIDE / "package.json").read_text(encoding="utf-8"))["version"],
+        "gzip": sorted(path.removesuffix(".gz") for path in fetched if path.endswith(".gz")),
+        "fetch": dict(sorted(fetched.items())),
+        "fetch_bytes": sum(fetched.values()),
+    }
     yield f"{RUNTIME}/runtime.json", json.dumps(manifest, indent=1).encode()
 
 
@@ -239,9 +254,15 @@ class CalculatorBlocks:
     def block(self, game: str, name: str, reader: str, assets: str, anchor: str | None = None) -> Markup:
         """One closed calculator; `assets` is the relative URL of the site's assets/ from the page, `anchor`
         its id on the page (the Calculators page's, which the game's page links to)."""
-        return self.fragment("calculator.html.j2", check=name, title=self.title(game, name, reader), anchor=anchor,
-                             ui=self.r.languages.ui(reader)["calculator"], script=f"{assets}kb-calc.js",
-                             spec="calculators.json")
+        return self.fragment(
+            "calculator.html.j2",
+            check=name,
+            title=self.title(game, name, reader),
+            anchor=anchor,
+            ui=self.r.languages.ui(reader)["calculator"],
+            script=f"{assets}kb-calc.js",
+            spec="calculators.json",
+        )
 
     def title(self, game: str, name: str, reader: str) -> str:
         """The question a calculator answers, in the reader's language."""
@@ -249,8 +270,9 @@ class CalculatorBlocks:
 
     def questions(self, game: str, reader: str) -> list[dict[str, str]]:
         """Each calculator of a game as the question it answers and its place on the Calculators page."""
-        return [{"title": self.title(game, name, reader), "href": f"{CALCULATORS.html}#{calculator_anchor(name)}"}
-                for name in game_checks(self.r, game)]
+        return [
+            {"title": self.title(game, name, reader), "href": f"{CALCULATORS.html}#{calculator_anchor(name)}"} for name in game_checks(self.r, game)
+        ]
 
     def of_entry(self, entry_id: str, reader: str) -> list[Markup]:
         """The calculators shown under an entry (pages at <lang>/<game>/)."""

@@ -13,6 +13,7 @@
   read only when the page is rendered, and its HTML dropped once the page is written (nothing
   later reads them: anchors are validated from ids kept separately).
 """
+
 from __future__ import annotations
 
 import json
@@ -27,9 +28,9 @@ from mkdocs.utils import write_file
 SITE_META = "kb-site.json"
 _pages: dict[str, dict] = {}
 _sections: dict[str, dict] = {}  # language section -> {theme: Material's language, site_name} (data/languages/)
-_defaults: dict[str, Any] = {}   # the root pages' theme language and site name (mkdocs.yml)
-built: dict[str, Any] = {}       # the theme's template environment, files and nav: for the sections' 404 pages,
-                                 # and for engine.LiveEngine, which renders single pages again with them
+_defaults: dict[str, Any] = {}  # the root pages' theme language and site name (mkdocs.yml)
+built: dict[str, Any] = {}  # the theme's template environment, files and nav: for the sections' 404 pages,
+# and for engine.LiveEngine, which renders single pages again with them
 
 
 def read_site_meta(config) -> dict:
@@ -44,8 +45,9 @@ def on_config(config):
     meta = read_site_meta(config)
     _sections.clear()
     _sections.update(meta["sections"])
-    _defaults.update(theme=config.theme["language"], site_name=config.site_name,
-                     toggles=[palette["toggle"]["name"] for palette in config.theme["palette"]])
+    _defaults.update(
+        theme=config.theme["language"], site_name=config.site_name, toggles=[palette["toggle"]["name"] for palette in config.theme["palette"]]
+    )
     config.nav = meta["nav"]
     # Material's header language selector (and <link rel="alternate" hreflang> in every head);
     # kb-search.js makes a choice land on the same page and entry of the other section.
@@ -113,8 +115,7 @@ def on_post_build(config):
     base_url = urlsplit(config.site_url or "/").path  # as mkdocs does for its error pages
     for code, section in _sections.items():
         _use_section(config, section)
-        context = {**get_context(built["nav"], built["files"], config, base_url=base_url),
-                   "kb_not_found": [{"code": code, **section["not_found"]}]}
+        context = {**get_context(built["nav"], built["files"], config, base_url=base_url), "kb_not_found": [{"code": code, **section["not_found"]}]}
         write_file(template.render(context).encode("utf-8"), str(Path(config.site_dir) / code / "404.html"))
     _use_section(config, _defaults)
 

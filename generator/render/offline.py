@@ -43,8 +43,13 @@ WORKBOX_FILES = {  # file under assets/workbox/ -> its source in node_modules
 ICON_SIZES = (192, 512)  # what Chromium asks of an installable site
 # Shared files a section does not use: Material's own search (the site has its own), source maps.
 PACKED_TYPES = {  # kept packed in the offline copy, and the type each is served with when unpacked
-    ".html": "text/html; charset=utf-8", ".json": "application/json", ".js": "text/javascript; charset=utf-8",
-    ".css": "text/css; charset=utf-8", ".xml": "application/xml", ".svg": "image/svg+xml", ".webmanifest": "application/manifest+json",
+    ".html": "text/html; charset=utf-8",
+    ".json": "application/json",
+    ".js": "text/javascript; charset=utf-8",
+    ".css": "text/css; charset=utf-8",
+    ".xml": "application/xml",
+    ".svg": "image/svg+xml",
+    ".webmanifest": "application/manifest+json",
 }
 # The calculators' runtime (RUNTIME) is kept on demand (see SW_TEMPLATE).
 NOT_PRECACHED = ("assets/javascripts/lunr/", "assets/javascripts/workers/", f"{RUNTIME}/")
@@ -186,7 +191,7 @@ def section_files(site: Path, code: str) -> list[str]:
     for top in (code, "assets", f"search/{code}"):
         for path in (site / top).rglob("*"):
             relative = path.relative_to(site).as_posix()
-            if (path.is_file() and not relative.endswith((".map", "sw.js", ".gz")) and not relative.startswith(NOT_PRECACHED)):
+            if path.is_file() and not relative.endswith((".map", "sw.js", ".gz")) and not relative.startswith(NOT_PRECACHED):
                 chosen.append(relative)
     chosen += [path.relative_to(site).as_posix() for path in site.glob("*/sitemap.xml") if not path.is_relative_to(site / code)]
     return sorted(chosen)
@@ -235,7 +240,7 @@ def precache_manifest(site: Path, code: str) -> list[dict[str, str]]:
 
 
 def relative_to_section(path: str, code: str) -> str:
-    return path[len(code) + 1:] if path.startswith(f"{code}/") else f"../{path}"
+    return path[len(code) + 1 :] if path.startswith(f"{code}/") else f"../{path}"
 
 
 _digests: dict[tuple[int, int, int, int], str] = {}
@@ -261,10 +266,20 @@ def offline_files(site: Path, languages: Languages) -> Iterator[tuple[str, bytes
         if not (site / language.code / SECTION_HOME.html).is_file():
             continue
         name = language.ui["home"]
-        manifest = {"name": name, "short_name": name[:12], "lang": language.code, "start_url": f"./{SECTION_HOME.html}", "scope": "./",
-                    "display": "standalone", "background_color": "#ffffff", "theme_color": "#4051b5",
-                    "icons": [{"src": f"../assets/images/icon-{size}.png", "sizes": f"{size}x{size}", "type": "image/png", "purpose": "any maskable"}
-                              for size in ICON_SIZES]}
+        manifest = {
+            "name": name,
+            "short_name": name[:12],
+            "lang": language.code,
+            "start_url": f"./{SECTION_HOME.html}",
+            "scope": "./",
+            "display": "standalone",
+            "background_color": "#ffffff",
+            "theme_color": "#4051b5",
+            "icons": [
+                {"src": f"../assets/images/icon-{size}.png", "sizes": f"{size}x{size}", "type": "image/png", "purpose": "any maskable"}
+                for size in ICON_SIZES
+            ],
+        }
         yield f"{language.code}/manifest.webmanifest", json.dumps(manifest, ensure_ascii=False, indent=1).encode()
         yield f"{language.code}/sitemap.xml", section_sitemap(site, language.code)
 
@@ -274,8 +289,9 @@ def section_sitemap(site: Path, code: str) -> bytes:
     text = (site / "sitemap.xml").read_text(encoding="utf-8") if (site / "sitemap.xml").is_file() else ""
     urls = re.findall(r"<url>.*?</url>", text, flags=re.S)
     kept = [url for url in urls if re.search(rf"<loc>[^<]*/{re.escape(code)}/", url)]
-    return ('<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
-            + "\n".join(kept) + "\n</urlset>\n").encode()
+    return (
+        '<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n' + "\n".join(kept) + "\n</urlset>\n"
+    ).encode()
 
 
 def service_workers(site: Path, languages: Languages, data_version: str) -> Iterator[tuple[str, bytes]]:
@@ -285,10 +301,15 @@ def service_workers(site: Path, languages: Languages, data_version: str) -> Iter
             continue
         files = section_files(site, language.code)
         runtime = site / RUNTIME / "runtime.json"
-        section = {"code": language.code, "version": data_version, "precache": precache_manifest(site, language.code),
-                   "packed": [relative_to_section(path, language.code) for path in files if packed(path)], "types": PACKED_TYPES,
-                   "bytes": sum((site / stored_as(path)).stat().st_size for path in files),
-                   "runtime": "kb-calc-" + (digest(runtime) if runtime.is_file() else "none")}
+        section = {
+            "code": language.code,
+            "version": data_version,
+            "precache": precache_manifest(site, language.code),
+            "packed": [relative_to_section(path, language.code) for path in files if packed(path)],
+            "types": PACKED_TYPES,
+            "bytes": sum((site / stored_as(path)).stat().st_size for path in files),
+            "runtime": "kb-calc-" + (digest(runtime) if runtime.is_file() else "none"),
+        }
         script = SW_TEMPLATE.format(workbox=WORKBOX, runtime=RUNTIME, section=js_literal(section, sort_keys=True))
         yield f"{language.code}/sw.js", script.encode()
 
@@ -322,8 +343,12 @@ def root_service_worker(site: Path, languages: Languages, data_version: str) -> 
             target = (folder / reference).resolve() if not reference.startswith("/") else (site / reference.lstrip("/")).resolve()
             if target.is_file() and target.is_relative_to(site.resolve()) and target.suffix in (".css", ".js", ".png", ".svg"):
                 used.add(target.relative_to(site.resolve()).as_posix())
-    root = {"version": data_version, "languages": [language.code for language in languages if (site / language.code).is_dir()],
-            "precache": sorted(used), "revisions": {path: digest(site / path) for path in sorted(used)}}  # a change: a new worker
+    root = {
+        "version": data_version,
+        "languages": [language.code for language in languages if (site / language.code).is_dir()],
+        "precache": sorted(used),
+        "revisions": {path: digest(site / path) for path in sorted(used)},
+    }  # a change: a new worker
     yield "sw.js", ROOT_SW_TEMPLATE.format(root=js_literal(root, sort_keys=True)).encode()
 
 

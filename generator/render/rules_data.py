@@ -34,8 +34,11 @@ def say_data(resolved: Resolved, game: str) -> dict[str, Any]:
         "labels": {key: label_texts(resolved.kb, label) for key, label in calculators["labels"].items()},
         "words": {lang.code: {word: lang.ui["calculator"][word] for word in WORDS} for lang in languages},
         "checks": {
-            name: {"title": item["title"], "answer": item["answer"],
-                   "labels": {key: label_texts(resolved.kb, label) for key, label in item.get("labels", {}).items()}}
+            name: {
+                "title": item["title"],
+                "answer": item["answer"],
+                "labels": {key: label_texts(resolved.kb, label) for key, label in item.get("labels", {}).items()},
+            }
             for name, item in calculators["checks"].items()
         },
     }

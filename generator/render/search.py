@@ -30,6 +30,7 @@ assets/kb-search.js does the same folding, tokenising, matching and ranking; `re
 that client in Python (used by the bench and the tests), so the two must change together
 (tests/test_search_parity.py runs kb-search.js under Node.js beside it, in the fast lane).
 """
+
 from __future__ import annotations
 
 import json
@@ -56,12 +57,12 @@ MAX_TEXT_WEIGHT = 3
 # every field, so that the reader's own text on the same concept comes first; its result is marked.
 FALLBACK_DEMOTION = 1
 
-HEAD_POSTINGS = 100        # documents kept per word: the best by weight, ties to the lower number
-MAX_SHARD_BYTES = 4_000    # a shard file's size cap
-DOCS_PER_CHUNK = 2         # documents per d-<n>.js
-RESULTS = 10               # results shown per query
-CANDIDATES = 30            # ranked documents a query may fetch to fill RESULTS distinct concepts
-SNIPPET_CHARS = 240        # text kept per document for the snippet under its result
+HEAD_POSTINGS = 100  # documents kept per word: the best by weight, ties to the lower number
+MAX_SHARD_BYTES = 4_000  # a shard file's size cap
+DOCS_PER_CHUNK = 2  # documents per d-<n>.js
+RESULTS = 10  # results shown per query
+CANDIDATES = 30  # ranked documents a query may fetch to fill RESULTS distinct concepts
+SNIPPET_CHARS = 240  # text kept per document for the snippet under its result
 
 # Rarity: a word's weight is multiplied by rarity / RARITY_STEPS. A word in more than COMMON_SHARE
 # of the documents (and in more than COMMON_MIN_DOCS) weighs less, by the square root of how much
@@ -83,8 +84,15 @@ TYPO_HEAD = 6
 TYPO_FILE_BYTES = 2_500
 
 # What kb-search.js reads from meta.js rather than repeating: one source for the client's constants.
-RANKING = {"results": RESULTS, "candidates": CANDIDATES, "rarity_steps": RARITY_STEPS, "typo_min_letters": TYPO_MIN_LETTERS,
-           "typo_quality": TYPO_QUALITY, "typo_words": TYPO_WORDS, "typo_head": TYPO_HEAD}
+RANKING = {
+    "results": RESULTS,
+    "candidates": CANDIDATES,
+    "rarity_steps": RARITY_STEPS,
+    "typo_min_letters": TYPO_MIN_LETTERS,
+    "typo_quality": TYPO_QUALITY,
+    "typo_words": TYPO_WORDS,
+    "typo_head": TYPO_HEAD,
+}
 
 # Posting heads are strings of unsigned numbers, each written little-end first in 5-bit digits,
 # a digit of 32 or more meaning "more digits follow" (the VLQ of source maps, without the sign).
@@ -126,12 +134,13 @@ def _plain(markdown: str) -> str:
 
 # -- the index ------------------------------------------------------------------------------------
 
+
 class SearchIndex:
     def __init__(self, resolved: Resolved):
         self.r = resolved
         self.kb = resolved.kb
         self.folding = resolved.languages.folding()
-        self.defined_by: dict[str, set[str]] = defaultdict(set)      # entry id -> terms naming it their definition
+        self.defined_by: dict[str, set[str]] = defaultdict(set)  # entry id -> terms naming it their definition
         self.named: dict[tuple[str, str], set[str]] = defaultdict(set)  # (game, lower-case name) -> term ids
         # the players' words (synonyms.yaml) of every language: term id -> words; folded title word -> words
         self.said: dict[str, list[str]] = defaultdict(list)
@@ -189,25 +198,52 @@ class SearchIndex:
         ui = {lang: self.r.languages.ui(lang)["calculator"] for lang in self.r.languages.codes}
         texts = self.kb.calculators[game]["checks"]
         titles = [self.r.text_in(texts[name]["title"], reader) for name in names]
-        yield {"url": self.r.calculators_url(game, reader), "game": game, "id": f"{game}/calculators",
-               "title": ui[reader]["calculators"], "context": game_title, "kind": "calculators", "snippet": " · ".join(titles),
-               "fields": [(WEIGHT_TITLE, self.titled(ui[lang][key] for lang in ui for key in ("calculators", "answer_tables"))),
-                          (WEIGHT_TEXT, " ".join(titles))]}
+        yield {
+            "url": self.r.calculators_url(game, reader),
+            "game": game,
+            "id": f"{game}/calculators",
+            "title": ui[reader]["calculators"],
+            "context": game_title,
+            "kind": "calculators",
+            "snippet": " · ".join(titles),
+            "fields": [
+                (WEIGHT_TITLE, self.titled(ui[lang][key] for lang in ui for key in ("calculators", "answer_tables"))),
+                (WEIGHT_TEXT, " ".join(titles)),
+            ],
+        }
         tables = {lang: {table.check: table for table in self.answer_tables().of_game(game, lang)} for lang in ui}
         for name, title in zip(names, titles, strict=True):
             computes = set().union(*(self.r.terms_in.get(entry_id, set()) for entry_id in self.kb.checks[game][name]["implements"]))
             question = [(title_weight("calculator"), self.titled(texts[name]["title"].values())), (WEIGHT_MENTIONS, self.aliases(computes))]
             if name in tables[reader]:  # the table first: it answers at a glance, the calculator any case
                 table = tables[reader][name]
-                labels = " ".join(" ".join([t[name].row_label, *(label for label, columns in t[name].groups for label in [label, *columns]),
-                                            ui[lang]["answer_tables"]]) for lang, t in tables.items() if name in t)
-                yield {"url": self.r.calculators_url(game, reader, table.id), "game": game, "id": f"{game}/answer-table/{name}",
-                       "title": title, "context": f"{game_title} · {ui[reader]['answer_tables']}", "kind": "answer-table",
-                       "snippet": " · ".join([table.row_label, *(label for label, _ in table.groups)]),
-                       "fields": [*question, (WEIGHT_KEYWORD, labels)]}
-            yield {"url": self.r.calculators_url(game, reader, calculator_anchor(name)), "game": game, "id": f"{game}/calculator/{name}",
-                   "title": title, "context": f"{game_title} · {ui[reader]['heading']}", "kind": "calculator", "snippet": "",
-                   "fields": [*question, (WEIGHT_TEXT, " ".join(ui[lang]["heading"] for lang in ui))]}
+                labels = " ".join(
+                    " ".join(
+                        [t[name].row_label, *(label for label, columns in t[name].groups for label in [label, *columns]), ui[lang]["answer_tables"]]
+                    )
+                    for lang, t in tables.items()
+                    if name in t
+                )
+                yield {
+                    "url": self.r.calculators_url(game, reader, table.id),
+                    "game": game,
+                    "id": f"{game}/answer-table/{name}",
+                    "title": title,
+                    "context": f"{game_title} · {ui[reader]['answer_tables']}",
+                    "kind": "answer-table",
+                    "snippet": " · ".join([table.row_label, *(label for label, _ in table.groups)]),
+                    "fields": [*question, (WEIGHT_KEYWORD, labels)],
+                }
+            yield {
+                "url": self.r.calculators_url(game, reader, calculator_anchor(name)),
+                "game": game,
+                "id": f"{game}/calculator/{name}",
+                "title": title,
+                "context": f"{game_title} · {ui[reader]['heading']}",
+                "kind": "calculator",
+                "snippet": "",
+                "fields": [*question, (WEIGHT_TEXT, " ".join(ui[lang]["heading"] for lang in ui))],
+            }
 
     def title_words(self, title: str) -> int:
         """How many words a title has, common words left out."""
@@ -233,9 +269,14 @@ class SearchIndex:
                     mentions = self.r.terms_in.get(entry_id, set()) - defines
                     text = _plain(entry["text"][shown])
                     yield {
-                        "url": self.r.url_of(entry_id, reader), "game": game["id"], "shown": shown if shown != reader else "",
-                        "id": entry_id, "title": entry["title"][shown], "context": f"{game_title} · {chapter_title}",
-                        "kind": entry["kind"], "snippet": text,
+                        "url": self.r.url_of(entry_id, reader),
+                        "game": game["id"],
+                        "shown": shown if shown != reader else "",
+                        "id": entry_id,
+                        "title": entry["title"][shown],
+                        "context": f"{game_title} · {chapter_title}",
+                        "kind": entry["kind"],
+                        "snippet": text,
                         "fields": [
                             (title_weight(entry["kind"], self.title_words(entry["title"][shown])), self.titled(entry["title"].values())),
                             (WEIGHT_DEFINES, self.aliases(defines)),
@@ -250,8 +291,13 @@ class SearchIndex:
                 others = [n for lang, n in sorted(term["names"].items()) if n and n != name]
                 shown = self.r.languages.pick([lang for lang, n in term["names"].items() if n], reader)
                 yield {
-                    "url": self.r.url_of(term["id"], reader), "game": game["id"], "shown": shown if shown != reader else "",
-                    "id": term["id"], "title": name, "context": f"{game_title} · {self.r.languages.ui(reader)['glossary']}", "kind": "glossary",
+                    "url": self.r.url_of(term["id"], reader),
+                    "game": game["id"],
+                    "shown": shown if shown != reader else "",
+                    "id": term["id"],
+                    "title": name,
+                    "context": f"{game_title} · {self.r.languages.ui(reader)['glossary']}",
+                    "kind": "glossary",
                     "snippet": " · ".join(others),
                     "fields": [(WEIGHT_GLOSSARY, self.aliases({term["id"]}))],
                 }
@@ -292,7 +338,7 @@ def snippet(text: str) -> str:
     if len(text) <= SNIPPET_CHARS:
         return text
     cut = text[:SNIPPET_CHARS]
-    return cut[:cut.rfind(" ")] + " …" if " " in cut else cut + "…"
+    return cut[: cut.rfind(" ")] + " …" if " " in cut else cut + "…"
 
 
 def rarity(documents_with_word: int, documents: int, common: bool) -> int:
@@ -311,7 +357,7 @@ def typo_keys(word: str) -> list[str]:
     are) share a key: a changed letter deleted in both, a dropped one deleted in the other, two
     swapped neighbours each deleted once."""
     head = word[:TYPO_HEAD]
-    keys = [head[:i] + head[i + 1:] for i in range(len(head))] + [head[:TYPO_HEAD - 1]]
+    keys = [head[:i] + head[i + 1 :] for i in range(len(head))] + [head[: TYPO_HEAD - 1]]
     return [key for n, key in enumerate(keys) if key not in keys[:n]]
 
 
@@ -328,10 +374,12 @@ def index_files(docs: Iterable[dict], folding: dict[str, str], common: frozenset
     rows = []
     heads: dict[str, dict[int, list[int]]] = defaultdict(lambda: defaultdict(list))  # word -> weight -> docs
     counts: dict[str, int] = defaultdict(int)  # word -> documents holding it
-    games: dict[str, list[int]] = {}           # game -> [first document, after its last]
+    games: dict[str, list[int]] = {}  # game -> [first document, after its last]
     for number, doc in enumerate(docs):
-        rows.append([doc["url"], doc["title"], doc["context"], doc["kind"], doc["id"], snippet(doc.get("snippet", ""))]
-                    + ([doc["shown"]] if doc.get("shown") else []))
+        rows.append(
+            [doc["url"], doc["title"], doc["context"], doc["kind"], doc["id"], snippet(doc.get("snippet", ""))]
+            + ([doc["shown"]] if doc.get("shown") else [])
+        )
         if "game" in doc:
             games.setdefault(doc["game"], [number, number])[1] = number + 1
         demotion = FALLBACK_DEMOTION if doc.get("shown") else 0
@@ -343,8 +391,10 @@ def index_files(docs: Iterable[dict], folding: dict[str, str], common: frozenset
             # best; later ones could never enter the head. This also bounds memory at any size.
             if len(same_weight) < HEAD_POSTINGS:
                 same_weight.append(number)
-    entries = sorted(((word, encode_head(rarity(counts[word], len(rows), word in common), by_weight)) for word, by_weight in heads.items()),
-                     key=lambda e: utf16(e[0]))
+    entries = sorted(
+        ((word, encode_head(rarity(counts[word], len(rows), word in common), by_weight)) for word, by_weight in heads.items()),
+        key=lambda e: utf16(e[0]),
+    )
     shards = pack(entries, MAX_SHARD_BYTES)
     files = {f"s-{n}.js": _js("s", str(n), dict(shard)) for n, shard in enumerate(shards)}
     neighbours: dict[str, list[str]] = defaultdict(list)
@@ -359,9 +409,19 @@ def index_files(docs: Iterable[dict], folding: dict[str, str], common: frozenset
         parts[typo_file(key, typo_files)][key] = " ".join(neighbours[key])
     files |= {f"t-{n}.js": _js("t", str(n), part) for n, part in enumerate(parts)}
     for start in range(0, len(rows), DOCS_PER_CHUNK):
-        files[f"d-{start // DOCS_PER_CHUNK}.js"] = _js("d", str(start // DOCS_PER_CHUNK), rows[start:start + DOCS_PER_CHUNK])
-    files["meta.js"] = _js("m", "meta", {"docs": len(rows), "per_chunk": DOCS_PER_CHUNK, "games": games,
-                                         "shards": [shard[0][0] for shard in shards], "typos": typo_files, "ranking": RANKING})
+        files[f"d-{start // DOCS_PER_CHUNK}.js"] = _js("d", str(start // DOCS_PER_CHUNK), rows[start : start + DOCS_PER_CHUNK])
+    files["meta.js"] = _js(
+        "m",
+        "meta",
+        {
+            "docs": len(rows),
+            "per_chunk": DOCS_PER_CHUNK,
+            "games": games,
+            "shards": [shard[0][0] for shard in shards],
+            "typos": typo_files,
+            "ranking": RANKING,
+        },
+    )
     return files
 
 
@@ -383,7 +443,7 @@ def decode_head(text: str) -> tuple[int, list[tuple[int, int]]]:
     numbers, postings, i = decode_numbers(text), [], 1
     while i < len(numbers):
         weight, count, doc = numbers[i], numbers[i + 1], 0
-        for delta in numbers[i + 2:i + 2 + count]:
+        for delta in numbers[i + 2 : i + 2 + count]:
             doc += delta
             postings.append((doc, weight))
         i += 2 + count
@@ -440,15 +500,16 @@ def _js(kind: str, key: str, payload) -> str:
 
 def script_config(script: str) -> dict:
     """The payload of assets/kb-languages.js (Languages.script_config), for Python replays."""
-    return json.loads(script[script.index("=") + 1:script.rindex(";")])
+    return json.loads(script[script.index("=") + 1 : script.rindex(";")])
 
 
 def payload_of(script: str):
     """The payload of an index file (the inverse of `_js`)."""
-    return json.loads(script[script.index(",", script.index(",") + 1) + 1:script.rindex(")")])
+    return json.loads(script[script.index(",", script.index(",") + 1) + 1 : script.rindex(")")])
 
 
 # -- the client, in Python ------------------------------------------------------------------------
+
 
 def query_words(text: str, folding: dict[str, str]) -> list[str]:
     return [w for w in tokens(text, folding) if len(w) >= 2]
@@ -476,9 +537,9 @@ def corrected(query: str, word: str) -> float:
     p = 0
     while p < min(len(query), len(word)) and query[p] == word[p]:
         p += 1
-    edits = [query[:p] + query[p + 1:], query[:p] + query[p + 1:p + 2] + query[p:p + 1] + query[p + 2:]]
+    edits = [query[:p] + query[p + 1 :], query[:p] + query[p + 1 : p + 2] + query[p : p + 1] + query[p + 2 :]]
     if p < len(word):
-        edits += [query[:p] + word[p] + query[p + 1:], query[:p] + word[p] + query[p:]]
+        edits += [query[:p] + word[p] + query[p + 1 :], query[:p] + word[p] + query[p:]]
     return max((quality(edit, word) for edit in edits if edit != query), default=0.0)
 
 
@@ -498,7 +559,7 @@ def shards_for(firsts: list[str], query: str) -> list[int]:
     only itself): the shard where that prefix would stand and every later one beginning with it."""
     if not firsts:
         return []
-    prefix = query[:max(4, len(query) - 3)]
+    prefix = query[: max(4, len(query) - 3)]
     wanted = [file_for(firsts, prefix) or 0]
     if len(query) >= 3:
         while wanted[-1] + 1 < len(firsts) and firsts[wanted[-1] + 1].startswith(prefix):
@@ -592,7 +653,7 @@ def replay(text: str, fetch: Callable[[str], Any], folding: dict[str, str], game
     seen: set[str] = set()
     done = 0
     while len(results) < RESULTS and done < len(ranked):
-        batch = ranked[done:done + RESULTS - len(results)]
+        batch = ranked[done : done + RESULTS - len(results)]
         done += len(batch)
         load(f"d-{doc // meta['per_chunk']}.js" for doc, _ in batch)
         for doc, score in batch:
@@ -600,8 +661,19 @@ def replay(text: str, fetch: Callable[[str], Any], folding: dict[str, str], game
             key = entry_id.split("/", 1)[0] + "\n" + concept(title, folding)
             if key not in seen:
                 seen.add(key)
-                results.append({"doc": doc, "url": url, "title": title, "context": context, "kind": kind, "id": entry_id,
-                                "snippet": text_start, "score": score, "shown": shown[0] if shown else ""})
+                results.append(
+                    {
+                        "doc": doc,
+                        "url": url,
+                        "title": title,
+                        "context": context,
+                        "kind": kind,
+                        "id": entry_id,
+                        "snippet": text_start,
+                        "score": score,
+                        "shown": shown[0] if shown else "",
+                    }
+                )
     return results
 
 

@@ -7,6 +7,7 @@ that HTML as the page's Markdown (one raw HTML block, passed through untouched);
 table of contents and the navigation go to mkdocs' hooks already escaped (`page_meta`, `nav`),
 because Material prints them without escaping.
 """
+
 from __future__ import annotations
 
 import functools
@@ -47,14 +48,21 @@ EDITORIAL_TOPICS = ("extraction-damage", "reference")  # clarifications that are
 
 def environment(sub: str, autoescape: bool = True) -> Environment:
     """Templates of one output (site, cards) plus the shared ones; autoescaping HTML unless told otherwise."""
-    return Environment(loader=FileSystemLoader([str(TEMPLATES / sub), str(TEMPLATES / "shared")]), undefined=StrictUndefined,
-                       keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True, autoescape=autoescape,
-                       auto_reload=False)  # an environment lives for one build: no need to look at the files again
+    return Environment(
+        loader=FileSystemLoader([str(TEMPLATES / sub), str(TEMPLATES / "shared")]),
+        undefined=StrictUndefined,
+        keep_trailing_newline=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        autoescape=autoescape,
+        auto_reload=False,
+    )  # an environment lives for one build: no need to look at the files again
 
 
 @dataclass
 class PageMeta:
     """What mkdocs' hooks give Material for a page: its title and table of contents, as escaped HTML."""
+
     title: str
     toc: list[tuple[str, str]]  # (anchor, title as escaped HTML)
 
@@ -81,7 +89,7 @@ class SiteRenderer:
             return "../../" + self.r.url_of(target_id, reader)
         path = self.r.path_in_section(target_id)
         own = f"{from_game}/"
-        return path[len(own):] if path.startswith(own) else "../" + path
+        return path[len(own) :] if path.startswith(own) else "../" + path
 
     def fragment(self, template: str, **context) -> Markup:
         """A piece of a page (an entry, a table…): HTML from an autoescaping template, safe to nest."""
@@ -107,9 +115,15 @@ class SiteRenderer:
             return html
         fresh = not linked_terms
         matcher = self.r.matchers[(game, lang)]
-        linker = Linker(reference_href=lambda ref: self.href(ref, game), reference_label=lambda ref: self.r.title_of(ref, lang),
-                        find_terms=matcher.find, term_href=lambda term: self.href(term, game), linked_terms=linked_terms, language=lang,
-                        paragraphs=paragraphs)
+        linker = Linker(
+            reference_href=lambda ref: self.href(ref, game),
+            reference_label=lambda ref: self.r.title_of(ref, lang),
+            find_terms=matcher.find,
+            term_href=lambda term: self.href(term, game),
+            linked_terms=linked_terms,
+            language=lang,
+            paragraphs=paragraphs,
+        )
         html = render(text, linker)
         if fresh:
             self._rendered[key] = (html, frozenset(linked_terms))
@@ -133,18 +147,23 @@ class SiteRenderer:
         text = None
         if "gloss" in term:  # the term in one sentence, drawn from the rule that defines it
             gloss, gloss_lang = self.langs.shown(term["gloss"], reader)
-            text = Markup('<p class="kb-gloss"{}>{}</p>').format(
-                Markup(' lang="{}"').format(gloss_lang) if gloss_lang != reader else "", gloss)
+            text = Markup('<p class="kb-gloss"{}>{}</p>').format(Markup(' lang="{}"').format(gloss_lang) if gloss_lang != reader else "", gloss)
         elif definition is not None:
             shown = self.r.display_language(definition, reader)
-            linker = Linker(reference_href=lambda ref: self.href(ref, game), reference_label=functools.partial(self.r.title_of, reader=shown),
-                            language=shown)
+            linker = Linker(
+                reference_href=lambda ref: self.href(ref, game), reference_label=functools.partial(self.r.title_of, reader=shown), language=shown
+            )
             text = render(first_paragraph(without_tables(definition["text"][shown])), linker)
         name_lang = self.langs.pick(term["names"], reader)
         self._previews[key] = {
-            "id": "preview-" + self.r.anchor_of(term_id), "name": term["names"][name_lang], "text": text,
-            "others": [{"language": self.langs.name_in(lang, reader), "name": term["names"][lang], "lang": lang}
-                       for lang in self.langs.codes if lang != name_lang and lang in term["names"]],
+            "id": "preview-" + self.r.anchor_of(term_id),
+            "name": term["names"][name_lang],
+            "text": text,
+            "others": [
+                {"language": self.langs.name_in(lang, reader), "name": term["names"][lang], "lang": lang}
+                for lang in self.langs.codes
+                if lang != name_lang and lang in term["names"]
+            ],
             "definition": self.link(definition["id"], game, reader) if definition is not None else None,
             "glossary": self.href(term_id, game),
         }
@@ -172,9 +191,12 @@ class SiteRenderer:
 
     def example_html(self, example: dict, lang: str) -> Markup:
         labels = self.langs.ui(lang)
-        return self.fragment("example.html.j2",
-            labels=labels, inputs=json.dumps(example["inputs"], ensure_ascii=False, indent=1),
-            expected=json.dumps(example["expected"], ensure_ascii=False, indent=1))
+        return self.fragment(
+            "example.html.j2",
+            labels=labels,
+            inputs=json.dumps(example["inputs"], ensure_ascii=False, indent=1),
+            expected=json.dumps(example["expected"], ensure_ascii=False, indent=1),
+        )
 
     def clarification_html(self, entry: Entry, game: str, lang: str) -> Markup:
         labels = self.langs.ui(lang)
@@ -187,12 +209,24 @@ class SiteRenderer:
             renderings = {code: s[code] for code in self.langs.codes if code in s and code != source.language}
             shown = self.langs.pick(renderings, lang) if renderings and source.language != lang else None
             quote = " ".join(s["quote"].split())
-            statements.append({"quote": quote, "quote_lang": "en" if reads_as_english(quote, source.language) else source.language,
-                               "rendering": renderings[shown] if shown else None, "rendering_lang": shown,
-                               "source": source.title, "lines": s["lines"]})
-        return self.fragment("clarification.html.j2",
-            labels=labels, statements=statements, status=labels[f"status_{data['status']}"], basis=labels["bases"][data["basis"]],
-            affects=[self.link(a, game, lang) for a in data.get("affects", [])])
+            statements.append(
+                {
+                    "quote": quote,
+                    "quote_lang": "en" if reads_as_english(quote, source.language) else source.language,
+                    "rendering": renderings[shown] if shown else None,
+                    "rendering_lang": shown,
+                    "source": source.title,
+                    "lines": s["lines"],
+                }
+            )
+        return self.fragment(
+            "clarification.html.j2",
+            labels=labels,
+            statements=statements,
+            status=labels[f"status_{data['status']}"],
+            basis=labels["bases"][data["basis"]],
+            affects=[self.link(a, game, lang) for a in data.get("affects", [])],
+        )
 
     def external_reference(self, reference: Mapping[str, Any], reader: str) -> dict:
         """Material the text refers to that the knowledge base does not hold: what it is (in the reader's
@@ -204,9 +238,15 @@ class SiteRenderer:
     def source_line(self, source, reader: str) -> dict:
         """A source as the game page lists it: title (in its own language), language, kind, precedence and why."""
         reason, reason_lang = self.langs.shown(source.precedence_reason, reader)
-        return {"title": source.title, "title_lang": source.language, "language": self.langs.name_in(source.language, reader),
-                "kind": self.langs.ui(reader)["source_kinds"][source.kind], "precedence": source.precedence,
-                "reason": reason, "reason_lang": reason_lang}
+        return {
+            "title": source.title,
+            "title_lang": source.language,
+            "language": self.langs.name_in(source.language, reader),
+            "kind": self.langs.ui(reader)["source_kinds"][source.kind],
+            "precedence": source.precedence,
+            "reason": reason,
+            "reason_lang": reason_lang,
+        }
 
     def clarification_callout(self, clarification: Entry, game: str, reader: str) -> dict:
         """What an entry shows of a clarification about it: the ruling in the reader's language (else
@@ -216,11 +256,13 @@ class SiteRenderer:
         ruling = self.r.ruling_sentence(clarification, reader)
         shown = ruling[1] if ruling else reader
         return {
-            "title": self.r.title_of(clarification["id"], reader), "href": self.href(clarification["id"], game),
+            "title": self.r.title_of(clarification["id"], reader),
+            "href": self.href(clarification["id"], game),
             "status": labels[f"status_{clarification['clarification']['status']}"],
             "reviewed": clarification["clarification"].get("reviewed"),
             "ruling": self.text_html(ruling[0], game, shown, set()) if ruling else None,
-            "language": None if shown == reader else self.langs.name_in(shown, reader), "lang": shown,
+            "language": None if shown == reader else self.langs.name_in(shown, reader),
+            "lang": shown,
             "editorial": clarification["clarification"].get("topic") in EDITORIAL_TOPICS,
         }
 
@@ -237,22 +279,29 @@ class SiteRenderer:
         sections = self.kb.games[game]["languages"]
         for lang in self.langs.codes:
             if lang != shown and lang in entry["text"]:
-                others.append({
-                    "lang": lang, "name": self.langs.name_in(lang, reader),
-                    "href": self.href(entry["id"], game, reader=lang, from_lang=reader) if lang in sections and lang != reader else None,
-                    "title": entry["title"][lang],
-                    "text": self.text_html(entry["text"][lang], game, lang, set()),
-                })
+                others.append(
+                    {
+                        "lang": lang,
+                        "name": self.langs.name_in(lang, reader),
+                        "href": self.href(entry["id"], game, reader=lang, from_lang=reader) if lang in sections and lang != reader else None,
+                        "title": entry["title"][lang],
+                        "text": self.text_html(entry["text"][lang], game, lang, set()),
+                    }
+                )
         clarified_by = [self.clarification_callout(self.kb.entries[c], game, reader) for c in self.r.clarifications_of.get(entry["id"], [])]
         corrections = entry.get("corrections", [])
         number = self.r.number_of.get(entry["id"])
         numbered = (self.r.anchor_of(entry["id"]), number) if number else None
         view = {
-            "id": entry["id"], "anchor": self.r.anchor_of(entry["id"]), "kind": entry["kind"], "titled": titled,
+            "id": entry["id"],
+            "anchor": self.r.anchor_of(entry["id"]),
+            "kind": entry["kind"],
+            "titled": titled,
             "title": entry["title"][shown],
             "fallback_note": fallback,
-            "text": self.text_html(without_tables(entry["text"][shown]) if "table" in entry else entry["text"][shown],
-                                   game, shown, linked_terms, numbered),
+            "text": self.text_html(
+                without_tables(entry["text"][shown]) if "table" in entry else entry["text"][shown], game, shown, linked_terms, numbered
+            ),
             "table": self.table_html(entry["table"], reader) if "table" in entry and entry["table"].get("shown", True) else None,
             "example": self.example_html(entry["example"], reader) if "example" in entry else None,
             "calculators": self.calculators.of_entry(entry["id"], reader),
@@ -265,9 +314,11 @@ class SiteRenderer:
             "external": [self.external_reference(x, reader) for x in entry.get("refs_external", [])],
             "citation": self.citation(entry, reader) + ([f"{labels['corrections']}: {len(corrections)}"] if corrections else []),
             "others": others,
-            "read_in": [{"lang": lang, "name": name, "href": self.href(entry["id"], game, reader=lang, from_lang=reader)}
-                        for lang, name in ((lang.code, lang.name) for lang in self.langs)
-                        if lang != reader and lang in self.kb.games[game]["languages"]],
+            "read_in": [
+                {"lang": lang, "name": name, "href": self.href(entry["id"], game, reader=lang, from_lang=reader)}
+                for lang, name in ((lang.code, lang.name) for lang in self.langs)
+                if lang != reader and lang in self.kb.games[game]["languages"]
+            ],
         }
         return self.fragment("entry.html.j2", e=view, labels=labels)
 
@@ -291,10 +342,17 @@ class SiteRenderer:
             # a chapter of one entry under the same name: the page's heading is the entry's (not said twice)
             alone = len(entries) == 1 and self.r.title_of(entries[0]["id"], reader) == title
             html = [self.entry_html(e, reader, titled=not alone) for e in entries]
-            yield self.page(f"{folder}/{self.r.page_of[chapter.id]}", "chapter.html.j2", title,
-                            toc=[(self.r.anchor_of(e["id"]), self.r.title_of(e["id"], reader)) for e in entries],
-                            entries=html, previews=self.term_previews(game_id, reader), labels=labels,
-                            previous=links[place - 1] if place else None, next=links[place + 1] if place + 1 < len(links) else None)
+            yield self.page(
+                f"{folder}/{self.r.page_of[chapter.id]}",
+                "chapter.html.j2",
+                title,
+                toc=[(self.r.anchor_of(e["id"]), self.r.title_of(e["id"], reader)) for e in entries],
+                entries=html,
+                previews=self.term_previews(game_id, reader),
+                labels=labels,
+                previous=links[place - 1] if place else None,
+                next=links[place + 1] if place + 1 < len(links) else None,
+            )
         entries = self.kb.entries_of(game_id)
         clarifications = [e for e in entries if e["kind"] == "clarification"]
         examples = [e for e in entries if e["kind"] == "example"]
@@ -307,32 +365,59 @@ class SiteRenderer:
         aids = self.aid_links.get((game_id, reader))
         questions = self.calculators.questions(game_id, reader)
         tables = self.answer_tables.of_game(game_id, reader) if questions else []
-        toc = ([("round", labels["round"])] if glance else []) + [("chapters", labels["chapters"])] + (
-            [("calculators", labels["calculator"]["calculators"])] if questions else []) + [
-            ("reference", f"{labels['glossary']} · {labels['clarifications']} · {labels['examples']}"),
-            ("aids", labels["cards"]), ("sources", labels["sources"])]
+        toc = (
+            ([("round", labels["round"])] if glance else [])
+            + [("chapters", labels["chapters"])]
+            + ([("calculators", labels["calculator"]["calculators"])] if questions else [])
+            + [
+                ("reference", f"{labels['glossary']} · {labels['clarifications']} · {labels['examples']}"),
+                ("aids", labels["cards"]),
+                ("sources", labels["sources"]),
+            ]
+        )
         yield self.page(
-            f"{folder}/{GAME_INDEX.md}", "game.html.j2", game_title, toc=toc, pages=game_hrefs(),
+            f"{folder}/{GAME_INDEX.md}",
+            "game.html.j2",
+            game_title,
+            toc=toc,
+            pages=game_hrefs(),
             summary=self.r.text_in(game["summary"], reader),
-            glance=glance, labels=labels, reader=reader,
+            glance=glance,
+            labels=labels,
+            reader=reader,
             chapters=[{"title": self.r.title_of(c.id, reader), "href": self.href(c.id, game_id)} for c in chapters],
-            questions=questions, tables=[{"title": t.title, "href": f"{CALCULATORS.html}#{t.id}"} for t in tables],
-            n_terms=len(self.kb.terms_of(game_id)), n_clarifications=len(clarifications), n_examples=len(examples),
+            questions=questions,
+            tables=[{"title": t.title, "href": f"{CALCULATORS.html}#{t.id}"} for t in tables],
+            n_terms=len(self.kb.terms_of(game_id)),
+            n_clarifications=len(clarifications),
+            n_examples=len(examples),
             cards=[{"label": label, "href": f"../../{path}"} for label, path in aids.downloads] if aids else [],
             card_preview=f"../../{aids.preview}" if aids else None,
             sources=[self.source_line(s, reader) for s in sorted((self.kb.sources[i] for i in game["sources"]), key=lambda s: s.precedence)],
         )
         yield self.glossary_page(f"{folder}/{GLOSSARY.md}", game_id, reader)
         yield self.a_to_z_page(f"{folder}/{A_TO_Z.md}", game_id, reader)
-        yield self.list_page(f"{folder}/{CLARIFICATIONS.md}", CLARIFICATIONS.title(labels) + f" — {game_title}",
-                             self.clarifications_by_topic(clarifications, game_id, reader))
+        yield self.list_page(
+            f"{folder}/{CLARIFICATIONS.md}",
+            CLARIFICATIONS.title(labels) + f" — {game_title}",
+            self.clarifications_by_topic(clarifications, game_id, reader),
+        )
         yield self.changes_page(f"{folder}/{CHANGES.md}", game_id, reader, clarifications)
-        yield self.list_page(f"{folder}/{EXAMPLES.md}", EXAMPLES.title(labels) + f" — {game_title}", [
-            {"title": None, "anchor": None, "items": [{**self.link(e["id"], game_id, reader), "note": None} for e in examples]}])
+        yield self.list_page(
+            f"{folder}/{EXAMPLES.md}",
+            EXAMPLES.title(labels) + f" — {game_title}",
+            [{"title": None, "anchor": None, "items": [{**self.link(e["id"], game_id, reader), "note": None} for e in examples]}],
+        )
         if blocks := self.calculators.of_game(game_id, reader):
-            yield self.page(f"{folder}/{CALCULATORS.md}", "calculators.html.j2", CALCULATORS.title(labels) + f" — {game_title}",
-                            blocks=blocks, tables=tables, ui=labels["calculator"],
-                            tables_heading=labels["calculator"]["answer_tables"])
+            yield self.page(
+                f"{folder}/{CALCULATORS.md}",
+                "calculators.html.j2",
+                CALCULATORS.title(labels) + f" — {game_title}",
+                blocks=blocks,
+                tables=tables,
+                ui=labels["calculator"],
+                tables_heading=labels["calculator"]["answer_tables"],
+            )
             yield from self.calculators_data(game_id, reader)
 
     def calculators_data(self, game_id: str, reader: str):
@@ -396,9 +481,9 @@ class SiteRenderer:
         for entry in clarifications:
             if "reviewed" in entry["clarification"]:
                 by_date.setdefault(str(entry["clarification"]["reviewed"]), []).append(
-                    {**self.clarification_item(entry, game_id, reader), **self.ruling_summary(entry, game_id, reader)})
-        groups = [{"title": f"{labels['reviewed']} {date}", "anchor": f"v{date}", "items": by_date[date]}
-                  for date in sorted(by_date, reverse=True)]
+                    {**self.clarification_item(entry, game_id, reader), **self.ruling_summary(entry, game_id, reader)}
+                )
+        groups = [{"title": f"{labels['reviewed']} {date}", "anchor": f"v{date}", "items": by_date[date]} for date in sorted(by_date, reverse=True)]
         title = f"{labels['aid_changes']} — {self.game_name(self.kb.games[game_id], reader)}"
         return self.list_page(path, title, groups, intro=labels["aid_changes_intro"] if groups else labels["aid_changes_none"])
 
@@ -409,8 +494,11 @@ class SiteRenderer:
         if not ruling:
             return {"summary": None, "summary_language": None}
         sentence, shown = ruling
-        return {"summary": self.text_html(sentence, game, shown, set()),
-                "summary_language": None if shown == reader else self.langs.name_in(shown, reader), "summary_lang": shown}
+        return {
+            "summary": self.text_html(sentence, game, shown, set()),
+            "summary_language": None if shown == reader else self.langs.name_in(shown, reader),
+            "summary_lang": shown,
+        }
 
     def clarification_item(self, entry: Entry, from_game: str, reader: str) -> dict:
         labels = self.langs.ui(reader)
@@ -419,42 +507,68 @@ class SiteRenderer:
     def list_page(self, path: str, title: str, groups: list[dict], letters: bool = False, intro: str | None = None) -> tuple[str, str]:
         """A page of links in groups; `letters`: a row of the groups' titles (an A–Z's letters) first;
         `intro`: a paragraph of plain text before them."""
-        return self.page(path, "list.html.j2", title, toc=[(g["anchor"], g["title"]) for g in groups if g["title"]], groups=groups,
-                         letters=letters, intro=intro)
+        return self.page(
+            path, "list.html.j2", title, toc=[(g["anchor"], g["title"]) for g in groups if g["title"]], groups=groups, letters=letters, intro=intro
+        )
 
     def glossary_page(self, path: str, game_id: str, reader: str) -> tuple[str, str]:
         labels = self.langs.ui(reader)
         terms: list[dict[str, Any]] = []
         for term in self.kb.terms_of(game_id):
             name_lang = self.langs.pick(term["names"], reader)
-            others = [{"language": self.langs.name_in(lang, reader), "name": term["names"][lang], "lang": lang}
-                      for lang in self.langs.codes if lang != name_lang and lang in term["names"]]
+            others = [
+                {"language": self.langs.name_in(lang, reader), "name": term["names"][lang], "lang": lang}
+                for lang in self.langs.codes
+                if lang != name_lang and lang in term["names"]
+            ]
             # the sources' other words, the reader's own first; each marked with its language
-            variants = [{"text": v, "lang": lang} for lang in sorted(term.get("variants", {}), key=lambda code: code != reader)
-                        for v in sorted(term["variants"][lang])]
-            terms.append({
-                "name": term["names"][name_lang], "name_lang": name_lang, "sort": self.langs[reader].collation_key(term["names"][name_lang]),
-                "anchor": "term-" + term["id"].rsplit("/", 1)[1], "others": others, "variants": variants,
-                "definition": self.link(term["definition"], game_id, reader) if "definition" in term else None,
-                "gloss": self.langs.shown(term["gloss"], reader) if "gloss" in term else None,  # (text, its language)
-            })
+            variants = [
+                {"text": v, "lang": lang}
+                for lang in sorted(term.get("variants", {}), key=lambda code: code != reader)
+                for v in sorted(term["variants"][lang])
+            ]
+            terms.append(
+                {
+                    "name": term["names"][name_lang],
+                    "name_lang": name_lang,
+                    "sort": self.langs[reader].collation_key(term["names"][name_lang]),
+                    "anchor": "term-" + term["id"].rsplit("/", 1)[1],
+                    "others": others,
+                    "variants": variants,
+                    "definition": self.link(term["definition"], game_id, reader) if "definition" in term else None,
+                    "gloss": self.langs.shown(term["gloss"], reader) if "gloss" in term else None,  # (text, its language)
+                }
+            )
         terms.sort(key=lambda t: t["sort"])
         letters: list[dict[str, str]] = []  # the letter bar: each initial, linking to its first term
         for t in terms:
             letter = self.langs[reader].initial(t["name"])
             if not letters or letters[-1]["title"] != letter:
                 letters.append({"title": letter, "anchor": t["anchor"]})
-        return self.page(path, "glossary.html.j2", f"{GLOSSARY.title(labels)} — {self.game_name(self.kb.games[game_id], reader)}",
-                         toc=[(t["anchor"], t["name"]) for t in terms], terms=terms, labels=labels, reader=reader, letters=letters)
+        return self.page(
+            path,
+            "glossary.html.j2",
+            f"{GLOSSARY.title(labels)} — {self.game_name(self.kb.games[game_id], reader)}",
+            toc=[(t["anchor"], t["name"]) for t in terms],
+            terms=terms,
+            labels=labels,
+            reader=reader,
+            letters=letters,
+        )
 
     def language_pages(self, reader: str):
         """(path, HTML) of a language's home and cross-game pages."""
         labels = self.langs.ui(reader)
         games = [g for g in self.r.games() if reader in g["languages"]]
         yield self.page(
-            f"{reader}/{SECTION_HOME.md}", "home.html.j2", SECTION_HOME.title(labels), labels=labels, clarifications_href=ALL_CLARIFICATIONS.html,
+            f"{reader}/{SECTION_HOME.md}",
+            "home.html.j2",
+            SECTION_HOME.title(labels),
+            labels=labels,
+            clarifications_href=ALL_CLARIFICATIONS.html,
             games=[self.home_item(g, reader) for g in games],
-            elsewhere=[self.home_item(g, reader) for g in self.r.games() if reader not in g["languages"]])
+            elsewhere=[self.home_item(g, reader) for g in self.r.games() if reader not in g["languages"]],
+        )
         groups = []
         for game in games:
             clarifications = [e for e in self.kb.entries_of(game["id"]) if e["kind"] == "clarification"]
@@ -463,20 +577,37 @@ class SiteRenderer:
                 item["href"] = self.r.path_in_section(entry["id"])
             groups.append({"title": self.game_name(game, reader), "anchor": f"game-{game['id']}", "items": items})
         yield self.list_page(f"{reader}/{ALL_CLARIFICATIONS.md}", ALL_CLARIFICATIONS.title(labels), groups)
-        yield self.page(f"{reader}/{OFFLINE.md}", "offline.html.j2", OFFLINE.title(labels), labels=labels,
-                        clarifications_href=ALL_CLARIFICATIONS.html, games=[
-            {"title": self.game_name(game, reader), "href": f"{game['id']}/{GAME_INDEX.html}",
-             "calculators": f"{game['id']}/{CALCULATORS.html}" if self.calculators.questions(game["id"], reader) else None}
-            for game in games])
+        yield self.page(
+            f"{reader}/{OFFLINE.md}",
+            "offline.html.j2",
+            OFFLINE.title(labels),
+            labels=labels,
+            clarifications_href=ALL_CLARIFICATIONS.html,
+            games=[
+                {
+                    "title": self.game_name(game, reader),
+                    "href": f"{game['id']}/{GAME_INDEX.html}",
+                    "calculators": f"{game['id']}/{CALCULATORS.html}" if self.calculators.questions(game["id"], reader) else None,
+                }
+                for game in games
+            ],
+        )
 
     def home_item(self, game: Game, reader: str) -> dict:
         """A game on a section's home: its title and summary (in a fallback language, marked, when the
         section lacks the game), and every language it is available in, each linking to its section."""
         shown = self.langs.pick(game["title"], reader)
-        return {"title": game["title"][shown], "lang": shown, "summary": self.r.text_in(game["summary"], reader),
-                "href": f"{game['id']}/{GAME_INDEX.html}" if reader in game["languages"] else None,
-                "languages": [{"lang": lang, "name": self.langs[lang].name, "href": f"../{lang}/{game['id']}/{GAME_INDEX.html}"}
-                              for lang in self.langs.codes if lang in game["languages"]]}
+        return {
+            "title": game["title"][shown],
+            "lang": shown,
+            "summary": self.r.text_in(game["summary"], reader),
+            "href": f"{game['id']}/{GAME_INDEX.html}" if reader in game["languages"] else None,
+            "languages": [
+                {"lang": lang, "name": self.langs[lang].name, "href": f"../{lang}/{game['id']}/{GAME_INDEX.html}"}
+                for lang in self.langs.codes
+                if lang in game["languages"]
+            ],
+        }
 
     def pages(self, games: set[str] | None = None):
         """(path under the docs folder, HTML) for every page, generated one game at a time:
@@ -486,8 +617,12 @@ class SiteRenderer:
         `games`: only the pages of these games (a rebuild that knows the others did not change);
         the titles and tables of contents of the others are then taken from `page_meta` as given."""
         if games is None:
-            yield self.page("index.md", "root.html.j2", self.root_title(), languages=[
-                {"code": lang, "name": self.langs[lang].name, "href": f"{lang}/{SECTION_HOME.html}"} for lang in self.langs.codes])
+            yield self.page(
+                "index.md",
+                "root.html.j2",
+                self.root_title(),
+                languages=[{"code": lang, "name": self.langs[lang].name, "href": f"{lang}/{SECTION_HOME.html}"} for lang in self.langs.codes],
+            )
         for game in self.r.games():
             readers = [lang for lang in self.langs.codes if lang in game["languages"]]
             if games is not None and game["id"] not in games:
@@ -508,13 +643,25 @@ class SiteRenderer:
     def site_meta(self) -> str:
         """JSON for mkdocs' hooks (mkdocs_hooks.py): the navigation and every page's title and table of
         contents, escaped. Written beside the generated mkdocs.yml after `pages()` has run."""
-        sections = {lang.code: {"theme": lang.theme, "site_name": str(escape(lang.ui["home"])),
-                                "toggles": [str(escape(lang.ui["to_dark"])), str(escape(lang.ui["to_light"]))],
-                                "not_found": {key: str(escape(lang.ui[key])) for key in ("not_found", "not_found_text", "home")}}
-                    for lang in self.langs}
+        sections = {
+            lang.code: {
+                "theme": lang.theme,
+                "site_name": str(escape(lang.ui["home"])),
+                "toggles": [str(escape(lang.ui["to_dark"])), str(escape(lang.ui["to_light"]))],
+                "not_found": {key: str(escape(lang.ui[key])) for key in ("not_found", "not_found_text", "home")},
+            }
+            for lang in self.langs
+        }
         alternate = [{"name": str(escape(lang.name)), "link": f"{lang.code}/{SECTION_HOME.html}", "lang": lang.code} for lang in self.langs]
-        return json.dumps({"sections": sections, "alternate": alternate, "nav": self.nav(), "pages": {path: {"title": meta.title, "toc": meta.toc}
-                                                         for path, meta in self.page_meta.items()}}, ensure_ascii=False)
+        return json.dumps(
+            {
+                "sections": sections,
+                "alternate": alternate,
+                "nav": self.nav(),
+                "pages": {path: {"title": meta.title, "toc": meta.toc} for path, meta in self.page_meta.items()},
+            },
+            ensure_ascii=False,
+        )
 
     def nav(self) -> list:
         """mkdocs nav: a tab per language, a section per game (pruned navigation keeps pages small).
@@ -545,8 +692,6 @@ class SiteRenderer:
         return nav
 
 
-
-
 NAV_FLAT_GAMES = 12  # up to this many games a language's nav lists them directly
 
 
@@ -561,7 +706,7 @@ def alphabetical_groups(games: list[tuple[str, dict]]) -> list[dict]:
     words: the first and last titles cut to the shortest length that tells the sections apart
     ("A–C", "D–F"; "Cha–Che", "Chi–Cy" when many titles share a first letter)."""
     size = math.ceil(math.sqrt(len(games)))
-    chunks = [games[start:start + size] for start in range(0, len(games), size)]
+    chunks = [games[start : start + size] for start in range(0, len(games), size)]
 
     def labels(length: int) -> list[str]:
         out = []

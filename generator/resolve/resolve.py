@@ -4,6 +4,7 @@ Where each entry's page and anchor are, which language a reader sees for each en
 (with fallbacks), which clarifications touch which entry, which glossary terms occur in
 which text, and a stable data version for the cards.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -36,11 +37,11 @@ class TableText:
 class Resolved:
     kb: KnowledgeBase
     data_version: str
-    page_of: dict[str, str] = field(default_factory=dict)          # entry/chapter id -> page file name (within game dir)
+    page_of: dict[str, str] = field(default_factory=dict)  # entry/chapter id -> page file name (within game dir)
     clarifications_of: dict[str, list[str]] = field(default_factory=dict)
     matchers: dict[tuple[str, str], TermMatcher] = field(default_factory=dict)  # (game, lang)
-    terms_in: dict[str, set[str]] = field(default_factory=dict)     # entry id -> term ids found or declared
-    checks_of: dict[str, list[str]] = field(default_factory=dict)   # entry id -> rules_check function names
+    terms_in: dict[str, set[str]] = field(default_factory=dict)  # entry id -> term ids found or declared
+    checks_of: dict[str, list[str]] = field(default_factory=dict)  # entry id -> rules_check function names
     # entry id -> "<chapter order>.<place in chapter>", the number players say aloud ("30.4"; its paragraphs
     # are 30.4a, 30.4b…); it follows the data's order, so an entry inserted before renumbers those after it
     number_of: dict[str, str] = field(default_factory=dict)
@@ -92,12 +93,17 @@ class Resolved:
 
     def table(self, table: dict, reader: str) -> TableText:
         """A data table's head, rows and note as plain text in the reader's language (empty cells '')."""
+
         def cell(value) -> str:
             value = self.text_in(value, reader)
             return "" if value is None else str(value)
+
         columns = table["columns"]
-        return TableText([cell(c["title"]) for c in columns], [[cell(row.get(c["key"])) for c in columns] for row in table["rows"]],
-                         cell(table["note"]) if "note" in table else None)
+        return TableText(
+            [cell(c["title"]) for c in columns],
+            [[cell(row.get(c["key"])) for c in columns] for row in table["rows"]],
+            cell(table["note"]) if "note" in table else None,
+        )
 
     def ruling(self, entry: Entry, lang: str) -> str | None:
         """A clarification's ruling in its `lang` text: from the language's bold resolution label
@@ -152,8 +158,11 @@ def data_version(kb: KnowledgeBase) -> str:
     """A digest of the data (not the clock), so the same data gives the same version."""
     digest = hashlib.sha256()
     payload = {
-        "games": kb.games, "entries": kb.entries, "terms": kb.terms,
-        "chapters": {cid: c.data for cid, c in kb.chapters.items()}, "aids": kb.aids,
+        "games": kb.games,
+        "entries": kb.entries,
+        "terms": kb.terms,
+        "chapters": {cid: c.data for cid, c in kb.chapters.items()},
+        "aids": kb.aids,
     }
     digest.update(json.dumps(payload, sort_keys=True, ensure_ascii=False).encode("utf-8"))
     return digest.hexdigest()[:12]

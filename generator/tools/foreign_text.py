@@ -9,6 +9,7 @@ nearest element that names one, and reports the runs in the page's language that
 English is recognised as `textmatch.reads_as_english` recognises it (two English function words);
 the renderer marks English it finds in quotation marks the same way. `python -m generator.tools.foreign_text SITE` prints the count per section.
 """
+
 from __future__ import annotations
 
 import sys
@@ -73,4 +74,4 @@ def report(site: Path) -> dict[str, int]:
 if __name__ == "__main__":
     site = Path(sys.argv[1] if len(sys.argv) > 1 else "site")
     for section, count in report(site).items():
-        print(f"{section}: {count} English text run(s) not marked lang=\"en\"")
+        print(f'{section}: {count} English text run(s) not marked lang="en"')

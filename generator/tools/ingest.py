@@ -8,6 +8,7 @@ into data/games/<game>/chapters/ and fill in ids, translations and kinds. What i
   - labels noise: web cruft, e-mail addresses, duplicated lines/blocks, image captions
     inserted mid-sentence, credits, legal text, stray table rules.
 """
+
 from __future__ import annotations
 
 import re
@@ -23,8 +24,11 @@ from ..base.languages import read_languages
 from ..base.linerange import format_lines
 from ..base.paths import DATA
 
-WEB = re.compile(r"(https?://|www\.|кибер\w*|cyberpedia|\.(ru|su|com|pl)\b|©|Поделиться|Заказать работу|"
-                 r"\[email\s*protected\]|оценок|\d+\.\d+ с\.$)", re.I)
+WEB = re.compile(
+    r"(https?://|www\.|кибер\w*|cyberpedia|\.(ru|su|com|pl)\b|©|Поделиться|Заказать работу|"
+    r"\[email\s*protected\]|оценок|\d+\.\d+ с\.$)",
+    re.I,
+)
 EMAIL = re.compile(r"[\w.+-]+@[\w-]+\.[\w.]+")
 LEGAL = re.compile(r"(all rights reserved|wszelkie prawa|все права|trademark|™|®|copyright)", re.I)
 CREDITS_HEADING = re.compile(r"^(#+\s*)?(авторы|twórcy gry|credits|локализация|от games workshop|games workshop)\b", re.I)
@@ -39,7 +43,7 @@ class Block:
     first: int
     last: int
     lines: list[str]
-    kind: str = "paragraph"          # heading | paragraph | list
+    kind: str = "paragraph"  # heading | paragraph | list
     noise: str | None = None
     note: str = ""
     extra_lines: list[int] = field(default_factory=list)  # joined continuation lines
@@ -54,9 +58,14 @@ def _is_heading(line: str) -> bool:
     if line.lstrip().startswith("#"):
         return True
     letters = [c for c in stripped if c.isalpha()]
-    return bool(letters) and len(stripped) <= 80 and (
-        all(c.isupper() for c in letters) or (not SENTENCE_END.search(stripped) and len(stripped.split()) <= 6
-                                              and stripped[0].isupper() and stripped.endswith(".") is False))
+    return (
+        bool(letters)
+        and len(stripped) <= 80
+        and (
+            all(c.isupper() for c in letters)
+            or (not SENTENCE_END.search(stripped) and len(stripped.split()) <= 6 and stripped[0].isupper() and stripped.endswith(".") is False)
+        )
+    )
 
 
 def split_blocks(lines: list[str]) -> list[Block]:
@@ -112,8 +121,7 @@ def join_split_paragraphs(blocks: list[Block]) -> list[Block]:
         if block.kind == "paragraph" and not block.noise and not SENTENCE_END.search(block.text):
             j = i + 1
             captions = []
-            while j < len(blocks) and j - i <= 4 and (blocks[j].kind == "heading" or len(blocks[j].text) < 60) \
-                    and not (blocks[j].text[:1].islower()):
+            while j < len(blocks) and j - i <= 4 and (blocks[j].kind == "heading" or len(blocks[j].text) < 60) and not (blocks[j].text[:1].islower()):
                 captions.append(blocks[j])
                 j += 1
             if j < len(blocks) and blocks[j].kind == "paragraph" and blocks[j].text[:1].islower():
@@ -138,9 +146,11 @@ def drafts(lines: list[str], source_id: str, language: str, game: str) -> tuple[
     noise: list[dict] = []
     heading = None
     for block in sorted(blocks, key=lambda b: b.first):
-        spec = format_lines(list(range(block.first, block.last + 1)) + block.extra_lines) \
-            if not block.extra_lines else format_lines(
-                [n for n in range(block.first, block.last + 1)] + block.extra_lines)
+        spec = (
+            format_lines(list(range(block.first, block.last + 1)) + block.extra_lines)
+            if not block.extra_lines
+            else format_lines([n for n in range(block.first, block.last + 1)] + block.extra_lines)
+        )
         if block.noise:
             noise.append({"source": source_id, "lines": spec, "class": block.noise, "note": block.note})
             continue
@@ -151,13 +161,15 @@ def drafts(lines: list[str], source_id: str, language: str, game: str) -> tuple[
         if heading:
             spec = format_lines([heading.first] + [n for n in range(block.first, block.last + 1)] + block.extra_lines)
             heading = None
-        entries.append({
-            "id": f"{game}/draft-{len(entries) + 1:03d}",
-            "kind": "procedure" if block.kind == "list" else "rule",
-            "title": {language: title},
-            "text": {language: block.text},
-            "origin": {language: {"source": source_id, "lines": spec}},
-        })
+        entries.append(
+            {
+                "id": f"{game}/draft-{len(entries) + 1:03d}",
+                "kind": "procedure" if block.kind == "list" else "rule",
+                "title": {language: title},
+                "text": {language: block.text},
+                "origin": {language: {"source": source_id, "lines": spec}},
+            }
+        )
     chapter = {"chapter": {"id": f"{game}/draft", "title": {language: "Draft"}}, "entries": entries}
     return chapter, {"noise": noise}
 
@@ -191,8 +203,12 @@ def ingest_file(path: Path, source_id: str | None, language: str | None, out=sys
     language = language or info.get("language")
     known = read_languages(data_dir).codes
     if language not in known:
-        raise IngestError("I003", f"unknown language {language!r}", (str(path), 1, 1),
-                          f"Pass --language with one of {', '.join(known)} (the languages defined in data/languages/).")
+        raise IngestError(
+            "I003",
+            f"unknown language {language!r}",
+            (str(path), 1, 1),
+            f"Pass --language with one of {', '.join(known)} (the languages defined in data/languages/).",
+        )
     game = info.get("game", source_id.split("-")[0])
     lines = text.split("\n")
     if text.endswith("\n"):

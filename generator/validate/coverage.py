@@ -1,4 +1,5 @@
 """Which source lines are carried into entries, which are classed as noise, and which are neither."""
+
 from __future__ import annotations
 
 from collections import Counter

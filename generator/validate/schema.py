@@ -1,4 +1,5 @@
 """Shape checks: every document against its JSON Schema (draft 2020-12) in schemas/."""
+
 from __future__ import annotations
 
 import difflib
@@ -33,11 +34,21 @@ SCHEMA_OF_KIND = {
     "checks": "checks.schema.json",
 }
 CODE_OF_VALIDATOR = {
-    "required": "E011", "dependentRequired": "E011",
+    "required": "E011",
+    "dependentRequired": "E011",
     "type": "E012",
-    "additionalProperties": "E013", "unevaluatedProperties": "E013",
-    "enum": "E014", "const": "E014", "pattern": "E014", "propertyNames": "E014", "minLength": "E014",
-    "minItems": "E014", "maxItems": "E014", "uniqueItems": "E014", "minimum": "E014", "maximum": "E014",
+    "additionalProperties": "E013",
+    "unevaluatedProperties": "E013",
+    "enum": "E014",
+    "const": "E014",
+    "pattern": "E014",
+    "propertyNames": "E014",
+    "minLength": "E014",
+    "minItems": "E014",
+    "maxItems": "E014",
+    "uniqueItems": "E014",
+    "minimum": "E014",
+    "maximum": "E014",
     "minProperties": "E014",
 }
 
@@ -67,9 +78,29 @@ def validator_for(schema_file: str) -> Draft202012Validator:
 SUBSCHEMA_KEYWORDS = {"items", "additionalProperties", "propertyNames", "if", "then", "else", "not"}
 SUBSCHEMA_LIST_KEYWORDS = {"allOf", "anyOf", "oneOf"}
 SUBSCHEMA_MAP_KEYWORDS = {"properties", "patternProperties", "$defs"}
-PLAIN_KEYWORDS = {"type", "enum", "const", "required", "pattern", "minLength", "maxLength", "minimum", "maximum",
-                  "minItems", "maxItems", "uniqueItems", "minProperties", "maxProperties",
-                  "title", "description", "$comment", "$id", "$schema", "default", "examples"}
+PLAIN_KEYWORDS = {
+    "type",
+    "enum",
+    "const",
+    "required",
+    "pattern",
+    "minLength",
+    "maxLength",
+    "minimum",
+    "maximum",
+    "minItems",
+    "maxItems",
+    "uniqueItems",
+    "minProperties",
+    "maxProperties",
+    "title",
+    "description",
+    "$comment",
+    "$id",
+    "$schema",
+    "default",
+    "examples",
+}
 
 
 def _same_in_draft7(schema) -> bool:
@@ -103,8 +134,7 @@ def quick_check_for(schema_file: str):
     schema = {key: value for key, value in schema.items() if key not in ("$id", "$defs")}
     # yes or no is all it answers (jsonschema explains): no messages built for the branches of a oneOf
     # that fail; fastjsonschema 2.21 cannot leave out the message of a `const`, so it gets its `enum` twin
-    return fastjsonschema.compile({**_const_as_enum(schema), "$schema": "http://json-schema.org/draft-07/schema#"},
-                                  detailed_exceptions=False)
+    return fastjsonschema.compile({**_const_as_enum(schema), "$schema": "http://json-schema.org/draft-07/schema#"}, detailed_exceptions=False)
 
 
 def _const_as_enum(schema):
@@ -144,9 +174,18 @@ def _most_specific(error: ValidationError) -> ValidationError:
 
 UNKNOWN_FIELD_VALIDATORS = ("additionalProperties", "unevaluatedProperties")
 # What an item of each list is called in a message ("entry citow/battle-dice: ...").
-ITEM_NAMES = {"entries": "entry", "terms": "term", "sources": "source", "noise": "noise item", "sections": "section",
-              "statements": "statement", "rows": "row", "columns": "column", "corrections": "correction",
-              "refs_external": "external reference"}
+ITEM_NAMES = {
+    "entries": "entry",
+    "terms": "term",
+    "sources": "source",
+    "noise": "noise item",
+    "sections": "section",
+    "statements": "statement",
+    "rows": "row",
+    "columns": "column",
+    "corrections": "correction",
+    "refs_external": "external reference",
+}
 TOP_ITEMS = {"chapter": "chapter", "game": "game", "aid": "player aid"}
 # A number too long to be a line number (in a line range written as text).
 LONG_NUMBER = re.compile(r"[0-9]{7,}")
@@ -189,9 +228,15 @@ def _short(value) -> str:
     return text if len(text) <= 60 else text[:57] + "…"
 
 
-YAML_WORDS = {"array": "a list (lines starting with '- ')", "object": "a mapping (lines of 'key: value')",
-              "string": "text", "integer": "a whole number", "number": "a number", "boolean": "true or false",
-              "null": "empty"}
+YAML_WORDS = {
+    "array": "a list (lines starting with '- ')",
+    "object": "a mapping (lines of 'key: value')",
+    "string": "text",
+    "integer": "a whole number",
+    "number": "a number",
+    "boolean": "true or false",
+    "null": "empty",
+}
 
 
 def _in_yaml_words(json_types) -> str:
@@ -202,8 +247,7 @@ def _in_yaml_words(json_types) -> str:
 
 def _json_type(value) -> str:
     """The JSON Schema type of a loaded YAML value (bool before int: True is an int in Python)."""
-    for python_type, name in ((bool, "boolean"), (int, "integer"), (float, "number"), (str, "string"),
-                              (list, "array"), (dict, "object")):
+    for python_type, name in ((bool, "boolean"), (int, "integer"), (float, "number"), (str, "string"), (list, "array"), (dict, "object")):
         if isinstance(value, python_type):
             return name
     return "object"
@@ -287,8 +331,12 @@ def check_shape(kind: str, document, shown_path: str, positions: Positions, prob
             for key in error.instance:
                 if key not in allowed and (path, key) not in slips.keys:
                     guess = difflib.get_close_matches(str(key), sorted(allowed - set(error.instance)), n=1)
-                    problems.add(shown_path, positions.of_key(path, key), "E013",
-                                 f"{where}: unknown field '{key}'" + (f" (did you mean '{guess[0]}'?)" if guess else ""))
+                    problems.add(
+                        shown_path,
+                        positions.of_key(path, key),
+                        "E013",
+                        f"{where}: unknown field '{key}'" + (f" (did you mean '{guess[0]}'?)" if guess else ""),
+                    )
             continue
         failed.add(path)
         if error.validator == "required" and _misspelt_field(error):
@@ -305,14 +353,13 @@ class Slips:
     the one problem it is, instead of the missing fields, unknown keys and wrong types it causes.
     `said(error, path)` tells whether an error is one of those consequences."""
 
-    def __init__(self, errors: list[ValidationError], root_schema: dict, document, shown_path: str, positions: Positions,
-                 problems: Problems):
+    def __init__(self, errors: list[ValidationError], root_schema: dict, document, shown_path: str, positions: Positions, problems: Problems):
         self.document, self.shown_path, self.positions, self.problems = document, shown_path, positions, problems
         self.failed: set[tuple] = set()
-        self.below: set[tuple] = set()               # every error at or below these paths is a consequence
-        self.keys: set[tuple[tuple, Any]] = set()    # (mapping path, key): that key refused or unknown there
+        self.below: set[tuple] = set()  # every error at or below these paths is a consequence
+        self.keys: set[tuple[tuple, Any]] = set()  # (mapping path, key): that key refused or unknown there
         self.fields: set[tuple[tuple, str]] = set()  # (mapping path, field): that field said to be missing
-        self.mappings: set[tuple] = set()            # mappings whose unknown fields are all consequences
+        self.mappings: set[tuple] = set()  # mappings whose unknown fields are all consequences
         for error in errors:
             if error.validator in UNKNOWN_FIELD_VALIDATORS and isinstance(error.instance, dict):
                 self.outdented_or_empty(error)
@@ -320,12 +367,21 @@ class Slips:
         for key_path, name in _run_together_keys(refused, errors).items():
             mapping, key = key_path[:-1], key_path[-1]
             lost = f"a space is missing after '{name}:'" if key[len(name)] == ":" else f"a colon is missing after '{name}'"
-            self.report(mapping, key, "E001", f"'{key}' is a name and its value run together: {lost} (write '{name}: …')",
-                        failed=key_path, below={key_path}, keys={(mapping, key)}, fields={(mapping, name)})
+            self.report(
+                mapping,
+                key,
+                "E001",
+                f"'{key}' is a name and its value run together: {lost} (write '{name}: …')",
+                failed=key_path,
+                below={key_path},
+                keys={(mapping, key)},
+                fields={(mapping, name)},
+            )
         for path, key in _fields_outdented_to_items(errors, document).items():
             mapping, field = path[:-1], path[-1]
-            self.report(mapping, field, "E007", _outdented(field, key), failed=path, about=mapping + (key,),
-                        below={path}, fields={(mapping + (key,), field)})
+            self.report(
+                mapping, field, "E007", _outdented(field, key), failed=path, about=mapping + (key,), below={path}, fields={(mapping + (key,), field)}
+            )
         for mapping, key, field, moved in _too_deep_slips(errors, refused, root_schema, document):
             inner = mapping if key is None else mapping + (key,)  # where the moved keys stand
             if self.explained(inner):
@@ -335,17 +391,33 @@ class Slips:
             elif key is None:
                 message = f"'{moved[0]}' and the keys after it belong under '{field}:', which is missing: write '{field}:' above them"
             else:
-                message = (f"'{moved[0]}' and the keys after it belong to '{field}', which is missing: write '{field}:' above "
-                           f"them, at the level of '{key}:'")
-            self.report(inner, moved[0], "E007", message, failed=mapping, about=mapping,
-                        below={inner + (k,) for k in moved}, keys={(inner, k) for k in moved}, fields={(mapping, field)})
+                message = (
+                    f"'{moved[0]}' and the keys after it belong to '{field}', which is missing: write '{field}:' above them, at the level of '{key}:'"
+                )
+            self.report(
+                inner,
+                moved[0],
+                "E007",
+                message,
+                failed=mapping,
+                about=mapping,
+                below={inner + (k,) for k in moved},
+                keys={(inner, k) for k in moved},
+                fields={(mapping, field)},
+            )
         for mapping, text, empty in _text_as_key_slips(errors, document):
             if self.explained(mapping):
                 continue
             line = positions.of_key(mapping, empty)[0]
-            self.report(mapping, text, "E007", f"this text stands at the level of '{empty}:' (line {line}), which is left empty: "
-                        f"indent the text further than '{empty}:'", failed=mapping, below={mapping + (text,), mapping + (empty,)},
-                        keys={(mapping, text)})
+            self.report(
+                mapping,
+                text,
+                "E007",
+                f"this text stands at the level of '{empty}:' (line {line}), which is left empty: indent the text further than '{empty}:'",
+                failed=mapping,
+                below={mapping + (text,), mapping + (empty,)},
+                keys={(mapping, text)},
+            )
 
     def outdented_or_empty(self, error: ValidationError) -> None:
         """Unknown fields that belong one level deeper: under the key just before them (`en:` beside
@@ -360,11 +432,19 @@ class Slips:
         if empty is not None:
             first = next(key for key in error.instance if key not in error.schema.get("properties", {}))
             line = self.positions.of_key(path, empty)[0]
-            self.report(path, first, "E007", f"'{first}' stands at the level of '{empty}:' (line {line}), which has no value: "
-                        f"indent the lines after '{empty}:' under it", failed=path + (empty,), below={path + (empty,)}, mappings={path})
+            self.report(
+                path,
+                first,
+                "E007",
+                f"'{first}' stands at the level of '{empty}:' (line {line}), which has no value: indent the lines after '{empty}:' under it",
+                failed=path + (empty,),
+                below={path + (empty,)},
+                mappings={path},
+            )
 
-    def report(self, mapping: tuple, key, code: str, message: str, failed: tuple, below=(), keys=(), fields=(), mappings=(),
-               about: tuple | None = None) -> None:
+    def report(
+        self, mapping: tuple, key, code: str, message: str, failed: tuple, below=(), keys=(), fields=(), mappings=(), about: tuple | None = None
+    ) -> None:
         """One slip's problem, at `key` of `mapping` (naming the item and field at `about`, by default the
         mapping), and what it explains."""
         where = describe(self.document, mapping if about is None else about)
@@ -377,7 +457,7 @@ class Slips:
 
     def explained(self, path: tuple) -> bool:
         """Whether `path` is inside what a slip reported here explains."""
-        return any(path[:len(slip)] == slip for slip in self.below)
+        return any(path[: len(slip)] == slip for slip in self.below)
 
     def said(self, error: ValidationError, path: tuple) -> bool:
         """Whether the error is a consequence of a slip reported here."""
@@ -385,8 +465,9 @@ class Slips:
             return True
         if isinstance(error.instance, str) and (path, error.instance) in self.keys:
             return True  # a key refused by a name pattern
-        if error.validator == "required" and any(path == mapping and error.message == f"{field!r} is a required property"
-                                                 for mapping, field in self.fields):
+        if error.validator == "required" and any(
+            path == mapping and error.message == f"{field!r} is a required property" for mapping, field in self.fields
+        ):
             return True
         return error.validator in UNKNOWN_FIELD_VALIDATORS and path in self.mappings
 
@@ -426,9 +507,15 @@ def _too_shallow_slip(error: ValidationError) -> tuple[str, str] | None:
     keys = list(instance)
     for before, field in itertools.pairwise(keys):
         value = instance[before]
-        if (field not in properties and before in properties and isinstance(value, dict) and value and field not in value
-                and _accepts_key(properties[before], str(field))
-                and not difflib.get_close_matches(str(field), [p for p in properties if p not in instance], n=1)):  # a misspelling
+        if (
+            field not in properties
+            and before in properties
+            and isinstance(value, dict)
+            and value
+            and field not in value
+            and _accepts_key(properties[before], str(field))
+            and not difflib.get_close_matches(str(field), [p for p in properties if p not in instance], n=1)
+        ):  # a misspelling
             return str(before), str(field)
     return None
 
@@ -455,8 +542,7 @@ def _text_as_key_slips(errors: list[ValidationError], document) -> set[tuple]:
     code) is not text. (mapping path, the text, the empty key) of each."""
     found = set()
     for error in errors:
-        if not (isinstance(error.instance, str) and "propertyNames" in error.absolute_schema_path
-                and not NAME_LIKE.fullmatch(error.instance)):
+        if not (isinstance(error.instance, str) and "propertyNames" in error.absolute_schema_path and not NAME_LIKE.fullmatch(error.instance)):
             continue
         mapping = part_at(document, tuple(error.absolute_path))
         keys = list(mapping) if isinstance(mapping, dict) else []
@@ -573,9 +659,13 @@ def swallowed_keys(document, shown_path: str, positions: Positions, problems: Pr
                 elif "\n" in value and ":" in value:
                     found = next((m for m in SWALLOWED_KEY.finditer(value) if m.group(1) not in node), None)
                     if found is not None:
-                        problems.add(shown_path, positions.of_text_line(path, key, value, found.start(1)), "E007",
-                                     f"{describe(document, path)}: '{found.group(1)}:' stands inside the text of '{key}:', one "
-                                     f"level too deep: move it back to the level of '{key}:'")
+                        problems.add(
+                            shown_path,
+                            positions.of_text_line(path, key, value, found.start(1)),
+                            "E007",
+                            f"{describe(document, path)}: '{found.group(1)}:' stands inside the text of '{key}:', one "
+                            f"level too deep: move it back to the level of '{key}:'",
+                        )
                         failed.add(path)
     return failed
 
@@ -590,8 +680,7 @@ def _run_together_keys(refused: dict[tuple, list], errors: list[ValidationError]
     """Of the keys refused where they stand, those that are a name, a missing colon or space, and
     the start of a value: key path -> the name. A value that is a plain word counts only where the
     name is a field the mapping may have and lacks (elsewhere "two words" may be a key)."""
-    found = {mapping + (key,): match.group(1) for mapping, key in refused
-             if isinstance(key, str) and (match := COLON_SLIP.match(key)) is not None}
+    found = {mapping + (key,): match.group(1) for mapping, key in refused if isinstance(key, str) and (match := COLON_SLIP.match(key)) is not None}
     for error in errors:
         if error.validator in UNKNOWN_FIELD_VALIDATORS and isinstance(error.instance, dict):
             allowed = set(error.schema.get("properties", {}))

@@ -8,6 +8,7 @@ in `kb.unchecked_ids`, and a file that does not parse (or a broken game.yaml) it
 `kb.unchecked_games` (which ids it would define is only a guess); references to them are not
 reported as dangling, and the root problem says in a note how many references were left unchecked.
 """
+
 from __future__ import annotations
 
 import difflib
@@ -103,7 +104,7 @@ class KnowledgeBaseBuilder:
 
     def list_ok(self, doc: Document, path: list) -> bool:
         """Whether the list at `path` itself passed (its items are checked one by one)."""
-        return not any(tuple(path)[:len(failed)] == failed for failed in self.failed[doc.path])
+        return not any(tuple(path)[: len(failed)] == failed for failed in self.failed[doc.path])
 
     def unchecked(self, ids: set[str], blame: str) -> None:
         for item_id in ids:
@@ -114,7 +115,7 @@ class KnowledgeBaseBuilder:
         self.add_sources()
         self.add_games()
         seen_orders: dict[tuple, str] = {}
-        missing_game: dict[str, str] = {}   # game folder without game.yaml -> its first file
+        missing_game: dict[str, str] = {}  # game folder without game.yaml -> its first file
         for doc in self.loaded.documents:
             if doc.kind in ("manifest", "game", "language", "ui", "synonyms", "checks", "calculators"):
                 continue  # sources and games first (above); languages and check catalogues after (below, and check())
@@ -179,8 +180,13 @@ class KnowledgeBaseBuilder:
         if not any(self.list_ok(doc, ["sources"]) for doc in manifests):
             self.kb.all_sources_unchecked = manifest_path  # no list of sources to check against
             return
-        listed = {item["file"] for doc in manifests if self.list_ok(doc, ["sources"]) for item in doc.data["sources"]
-                  if isinstance(item, dict) and isinstance(item.get("file"), str)}
+        listed = {
+            item["file"]
+            for doc in manifests
+            if self.list_ok(doc, ["sources"])
+            for item in doc.data["sources"]
+            if isinstance(item, dict) and isinstance(item.get("file"), str)
+        }
         unlisted = sorted(set(self.loaded.source_texts) - listed)
         for doc in manifests:
             for i, item in enumerate(doc.data["sources"] if self.list_ok(doc, ["sources"]) else []):
@@ -190,8 +196,7 @@ class KnowledgeBaseBuilder:
                 elif isinstance(item, dict) and isinstance(item.get("id"), str):
                     self.kb.unchecked_sources.setdefault(item["id"], doc.path)
         for name in unlisted:
-            self.problems.add(self.loaded.shown("sources", name), (1, 1), "E006",
-                              "source text not listed in manifest.yaml")
+            self.problems.add(self.loaded.shown("sources", name), (1, 1), "E006", "source text not listed in manifest.yaml")
 
     def add_source(self, item: Mapping[str, Any], where: Where, unlisted: list[str]) -> None:
         raw = self.loaded.source_texts.get(item["file"])
@@ -203,8 +208,13 @@ class KnowledgeBaseBuilder:
             guess = difflib.get_close_matches(item["file"], unlisted, n=1)
             if guess:
                 unlisted.remove(guess[0])  # the same slip: not reported again as an unlisted file
-            _at(self.problems, where, ["file"], "E036", f"source file data/sources/{item['file']} is missing"
-                + (f" (did you mean {guess[0]}?)" if guess else ""))
+            _at(
+                self.problems,
+                where,
+                ["file"],
+                "E036",
+                f"source file data/sources/{item['file']} is missing" + (f" (did you mean {guess[0]}?)" if guess else ""),
+            )
             self.kb.unchecked_sources.setdefault(item["id"], where.document.path)
             return
         if hashlib.sha256(raw).hexdigest() != item["sha256"]:
@@ -217,8 +227,16 @@ class KnowledgeBaseBuilder:
         if text.endswith("\n"):
             lines.pop()
         self.kb.sources[item["id"]] = Source(
-            item["id"], item["file"], item["game"], item["language"], item["kind"], str(item["title"]),
-            item["precedence"], _per_language(item["precedence_reason"]), lines)
+            item["id"],
+            item["file"],
+            item["game"],
+            item["language"],
+            item["kind"],
+            str(item["title"]),
+            item["precedence"],
+            _per_language(item["precedence_reason"]),
+            lines,
+        )
 
     def add_games(self) -> None:
         for doc in (d for d in self.loaded.documents if d.kind == "game"):
@@ -234,8 +252,7 @@ class KnowledgeBaseBuilder:
     def skip_without_game(self, doc: Document, missing_game: dict[str, str]) -> None:
         """A file of a game that is not set up: said once per game folder; its ids are not checked."""
         game_file = self.loaded.shown("games", str(doc.game), "game.yaml")
-        broken = any(u.path == game_file for u in self.loaded.unloaded) or any(
-            d.path == game_file for d in self.loaded.documents if d.kind == "game")
+        broken = any(u.path == game_file for u in self.loaded.unloaded) or any(d.path == game_file for d in self.loaded.documents if d.kind == "game")
         blame = game_file if broken else missing_game.setdefault(str(doc.game), doc.path)
         if not broken and blame == doc.path:
             self.problems.add(doc.path, (1, 1), "E037", f"no game.yaml for game folder '{doc.game}'")
@@ -243,8 +260,7 @@ class KnowledgeBaseBuilder:
 
     def check_order(self, doc: Document, seen_orders: dict[tuple, str]) -> None:
         if (doc.game, doc.order) in seen_orders:
-            self.problems.add(doc.path, (1, 1), "E038",
-                              f"order {doc.order:02d} is also used by {seen_orders[(doc.game, doc.order)]}")
+            self.problems.add(doc.path, (1, 1), "E038", f"order {doc.order:02d} is also used by {seen_orders[(doc.game, doc.order)]}")
         seen_orders[(doc.game, doc.order)] = doc.path
 
     def claim_id(self, item_id: str, game: str, where: Where) -> bool:
@@ -294,8 +310,9 @@ class KnowledgeBaseBuilder:
         for i, item in enumerate(doc.data["noise"] or [] if self.list_ok(doc, ["noise"]) else []):
             where = Where(doc, ["noise", i])
             if self.ok(doc, where.path):
-                self.kb.noise.append(Noise(str(doc.game), item["source"], item["lines"], item["class"], item["note"],
-                                           item.get("duplicate_of"), where))
+                self.kb.noise.append(
+                    Noise(str(doc.game), item["source"], item["lines"], item["class"], item["note"], item.get("duplicate_of"), where)
+                )
 
 
 def _lost_its_id(document, item: tuple) -> bool:
@@ -317,8 +334,8 @@ class MeaningChecks:
         self.known_ids = set(kb.entries) | set(kb.chapters) | set(kb.terms)
         self.known_checks = known_checks(kb)
         self.mismatched: set[tuple[str, str]] = set()  # (entry id, language) reported by E033
-        self.noise_lines: dict[str, set[int]] = {}   # filled by check_noise, used by check_text_matches
-        self.not_checked: Counter[str] = Counter()   # file of a root problem -> references not checked for it
+        self.noise_lines: dict[str, set[int]] = {}  # filled by check_noise, used by check_text_matches
+        self.not_checked: Counter[str] = Counter()  # file of a root problem -> references not checked for it
         self.texts_not_compared: Counter[str] = Counter()  # noise file of a root problem -> texts not compared with their lines
 
     def run(self) -> None:
@@ -369,8 +386,7 @@ class MeaningChecks:
                     table = self.aid_table(rows["table"], where, path + ["rows", "table"])
                     if table is not None and self.check_columns(table, list(rows["where"]), rows["table"], where, path + ["rows", "where"]):
                         if not any(all(_english(row.get(k)) == v for k, v in rows["where"].items()) for row in table["rows"]):
-                            _at(self.problems, where, path + ["rows", "where"], "E064",
-                                f"no row of '{rows['table']}' has {rows['where']}")
+                            _at(self.problems, where, path + ["rows", "where"], "E064", f"no row of '{rows['table']}' has {rows['where']}")
         for ref, columns in aid.get("hide_columns", {}).items():
             table = self.aid_table(ref, where, ["hide_columns", ref])
             if table is not None:
@@ -384,17 +400,25 @@ class MeaningChecks:
         and each earlier faction's."""
         seen: list[tuple[str, str]] = [(name, colour) for name, colour in colours.FIXED.items()]
         coloured = [(["sections", i], "section", section["title"], section.get("colour")) for i, section in enumerate(aid["sections"])]
-        coloured += [(["sections", i, "factions", j], "faction", faction["name"], faction.get("colour"))
-                     for i, section in enumerate(aid["sections"]) for j, faction in enumerate(section.get("factions", []))]
+        coloured += [
+            (["sections", i, "factions", j], "faction", faction["name"], faction.get("colour"))
+            for i, section in enumerate(aid["sections"])
+            for j, faction in enumerate(section.get("factions", []))
+        ]
         for path, kind, names, colour in coloured:
             if not isinstance(colour, str) or not re.fullmatch(r"#[0-9a-fA-F]{6}", colour):
                 continue  # the schema reports it
             name = f"{kind} '{names.get('en') or next(iter(names.values()), '')}'"
             for other_name, other in seen:
                 if colours.distance(colour, other) < colours.MIN_DISTANCE:
-                    _at(self.problems, where, [*path, "colour"], "E072",
+                    _at(
+                        self.problems,
+                        where,
+                        [*path, "colour"],
+                        "E072",
                         f"{name}: {colour} is too like {other_name} {other} "
-                        f"(ΔE {colours.distance(colour, other):.0f}, at least {colours.MIN_DISTANCE:.0f})")
+                        f"(ΔE {colours.distance(colour, other):.0f}, at least {colours.MIN_DISTANCE:.0f})",
+                    )
                     break
             seen.append((name, colour))
 
@@ -409,8 +433,13 @@ class MeaningChecks:
                 if ref not in entries:
                     if not self.blamed(ref):
                         hint = difflib.get_close_matches(ref, entries, n=1)
-                        _at(self.problems, where, path, "E071",
-                            f"'{ref}' is no entry of {game_id}" + (f" (did you mean '{hint[0]}'?)" if hint else ""))
+                        _at(
+                            self.problems,
+                            where,
+                            path,
+                            "E071",
+                            f"'{ref}' is no entry of {game_id}" + (f" (did you mean '{hint[0]}'?)" if hint else ""),
+                        )
                 elif ref not in printed:
                     printed.add(ref)  # one problem per entry, where the checklist first needs it
                     _at(self.problems, where, path, "E070", f"'{ref}' is needed for {topic}, but no section of the aid prints it")
@@ -481,8 +510,13 @@ class MeaningChecks:
             self.not_checked[unread_catalogue] += 1
         else:
             hint = difflib.get_close_matches(check_name, sorted(map(str, self.known_checks)), n=1)
-            _at(self.problems, where, ["example", "check"], "E039",
-                f"unknown rules-check '{check_name}'" + (f" (did you mean '{hint[0]}'?)" if hint else ""))
+            _at(
+                self.problems,
+                where,
+                ["example", "check"],
+                "E039",
+                f"unknown rules-check '{check_name}'" + (f" (did you mean '{hint[0]}'?)" if hint else ""),
+            )
 
     def check_example_inputs(self, example: Mapping[str, Any], check: CheckId, where: Where) -> None:
         """E043: a worked example's inputs fit its check's input schema, as the calculator's "Fill in the
@@ -493,8 +527,13 @@ class MeaningChecks:
         error = best_match(rules_input.StrictValidator(schema).iter_errors(example["inputs"]))
         if error is not None:
             field = "/".join(map(str, error.absolute_path)) or "(inputs)"
-            _at(self.problems, where, ["example", "inputs"], "E043",
-                f"the inputs do not fit {example['check']}'s input schema: {_shortened(f'{field}: {explained(error)[1]}')}")
+            _at(
+                self.problems,
+                where,
+                ["example", "inputs"],
+                "E043",
+                f"the inputs do not fit {example['check']}'s input schema: {_shortened(f'{field}: {explained(error)[1]}')}",
+            )
 
     def text_run_on(self, entry_id: str, entry: Entry, where: Where) -> str | None:
         """A text that runs on into the next language's, whose `en: |` line was lost: the next
@@ -512,13 +551,16 @@ class MeaningChecks:
                 found_by_line = [[own_words(word) for word in textmatch.words(line)] for line in lines]
                 k = _change_point(found_by_line)
                 head, tail = sum(found_by_line[:k], []), sum(found_by_line[k:], [])
-                if head and len(tail) >= RUN_ON_MIN_WORDS and sum(head) >= MIN_TEXT_IN_SOURCE * len(head) \
-                        and sum(tail) < RUN_ON_SHARE * len(tail):
+                if head and len(tail) >= RUN_ON_MIN_WORDS and sum(head) >= MIN_TEXT_IN_SOURCE * len(head) and sum(tail) < RUN_ON_SHARE * len(tail):
                     named = f"'{missing[0]}: |'" if len(missing) == 1 else f"the line of one of {', '.join(missing)}"
                     at = where.document.positions.of_text_line(where.path + ["text"], lang, text, sum(len(line) + 1 for line in lines[:k]))
-                    self.problems.add(where.document.path, at, "E007",
-                                      f"{describe(where.document.data, tuple(where.path))}: text: the {lang} text runs on here into "
-                                      f"{what}: {named} above this line seems lost; write it at the level of '{lang}:'")
+                    self.problems.add(
+                        where.document.path,
+                        at,
+                        "E007",
+                        f"{describe(where.document.data, tuple(where.path))}: text: the {lang} text runs on here into "
+                        f"{what}: {named} above this line seems lost; write it at the level of '{lang}:'",
+                    )
                     return lang
         return None
 
@@ -542,8 +584,7 @@ class MeaningChecks:
             if source:
                 cited = textmatch.normalise(self.cited_text(source, statement["lines"]))
                 if textmatch.normalise(statement["quote"]) not in cited:
-                    _at(self.problems, where, path + ["quote"], "E031",
-                        f"quote not found in {source.id} lines {statement['lines']}")
+                    _at(self.problems, where, path + ["quote"], "E031", f"quote not found in {source.id} lines {statement['lines']}")
         for i, ref in enumerate(clarification.get("affects", [])):
             self.check_reference(ref, where, ["clarification", "affects", i])
         if "ruling" in clarification:
@@ -589,8 +630,13 @@ class MeaningChecks:
             if "translated_from" in one:
                 source_lang = one["translated_from"]
                 if source_lang == lang or (source_lang not in origin and source_lang not in unstated):
-                    _at(self.problems, where, path + ["translated_from"], "E026",
-                        f"{lang} is translated from '{source_lang}', which this item does not have")
+                    _at(
+                        self.problems,
+                        where,
+                        path + ["translated_from"],
+                        "E026",
+                        f"{lang} is translated from '{source_lang}', which this item does not have",
+                    )
             elif "source" in one:
                 source = self.check_source_ref(one["source"], game, lang, where, path + ["source"], lines=one["lines"])
                 if not (source and text_check and lang in item.get("text", {})):
@@ -618,8 +664,7 @@ class MeaningChecks:
             return None
         if source is None:
             hint = difflib.get_close_matches(source_id, list(self.kb.sources), n=1)
-            _at(self.problems, where, path, "E022",
-                f"unknown source '{source_id}'" + (f" (did you mean '{hint[0]}'?)" if hint else ""))
+            _at(self.problems, where, path, "E022", f"unknown source '{source_id}'" + (f" (did you mean '{hint[0]}'?)" if hint else ""))
             return None
         if source.game != game:
             _at(self.problems, where, path, "E028", f"source '{source_id}' is a source of '{source.game}', not '{game}'")
@@ -644,13 +689,13 @@ class MeaningChecks:
     def check_text_matches(self, item: Mapping[str, Any], lang: str, source: Source, spec: str, where: Where, path: list) -> None:
         corrections = " ".join(c["from"] for c in item.get("corrections", []) if c["lang"] == lang)
         text_in_source, source_in_text = textmatch.shares_found(
-            self.cited_text(source, spec, skip_noise=True), item["title"].get(lang, ""), item["text"][lang], corrections)
+            self.cited_text(source, spec, skip_noise=True), item["title"].get(lang, ""), item["text"][lang], corrections
+        )
         shortfalls = []
         if text_in_source < MIN_TEXT_IN_SOURCE:
             shortfalls.append(f"only {text_in_source:.0%} of the {lang} text's words are in {source.id} lines {spec}")
         if source_in_text < MIN_SOURCE_IN_TEXT:
-            shortfalls.append(
-                f"only {source_in_text:.0%} of the words of {source.id} lines {spec} are in the {lang} title and text")
+            shortfalls.append(f"only {source_in_text:.0%} of the words of {source.id} lines {spec} are in the {lang} title and text")
         if shortfalls:
             self.mismatched.add((item["id"], lang))
             _at(self.problems, where, path, "E033", "; ".join(shortfalls))
@@ -659,8 +704,7 @@ class MeaningChecks:
         if ref in self.known_ids or self.blamed(ref):
             return
         hint = difflib.get_close_matches(ref, sorted(self.known_ids), n=1)
-        _at(self.problems, where, path, "E021",
-            f"unknown reference '{ref}'" + (f" (did you mean '{hint[0]}'?)" if hint else ""))
+        _at(self.problems, where, path, "E021", f"unknown reference '{ref}'" + (f" (did you mean '{hint[0]}'?)" if hint else ""))
 
     def blamed(self, ref: str) -> bool:
         """Whether `ref` may be defined in a file that could not be read; that file's note counts it as not checked."""
@@ -686,8 +730,13 @@ class MeaningChecks:
             said |= set(textmatch.numbers(" ".join(map(str, _values([entry.get("params", {}), entry.get("table", {}).get("rows", [])])))))
             extra = sorted(set(textmatch.numbers(LIST_NUMBER.sub("", text))) - said - WORDED, key=float)
             if extra:
-                _at(self.problems, at, ["text", lang], "E053",
-                    f"the {lang} summary states {', '.join(extra)}, which the entry's text, params and table do not")
+                _at(
+                    self.problems,
+                    at,
+                    ["text", lang],
+                    "E053",
+                    f"the {lang} summary states {', '.join(extra)}, which the entry's text, params and table do not",
+                )
 
     def check_numbers(self, texts: Mapping[str, str], origins: Mapping[str, Any], where: Where, path: list) -> None:
         """A translation states the numbers of its original; two sources' versions agree."""
@@ -700,8 +749,13 @@ class MeaningChecks:
                 a, b = Counter(by_lang[first]), Counter(by_lang[other])
                 only_a = sorted((a - b).elements())
                 only_b = sorted((b - a).elements())
-                _at(self.problems, where, path + [other], "E030", f"numbers differ: {first} has {only_a or 'none'} that "
-                    f"{other} lacks; {other} has {only_b or 'none'} that {first} lacks")
+                _at(
+                    self.problems,
+                    where,
+                    path + [other],
+                    "E030",
+                    f"numbers differ: {first} has {only_a or 'none'} that {other} lacks; {other} has {only_b or 'none'} that {first} lacks",
+                )
 
     def check_translated_numbers(self, entry: Entry, where: Where) -> None:
         """E030 beyond the text: a translated title, table heading, cell or note, and a statement's
@@ -720,8 +774,12 @@ class MeaningChecks:
             self.check_numbers(table["note"], translations, where, ["table", "note"])
         for i, statement in enumerate(entry.get("clarification", {}).get("statements", [])):
             renderings = {lang: text for lang, text in statement.items() if lang in self.kb.languages and isinstance(text, str)}
-            self.check_numbers({"quote": statement["quote"], **renderings}, dict.fromkeys(renderings, {"translated_from": "quote"}),
-                               where, ["clarification", "statements", i])
+            self.check_numbers(
+                {"quote": statement["quote"], **renderings},
+                dict.fromkeys(renderings, {"translated_from": "quote"}),
+                where,
+                ["clarification", "statements", i],
+            )
 
     def check_corrections(self, entry: Entry, where: Where) -> None:
         for i, correction in enumerate(entry.get("corrections", [])):
@@ -731,8 +789,7 @@ class MeaningChecks:
                 continue  # the origin's own problem is reported by check_origin
             cited = self.cited_text(source, origin["lines"])
             if correction["from"] not in cited and textmatch.normalise(correction["from"]) not in textmatch.normalise(cited):
-                _at(self.problems, where, ["corrections", i, "from"], "E032",
-                    f"'{correction['from']}' is not in {source.id} lines {origin['lines']}")
+                _at(self.problems, where, ["corrections", i, "from"], "E032", f"'{correction['from']}' is not in {source.id} lines {origin['lines']}")
 
 
 CYRILLIC_LETTER = re.compile(r"[\u0400-\u04ff]")

@@ -16,6 +16,7 @@ the headings are measured, the values taken as empty: a table refused then is to
 values, and one let through is measured whole once the data is sound. The estimate errs wide:
 tests/test_aid_fit.py holds it against WeasyPrint's own layout of every bundled table.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -49,6 +50,7 @@ QUOTES = "\"'«»‘’‚‛“”„‟‹›"
 @dataclass
 class Printed:
     """What an answer table prints in one language: its headings and, per value column, its cells' texts."""
+
     row_label: str
     row_headings: list[str]
     group: str
@@ -58,8 +60,8 @@ class Printed:
 
 @dataclass
 class Fit:
-    width: float    # points: the narrowest the table can be set
-    widest: str     # the widest unbreakable heading piece, named in the problem
+    width: float  # points: the narrowest the table can be set
+    widest: str  # the widest unbreakable heading piece, named in the problem
     room: float = CARD_TEXT[0]
 
     @property
@@ -89,11 +91,12 @@ def heading_width(text: str) -> tuple[float, str]:
 def table_fit(printed: Printed) -> Fit:
     """The narrowest width WeasyPrint can give the table (border-collapse: a rule between cells, one round it)."""
     head, cell = 2 * ANSWER_HEAD_PADDING * SIZE, 2 * ANSWER_CELL_PADDING * SIZE
-    widest = max(heading_width(text) for text in
-                 [printed.row_label, *printed.row_headings, printed.group, *printed.column_headings])[1]
+    widest = max(heading_width(text) for text in [printed.row_label, *printed.row_headings, printed.group, *printed.column_headings])[1]
     row_column = max(heading_width(text)[0] for text in [printed.row_label, *printed.row_headings]) + head + TABLE_RULE
-    columns = sum(max(heading_width(heading)[0] + head, max(text_width(value, SIZE) for value in values) + cell) + TABLE_RULE
-                  for heading, values in zip(printed.column_headings, printed.values, strict=True))
+    columns = sum(
+        max(heading_width(heading)[0] + head, max(text_width(value, SIZE) for value in values) + cell) + TABLE_RULE
+        for heading, values in zip(printed.column_headings, printed.values, strict=True)
+    )
     group = heading_width(printed.group)[0] + head + TABLE_RULE
     return Fit(row_column + max(columns, group) + TABLE_RULE, widest)
 
@@ -141,5 +144,7 @@ def printed_table(table: Layout, decimal: str, values: list[list[Any]] | None = 
 
 def too_wide(fit: Fit) -> str:
     """The problem's message: how wide the table needs to be, and its widest heading word."""
-    return (f"needs {fit.width / MM:.1f} mm, the card's text is {fit.room / MM:.1f} mm wide"
-            f" (its longest heading word: '{fit.widest}', {text_width(fit.widest, SIZE, bold=True) / MM:.1f} mm)")
+    return (
+        f"needs {fit.width / MM:.1f} mm, the card's text is {fit.room / MM:.1f} mm wide"
+        f" (its longest heading word: '{fit.widest}', {text_width(fit.widest, SIZE, bold=True) / MM:.1f} mm)"
+    )

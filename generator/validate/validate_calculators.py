@@ -51,16 +51,18 @@ def output_paths(schema: Any, prefix: str = "") -> set[str]:
 
 def check_calculators(loaded: LoadedData, kb: KnowledgeBase, problems: Problems) -> None:
     """Fill kb.calculators from the games' calculators.yaml and report what a calculator could not say."""
-    documents = {doc.game: doc for doc in loaded.documents
-                 if doc.kind == "calculators" and validator_for("calculators.schema.json").is_valid(doc.data)}
+    documents = {
+        doc.game: doc for doc in loaded.documents if doc.kind == "calculators" and validator_for("calculators.schema.json").is_valid(doc.data)
+    }
     for game, checks in kb.checks.items():
         doc = documents.get(game)
         if doc is None:
             written = [(d.kind, d.game) for d in loaded.documents] + [(u.kind, u.game) for u in loaded.unloaded]
             if ("calculators", game) not in written:  # else its problem was reported
                 checks_doc = next(d for d in loaded.documents if d.kind == "checks" and d.game == game)
-                problems.add(checks_doc.path, (1, 1), "E080",
-                             f"game '{game}' has checks but no calculators.yaml beside checks.yaml to say their answers")
+                problems.add(
+                    checks_doc.path, (1, 1), "E080", f"game '{game}' has checks but no calculators.yaml beside checks.yaml to say their answers"
+                )
             continue
         kb.calculators[game] = doc.data
         _check_game(kb, doc, game, checks, problems)
@@ -122,8 +124,12 @@ def _check_answer(doc, name: str, answer: dict, output_schema: dict, problems: P
             continue
         for field, kind in fields:
             if field not in known:
-                _report(problems, where, "E082", f"the {language} answer of {name} names {{{field}}}, which the output lacks"
-                        f" (fields: {', '.join(sorted(known)) or 'none'})")
+                _report(
+                    problems,
+                    where,
+                    "E082",
+                    f"the {language} answer of {name} names {{{field}}}, which the output lacks (fields: {', '.join(sorted(known)) or 'none'})",
+                )
             elif kind not in ("", "percent"):
                 _report(problems, where, "E082", f"the {language} answer of {name} formats {{{field}}} as '{kind}'; only :percent exists")
 
@@ -140,8 +146,7 @@ def _check_answer_tables(kb: KnowledgeBase, doc, game: str, checks: dict, proble
             sound = game not in kb.unchecked_games and not any(p.path.startswith(folder) for p in problems.items)
             rules = rules or (game_rules(kb, game) if sound else None)  # unsound: the headings alone are measured
             for language, message in _too_wide(kb, doc, game, table, schemas, rules):
-                _report(problems, Where(doc, ["answer_tables", i]), "E088",
-                        f"answer table {i + 1} ({table['check']}), {language}: {message}")
+                _report(problems, Where(doc, ["answer_tables", i]), "E088", f"answer table {i + 1} ({table['check']}), {language}: {message}")
 
 
 def _too_wide(kb: KnowledgeBase, doc, game: str, table: dict, schemas: dict, rules: Game | None) -> list[tuple[str, str]]:
@@ -157,6 +162,7 @@ def _too_wide(kb: KnowledgeBase, doc, game: str, table: dict, schemas: dict, rul
             if "term" in labels[key] and labels[key]["term"] not in kb.terms:
                 return key  # E083
             return str(kb.languages.text(label_texts(kb, labels[key]), language))
+
         layouts[language] = layout(table, game, schemas, label, kb.languages.ui(language)["calculator"])
     values = answers(rules, next(iter(layouts.values()))) if layouts else None
     found = []
@@ -178,8 +184,11 @@ def _answer_table_slips(table: dict, checks: dict, texts: dict, labels: dict, sc
     if "columns" not in table and ("heading" not in table or any("label" not in item for item in table["show"])):
         slips.append("without columns over an input, the outputs' columns need a `heading` and each shown output a `label`")
     known = {**labels, **texts[check].get("labels", {})}
-    headings = [table.get("heading"), *(item.get("label") for item in table["show"]),
-                *(value for axis in (table["rows"], table.get("columns") or {}) for value in axis.get("values", []) if isinstance(value, str))]
+    headings = [
+        table.get("heading"),
+        *(item.get("label") for item in table["show"]),
+        *(value for axis in (table["rows"], table.get("columns") or {}) for value in axis.get("values", []) if isinstance(value, str)),
+    ]
     slips += [f"no label '{key}' for a heading" for key in headings if key is not None and key not in known]
     if schemas is None:  # the check's schema file is the rules_check package's to provide
         return slips
@@ -187,8 +196,11 @@ def _answer_table_slips(table: dict, checks: dict, texts: dict, labels: dict, sc
         if axis is not None:
             slips += _axis_slips(name, axis, schemas.get(f"{check}_input", {}))
     outputs = output_paths(schemas.get(f"{check}_output", {}))
-    slips += [f"the output has no field '{item['output']}' (fields: {', '.join(sorted(outputs)) or 'none'})"
-              for item in table["show"] if item["output"] not in outputs]
+    slips += [
+        f"the output has no field '{item['output']}' (fields: {', '.join(sorted(outputs)) or 'none'})"
+        for item in table["show"]
+        if item["output"] not in outputs
+    ]
     return slips
 
 
@@ -198,9 +210,13 @@ def _axis_slips(name: str, axis: dict, input_schema: dict) -> list[str]:
         return [f"the {name}' input has no field '{axis['input']}'"]
     if "values" in axis:
         allowed, kind = node.get("enum"), node.get("type")
-        wrong = [value for value in axis["values"] if (allowed is not None and value not in allowed)
-                 or (kind == "boolean" and not isinstance(value, bool))
-                 or (kind == "integer" and (isinstance(value, bool) or not isinstance(value, int)))]
+        wrong = [
+            value
+            for value in axis["values"]
+            if (allowed is not None and value not in allowed)
+            or (kind == "boolean" and not isinstance(value, bool))
+            or (kind == "integer" and (isinstance(value, bool) or not isinstance(value, int)))
+        ]
         return [f"the {name}' value {value!r} is not one {axis['input']} takes" for value in wrong]
     if node.get("type") != "integer":
         return [f"the {name} run over whole numbers, but '{axis['input']}' is not one (list its `values`)"]

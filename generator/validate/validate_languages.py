@@ -5,6 +5,7 @@ with no definition (E063). No language at all is E062 too: nothing could be show
 use only the {places} the generator fills for it (E065); search folding maps letters to letters (E066);
 the theme language is one Material for MkDocs has (E085). The optional synonyms.yaml names known glossary
 terms (E067) with words the glossary does not already give them in that language (E068)."""
+
 from __future__ import annotations
 
 import re
@@ -34,8 +35,12 @@ def check(loaded: LoadedData, kb: KnowledgeBase, problems: Problems, sound: set[
             continue
         definition, ui = docs["language"].data["language"], docs["ui"].data["ui"]
         if definition["code"] != folder:
-            problems.add(docs["language"].path, docs["language"].positions.of(["language", "code"]), "E062",
-                         f"code '{definition['code']}' is not the folder's name '{folder}'")
+            problems.add(
+                docs["language"].path,
+                docs["language"].positions.of(["language", "code"]),
+                "E062",
+                f"code '{definition['code']}' is not the folder's name '{folder}'",
+            )
             continue
         check_places(docs["ui"], ui, problems)
         check_folding(docs["language"], definition, problems)
@@ -49,16 +54,24 @@ def check(loaded: LoadedData, kb: KnowledgeBase, problems: Problems, sound: set[
         for fallback in language.fallback:
             if fallback not in kb.languages:
                 doc = folders[language.code]["language"]
-                problems.add(doc.path, doc.positions.of(["language", "fallback"]), "E062",
-                             f"language '{language.code}' falls back to '{fallback}', which has no definition")
+                problems.add(
+                    doc.path,
+                    doc.positions.of(["language", "fallback"]),
+                    "E062",
+                    f"language '{language.code}' falls back to '{fallback}', which has no definition",
+                )
     if kb.games and not len(kb.languages) and not any(d.kind in ("language", "ui") for d in loaded.documents):
         problems.add(str(loaded.root / "languages"), (1, 1), "E062", "no language is defined (data/languages/<code>/)")
     for game_id, game in kb.games.items():
         where = kb.where[game_id]
         for lang in game.get("languages", []):
             if len(kb.languages) and lang not in kb.languages:
-                problems.add(where.document.path, where.document.positions.of(where.path + ["languages"]), "E063",
-                             f"game '{game_id}' is offered in '{lang}', which has no definition in data/languages/")
+                problems.add(
+                    where.document.path,
+                    where.document.positions.of(where.path + ["languages"]),
+                    "E063",
+                    f"game '{game_id}' is offered in '{lang}', which has no definition in data/languages/",
+                )
 
 
 # The {places} the generator fills in each interface text (by its key path); any other brace is refused.
@@ -94,16 +107,21 @@ def check_places(doc: Document, ui: Mapping[str, Any], problems: Problems) -> No
         if unknown or stray:
             said = f"{{{unknown[0]}}} is not filled in here" if unknown else "a brace opens or closes no {place}"
             may = ", ".join(f"{{{name}}}" for name in sorted(allowed)) or "none"
-            problems.add(doc.path, doc.positions.of(["ui", *path]), "E065",
-                         f"interface text ui.{'.'.join(map(str, path))}: {said} (its places: {may})")
+            problems.add(
+                doc.path, doc.positions.of(["ui", *path]), "E065", f"interface text ui.{'.'.join(map(str, path))}: {said} (its places: {may})"
+            )
 
 
 def check_folding(doc: Document, definition: Mapping[str, Any], problems: Problems) -> None:
     """E066: search folding matches a letter as another letter; a mark or digit there would fold away words."""
     for letter, folded in definition.get("folding", {}).items():
         if not (letter.isalpha() and folded.isalpha()):
-            problems.add(doc.path, doc.positions.of(["language", "folding", letter]), "E066",
-                         f"search folding {letter!r}: {folded!r} maps a character that is not a letter")
+            problems.add(
+                doc.path,
+                doc.positions.of(["language", "folding", letter]),
+                "E066",
+                f"search folding {letter!r}: {folded!r} maps a character that is not a letter",
+            )
 
 
 def check_synonyms(doc: Document, synonyms: Mapping[str, Any], lang: str, kb: KnowledgeBase, problems: Problems) -> None:
@@ -114,15 +132,21 @@ def check_synonyms(doc: Document, synonyms: Mapping[str, Any], lang: str, kb: Kn
         term = kb.terms.get(term_id)
         if term is None:
             if term_id not in kb.unchecked_ids and kb.game_of(term_id) not in kb.unchecked_games:
-                problems.add(doc.path, doc.positions.of(["synonyms", "terms", term_id]), "E067",
-                             f"synonyms for '{term_id}', which no glossary defines")
+                problems.add(
+                    doc.path, doc.positions.of(["synonyms", "terms", term_id]), "E067", f"synonyms for '{term_id}', which no glossary defines"
+                )
             continue
-        given = {_plain(name) for name in
-                 [term["names"].get(lang, ""), *term.get("variants", {}).get(lang, []), *term.get("forms", {}).get(lang, [])]}
+        given = {
+            _plain(name) for name in [term["names"].get(lang, ""), *term.get("variants", {}).get(lang, []), *term.get("forms", {}).get(lang, [])]
+        }
         for i, word in enumerate(words):
             if _plain(word) in given:
-                problems.add(doc.path, doc.positions.of(["synonyms", "terms", term_id, i]), "E068",
-                             f"'{word}' is already a name, variant or form of '{term_id}' in the glossary")
+                problems.add(
+                    doc.path,
+                    doc.positions.of(["synonyms", "terms", term_id, i]),
+                    "E068",
+                    f"'{word}' is already a name, variant or form of '{term_id}' in the glossary",
+                )
     for key, words in synonyms.get("words", {}).items():
         for i, word in enumerate(words):
             if _plain(word) == _plain(key):
@@ -144,5 +168,6 @@ def check_theme(doc: Document, definition: Mapping[str, Any], problems: Problems
     """E085: a theme language Material does not have (the build would stop on a missing template)."""
     theme = definition.get("theme")
     if isinstance(theme, str) and theme not in theme_languages():
-        problems.add(doc.path, doc.positions.of(["language", "theme"]), "E085",
-                     f"theme language {theme!r} is not one of Material for MkDocs' languages")
+        problems.add(
+            doc.path, doc.positions.of(["language", "theme"]), "E085", f"theme language {theme!r} is not one of Material for MkDocs' languages"
+        )

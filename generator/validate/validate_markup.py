@@ -2,6 +2,7 @@
 an entry's text or aid summary that `safe_markdown` would drop (E060), and an image in an entry that a
 player aid prints (E061: aids fetch nothing, so the build would fail there), and a character in such an
 entry that the aids' fonts cannot draw (E087: the build would stop at the aid, naming neither file nor entry)."""
+
 from __future__ import annotations
 
 from ..base import fonts
@@ -11,8 +12,12 @@ from ..load.model import KnowledgeBase
 
 
 def check(kb: KnowledgeBase, problems: Problems) -> None:
-    on_aids = {entry_id for aid in kb.aids.values() for section in aid["sections"]
-               for entry_id in [*section["entries"], *(ref for faction in section.get("factions", []) for ref in faction.get("entries", []))]}
+    on_aids = {
+        entry_id
+        for aid in kb.aids.values()
+        for section in aid["sections"]
+        for entry_id in [*section["entries"], *(ref for faction in section.get("factions", []) for ref in faction.get("entries", []))]
+    }
     drawable = _aid_fonts_known()
     for entry_id, entry in kb.entries.items():
         where = kb.where[entry_id]

@@ -16,6 +16,7 @@
   whose rulebook is Russian) says whether it is the published edition's (`status: {pl: published}`,
   with `status_source`) or ours (`uncertain`); a published one says where it was seen.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
@@ -26,8 +27,8 @@ from ..base.textmatch import QUOTED, strip_links
 from ..load.model import Entry, KnowledgeBase, Where
 
 Report = Callable[[Where, list, str, str], None]
-INFLECTION = 3   # letters of a word's ending that inflection may change
-STEM_MIN = 4     # ... leaving at least this many
+INFLECTION = 3  # letters of a word's ending that inflection may change
+STEM_MIN = 4  # ... leaving at least this many
 
 
 def check(kb: KnowledgeBase, report: Report) -> None:
@@ -36,8 +37,9 @@ def check(kb: KnowledgeBase, report: Report) -> None:
         game = kb.game_of(entry_id)
         for path, texts, origins in translated_fields(entry):
             for lang, original in translations(origins, texts):
-                problem = names.misnamed(game, original, strip_links(texts[original]), lang, strip_links(texts[lang]),
-                                         set(entry.get("not_terms", [])))
+                problem = names.misnamed(
+                    game, original, strip_links(texts[original]), lang, strip_links(texts[lang]), set(entry.get("not_terms", []))
+                )
                 if problem:
                     report(kb.where[entry_id], path + [lang], "E054", f"the {lang} translation {problem}")
     for term_id, term in kb.terms.items():
@@ -77,8 +79,10 @@ class TermNames:
                 terms = [{**t, "variants": {}} for t in terms]
             elif kind == "variants":
                 proper = {f.lower() for t in terms for f in [t["names"].get(lang, ""), *t.get("forms", {}).get(lang, [])]}
-                terms = [{"id": t["id"], "names": {}, "variants": {lang: [v for v in t.get("variants", {}).get(lang, []) if v.lower() not in proper]}}
-                         for t in terms]
+                terms = [
+                    {"id": t["id"], "names": {}, "variants": {lang: [v for v in t.get("variants", {}).get(lang, []) if v.lower() not in proper]}}
+                    for t in terms
+                ]
             self.matchers[key] = term_matcher(terms, lang)
         return self.matchers[key]
 
@@ -88,15 +92,23 @@ class TermNames:
         found = terms_in_text(self.matcher(game, lang, "proper"), "", text)
         # a variant is the sources' word, not ours: wrong unless the text also names the term properly (shorthand)
         own_words = unquoted(text)
-        variants = [(start, end, t) for start, end, t in self.matcher(game, lang, "variants").find(own_words)
-                    if t not in found and t not in not_terms and not shortens(own_words[start:end], self.kb.terms[t]["names"].get(lang, ""))]
+        variants = [
+            (start, end, t)
+            for start, end, t in self.matcher(game, lang, "variants").find(own_words)
+            if t not in found and t not in not_terms and not shortens(own_words[start:end], self.kb.terms[t]["names"].get(lang, ""))
+        ]
         words = [w.lower() for w in WORD.findall(text)]
-        missing = [t for t in sorted(named - found - {t for _, _, t in variants}) if lang in self.kb.terms[t]["names"]
-                   and not name_stands_in(self.kb.terms[t]["names"][lang], words)]
+        missing = [
+            t
+            for t in sorted(named - found - {t for _, _, t in variants})
+            if lang in self.kb.terms[t]["names"] and not name_stands_in(self.kb.terms[t]["names"][lang], words)
+        ]
         parts = []
         if missing:
-            parts.append("does not name " + ", ".join(f"{self.name(t, lang)} ({t}; the {original_lang} text says "
-                                                      f"{self.name(t, original_lang)})" for t in missing))
+            parts.append(
+                "does not name "
+                + ", ".join(f"{self.name(t, lang)} ({t}; the {original_lang} text says {self.name(t, original_lang)})" for t in missing)
+            )
         if variants:
             parts.append("writes " + ", ".join(f"'{own_words[start:end]}' for {self.name(t, lang)} ({t})" for start, end, t in variants))
         return "; ".join(parts) + ": use the glossary's term" if parts else None
@@ -122,7 +134,7 @@ def shortens(variant: str, name: str) -> bool:
 
 
 def stem(word: str) -> str:
-    return word if len(word) <= STEM_MIN else word[:max(STEM_MIN, len(word) - INFLECTION)]
+    return word if len(word) <= STEM_MIN else word[: max(STEM_MIN, len(word) - INFLECTION)]
 
 
 def check_status(kb: KnowledgeBase, term_id: str, term: Mapping[str, Any], report: Report) -> None:
@@ -135,9 +147,12 @@ def check_status(kb: KnowledgeBase, term_id: str, term: Mapping[str, Any], repor
         if lang in source_languages or lang == "en":  # a source's own word; English has `english:`
             continue
         if lang not in status:
-            report(kb.where[term_id], ["names", lang], "E055",
-                   f"its {lang} name '{term['names'][lang]}' is not taken from a {lang} source of "
-                   f"the game: say whether it is published (status: {{{lang}: published}}, status_source) or ours (uncertain)")
+            report(
+                kb.where[term_id],
+                ["names", lang],
+                "E055",
+                f"its {lang} name '{term['names'][lang]}' is not taken from a {lang} source of "
+                f"the game: say whether it is published (status: {{{lang}: published}}, status_source) or ours (uncertain)",
+            )
         elif status[lang] == "published" and lang not in term.get("status_source", {}):
-            report(kb.where[term_id], ["status", lang], "E055",
-                   f"its {lang} name is marked published without status_source saying where it was seen")
+            report(kb.where[term_id], ["status", lang], "E055", f"its {lang} name is marked published without status_source saying where it was seen")

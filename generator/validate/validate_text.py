@@ -13,6 +13,7 @@ against the text, and working notes left in published text.
 - E052: a working note in published text (titles, texts, statement translations, notes):
   "helper", "TODO", "FIXME", "lead engineer", "session 4" and their Polish and Russian kin.
 """
+
 from __future__ import annotations
 
 import difflib
@@ -37,7 +38,8 @@ LATIN_O_MARKER = re.compile(r"(?<![^\W\d_])[oO](?=\s)")
 WORKING_NOTE = re.compile(
     r"\b(?:helpers?|TODO|FIXME|XXX|TBD|lead engineer|(?:work|working|editing) session|session \d+|"
     r"pomocnik\w*|do zrobienia|sesj[aiię] \d+|помощник\w*|доделать|сделать позже|сесси[яи] \d+)\b",
-    re.IGNORECASE | re.UNICODE)
+    re.IGNORECASE | re.UNICODE,
+)
 
 
 def _add(problems: Problems, where: Where, sub_path: list, code: str, message: str) -> None:
@@ -97,8 +99,9 @@ class TextChecks:
             if entry["kind"] == "clarification":
                 continue
             for lang, origin in entry.get("origin", {}).items():
-                if ("source" in origin and lang not in unapplied and lang in entry.get("text", {})
-                        and (entry_id, lang) not in self.mismatched):  # one mistake, one problem: E033 said it
+                if (
+                    "source" in origin and lang not in unapplied and lang in entry.get("text", {}) and (entry_id, lang) not in self.mismatched
+                ):  # one mistake, one problem: E033 said it
                     self.check_against_source(entry_id, entry, lang, origin, where)
         for term_id, term in self.kb.terms.items():
             self.check_working_notes(term, self.kb.where[term_id], fields=("names", "variants", "note"))
@@ -106,15 +109,15 @@ class TextChecks:
             self.check_working_notes(chapter.data, self.kb.where[chapter.id], fields=("title",))
 
     # -- E052 --------------------------------------------------------------------------------
-    def check_working_notes(self, item: Mapping[str, Any], where: Where,
-                            fields=("title", "text", "summary", "clarification", "example", "table")) -> None:
+    def check_working_notes(
+        self, item: Mapping[str, Any], where: Where, fields=("title", "text", "summary", "clarification", "example", "table")
+    ) -> None:
         for field in fields:
             if field in item:
                 for path, value in _strings(item[field], [field]):
                     note = working_note(value)
                     if note:
-                        _add(self.problems, where, path, "E052",
-                             f"working note «{note}» in published text ({'.'.join(map(str, path))})")
+                        _add(self.problems, where, path, "E052", f"working note «{note}» in published text ({'.'.join(map(str, path))})")
 
     # -- E051 --------------------------------------------------------------------------------
     def check_corrections_applied(self, entry: Entry, where: Where) -> set[str]:
@@ -125,8 +128,13 @@ class TextChecks:
                 continue
             if not applies(correction["to"], entry["title"].get(lang, ""), entry["text"][lang]):
                 unapplied.add(lang)
-                _add(self.problems, where, ["corrections", i, "to"], "E051",
-                     f"the {lang} title and text do not apply the correction '{correction['from']}' → '{correction['to']}'")
+                _add(
+                    self.problems,
+                    where,
+                    ["corrections", i, "to"],
+                    "E051",
+                    f"the {lang} title and text do not apply the correction '{correction['from']}' → '{correction['to']}'",
+                )
         return unapplied
 
     # -- E050 --------------------------------------------------------------------------------
@@ -139,16 +147,27 @@ class TextChecks:
             return
         chapter = self.kb.chapters.get(self.kb.entry_chapter.get(entry_id, ""))
         found = source_differences(
-            tuple(source.lines[n - 1] for n in numbers), entry["title"].get(lang, ""),
+            tuple(source.lines[n - 1] for n in numbers),
+            entry["title"].get(lang, ""),
             chapter.data["title"].get(lang, "") if chapter else "",
-            tuple((c["from"], c["to"]) for c in entry.get("corrections", []) if c["lang"] == lang), entry["text"][lang])
-        differences = [(said, written) for said, written, left_out_at_an_end in found
-                       if not (left_out_at_an_end and self._carried_elsewhere(entry_id, source.id, numbers, left_out_at_an_end))]
+            tuple((c["from"], c["to"]) for c in entry.get("corrections", []) if c["lang"] == lang),
+            entry["text"][lang],
+        )
+        differences = [
+            (said, written)
+            for said, written, left_out_at_an_end in found
+            if not (left_out_at_an_end and self._carried_elsewhere(entry_id, source.id, numbers, left_out_at_an_end))
+        ]
         if differences:
             shown = "; ".join(f"source «{s or '—'}», text «{t or '—'}»" for s, t in differences[:3])
             more = f" (and {len(differences) - 3} more)" if len(differences) > 3 else ""
-            _add(self.problems, where, ["text", lang], "E050", f"the {lang} text differs from {source.id} lines "
-                 f"{origin['lines']} without a recorded correction: {shown}{more}")
+            _add(
+                self.problems,
+                where,
+                ["text", lang],
+                "E050",
+                f"the {lang} text differs from {source.id} lines {origin['lines']} without a recorded correction: {shown}{more}",
+            )
 
     def _carried_elsewhere(self, entry_id: str, source_id: str, numbers: list[int], missing: Sequence) -> bool:
         """Words of a shared line left out here because another entry citing the line carries them
@@ -169,8 +188,9 @@ class TextChecks:
 
 
 @functools.lru_cache(maxsize=1 << 14)
-def source_differences(lines: tuple[str, ...], title: str, chapter_title: str, corrections: tuple[tuple[str, str], ...],
-                       text: str) -> tuple[tuple[str, str, tuple], ...]:
+def source_differences(
+    lines: tuple[str, ...], title: str, chapter_title: str, corrections: tuple[tuple[str, str], ...], text: str
+) -> tuple[tuple[str, str, tuple], ...]:
     """Where a text differs from the source lines it carries, once its corrections (from, to) are
     applied: (the source's words, the text's words, and, for source words left out at either end of
     the range, those words, which another entry citing the shared line may carry; else empty).
@@ -192,8 +212,7 @@ def source_differences(lines: tuple[str, ...], title: str, chapter_title: str, c
             continue
         at_an_end = tag == "delete" and (i1 == 0 or i2 == len(a))
         said = [t for (_, t), heading in zip(source_tokens[i1:i2], optional[i1:i2], strict=True) if not heading]
-        differences.append((" ".join(said), " ".join(t for _, t in text_tokens[j1:j2]),
-                            tuple(source_tokens[i1:i2]) if at_an_end else ()))
+        differences.append((" ".join(said), " ".join(t for _, t in text_tokens[j1:j2]), tuple(source_tokens[i1:i2]) if at_an_end else ()))
     return tuple(differences)
 
 
@@ -229,9 +248,9 @@ def source_words(lines: list[str], title: set[str], heading_words: set[str]) -> 
 def _apply(source_tokens: Sequence, optional: Sequence, old: list[str], new: list) -> tuple[list, list]:
     out_tokens, out_optional, i = [], [], 0
     while i < len(source_tokens):
-        if old and [k for k, _ in source_tokens[i:i + len(old)]] == old:
+        if old and [k for k, _ in source_tokens[i : i + len(old)]] == old:
             out_tokens.extend(new)
-            out_optional.extend([all(optional[i:i + len(old)])] * len(new))  # a repaired heading stays a heading
+            out_optional.extend([all(optional[i : i + len(old)])] * len(new))  # a repaired heading stays a heading
             i += len(old)
         else:
             out_tokens.append(source_tokens[i])
@@ -242,7 +261,7 @@ def _apply(source_tokens: Sequence, optional: Sequence, old: list[str], new: lis
 
 def _contains(seq: list[str], run: list[str]) -> bool:
     n = len(run)
-    return any(seq[i:i + n] == run for i in range(len(seq) - n + 1))
+    return any(seq[i : i + n] == run for i in range(len(seq) - n + 1))
 
 
 def _strings(value, path: list):

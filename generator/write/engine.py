@@ -4,6 +4,7 @@ build (`run_mkdocs`), or kept alive between the rebuilds of `serve` (`LiveEngine
 is the repository's mkdocs.yml with the release's folders; the navigation, titles and tables of
 contents reach it already escaped, beside that configuration (see render/mkdocs_hooks.py).
 """
+
 from __future__ import annotations
 
 import json
@@ -34,9 +35,13 @@ def engine_config(docs_dir: Path, site_dir: Path, site_meta: str, work: Path) ->
     """Write the site engine's configuration into `work`: the repository's mkdocs.yml with these
     folders, and `site_meta` (the navigation, titles and tables of contents, see mkdocs_hooks.py)
     beside it. Returns the configuration file."""
-    config = {"INHERIT": str(MKDOCS_CONFIG), "docs_dir": str(docs_dir), "site_dir": str(site_dir),
-              "theme": {"name": "material", "custom_dir": str(THEME)},
-              "hooks": [str(MKDOCS_HOOKS)]}  # relative paths would resolve from `work`
+    config = {
+        "INHERIT": str(MKDOCS_CONFIG),
+        "docs_dir": str(docs_dir),
+        "site_dir": str(site_dir),
+        "theme": {"name": "material", "custom_dir": str(THEME)},
+        "hooks": [str(MKDOCS_HOOKS)],
+    }  # relative paths would resolve from `work`
     (work / "mkdocs.yml").write_text(json.dumps(config), encoding="utf-8")  # JSON is YAML, and has no line wrapping
     (work / SITE_META).write_text(site_meta, encoding="utf-8")
     return work / "mkdocs.yml"
@@ -86,8 +91,13 @@ class LiveEngine:
         config_file = engine_config(docs, site, site_meta, self.work)
         nav_meta, stamp = self._nav_part(site_meta), self._theme_stamp()
         files = self.loaded[1] if self.loaded else None
-        partial = (files is not None and changed is not None and nav_meta == self.nav_meta and stamp == self.theme_stamp
-                   and all(files.get_file_from_path(path) and (docs / path).is_file() for path in changed))
+        partial = (
+            files is not None
+            and changed is not None
+            and nav_meta == self.nav_meta
+            and stamp == self.theme_stamp
+            and all(files.get_file_from_path(path) and (docs / path).is_file() for path in changed)
+        )
         with _engine_log() as messages:
             try:
                 if partial:
@@ -104,6 +114,7 @@ class LiveEngine:
     def _whole(self, config_file: Path) -> None:
         from mkdocs.commands.build import build
         from mkdocs.config import load_config
+
         config = load_config(str(config_file), strict=True)
         build(config)
         built = _hooks().built  # what the run loaded, kept by the hooks
@@ -111,6 +122,7 @@ class LiveEngine:
 
     def _pages(self, docs: Path, site: Path, changed: list[str], messages: list[str]) -> None:
         from mkdocs.commands.build import _build_page, _populate_page
+
         assert self.loaded is not None
         config, files, nav, env = self.loaded
         config["docs_dir"], config["site_dir"] = str(docs), str(site)

@@ -18,6 +18,7 @@ A build holds `build/.lock` while it runs; the next build (holding the lock, so 
 alive) removes what killed builds left behind. Child processes (the site engine, the aid workers)
 are asked to die with the build.
 """
+
 from __future__ import annotations
 
 import fcntl
@@ -44,7 +45,7 @@ def write_files(root: Path, files: Mapping[str, str | bytes] | Iterable[tuple[st
     never written into, so a published release sharing it is never changed. The paths written
     anew are added to `changed` when given."""
     count = 0
-    for relative, content in (files.items() if isinstance(files, Mapping) else files):
+    for relative, content in files.items() if isinstance(files, Mapping) else files:
         count += 1
         path = root / relative
         data = content if isinstance(content, bytes) else content.encode("utf-8")
@@ -240,8 +241,14 @@ def remove_leftovers(out: Path) -> list[str]:
     build = build_folder(out)
     linked = {Release.published(out), Release.served(out)}
     removed = []
-    candidates = [*build.glob("staging-*"), *build.glob(".current-*"), *build.glob(".served-*"), *build.glob("old-*"),
-                  *cards_cache(out).glob("*.partial"), *calc_cache(out).glob("*.partial-*")]
+    candidates = [
+        *build.glob("staging-*"),
+        *build.glob(".current-*"),
+        *build.glob(".served-*"),
+        *build.glob("old-*"),
+        *cards_cache(out).glob("*.partial"),
+        *calc_cache(out).glob("*.partial-*"),
+    ]
     if (build / "releases").is_dir():
         candidates += [r for r in (build / "releases").iterdir() if r.resolve() not in linked]
     for path in candidates:

@@ -141,10 +141,7 @@ def _crossed(a: Hex, b: Hex, side: int) -> list[Hex]:
 
 def _dice_table(data: GameData) -> dict[str, dict[str, Any]]:
     """Face -> who uses it, damage, retreat hexes, lore."""
-    return {
-        row["face"]: {k: row[k] for k in ("who", "damage", "retreat_hexes", "lore")}
-        for row in data.table("battlelore/quickref-dice-results")
-    }
+    return {row["face"]: {k: row[k] for k in ("who", "damage", "retreat_hexes", "lore")} for row in data.table("battlelore/quickref-dice-results")}
 
 
 def _exact(value: Fraction) -> str:
@@ -166,15 +163,11 @@ class Rules(Game):
         self.PURSUE_RULE = data.ref("battlelore/pursue")
         self.SKIRMISH_RULE = data.ref("battlelore/skirmish")
         self.ADVANCE_RULE = data.ref("battlelore/advance")
-        self.DICE_TABLE = _dice_table(
-            data
-        )  # face -> who uses it, damage, retreat hexes, lore; from battlelore/quickref-dice-results
+        self.DICE_TABLE = _dice_table(data)  # face -> who uses it, damage, retreat hexes, lore; from battlelore/quickref-dice-results
         self.FACE_CHANCES = {
             face: Fraction(1, len(self.DICE_TABLE)) for face in self.DICE_TABLE
         }  # one side of the die per result of battlelore/quickref-dice-results (battlelore/clarify-dice-face-icons)
-        self.TERRAIN = _terrain_params(
-            data
-        )  # terrain -> its params, from the terrain entries (battlelore/forest, battlelore/building, ...)
+        self.TERRAIN = _terrain_params(data)  # terrain -> its params, from the terrain entries (battlelore/forest, battlelore/building, ...)
         self.FLYING_MELEE_PENALTY = data.param("battlelore/flying", "melee_dice_penalty_against")  # from battlelore/flying
         self.FLANKING_DICE = data.param("battlelore/flanking", "extra_dice")  # from battlelore/flanking
         self.FLANKING_MAX = data.param("battlelore/flanking", "max_extra_dice")
@@ -183,9 +176,7 @@ class Rules(Game):
         self.RUNEBLADE_DICE = data.param("battlelore/runeblade", "dice")  # from battlelore/runeblade
         self.HEXES_PER_RETREAT = data.param("battlelore/retreat", "hexes_per_retreat")  # from battlelore/retreat
         self.DAMAGE_PER_UNPERFORMED_RETREAT = data.param("battlelore/retreat", "damage_per_unperformed_retreat")
-        self.BUILDING_IGNORES_PER_COMBAT = data.param(
-            "battlelore/building", "damage_ignored_per_combat"
-        )  # from battlelore/building
+        self.BUILDING_IGNORES_PER_COMBAT = data.param("battlelore/building", "damage_ignored_per_combat")  # from battlelore/building
         self.VP_TO_WIN = data.param("battlelore/winning-the-game", "victory_points_to_win")  # from battlelore/winning-the-game
         self.COMMAND_TENT_VP = data.param("battlelore/command-tent", "capture_victory_points")  # from battlelore/command-tent
         self.SCENARIOS_IN_CAMPAIGN = data.param("battlelore/campaign", "scenarios_in_campaign")  # from battlelore/campaign
@@ -199,9 +190,7 @@ class Rules(Game):
         self.CAPS = {name: p["max_combat_dice"] for name, p in self.TERRAIN.items() if "max_combat_dice" in p}
         self.STOPS_RETREAT = {name for name, p in self.TERRAIN.items() if p.get("stops_retreat")}
         self.IMPASSABLE = {name for name, p in self.TERRAIN.items() if p.get("impassable")}
-        self.IGNORES_DAMAGE = {
-            name: p["damage_ignored_per_combat"] for name, p in self.TERRAIN.items() if "damage_ignored_per_combat" in p
-        }
+        self.IGNORES_DAMAGE = {name: p["damage_ignored_per_combat"] for name, p in self.TERRAIN.items() if "damage_ignored_per_combat" in p}
         self.PURSUE_MIN_HEXES = data.param("battlelore/pursue", "min_hexes")  # from battlelore/pursue
         self.PURSUE_ADDITIONAL_ATTACKS = data.param("battlelore/pursue", "additional_attacks")
         self.PURSUITS_PER_TURN = data.param("battlelore/pursue", "pursuits_per_turn")
@@ -224,8 +213,7 @@ class Rules(Game):
         self.COUNTERATTACK_RULE = data.ref("battlelore/counterattack")
         self.HEROIC = {  # the abilities and rules a heroic result spent for damage turns on, and the clarification
             name: data.ref(f"battlelore/{name}")
-            for name in ("berserk", "poison", "fury-of-yllan", "ferocious", "spending-dice", "removing-figures",
-                         "clarify-heroic-damage")
+            for name in ("berserk", "poison", "fury-of-yllan", "ferocious", "spending-dice", "removing-figures", "clarify-heroic-damage")
         }
         self.STUN_RULE = data.ref("battlelore/stun")
         self.MOVEMENT_RULE = data.ref("battlelore/movement")
@@ -240,7 +228,12 @@ class Rules(Game):
         return name
 
     def _roll(
-        self, roller: dict[str, Any], victim: dict[str, Any], attack_type: str, flankers: int, lore_cards: list[Any],
+        self,
+        roller: dict[str, Any],
+        victim: dict[str, Any],
+        attack_type: str,
+        flankers: int,
+        lore_cards: list[Any],
         other: int,
     ) -> dict[str, Any]:
         """Dice of one combat roll: terrain first, then modifiers (battlelore/modifiers)."""
@@ -261,9 +254,7 @@ class Rules(Game):
                 "terrain_cap": None,
                 "terrain_cap_ignored": min(caps + ignored) if caps or ignored else None,
                 "modifiers": [{"runeblade": self.RUNEBLADE_DICE}],
-                "normal_dice": self._roll(
-                    roller, victim, attack_type, flankers, [c for c in lore_cards if c != "runeblade"], other
-                )["dice"],
+                "normal_dice": self._roll(roller, victim, attack_type, flankers, [c for c in lore_cards if c != "runeblade"], other)["dice"],
             }
         dice = roller["dice"]
         cap = min(caps) if caps else None
@@ -305,9 +296,7 @@ class Rules(Game):
         then the modifiers. "Runeblade" replaces the roll with its own dice, which nothing changes. `counterattack`
         {attack_type, friendly_flankers_adjacent_to_target, lore_cards, other_modifiers} adds the target's roll back.
         """
-        result = self._roll(
-            attacker, target, attack_type, friendly_flankers_adjacent_to_target, lore_cards or [], other_modifiers
-        )
+        result = self._roll(attacker, target, attack_type, friendly_flankers_adjacent_to_target, lore_cards or [], other_modifiers)
         if counterattack is not None:
             back = self._roll(
                 target,
@@ -365,12 +354,7 @@ class Rules(Game):
             terrain = self._terrain(h.get("terrain", "plains"))
             if h.get("unit") == "friendly":
                 return {"hexes": moved * self.HEXES_PER_RETREAT, "unperformed": 0, "support": True, "stopped_by": "friendly unit"}
-            if (
-                terrain == "off_board"
-                or h.get("unit") == "enemy"
-                or terrain in self.IMPASSABLE
-                or (unit.get("cumbersome") and terrain == "building")
-            ):
+            if terrain == "off_board" or h.get("unit") == "enemy" or terrain in self.IMPASSABLE or (unit.get("cumbersome") and terrain == "building"):
                 stopped = "enemy unit" if h.get("unit") == "enemy" else ("cumbersome" if terrain == "building" else terrain)
                 break
             moved, left = moved + 1, left - 1
@@ -432,12 +416,8 @@ class Rules(Game):
         retreats_ignored = 0 if destroyed else min(required, ignore_retreats)
         walk = self._retreat_path(target, 0 if destroyed else required - retreats_ignored, path)
         retreat_damage = walk["unperformed"] * self.DAMAGE_PER_UNPERFORMED_RETREAT
-        final_terrain = (
-            terrain if walk["hexes"] == 0 else path[walk["hexes"] // self.HEXES_PER_RETREAT - 1].get("terrain", "plains")
-        )
-        retreat_damage_ignored = min(
-            retreat_damage, self.IGNORES_DAMAGE.get(final_terrain, 0) if final_terrain != terrain else building_left
-        )
+        final_terrain = terrain if walk["hexes"] == 0 else path[walk["hexes"] // self.HEXES_PER_RETREAT - 1].get("terrain", "plains")
+        retreat_damage_ignored = min(retreat_damage, self.IGNORES_DAMAGE.get(final_terrain, 0) if final_terrain != terrain else building_left)
         before_retreat = taken
         taken += retreat_damage - retreat_damage_ignored
         result = {
@@ -483,8 +463,13 @@ class Rules(Game):
             raise RulesError(f"no unit stands in {terrain}: it is impassable terrain ({TERRAIN_ENTRIES[terrain]})")
         roll = self.combat_dice(attacker, target, attack_type)
         dealt_by_face = {  # one result of each face, the target free to retreat over plains
-            face: self.damage_and_retreat(target={}, results={face: 1}, attack_type=attack_type, attacker_weakened=attacker_weakened,
-                                          path=[{}] * self.DICE_TABLE[face]["retreat_hexes"])["damage_dealt"]
+            face: self.damage_and_retreat(
+                target={},
+                results={face: 1},
+                attack_type=attack_type,
+                attacker_weakened=attacker_weakened,
+                path=[{}] * self.DICE_TABLE[face]["retreat_hexes"],
+            )["damage_dealt"]
             for face in self.FACE_CHANCES
         }
         one_die: dict[int, Fraction] = {}
@@ -508,9 +493,7 @@ class Rules(Game):
         }
 
     @check("victory_points")
-    def victory_points(
-        self, banner_hexes_occupied: list[Any] | None = None, scenario_vp: int = 0, command_tents_captured: int = 0
-    ) -> dict[str, Any]:
+    def victory_points(self, banner_hexes_occupied: list[Any] | None = None, scenario_vp: int = 0, command_tents_captured: int = 0) -> dict[str, Any]:
         """`banner_hexes_occupied`: the number printed on each banner marker in a hex a friendly unit occupies.
         `scenario_vp`: points for the scenario card's conditions (the cards are not in the guide).
         """
@@ -541,9 +524,7 @@ class Rules(Game):
         if moment != "start_of_first_player_turn":
             return {"game_ends": False, "winner": None, "condition": None, "points_checked": False}
         a, b = players
-        leaders = [
-            p for p, q in ((a, b), (b, a)) if victory_points[p] >= self.VP_TO_WIN and victory_points[p] > victory_points[q]
-        ]
+        leaders = [p for p, q in ((a, b), (b, a)) if victory_points[p] >= self.VP_TO_WIN and victory_points[p] > victory_points[q]]
         if leaders:
             return {"game_ends": True, "winner": leaders[0], "condition": "victory_points", "points_checked": True}
         return {"game_ends": False, "winner": None, "condition": None, "points_checked": True}
@@ -566,18 +547,11 @@ class Rules(Game):
                 letter = chr(ord(letter) + 1)
                 previous = scenarios[index - 1]["winner"]
                 cards.append(
-                    {
-                        p: [f"{letter}{d}" for d in self.WINNER_CARD_DIGITS]
-                        if p == previous
-                        else [f"{letter}{self.LOSER_CARD_DIGIT}"]
-                        for p in players
-                    }
+                    {p: [f"{letter}{d}" for d in self.WINNER_CARD_DIGITS] if p == previous else [f"{letter}{self.LOSER_CARD_DIGIT}"] for p in players}
                 )
         vp_sum = {p: sum(s["vp"][p] for s in scenarios) for p in players}
         last = scenarios[-1]["winner"]
-        bonus = {
-            p: (self.CAMPAIGN_BONUS_PER_WIN * sum(1 for s in scenarios if s["winner"] == p) if p == last else 0) for p in players
-        }
+        bonus = {p: (self.CAMPAIGN_BONUS_PER_WIN * sum(1 for s in scenarios if s["winner"] == p) if p == last else 0) for p in players}
         total = {p: vp_sum[p] + bonus[p] for p in players}
         a, b = players
         if total[a] != total[b]:
@@ -683,13 +657,10 @@ class Rules(Game):
                 problem(
                     "cannot_advance",
                     self.ADVANCE_RULE,
-                    "Pursue replaces an advance, and a unit may advance only when the adjacent "
-                    "target was destroyed or forced to retreat",
+                    "Pursue replaces an advance, and a unit may advance only when the adjacent target was destroyed or forced to retreat",
                 )
             if counterattacking:
-                problem(
-                    "counterattacking", self.ADVANCE_RULE, "a counterattacking unit cannot advance, so it cannot pursue instead"
-                )
+                problem("counterattacking", self.ADVANCE_RULE, "a counterattacking unit cannot advance, so it cannot pursue instead")
             if pursuits_this_turn >= self.PURSUITS_PER_TURN:
                 problem("already_pursued", self.PURSUE_RULE, f"a unit may pursue {self.PURSUITS_PER_TURN} time(s) per turn")
         elif ability == "skirmish":
@@ -844,16 +815,19 @@ class Rules(Game):
         the band on its reference card, given as min_range and max_range (the sources print none)."""
         if not ranged:
             if low is not None or high is not None:
-                raise RulesError(f"a melee unit's attack range is {self.MELEE_RANGE} (battlelore/range): give min_range "
-                                 "and max_range only for a unit with the Ranged trait")
+                raise RulesError(
+                    f"a melee unit's attack range is {self.MELEE_RANGE} (battlelore/range): give min_range "
+                    "and max_range only for a unit with the Ranged trait"
+                )
             in_range: bool | None = distance == self.MELEE_RANGE
             return {"in_range": in_range, "may_target": in_range, "range_needs": []}
         if low is None or high is None:
             needs = [name for name, value in (("min_range", low), ("max_range", high)) if value is None]
             return {"in_range": None, "may_target": False if not clear else None, "range_needs": needs}
         if low > high:
-            raise RulesError(f"a minimum range of {low} above the maximum range of {high}: the reference card shows "
-                             "a band, minimum first (battlelore/range)")
+            raise RulesError(
+                f"a minimum range of {low} above the maximum range of {high}: the reference card shows a band, minimum first (battlelore/range)"
+            )
         in_range = low <= distance <= high
         return {"in_range": in_range, "may_target": in_range and clear, "range_needs": []}
 
@@ -905,7 +879,11 @@ class Rules(Game):
         if attacker.get("stunned"):
             raise RulesError("a stunned unit cannot attack (battlelore/stun)")
         roll = self.combat_dice(
-            _dice_view(attacker), _dice_view(target), attack_type, friendly_flankers_adjacent_to_target, lore_cards,
+            _dice_view(attacker),
+            _dice_view(target),
+            attack_type,
+            friendly_flankers_adjacent_to_target,
+            lore_cards,
             other_modifiers,
         )
         self._roll_results("the attacker", roll["dice"], results)
@@ -915,8 +893,13 @@ class Rules(Game):
         reasons = self._counterattack_reasons(target, hit, adjacent, before_retreat)
         attacker, berserk_kills = self._after_berserk(attacker, strike)
         if berserk_kills:  # its figures removed after the attack, before the counterattack (an attack of its own)
-            reasons.append({"code": "attacker_destroyed", "rule": self.HEROIC["berserk"],
-                            "message": "the attacking unit lost its last figure to Berserk after its attack"})
+            reasons.append(
+                {
+                    "code": "attacker_destroyed",
+                    "rule": self.HEROIC["berserk"],
+                    "message": "the attacking unit lost its last figure to Berserk after its attack",
+                }
+            )
         answer: dict[str, Any] = {
             "dice": roll,
             "attack": hit,
@@ -993,9 +976,7 @@ class Rules(Game):
         killed_by_damage = hit["damage_before_retreat"] >= target["health"]
         return bool(target.get("ferocious")) and forced and not killed_by_damage and adjacent and not target.get("stunned")
 
-    def _counterattack_reasons(
-        self, target: dict[str, Any], hit: dict[str, Any], adjacent: bool, before_retreat: bool
-    ) -> list[dict[str, str]]:
+    def _counterattack_reasons(self, target: dict[str, Any], hit: dict[str, Any], adjacent: bool, before_retreat: bool) -> list[dict[str, str]]:
         """Why the target may not counterattack (battlelore/counterattack, battlelore/stun): none, it may."""
         destroyed, moved = hit["destroyed"], hit["hexes_retreated"] > 0
         reasons = []
@@ -1010,19 +991,34 @@ class Rules(Game):
         return reasons
 
     def _counterattack(
-        self, answer: dict[str, Any], attacker: dict[str, Any], target: dict[str, Any], hit: dict[str, Any],
-        before_retreat: bool, back: dict[str, Any],
+        self,
+        answer: dict[str, Any],
+        attacker: dict[str, Any],
+        target: dict[str, Any],
+        hit: dict[str, Any],
+        before_retreat: bool,
+        back: dict[str, Any],
     ) -> dict[str, Any] | None:
         """The counterattack's dice - the target in its hex with the damage just taken (before its retreat when it is
         Ferocious) - and, when its results are given, its damage and retreat on the attacking unit."""
         taken = hit["damage_before_retreat"] if before_retreat else hit["damage_taken"]
         health_left = max(target["health"] - taken, 0)
         after = {**target, "damage_suffered": target.get("damage_suffered", 0) + taken, "health": health_left}
-        strike = Strike(back.get("attack_type", "melee"), back.get("results", {}), back.get("spent"), back.get("path"),
-                        back.get("lore_cards"), back.get("heroic_damage"))
+        strike = Strike(
+            back.get("attack_type", "melee"),
+            back.get("results", {}),
+            back.get("spent"),
+            back.get("path"),
+            back.get("lore_cards"),
+            back.get("heroic_damage"),
+        )
         back_roll = self.combat_dice(
-            _dice_view(after), _dice_view(attacker), strike.attack_type,
-            back.get("friendly_flankers_adjacent_to_target", 0), strike.lore_cards, back.get("other_modifiers", 0),
+            _dice_view(after),
+            _dice_view(attacker),
+            strike.attack_type,
+            back.get("friendly_flankers_adjacent_to_target", 0),
+            strike.lore_cards,
+            back.get("other_modifiers", 0),
         )
         answer["counterattack_dice"] = back_roll["dice"]
         if "results" not in back:
@@ -1034,8 +1030,14 @@ class Rules(Game):
         return struck
 
     def _berserk(
-        self, attacker_killed: bool | None, target: dict[str, Any], strike: Strike, hit: dict[str, Any],
-        before_retreat: bool, struck: dict[str, Any] | None, back: dict[str, Any],
+        self,
+        attacker_killed: bool | None,
+        target: dict[str, Any],
+        strike: Strike,
+        hit: dict[str, Any],
+        before_retreat: bool,
+        struck: dict[str, Any] | None,
+        back: dict[str, Any],
     ) -> dict[str, Any]:
         """The figures Berserk removes from each unit - the attacker's after its attack, the target's after its
         counterattack - and whether they leave it none; the rules and clarifications followed."""
@@ -1057,38 +1059,44 @@ class Rules(Game):
             "clarifications": [self.HEROIC["clarify-heroic-damage"]] if heroic_used else [],
         }
 
-    def _attack_range(self, attack_type: str, adjacent: bool | None, distance: int | None, low: int | None,
-                      high: int | None) -> bool:
+    def _attack_range(self, attack_type: str, adjacent: bool | None, distance: int | None, low: int | None, high: int | None) -> bool:
         """Whether attacker and target are adjacent, with the range checked against the attack's band (a melee attack's
         is 1; a ranged attack's is its reference card's, which the players give): RulesError naming the rule, or the
         input the players must give."""
         if distance is not None and adjacent is not None and adjacent != (distance == self.MELEE_RANGE):
-            raise RulesError(f"a target at range {distance} is {'' if distance == self.MELEE_RANGE else 'not '}in an "
-                             "adjacent hex (battlelore/range)")
+            raise RulesError(f"a target at range {distance} is {'' if distance == self.MELEE_RANGE else 'not '}in an adjacent hex (battlelore/range)")
         if distance is not None:
             adjacent = distance == self.MELEE_RANGE
         if attack_type == "melee":
             if low is not None or high is not None:
-                raise RulesError(f"a melee attack's range is {self.MELEE_RANGE} (battlelore/range): min_range and "
-                                 "max_range belong to a ranged attack")
+                raise RulesError(
+                    f"a melee attack's range is {self.MELEE_RANGE} (battlelore/range): min_range and max_range belong to a ranged attack"
+                )
             return True if adjacent is None else adjacent
         if distance is None and low is None and high is None:
             return bool(adjacent)  # the range not in question
         if distance is None or low is None or high is None:
             missing = [n for n, v in (("range", distance), ("min_range", low), ("max_range", high)) if v is None]
-            raise RulesError(f"to judge the range of a ranged attack give {' and '.join(missing)} (the band is on the "
-                             "unit's reference card, which the sources do not print: battlelore/range)")
+            raise RulesError(
+                f"to judge the range of a ranged attack give {' and '.join(missing)} (the band is on the "
+                "unit's reference card, which the sources do not print: battlelore/range)"
+            )
         if low > high:
-            raise RulesError(f"a minimum range of {low} above the maximum range of {high}: the reference card shows "
-                             "a band, minimum first (battlelore/range)")
+            raise RulesError(
+                f"a minimum range of {low} above the maximum range of {high}: the reference card shows a band, minimum first (battlelore/range)"
+            )
         if distance < low:
-            reason = ("a ranged unit may attack an adjacent unit only with a minimum range of 1 (battlelore/ranged)"
-                      if distance == self.MELEE_RANGE else "a ranged attack's target is within the attacking unit's range "
-                      "(battlelore/ranged, battlelore/range)")
+            reason = (
+                "a ranged unit may attack an adjacent unit only with a minimum range of 1 (battlelore/ranged)"
+                if distance == self.MELEE_RANGE
+                else "a ranged attack's target is within the attacking unit's range (battlelore/ranged, battlelore/range)"
+            )
             raise RulesError(f"the target is at range {distance}, under the minimum range of {low}: {reason}")
         if distance > high:
-            raise RulesError(f"the target is at range {distance}, beyond the maximum range of {high}: a ranged attack's "
-                             "target is within the attacking unit's range (battlelore/ranged, battlelore/range)")
+            raise RulesError(
+                f"the target is at range {distance}, beyond the maximum range of {high}: a ranged attack's "
+                "target is within the attacking unit's range (battlelore/ranged, battlelore/range)"
+            )
         return bool(adjacent)
 
     def _step_problems(
@@ -1116,8 +1124,15 @@ class Rules(Game):
         return found
 
     @check("move")
-    def move(self, start: list[Any], path: list[Any], march_speed: int | None = None, unit: dict[str, Any] | None = None,
-             terrain: list[Any] | None = None, units: list[Any] | None = None) -> dict[str, Any]:
+    def move(
+        self,
+        start: list[Any],
+        path: list[Any],
+        march_speed: int | None = None,
+        unit: dict[str, Any] | None = None,
+        terrain: list[Any] | None = None,
+        units: list[Any] | None = None,
+    ) -> dict[str, Any]:
         """Whether a move is legal: `path` the hexes entered in order (axial (q, r), each adjacent to the one before),
         at most `march_speed` of them (the unit's march speed, from its reference card). `terrain` [{hex, terrain}]
         (unlisted hexes are plains; a hex off the board or a half hex at its edge is terrain "off_board"), `units`
@@ -1138,8 +1153,15 @@ class Rules(Game):
             raise RulesError(f"the moving unit's own hex {start} is listed among the other units")
         problems = []
         if march_speed is not None and len(path) > march_speed:
-            problems.append({"code": "too_far", "rule": self.PHASES_RULE, "step": march_speed + 1, "hex": list(hexes[march_speed + 1]),
-                             "message": f"a unit moves at most its march speed, {march_speed} hex(es), not {len(path)}"})
+            problems.append(
+                {
+                    "code": "too_far",
+                    "rule": self.PHASES_RULE,
+                    "step": march_speed + 1,
+                    "hex": list(hexes[march_speed + 1]),
+                    "message": f"a unit moves at most its march speed, {march_speed} hex(es), not {len(path)}",
+                }
+            )
         for step, (before, here) in enumerate(zip(hexes, hexes[1:], strict=False), 1):
             if hex_distance(before, here) != 1:
                 raise RulesError(f"step {step}: hex {list(here)} is not adjacent to {list(before)}")

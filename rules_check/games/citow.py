@@ -185,8 +185,7 @@ class _Battle:
             if self.stats.get(kind, {}).get("only_hit_by_sixes"):
                 if n > sixes:
                     raise RulesError(
-                        f"{roller}: only hits from dice that rolled {self.rules.EXPLODE_ON} can be assigned to {kind}; "
-                        f"{sixes} available"
+                        f"{roller}: only hits from dice that rolled {self.rules.EXPLODE_ON} can be assigned to {kind}; {sixes} available"
                     )
                 sixes -= n
             self.hit_figures(roller, power, owner, kind, n, early)
@@ -196,9 +195,7 @@ class _Battle:
         """n hits on the region's Peasant tokens: each takes exactly PEASANT_TOKEN_HITS and goes to the Power's sheet."""
         per_token = self.rules.PEASANT_TOKEN_HITS
         if n > self.peasants * per_token:
-            raise RulesError(
-                f"{roller}: {n} hits on Peasant tokens, only {self.peasants} in the region, each takes {per_token} hit"
-            )
+            raise RulesError(f"{roller}: {n} hits on Peasant tokens, only {self.peasants} in the region, each takes {per_token} hit")
         if n % per_token:
             raise RulesError(f"{roller}: a Peasant token takes exactly {per_token} hit")
         self.peasants -= n // per_token
@@ -227,9 +224,7 @@ class _Battle:
         elif left and early and self.fresh(owner, kind) > 0:
             self.held.append([power, owner, kind, left, roller])
         elif left and self.fresh(owner, kind) > 0:
-            raise RulesError(
-                f"{roller}: {left} hit(s) cannot kill {kind} (defense {value}); a figure cannot be given fewer hits than it needs"
-            )
+            raise RulesError(f"{roller}: {left} hit(s) cannot kill {kind} (defense {value}); a figure cannot be given fewer hits than it needs")
         elif left or not last:
             raise RulesError(f"{roller}: no {kind} of {owner} left standing to take {n} hit(s)")
 
@@ -237,15 +232,12 @@ class _Battle:
         if left <= 0:
             return
         if self.peasants:
-            raise RulesError(
-                f"{roller}: {left} hit(s) unassigned while a Peasant token remains; a player able to assign hits must do so"
-            )
+            raise RulesError(f"{roller}: {left} hit(s) unassigned while a Peasant token remains; a player able to assign hits must do so")
         for other, kind, value, least in self.enemy_figures(power):
             reach = sixes if self.stats.get(kind, {}).get("only_hit_by_sixes") else left
             if value is not None and value <= reach:
                 raise RulesError(
-                    f"{roller}: {left} hit(s) unassigned but {kind} of {other} (defense {value}) could be killed; "
-                    "hits must be assigned when possible"
+                    f"{roller}: {left} hit(s) unassigned but {kind} of {other} (defense {value}) could be killed; hits must be assigned when possible"
                 )
             if value is None and least <= reach:
                 raise RulesError(f"{roller}: give the defense of {kind}: {left} unassigned hit(s) might kill it")
@@ -309,13 +301,9 @@ class Rules(Game):
         self.HIT_MIN = data.param("citow/battle-dice", "hit_min")  # from citow/battle-dice
         self.EXPLODE_ON = data.param("citow/battle-dice", "explode_on")
         self.DICE_SIDES = data.param("citow/battle-dice", "dice_sides")
-        self.RUIN_THRESHOLD = data.param(
-            "citow/placing-corruption-tokens", "ruin_threshold"
-        )  # from citow/placing-corruption-tokens
+        self.RUIN_THRESHOLD = data.param("citow/placing-corruption-tokens", "ruin_threshold")  # from citow/placing-corruption-tokens
         self.RUINATION_CARDS = data.param("citow/ruining-a-region", "ruination_cards")  # from citow/ruining-a-region
-        self.CARD_1_PARTICIPANTS_VP = data.param(
-            "citow/ruination-card-1-table", "participants_vp"
-        )  # from citow/ruination-card-1-table
+        self.CARD_1_PARTICIPANTS_VP = data.param("citow/ruination-card-1-table", "participants_vp")  # from citow/ruination-card-1-table
         self.CARD_1_TABLE = _card_1_table(data)  # region -> (1st, 2nd), from citow/ruination-card-1-table
         self.CARD_TABLE_CLARIFICATION = data.ref("citow/clarify-ruination-card-tables")
         self.REGION_ORDER = tuple(_region_order(data))  # from citow/standard-region-order
@@ -327,9 +315,7 @@ class Rules(Game):
         self.SKAVEN_CONQUER = data.param("citow/skaven-tokens", "conquer_value_modifier")  # from citow/skaven-tokens
         self.NOBLE_RESISTANCE = data.param("citow/noble-tokens", "resistance_modifier")  # from citow/noble-tokens
         self.VP_TO_WIN = data.param("citow/victory-fifty-vp", "vp_to_win")  # from citow/victory-fifty-vp
-        self.RUINED_REGIONS_TO_END = data.param(
-            "citow/check-for-game-end", "ruined_regions_to_end"
-        )  # from citow/check-for-game-end
+        self.RUINED_REGIONS_TO_END = data.param("citow/check-for-game-end", "ruined_regions_to_end")  # from citow/check-for-game-end
         self.SETUP = _setup(data)  # from citow/setup-steps
         self.PEASANT_TOKEN_HITS = data.param("citow/assigning-hits", "peasant_token_hits")  # from citow/assigning-hits
         self.TOKEN_SUPPLY = {  # Old World tokens on the board, from citow/component-list, limited by citow/old-world-token-supply
@@ -353,25 +339,17 @@ class Rules(Game):
         self.SLAANESH_MIN_TOKENS = data.param(
             "citow/example-slaanesh-advancement", "slaanesh_min_corruption_tokens"
         )  # from citow/example-slaanesh-advancement
-        self.SLAANESH_TOKENS = tuple(
-            t.strip() for t in data.param("citow/example-slaanesh-advancement", "slaanesh_tokens").split(",")
-        )
-        self.MAX_COUNTERS_PER_EVENT = data.param(
-            "citow/one-counter-per-event", "max_counters_per_event"
-        )  # from citow/one-counter-per-event
+        self.SLAANESH_TOKENS = tuple(t.strip() for t in data.param("citow/example-slaanesh-advancement", "slaanesh_tokens").split(","))
+        self.MAX_COUNTERS_PER_EVENT = data.param("citow/one-counter-per-event", "max_counters_per_event")  # from citow/one-counter-per-event
         self.TOKENS_PER_CULTIST = data.param(
             "citow/placing-corruption-tokens", "corruption_tokens_per_cultist"
         )  # from citow/placing-corruption-tokens
         self.KHORNE_CLARIFICATION = data.ref("citow/clarify-khorne-threat-condition")
         self.PARTICIPANTS_CLARIFICATION = data.ref("citow/clarify-ruination-participants-this-round")
         self.OLD_WORLD_TRACK_SPACES = data.param("citow/old-world-track", "track_spaces")  # from citow/old-world-track
-        self.CARD_SPACES_PER_REGION = data.param(
-            "citow/chaos-card-spaces", "card_spaces_per_region"
-        )  # from citow/chaos-card-spaces
+        self.CARD_SPACES_PER_REGION = data.param("citow/chaos-card-spaces", "card_spaces_per_region")  # from citow/chaos-card-spaces
         self.CARD_SPACES_TOTAL = data.param("citow/chaos-card-spaces", "card_spaces_total")
-        self.HERO_FIGURES_PER_TOKEN = data.param(
-            "citow/resolve-hero-tokens", "figures_removed_per_hero_token"
-        )  # from citow/resolve-hero-tokens
+        self.HERO_FIGURES_PER_TOKEN = data.param("citow/resolve-hero-tokens", "figures_removed_per_hero_token")  # from citow/resolve-hero-tokens
         self.PARTIAL_WHEN_IMPOSSIBLE = data.param(
             "citow/dial-instructions-mandatory", "partial_when_impossible"
         )  # from citow/dial-instructions-mandatory
@@ -396,15 +374,11 @@ class Rules(Game):
         needed = dice
         for index, result in enumerate(results):
             if index >= needed:
-                raise RulesError(
-                    f"too many results: {dice} dice and {needed - dice} explosion(s) give {needed} rolls, not {len(results)}"
-                )
+                raise RulesError(f"too many results: {dice} dice and {needed - dice} explosion(s) give {needed} rolls, not {len(results)}")
             if result == self.EXPLODE_ON:
                 needed += 1
         if len(results) < needed:
-            raise RulesError(
-                f"too few results: {dice} dice and {needed - dice} explosion(s) need {needed} rolls, got {len(results)}"
-            )
+            raise RulesError(f"too few results: {dice} dice and {needed - dice} explosion(s) need {needed} rolls, got {len(results)}")
         hits, explosions = self._dice_hits(results)
         return {"hits": hits, "explosions": explosions, "rolls": len(results)}
 
@@ -477,8 +451,13 @@ class Rules(Game):
         return sum(n * (attack_values or {})[f] for f, n in figures.items() if n)
 
     def _dominant(
-        self, values: dict[str, int], region: str | None, resistance: int | None, conquer_value: int | None,
-        noble_tokens: int, skaven_tokens: int,
+        self,
+        values: dict[str, int],
+        region: str | None,
+        resistance: int | None,
+        conquer_value: int | None,
+        noble_tokens: int,
+        skaven_tokens: int,
     ) -> dict[str, Any]:
         """The dominant Power, if its value is the unique highest above the region's resistance, and its VP."""
         best = max(values.values(), default=0)
@@ -532,11 +511,7 @@ class Rules(Game):
         `end_phase_scorers` are the Powers that score the card in the End Phase: all tied for the most, else the most
         and all tied for second (citow/ruination-scoring-ties).
         """
-        after = {
-            p: corruption_before.get(p, 0) + cultists.get(p, 0)
-            for p in POWERS
-            if corruption_before.get(p, 0) + cultists.get(p, 0)
-        }
+        after = {p: corruption_before.get(p, 0) + cultists.get(p, 0) for p in POWERS if corruption_before.get(p, 0) + cultists.get(p, 0)}
         total = sum(after.values()) + warpstone_tokens
         ruined = total >= self.RUIN_THRESHOLD and regions_already_ruined < self.RUINATION_CARDS
         result = {"corruption_after": after, "total_corruption": total, "ruined": ruined}
@@ -625,8 +600,7 @@ class Rules(Game):
             for power, instructions in dial_instructions_revealed.items():
                 if len(instructions) != ticks.get(power, 0):
                     raise RulesError(
-                        f"{power}'s dial turns {ticks.get(power, 0)} tick(s) and shows one instruction per tick, "
-                        f"not {len(instructions)}"
+                        f"{power}'s dial turns {ticks.get(power, 0)} tick(s) and shows one instruction per tick, not {len(instructions)}"
                     )
             effects = {p: _dial_effects(dial_instructions_revealed.get(p, [])) for p in advancement_counters}
             result["vp_gained"] = {p: e.pop("vp_gained") for p, e in effects.items()}
@@ -728,10 +702,7 @@ class Rules(Game):
         rollers = {n for n, _, _ in early} | set(state.powers)
         unknown = sorted((set(dice_rolled) | set(hit_assignment)) - rollers)
         if unknown:
-            raise RulesError(
-                f"no roller named {', '.join(unknown)}; "
-                "rollers are the Powers present and <power>_<card> for start-of-battle cards"
-            )
+            raise RulesError(f"no roller named {', '.join(unknown)}; rollers are the Powers present and <power>_<card> for start-of-battle cards")
         battle_takes_place = state.takes_place()
         out: dict[str, dict[str, Any]] = {"dice": {}, "explosions": {}, "hits": {}, "wasted_hits": {}, "cannot_target": {}}
         carry: dict[str, int] = {}
@@ -750,9 +721,7 @@ class Rules(Game):
             pool, sixes = roll["hits"] + carry.get(power, 0), roll["sixes"] + carry_sixes.get(power, 0)
             out["dice"][power], out["explosions"][power], out["hits"][power] = dice, roll["explosions"], roll["hits"]
             held_need = {h[2]: state.defense(h[1], h[2])[0] - h[3] for h in state.held if h[0] == power}
-            out["cannot_target"][power] = [
-                k for k in state.cannot_target(power, pool) if not (k in held_need and held_need[k] <= pool)
-            ]
+            out["cannot_target"][power] = [k for k in state.cannot_target(power, pool) if not (k in held_need and held_need[k] <= pool)]
             left = state.assign(power, power, pool, sixes, hit_assignment.get(power, {}), early=False)
             state.must_assign(power, power, left, sixes)
             out["wasted_hits"][power] = left
@@ -780,8 +749,7 @@ class Rules(Game):
             for p in state.powers
         }
         survivors = {
-            p: {k: n - state.knocked[p].get(k, 0) for k, n in state.standing[p].items() if n - state.knocked[p].get(k, 0)}
-            for p in state.powers
+            p: {k: n - state.knocked[p].get(k, 0) for k, n in state.standing[p].items() if n - state.knocked[p].get(k, 0)} for p in state.powers
         }
         result = {
             **out,
@@ -846,9 +814,7 @@ class Rules(Game):
             elif power == "slaanesh":
                 met = o["placed"] >= self.SLAANESH_MIN_TOKENS and bool(o["tokens"] & set(self.SLAANESH_TOKENS))
             else:
-                raise RulesError(
-                    f"the sources do not quote {power}'s dial advancement condition: give condition_met for each event"
-                )
+                raise RulesError(f"the sources do not quote {power}'s dial advancement condition: give condition_met for each event")
             gained = self.MAX_COUNTERS_PER_EVENT if met else 0
             name = region if region is not None else "region"
             by_region[name] = by_region.get(name, 0) + gained
@@ -866,9 +832,7 @@ class Rules(Game):
         not ruined.
         """
         if regions_already_ruined > self.RUINATION_CARDS:
-            raise RulesError(
-                f"only {self.RUINATION_CARDS} ruination cards exist: {regions_already_ruined} regions cannot already be ruined"
-            )
+            raise RulesError(f"only {self.RUINATION_CARDS} ruination cards exist: {regions_already_ruined} regions cannot already be ruined")
         if regions_already_ruined == self.RUINATION_CARDS:
             return {"ruination_card": None, "region_can_be_ruined": False, "ruination_cards_left_after": 0}
         return {
@@ -896,9 +860,7 @@ class Rules(Game):
         spaces = [f"space_{i}" for i in range(1, self.OLD_WORLD_TRACK_SPACES + 1)]
         extra = [k for k in old_world_track if k not in spaces]
         if extra:
-            raise RulesError(
-                f"the Old World track has {self.OLD_WORLD_TRACK_SPACES} spaces ({', '.join(spaces)}), not {', '.join(extra)}"
-            )
+            raise RulesError(f"the Old World track has {self.OLD_WORLD_TRACK_SPACES} spaces ({', '.join(spaces)}), not {', '.join(extra)}")
         track = [old_world_track.get(s) for s in spaces]
         cards = [c for c in track if c is not None]
         if len(set(cards)) != len(cards) or drawn_card in cards:
@@ -963,9 +925,7 @@ class Rules(Game):
             return True
         return False if all(link is False for link in links) else None
 
-    def _summon_from(
-        self, summon: dict[str, Any], region: str, occupied: set[Any], known: dict[frozenset[str], bool]
-    ) -> dict[str, Any]:
+    def _summon_from(self, summon: dict[str, Any], region: str, occupied: set[Any], known: dict[frozenset[str], bool]) -> dict[str, Any]:
         """What taking the figure from a region on the board (`from`, `last_in_source`) adds to the answer."""
         if summon.get("from") is None:
             return {}
@@ -978,8 +938,7 @@ class Rules(Game):
         rest = occupied - {source}
         return {
             "source_region_counts_as_occupied": True,
-            "own_followers_in_destination_or_adjacent_after_removal": region in rest
-            or any(known.get(frozenset((region, r))) for r in rest),
+            "own_followers_in_destination_or_adjacent_after_removal": region in rest or any(known.get(frozenset((region, r))) for r in rest),
         }
 
     @check("summoning")
@@ -1071,11 +1030,7 @@ class Rules(Game):
 
     def _card_fits(self, region: str, taken: dict[str, int], closed: set[str]) -> bool:
         """A free card space in the region, fewer than all spaces taken, and the region not ruined."""
-        return (
-            taken.get(region, 0) < self.CARD_SPACES_PER_REGION
-            and sum(taken.values()) < self.CARD_SPACES_TOTAL
-            and region not in closed
-        )
+        return taken.get(region, 0) < self.CARD_SPACES_PER_REGION and sum(taken.values()) < self.CARD_SPACES_TOTAL and region not in closed
 
     def _next_turn(self, power: str, players: list[Any] | None) -> str:
         """The next Power in turn order among the players (citow/summoning-turn-order)."""
@@ -1106,8 +1061,7 @@ class Rules(Game):
                 ranked = [p for p in (tie_break or []) if p in leaders]
                 if not ranked:
                     raise RulesError(
-                        f"{' and '.join(leaders)} tie for the highest threat ({top}); "
-                        "the sources do not say who is struck: give tie_break"
+                        f"{' and '.join(leaders)} tie for the highest threat ({top}); the sources do not say who is struck: give tie_break"
                     )
                 leaders = ranked
             struck = leaders[0]
@@ -1231,8 +1185,7 @@ class Rules(Game):
         cards_left = self.RUINATION_CARDS - len(ruined)
         if cards_left_given is not None and cards_left_given != cards_left:
             raise RulesError(
-                f"{len(ruined)} ruined region(s) leave {cards_left} of the {self.RUINATION_CARDS} ruination cards, "
-                f"not {cards_left_given}"
+                f"{len(ruined)} ruined region(s) leave {cards_left} of the {self.RUINATION_CARDS} ruination cards, not {cards_left_given}"
             )
         return ruined
 
@@ -1258,8 +1211,9 @@ class Rules(Game):
             for power, gained in result["vp_gained"].items():
                 vp[power] += gained
 
-    def _corruption_step(self, given: dict[str, dict[str, Any]], ruined: set[str], awards: dict[int, int], report: dict[str, dict[str, Any]],
-                         vp: dict[str, Any]) -> dict[str, list[str]]:
+    def _corruption_step(
+        self, given: dict[str, dict[str, Any]], ruined: set[str], awards: dict[int, int], report: dict[str, dict[str, Any]], vp: dict[str, Any]
+    ) -> dict[str, list[str]]:
         """The Corruption step, region by region in region order (ruined regions skipped): each region's `corruption`
         into `report`, ruination while cards last, its VP added to `vp`; the regions ruined, those at the threshold
         left unruined for lack of a card, and those whose award is unknown (cards 2-5 without `participants_vp`)."""

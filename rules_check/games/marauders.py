@@ -51,9 +51,7 @@ class Rules(Game):
         self.LINE_MIN = data.param("marauders/completed-line", "completed_line_min_cards")  # from marauders/completed-line
         self.LINE_MAX = data.param("marauders/completed-line", "completed_line_max_cards")
         self.VP_TABLE = _vp_table(data)  # from marauders/victory-point-table
-        self.LENGTH_BONUS = [
-            (r["cards_min"], r["cards_max"], r["vp"]) for r in self.VP_TABLE if r["rule"] == "completed_line_length"
-        ]
+        self.LENGTH_BONUS = [(r["cards_min"], r["cards_max"], r["vp"]) for r in self.VP_TABLE if r["rule"] == "completed_line_length"]
         self.CARD_VP = {r["card"].replace("-", "_"): r["vp"] for r in self.VP_TABLE if r["rule"] == "card"}
         vp_of = {r["rule"]: r["vp"] for r in self.VP_TABLE if r["rule"] not in ("completed_line_length", "card")}  # one row each
         self.PER_CARD = vp_of["per_card"]
@@ -63,9 +61,7 @@ class Rules(Game):
         self.SHORT_LINE = data.ref("marauders/clarify-four-card-line")
         self.RATING_MIN = data.param("marauders/attack-rating", "attack_rating_min")  # from marauders/attack-rating
         self.RATING_MAX = data.param("marauders/attack-rating", "attack_rating_max")
-        self.ATTACKS_PER_LINE = data.param(
-            "marauders/attack-conditions", "attacks_per_completed_line"
-        )  # from marauders/attack-conditions
+        self.ATTACKS_PER_LINE = data.param("marauders/attack-conditions", "attacks_per_completed_line")  # from marauders/attack-conditions
         self.STRICTLY_STRONGER = data.param("marauders/attack-conditions", "attacker_must_be_strictly_stronger")
         self.LINES_TO_END = data.param("marauders/end-of-game", "completed_lines_to_end")  # from marauders/end-of-game
         self.DISCARDS = _attack_discards(data)
@@ -83,15 +79,9 @@ class Rules(Game):
             "standard": data.param("marauders/standards-and-musicians", "standards_per_line"),
             "musician": data.param("marauders/standards-and-musicians", "musicians_per_line"),
         }  # from marauders/standards-and-musicians
-        self.SAME_SYMBOL_PER_LINE = data.param(
-            "marauders/end-of-turn-cards", "same_symbol_per_line"
-        )  # from marauders/end-of-turn-cards
-        self.MAX_SAME_SYMBOL = data.param(
-            "marauders/fourth-duplicate", "max_same_symbol_per_tribe"
-        )  # from marauders/fourth-duplicate
-        self.EXEMPT_SYMBOLS = [
-            s.strip() for s in data.param("marauders/fourth-duplicate", "exempt_symbols").split(",") if s.strip()
-        ]
+        self.SAME_SYMBOL_PER_LINE = data.param("marauders/end-of-turn-cards", "same_symbol_per_line")  # from marauders/end-of-turn-cards
+        self.MAX_SAME_SYMBOL = data.param("marauders/fourth-duplicate", "max_same_symbol_per_tribe")  # from marauders/fourth-duplicate
+        self.EXEMPT_SYMBOLS = [s.strip() for s in data.param("marauders/fourth-duplicate", "exempt_symbols").split(",") if s.strip()]
         self.ATTACK_ROLL = data.ref("marauders/attack-roll")
         self.CLARIFY_TROPHY_LINE = data.ref("marauders/clarify-line-completed-by-trophy")
         self.CHEATING_RULE = data.ref("marauders/cheating")
@@ -108,9 +98,7 @@ class Rules(Game):
         if duplicates:
             problems.append("duplicate card(s): " + ", ".join(duplicates))
         if any(cards.count(kind) > limit for kind, limit in self.PER_LINE.items()):
-            problems.append(
-                f"{self.PER_LINE['standard']} Standard and {self.PER_LINE['musician']} Musician per line ({self.STANDARDS_RULE})"
-            )
+            problems.append(f"{self.PER_LINE['standard']} Standard and {self.PER_LINE['musician']} Musician per line ({self.STANDARDS_RULE})")
         filled = [i for i, s in enumerate(spaces) if s is not None]
         first, last = (filled[0], filled[-1]) if filled else (0, -1)
         if "standard" in spaces and any(i < spaces.index("standard") for i in filled):
@@ -119,12 +107,7 @@ class Rules(Game):
             problems.append(f"a card stands right of the Musician ({self.PLACEMENT_RULE})")
         gaps = [i for i in range(first, last + 1) if spaces[i] is None]
         completed = (
-            not problems
-            and bool(filled)
-            and spaces[first] == "standard"
-            and spaces[last] == "musician"
-            and not gaps
-            and len(cards) >= self.LINE_MIN
+            not problems and bool(filled) and spaces[first] == "standard" and spaces[last] == "musician" and not gaps and len(cards) >= self.LINE_MIN
         )
         return {"valid": not problems, "problems": problems, "completed": completed, "cards": len(cards), "gaps": gaps}
 
@@ -158,9 +141,7 @@ class Rules(Game):
         result["per_card_points"] = cards * self.PER_CARD
         result["first_to_three_lines_bonus"] = self.FIRST_THREE if completed_three_lines_first else 0
         result["total"] = (
-            sum(v["total"] for k, v in result.items() if k.startswith("line_"))
-            + result["per_card_points"]
-            + result["first_to_three_lines_bonus"]
+            sum(v["total"] for k, v in result.items() if k.startswith("line_")) + result["per_card_points"] + result["first_to_three_lines_bonus"]
         )
         if any(entry["completed"] and entry["cards"] < min(low for low, _, _ in self.LENGTH_BONUS) for entry in lines):
             result["clarification"] = self.SHORT_LINE
@@ -208,9 +189,7 @@ class Rules(Game):
         clarifications = [self.CLARIFY_DISCARDS]
         if cards is not None:
             outcome["discarded"] = [self._name(c, i) for i, c in enumerate(cards, 1) if c["frame"] in self.DISCARDS[face]]
-            outcome["winner_may_take"] = [
-                self._name(c, i) for i, c in enumerate(cards, 1) if c["frame"] not in self.DISCARDS[face]
-            ]
+            outcome["winner_may_take"] = [self._name(c, i) for i, c in enumerate(cards, 1) if c["frame"] not in self.DISCARDS[face]]
         if "grey" in self.DISCARDS[face] or any(c["frame"] == "grey" for c in cards or []):
             clarifications.append(self.CLARIFY_GREY)
         outcome["clarifications"] = clarifications
@@ -243,11 +222,7 @@ class Rules(Game):
             refuse("defender_completed", self.ATTACK_CONDITIONS, "only an uncompleted line may be attacked")
         if attacker.get("tribe") is not None and attacker.get("tribe") == defender.get("tribe"):
             refuse("same_tribe", self.ATTACK_CONDITIONS, "a line may attack only a line of another tribe")
-        stronger = (
-            strength["attacker"] > strength["defender"]
-            if self.STRICTLY_STRONGER
-            else strength["attacker"] >= strength["defender"]
-        )
+        stronger = strength["attacker"] > strength["defender"] if self.STRICTLY_STRONGER else strength["attacker"] >= strength["defender"]
         if not stronger:
             refuse(
                 "not_stronger",
@@ -306,9 +281,7 @@ class Rules(Game):
         tribe = [c for line_cards in cards for c in line_cards if c not in self.PER_LINE and c not in self.EXEMPT_SYMBOLS]
         over = sorted({c for c in tribe if tribe.count(c) > self.MAX_SAME_SYMBOL})
         if over:
-            raise RulesError(
-                f"a tribe may not hold more than {self.MAX_SAME_SYMBOL} cards with the same symbol: {', '.join(over)}"
-            )
+            raise RulesError(f"a tribe may not hold more than {self.MAX_SAME_SYMBOL} cards with the same symbol: {', '.join(over)}")
         if drawn in self.PER_LINE:
             may, rule = [n for n, c in enumerate(cards, 1) if c.count(drawn) < self.PER_LINE[drawn]], self.STANDARDS_RULE
         elif drawn in self.EXEMPT_SYMBOLS:
@@ -359,14 +332,10 @@ class Rules(Game):
             }
             if target is not None and not answer["discarded"]:
                 if target not in answer["may_place_in"]:
-                    raise RulesError(
-                        f"draw {number}: {drawn['card']} may go only in line(s) {answer['may_place_in']} ({answer['rule']})"
-                    )
+                    raise RulesError(f"draw {number}: {drawn['card']} may go only in line(s) {answer['may_place_in']} ({answer['rule']})")
                 space = drawn.get("space")
                 if space is None or sheet[target - 1][space - 1] is not None:
-                    raise RulesError(
-                        f"draw {number}: give a free space (1-{self.LINE_MAX}) of line {target} ({self.PLACEMENT_RULE})"
-                    )
+                    raise RulesError(f"draw {number}: give a free space (1-{self.LINE_MAX}) of line {target} ({self.PLACEMENT_RULE})")
                 placed = list(sheet[target - 1])
                 placed[space - 1] = drawn["card"]
                 checked = self.line(spaces=placed)
@@ -388,9 +357,7 @@ class Rules(Game):
             "completed_lines": completed,
             "game_over": completed >= self.LINES_TO_END,
             # only the line completed by the last card: one that did not attack when completed never may (after-the-attack)
-            "may_attack_with": [steps[-1]["completed_line"]]
-            if steps and steps[-1]["completed_line"] and completed < self.LINES_TO_END
-            else [],
+            "may_attack_with": [steps[-1]["completed_line"]] if steps and steps[-1]["completed_line"] and completed < self.LINES_TO_END else [],
             "rules": [
                 self.ATTACK_CONDITIONS,
                 self.AFTER_THE_ATTACK,
@@ -412,10 +379,7 @@ class Rules(Game):
         leaders = [name for name in ranking if totals[name] == top]
         return {
             "totals": totals,
-            "ranking": [
-                {"tribe": name, "vp": totals[name], "place": 1 + sum(v > totals[name] for v in totals.values())}
-                for name in ranking
-            ],
+            "ranking": [{"tribe": name, "vp": totals[name], "place": 1 + sum(v > totals[name] for v in totals.values())} for name in ranking],
             "winner": leaders[0] if len(leaders) == 1 else None,
             "tied_for_first": leaders if len(leaders) > 1 else [],
             "tie_break": self.data.ref("marauders/tie") if len(leaders) > 1 else None,
@@ -456,15 +420,12 @@ class Rules(Game):
             raise RulesError(f"trophy {number}: " + "; ".join(checked["problems"]))
         held = sum(spaces_of.count(card) for spaces_of in sheet) + 1
         if card not in self.PER_LINE and card not in self.EXEMPT_SYMBOLS and held > self.MAX_SAME_SYMBOL:
-            raise RulesError(f"trophy {number}: a tribe may not hold {held} cards with the symbol {card} "
-                             f"({self.FOURTH_DUPLICATE_RULE})")
+            raise RulesError(f"trophy {number}: a tribe may not hold {held} cards with the symbol {card} ({self.FOURTH_DUPLICATE_RULE})")
         sheet[line - 1] = spaces
         return bool(checked["completed"]) and not was_completed
 
     @check("trophies")
-    def trophies(
-        self, face: str, broken_line: list[BrokenCard], winner_lines: Sheet, placements: list[Placement]
-    ) -> dict[str, Any]:
+    def trophies(self, face: str, broken_line: list[BrokenCard], winner_lines: Sheet, placements: list[Placement]) -> dict[str, Any]:
         """After an attack: the broken line's cards the roll discards (purple on the Orc Eye, grey and purple on the
         Mark of Chaos), the trophies the winner places on free spaces of his lines in the order given (each under the
         placement rules), the rest to the discard pile; lines completed by a trophy never attack; the turn passes."""
@@ -527,9 +488,7 @@ class Rules(Game):
         after = [list(spaces) for spaces in lines]
         for card in discarded:
             after[card["line"] - 1][card["space"] - 1] = None
-        other = [
-            {"line": number, "breach": breach} for number, spaces in enumerate(after, 1) for breach in self._breaches(spaces)
-        ]
+        other = [{"line": number, "breach": breach} for number, spaces in enumerate(after, 1) for breach in self._breaches(spaces)]
         return {
             "cheating": bool(discarded),
             "discarded": discarded,

@@ -65,25 +65,33 @@ class Rules(Game):
         self.OCCUPANCY_RULE = data.ref("wizards-quest/occupancy-rules")
         self.UNOCCUPIED_RULE = data.ref("wizards-quest/clarify-attack-on-unoccupied-location")
         self.MAX_ORCS = data.param("wizards-quest/occupancy-rules", "max_orcs_per_space")  # from wizards-quest/occupancy-rules
-        self.MEN_PER_KINGDOM_LOCATION = data.param(
-            "wizards-quest/reinforcement", "men_per_kingdom_location"
-        )  # from wizards-quest/reinforcement
+        self.MEN_PER_KINGDOM_LOCATION = data.param("wizards-quest/reinforcement", "men_per_kingdom_location")  # from wizards-quest/reinforcement
         self.MINIMUM_REINFORCEMENT = data.param("wizards-quest/reinforcement", "minimum_reinforcement")
         self.HERO_COST = data.param("wizards-quest/reinforcement", "hero_cost_men")
         self.SORCERER_COST = data.param("wizards-quest/reinforcement", "sorcerer_cost_men")
         self.TWO_PLAYER = data.pick("wizards-quest/two-player-setup", TWO_PLAYER_PARAMS)  # from wizards-quest/two-player-setup
         self.PHASE_RULES = {  # the Dragon Attack Phase and scattering, and the readings they follow
             name: data.ref(f"wizards-quest/{name}")
-            for name in ("dragon-attack", "scatter", "clarify-scatter-destination", "clarify-hero-sorcerer-losses",
-                         "hero-and-sorcerer-cost", "orc-growth", "orc-rampage", "orc-rampage-order", "orc-settlement",
-                         "assist", "hero-sorcerer-assist", "free-attack", "ordinary-attack-on-dragon-or-wizard")
+            for name in (
+                "dragon-attack",
+                "scatter",
+                "clarify-scatter-destination",
+                "clarify-hero-sorcerer-losses",
+                "hero-and-sorcerer-cost",
+                "orc-growth",
+                "orc-rampage",
+                "orc-rampage-order",
+                "orc-settlement",
+                "assist",
+                "hero-sorcerer-assist",
+                "free-attack",
+                "ordinary-attack-on-dragon-or-wizard",
+            )
         }
         self.TREASURES_TO_WIN = data.param("wizards-quest/goal", "own_treasures_to_win")  # from wizards-quest/goal
         self.ORC_GROWTH = data.param("wizards-quest/orc-growth", "orcs_added_per_location")  # from wizards-quest/orc-growth
         self.RAMPAGE_AT = data.param("wizards-quest/orc-rampage", "rampage_threshold_orcs")  # from wizards-quest/orc-rampage
-        self.SETTLED_PER_LOCATION = data.param(
-            "wizards-quest/orc-settlement", "orcs_per_unoccupied_location"
-        )  # from wizards-quest/orc-settlement
+        self.SETTLED_PER_LOCATION = data.param("wizards-quest/orc-settlement", "orcs_per_unoccupied_location")  # from wizards-quest/orc-settlement
         self.TERRAIN = {
             "castle": self.DR["defender_castle_bonus"],
             "forest": self.DR["defender_forest_or_mountains_bonus"],
@@ -106,9 +114,7 @@ class Rules(Game):
     ) -> dict[str, Any]:
         """The death_range check: see describe()."""
         if men and orcs:
-            raise RulesError(
-                f"a force is men or orcs, not both: orcs and players' pieces never share a space ({self.OCCUPANCY_RULE})"
-            )
+            raise RulesError(f"a force is men or orcs, not both: orcs and players' pieces never share a space ({self.OCCUPANCY_RULE})")
         if hero and sorcerer:
             raise RulesError(f"a Hero and a Sorcerer may not occupy the same space ({self.OCCUPANCY_RULE})")
         if orcs > self.MAX_ORCS:
@@ -130,9 +136,7 @@ class Rules(Game):
             raise RulesError("an empty force has no death range")
         if side == "defender":
             if attacked_across in ("bridge", "great_tunnel"):
-                parts["tunnel_part" if attacked_across == "great_tunnel" else "bridge_part"] = self.DR[
-                    "defender_across_bridge_or_great_tunnel_bonus"
-                ]
+                parts["tunnel_part" if attacked_across == "great_tunnel" else "bridge_part"] = self.DR["defender_across_bridge_or_great_tunnel_bonus"]
             elif terrain in self.TERRAIN:
                 parts["terrain_part"] = self.TERRAIN[terrain]
         return {"death_range": sum(parts.values()), **parts}
@@ -149,7 +153,7 @@ class Rules(Game):
         rolls inflict is known.
         """
         for number, b in enumerate(battles, 1):
-            for roller in ([side] if side else ["attacker", "defender"]):
+            for roller in [side] if side else ["attacker", "defender"]:
                 if (b if side else b[roller])["death_range"] == 0:
                     self._refuse_empty(roller, f"Battle {number}: ", death_range=True)
         if side is not None:
@@ -169,11 +173,12 @@ class Rules(Game):
         """A side with no pieces fights no Battle: an unoccupied location does not attack, and is captured, not fought."""
         empty = "a death range of 0: no man, orc, Hero or Sorcerer" if death_range else "no man, orc, Hero or Sorcerer"
         if side == "attacker":
-            raise RulesError(f"{where}the attacking location is unoccupied ({empty}): it has no forces to attack with "
-                             "(wizards-quest/occupied-space)")
-        raise RulesError(f"{where}the attacked location is unoccupied ({empty}; a Treasure, the Dragon or the Wizard does "
-                         "not occupy it): no Battle is fought there, the attacker captures it (wizards-quest/capture, "
-                         f"wizards-quest/occupied-space; {self.UNOCCUPIED_RULE})")
+            raise RulesError(f"{where}the attacking location is unoccupied ({empty}): it has no forces to attack with (wizards-quest/occupied-space)")
+        raise RulesError(
+            f"{where}the attacked location is unoccupied ({empty}; a Treasure, the Dragon or the Wizard does "
+            "not occupy it): no Battle is fought there, the attacker captures it (wizards-quest/capture, "
+            f"wizards-quest/occupied-space; {self.UNOCCUPIED_RULE})"
+        )
 
     @check("hit_probability")
     def hit_probability(self, death_range: int) -> dict[str, Any]:
@@ -242,9 +247,7 @@ class Rules(Game):
         kind = target["kind"]
         if kind == "wizard":
             if hero:
-                refuse(
-                    "hero_against_wizard", "wizards-quest/hero-summary", "forces that include a Hero may not attack the Wizard"
-                )
+                refuse("hero_against_wizard", "wizards-quest/hero-summary", "forces that include a Hero may not attack the Wizard")
             if not sorcerer:
                 refuse(
                     "wizard_needs_sorcerer",
@@ -277,8 +280,7 @@ class Rules(Game):
             refuse(
                 "not_adjacent",
                 "wizards-quest/attack",
-                "an attack goes into an adjacent location (a bridge or the Great "
-                "Tunnel counts; across water only with the Boat Privilege card)",
+                "an attack goes into an adjacent location (a bridge or the Great Tunnel counts; across water only with the Boat Privilege card)",
             )
         return {"allowed": not reasons, "reasons": reasons}
 
@@ -479,8 +481,10 @@ class Rules(Game):
         if where == battle_location:
             raise RulesError(f"{where}: scattered pieces go to any other location ({self.PHASE_RULES['scatter']})")
         if place["holds"] in ("other_player", "orcs"):
-            raise RulesError(f"{where}: scattered pieces go only to their owner's or unoccupied locations, not to one "
-                             f"held by {place['holds'].replace('_', ' ')} ({self.PHASE_RULES['clarify-scatter-destination']})")
+            raise RulesError(
+                f"{where}: scattered pieces go only to their owner's or unoccupied locations, not to one "
+                f"held by {place['holds'].replace('_', ' ')} ({self.PHASE_RULES['clarify-scatter-destination']})"
+            )
         if place.get("orcs", 0) + place.get("orcs_there", 0) > self.MAX_ORCS:
             raise RulesError(f"{where}: a location holds at most {self.MAX_ORCS} orcs ({self.OCCUPANCY_RULE})")
         hero = place.get("hero") or place.get("hero_there")
@@ -503,11 +507,12 @@ class Rules(Game):
         }
         wanted = {k: int(pieces.get(k, 0)) for k in placed}
         if placed != wanted:
-            raise RulesError(f"the destinations place {placed}, but the pieces scattered are {wanted}: every scattered "
-                             f"piece is placed ({self.PHASE_RULES['scatter']})")
+            raise RulesError(
+                f"the destinations place {placed}, but the pieces scattered are {wanted}: every scattered "
+                f"piece is placed ({self.PHASE_RULES['scatter']})"
+            )
         return {
-            "placed": {"men": placed["men"], "orcs": placed["orcs"], "hero": bool(placed["hero"]),
-                       "sorcerer": bool(placed["sorcerer"])},
+            "placed": {"men": placed["men"], "orcs": placed["orcs"], "hero": bool(placed["hero"]), "sorcerer": bool(placed["sorcerer"])},
             "destinations": [place["location"] for place in destinations],
             "rules": [self.PHASE_RULES["scatter"]],
             "clarifications": [self.PHASE_RULES["clarify-scatter-destination"]],
@@ -551,8 +556,7 @@ class Rules(Game):
         The rampages themselves (targets clockwise round each location) need the map and are fought as Battles."""
         orcs = [dict(place) for place in orc_locations]
         castles_next_to = (
-            None if castles_adjacent_to_region is None
-            else {entry["region"]: list(entry["castles"]) for entry in castles_adjacent_to_region}
+            None if castles_adjacent_to_region is None else {entry["region"]: list(entry["castles"]) for entry in castles_adjacent_to_region}
         )
         for roll in rolls:
             self._grow(roll, orcs, castles_next_to)
@@ -566,18 +570,20 @@ class Rules(Game):
 
     # -- free attacks, and the help an Attack may have ----------------------------------------------------------------
 
-    def _leader_help(self, leader_assist: str | None, already_there: str | None, moment: str,
-                     free: bool, refuse: Callable[[str, str, str], None]) -> tuple[bool | None, bool]:
+    def _leader_help(
+        self, leader_assist: str | None, already_there: str | None, moment: str, free: bool, refuse: Callable[[str, str, str], None]
+    ) -> tuple[bool | None, bool]:
         """A Hero or Sorcerer brought to the attacking location: only at the start, never in a free attack; with the
         other leader there, the two swap places (a Hero and a Sorcerer never share a space)."""
         if leader_assist is None:
             return None, False
         if leader_assist == already_there:
-            raise RulesError(f"the player's {leader_assist} is already in the attacking location: a player moves his Hero "
-                             f"or Sorcerer in ({self.PHASE_RULES['hero-sorcerer-assist']})")
+            raise RulesError(
+                f"the player's {leader_assist} is already in the attacking location: a player moves his Hero "
+                f"or Sorcerer in ({self.PHASE_RULES['hero-sorcerer-assist']})"
+            )
         if moment != "start":
-            refuse("leader_only_at_start", "hero-sorcerer-assist",
-                   "a Hero or Sorcerer assists only at the start of the attack")
+            refuse("leader_only_at_start", "hero-sorcerer-assist", "a Hero or Sorcerer assists only at the start of the attack")
         return not free and moment == "start", already_there is not None
 
     @check("attack_help")

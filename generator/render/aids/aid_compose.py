@@ -9,6 +9,7 @@ in columns under their sections' bars, at most MAX_SHEET_PAGES pages), each comp
 A4 and on US Letter. Text stays text, and each font is embedded once per source document. The
 layout checks ran on the pieces (aid_layout.py); a sheet over its page limit is refused here.
 """
+
 from __future__ import annotations
 
 import io
@@ -45,7 +46,8 @@ SHEET_LEFT = (SHEET_AREA[0] - SHEET_TEXT_WIDTH) / 2  # the sheet's columns are c
 class Piece:
     """Where a laid-out piece stands on its page (points, from the page's top left), and the margins
     it asks for above and below (as CSS gives them; between two pieces the larger one counts)."""
-    source: str   # "items" or "parts"
+
+    source: str  # "items" or "parts"
     page: int
     top: float
     width: float
@@ -57,9 +59,10 @@ class Piece:
 @dataclass
 class ItemPieces:
     """One item of the aid as laid out: usually one page, more if it ran on."""
+
     section: int
     title: str
-    colour: str   # of its rule on the sheet
+    colour: str  # of its rule on the sheet
     pages: list[Piece]
     site_page: str = ""  # the page of the site it is on (cards.site_page; "" for none): cards of several items name it
 
@@ -95,7 +98,7 @@ class Composition:
         """A filled rectangle (colour: #rrggbb, checked when the aid's HTML was made)."""
         page_height, operators = self.pages[page][1], self.pages[page][2]
         x, top = x + self.origin[0], top + self.origin[1]
-        rgb = " ".join(f"{int(colour[i:i + 2], 16) / 255:.3f}" for i in (1, 3, 5))
+        rgb = " ".join(f"{int(colour[i : i + 2], 16) / 255:.3f}" for i in (1, 3, 5))
         operators.append(f"q {rgb} rg {x:.3f} {page_height - top - height:.3f} {width:.3f} {height:.3f} re f Q")
 
     def pdf(self, title: str, lang: str, outline: Iterable[tuple[int, str, int, float]] = ()) -> bytes:
@@ -112,13 +115,20 @@ class Composition:
         parents: list[Any] = []
         for level, label, page_number, top in outline:
             del parents[level:]
-            parents.append(self.writer.add_outline_item(title=label, page_number=page_number, parent=parents[-1] if parents else None,
-                                                        fit=Fit.xyz(left=0, top=self.pages[page_number][1] - top - self.origin[1])))
+            parents.append(
+                self.writer.add_outline_item(
+                    title=label,
+                    page_number=page_number,
+                    parent=parents[-1] if parents else None,
+                    fit=Fit.xyz(left=0, top=self.pages[page_number][1] - top - self.origin[1]),
+                )
+            )
         self.writer.add_metadata({"/Title": title})
         root = self.writer._root_object  # the catalog: pypdf has no setter for /Lang
         root[NameObject("/Lang")] = TextStringObject(lang)
-        root[NameObject("/ViewerPreferences")] = DictionaryObject({NameObject("/PrintScaling"): NameObject("/None"),
-                                                                  NameObject("/DisplayDocTitle"): BooleanObject(True)})
+        root[NameObject("/ViewerPreferences")] = DictionaryObject(
+            {NameObject("/PrintScaling"): NameObject("/None"), NameObject("/DisplayDocTitle"): BooleanObject(True)}
+        )
         return _pdf_bytes(self.writer)
 
 
@@ -126,9 +136,14 @@ def page_form(page: PageObject, writer: PdfWriter):
     """A reference, in `writer`, to a form XObject that draws `page` (one WeasyPrint page: one
     content stream). Cloning maps each source object once per writer, hence the shared fonts."""
     form: Any = page["/Contents"].get_object().clone(writer)  # type: ignore[union-attr]  # one content stream
-    form.update({NameObject("/Type"): NameObject("/XObject"), NameObject("/Subtype"): NameObject("/Form"),
-                 NameObject("/BBox"): ArrayObject(FloatObject(v) for v in page.mediabox),
-                 NameObject("/Resources"): page["/Resources"].clone(writer)})
+    form.update(
+        {
+            NameObject("/Type"): NameObject("/XObject"),
+            NameObject("/Subtype"): NameObject("/Form"),
+            NameObject("/BBox"): ArrayObject(FloatObject(v) for v in page.mediabox),
+            NameObject("/Resources"): page["/Resources"].clone(writer),
+        }
+    )
     return form.indirect_reference
 
 
@@ -145,8 +160,13 @@ def card_faces(items: list[ItemPieces], room: float) -> list[list[tuple[int, Pie
     for number, item in enumerate(items):
         alone = len(item.pages) > 1
         last = faces[-1] if faces else []
-        if (not alone and last and items[last[-1][0]].section == item.section and len(items[last[-1][0]].pages) == 1
-                and stack_end([piece for _, piece in last] + item.pages) <= room):
+        if (
+            not alone
+            and last
+            and items[last[-1][0]].section == item.section
+            and len(items[last[-1][0]].pages) == 1
+            and stack_end([piece for _, piece in last] + item.pages) <= room
+        ):
             last.append((number, item.pages[0]))
         else:
             faces += [[(number, piece)] for piece in item.pages]
@@ -186,7 +206,7 @@ def card_sheets(job: AidJob, items: list[ItemPieces], parts: dict[str, Piece], s
         page = composition.new_page(sheet_w, sheet_h)
         composition.place(page, note, x0 + CARD_SIZE[0] + CARD_MARGIN[1], y0 - CUT_MARK[0] - note.height - 1)
         composition.place(page, changes, x0 + 2 * CARD_SIZE[0] + CARD_MARGIN[1], y0 - CUT_MARK[0] - changes.height - 1)
-        for slot, face in enumerate(cards[start:start + 9]):
+        for slot, face in enumerate(cards[start : start + 9]):
             left, top = x0 + slot % 3 * CARD_SIZE[0], y0 + slot // 3 * CARD_SIZE[1]  # the card's corner
             band, footer = parts[f"band-{items[face[0][0]].section}"], parts[card_footer(items, face)]
             composition.place(page, band, left + CARD_MARGIN[1], top + CARD_MARGIN[0])
@@ -266,6 +286,7 @@ class Columns:
 @dataclass
 class SheetLayout:
     """Where each piece of the sheet goes, on SHEET_AREA (points from its top left)."""
+
     pages: int
     placed: list[tuple[int, Piece, float, float, str | None]]  # page, piece, x, top, colour of its rule
     outline: list[tuple[int, str, int, float]]  # level, label, page, top
@@ -293,8 +314,7 @@ def arrange_sheet(job: AidJob, items: list[ItemPieces], parts: dict[str, Piece],
     return layout
 
 
-def arranged(job: AidJob, items: list[ItemPieces], parts: dict[str, Piece], name: str,
-             short: tuple[int, float] | None = None) -> SheetLayout | None:
+def arranged(job: AidJob, items: list[ItemPieces], parts: dict[str, Piece], name: str, short: tuple[int, float] | None = None) -> SheetLayout | None:
     """The sheet laid out down the columns; `short`: (page, bottom), a page whose columns end at
     `bottom`, and None returned if a piece on it runs below that."""
     title = parts["title"]
@@ -364,9 +384,11 @@ def own_font_names(reader: PdfReader) -> None:
     piece's text with the other's glyphs. Each letter of the six-letter subset tag moves 13 places
     (in /BaseFont and /FontName only: the content streams, and the forms WeasyPrint nests in them
     for transparency, name fonts by resource keys, which stay)."""
+
     def renamed(name: str) -> NameObject:
         tag, _, rest = name.lstrip("/").partition("+")
         return NameObject("/" + "".join(chr(65 + (ord(c) - 65 + 13) % 26) for c in tag) + "+" + rest)
+
     done: set[int] = set()
     for page in reader.pages:
         resources: Any = page["/Resources"]
@@ -399,5 +421,3 @@ def cut_mark_lines(sheet_w: float, sheet_h: float, x0: float, y0: float) -> list
         y = y0 + i * CARD_SIZE[1]
         lines += [(x0 - far, y, x0 - near, y), (sheet_w - x0 + near, y, sheet_w - x0 + far, y)]
     return lines
-
-

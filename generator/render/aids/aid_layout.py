@@ -9,6 +9,7 @@ small second document; the sheet and the cards, on either paper, are made of tho
 laying anything out again. Layout problems are build errors, not surprises on paper: an aid longer
 than its page limit, a box running off its page, or a glyph no font has.
 """
+
 from __future__ import annotations
 
 import atexit
@@ -126,8 +127,10 @@ def first_page_png(pdf: bytes, scale: float = 1.5) -> bytes:
 def produce(job: AidJob) -> AidFiles:
     """Lay out, check and write one aid's files (runs in a worker process): the items and the other
     pieces are laid out once each, and both PDFs made of them (aid_compose.py)."""
+
     def name(part: str) -> str:
         return aid_file(job.game, job.lang, part)
+
     parts_document = checked_document(job.parts_html, name("sheet"))
     parts = dict(part_on(page, number) for number, page in enumerate(parts_document.pages))
     bands = [parts[f"band-{number}"] for number in range(len(job.sections))]
@@ -138,8 +141,11 @@ def produce(job: AidJob) -> AidFiles:
     sources = readers(items_document.write_pdf(), parts_document.write_pdf())
     items = item_pieces(job, items_document, name("cards"))
     sheet = arrange_sheet(job, items, parts, name("sheet"))
-    files = {name(SHEET_HTML["a4"]): job.sheet_html.encode("utf-8"), name(SHEET_HTML["letter"]): job.sheet_letter_html.encode("utf-8"),
-             name("cards.html"): card_html.encode("utf-8")}
+    files = {
+        name(SHEET_HTML["a4"]): job.sheet_html.encode("utf-8"),
+        name(SHEET_HTML["letter"]): job.sheet_letter_html.encode("utf-8"),
+        name("cards.html"): card_html.encode("utf-8"),
+    }
     for paper in SHEETS:
         files[name(f"sheet-{paper}.pdf")] = sheet_on_paper(job, sheet, sources, paper)
         files[name(f"cards-{paper}.pdf")] = card_sheets(job, items, parts, sources, paper)
@@ -169,8 +175,9 @@ def part_on(page, number: int) -> tuple[str, Piece]:
     """The piece on page `number` of the parts' document (one a page), by its id."""
     box = next(box for box in all_boxes(page) if "piece" in class_of(box))
     top, bottom = extent(page)
-    return box.element.get("id"), Piece("parts", number, top, box.border_width() * PX, bottom - top,
-                                        (box.margin_top or 0) * PX, (box.margin_bottom or 0) * PX)
+    return box.element.get("id"), Piece(
+        "parts", number, top, box.border_width() * PX, bottom - top, (box.margin_top or 0) * PX, (box.margin_bottom or 0) * PX
+    )
 
 
 def item_pieces(job: AidJob, document, name: str) -> list[ItemPieces]:
@@ -203,8 +210,11 @@ def all_boxes(page):
 
 def painted_boxes(page):
     """The boxes of a page that put ink on paper, with a position."""
-    return (box for box in all_boxes(page)
-            if getattr(box, "position_x", None) is not None and getattr(box, "position_y", None) is not None and paints(box))
+    return (
+        box
+        for box in all_boxes(page)
+        if getattr(box, "position_x", None) is not None and getattr(box, "position_y", None) is not None and paints(box)
+    )
 
 
 def class_of(box) -> list[str]:
@@ -223,6 +233,7 @@ os.register_at_fork(after_in_child=font_config.cache_clear)  # a worker makes it
 # Release Pango's objects while the libraries are still loaded: left to interpreter teardown, the
 # cached configuration is unreferenced after GLib is gone, and the process ends in a segfault.
 atexit.register(font_config.cache_clear)
+
 
 class NothingFetcher(URLFetcher):
     """WeasyPrint's URL fetcher for the aids: fetches nothing (no file, no network) and remembers
@@ -255,8 +266,10 @@ def lay_out_cards(html: str, name: str):
         return html, document
     chosen = ", ".join(f'.item[id="{css_string(item)}"]' for item in overrun)
     dense_html = html.replace("</style>", DENSE.format(selector=chosen) + "</style>", 1)
-    hide_others = (f".item:not({chosen.replace(', ', '):not(')}) {{ display: none; }}\n"
-                   f'.item[id="{css_string(overrun[0])}"] {{ break-before: auto; }}\n')  # no blank first page
+    hide_others = (
+        f".item:not({chosen.replace(', ', '):not(')}) {{ display: none; }}\n"
+        f'.item[id="{css_string(overrun[0])}"] {{ break-before: auto; }}\n'
+    )  # no blank first page
     only = dense_html.replace("</style>", hide_others + "</style>", 1)
     small = checked_document(only, name)
     small_items = card_of_each_page(small)

@@ -5,6 +5,7 @@ card's face its text uses, how full the sheet's columns are.
 The aid gallery prints these figures for every aid (scripts/aid_gallery.py), and the tests hold the
 bundled aids to them. Text is measured by pdfium, glyph by glyph: a glyph's size is its font size
 scaled by the matrices it is drawn with (WeasyPrint draws in CSS pixels, 0.75 pt)."""
+
 from __future__ import annotations
 
 import ctypes
@@ -22,8 +23,8 @@ MM = 72 / 25.4
 
 @dataclass
 class Glyph:
-    size: float                                  # points, as printed
-    box: tuple[float, float, float, float]       # left, bottom, right, top: points from the page's bottom left
+    size: float  # points, as printed
+    box: tuple[float, float, float, float]  # left, bottom, right, top: points from the page's bottom left
 
 
 def glyphs(page) -> list[Glyph]:
@@ -51,13 +52,13 @@ FOOT_ZONE = 12 * MM  # a card's footer stands in its last 12 mm; the item ends a
 
 @dataclass
 class CardMeasures:
-    body_type: float            # points, above the footers
-    smallest_type: float        # points
-    nearest_to_cut: float       # mm: the text nearest to a card's edge, from that edge (the item's sides: its margin)
-    footer_to_cut: float        # mm: the footers' text nearest to the cut
-    footers_within_4mm: int     # cards whose footer stands less than 4 mm inside the cut
+    body_type: float  # points, above the footers
+    smallest_type: float  # points
+    nearest_to_cut: float  # mm: the text nearest to a card's edge, from that edge (the item's sides: its margin)
+    footer_to_cut: float  # mm: the footers' text nearest to the cut
+    footers_within_4mm: int  # cards whose footer stands less than 4 mm inside the cut
     cards: int
-    face_use: list[float]       # per card: how much of the room between its band and its footer zone its text covers (face_use)
+    face_use: list[float]  # per card: how much of the room between its band and its footer zone its text covers (face_use)
 
     @property
     def median_face_use(self) -> float:
@@ -105,14 +106,21 @@ def measure_cards(pdf: bytes, paper: str) -> CardMeasures:
             else:
                 above_footers.append(glyph.size)
                 faces.setdefault(card, ([], card_top - CARD_SIZE[1]))[0].append(glyph)
-    return CardMeasures(body_type(above_footers), min(sizes), round(nearest, 2), round(footer, 2), len(close), cards,
-                        [face_use(*faces[card]) if card in faces else 0.0 for card in range(cards)])
+    return CardMeasures(
+        body_type(above_footers),
+        min(sizes),
+        round(nearest, 2),
+        round(footer, 2),
+        len(close),
+        cards,
+        [face_use(*faces[card]) if card in faces else 0.0 for card in range(cards)],
+    )
 
 
 @dataclass
 class SheetMeasures:
-    body_type: float            # points
-    smallest_type: float        # points
+    body_type: float  # points
+    smallest_type: float  # points
     pages: int
     column_fill: list[list[float]]  # per page, per column: the part of the column's height its text reaches
 

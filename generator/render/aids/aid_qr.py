@@ -3,6 +3,7 @@ the first card page) leads to the game's "Changes since your print" page in the 
 (site.changes_page), whose address needs the site's public address: mkdocs.yml's `site_url`. The
 site may be hosted anywhere, so without a `site_url` no host is invented: the aids carry no QR code
 and `build` says so (NO_SITE_URL, on standard output after its summary)."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -47,5 +48,16 @@ def qr_item(game: str, lang: str, base: str, title: str) -> dict:
     enough for the longest sheet (Chaos in the Old World's, two pages full) to keep its pages."""
     url = changes_url(base, game, lang)
     html = Markup('<div class="qr-box">{}<p class="qr-url">{}</p></div>').format(qr_svg(url), url)
-    return {"id": f"{game}/qr", "anchor": "qr", "title": title, "html": html, "fallback": None, "questions": [], "marks": [],
-            "ref": f"{lang}/{game}/{CHANGES.html}", "colour": None, "icon": None, "faction": False}
+    return {
+        "id": f"{game}/qr",
+        "anchor": "qr",
+        "title": title,
+        "html": html,
+        "fallback": None,
+        "questions": [],
+        "marks": [],
+        "ref": f"{lang}/{game}/{CHANGES.html}",
+        "colour": None,
+        "icon": None,
+        "faction": False,
+    }

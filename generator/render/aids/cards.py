@@ -7,6 +7,7 @@ This module makes what an aid says, as HTML, and hands it to worker processes th
 layout libraries itself. Which entries an aid carries is data
 (data/games/<game>/cards.yaml); the text is the entries' own, so a change in the data changes the aid.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -63,8 +64,8 @@ def aid_file(game: str, lang: str, name: str) -> str:
 
 @dataclass
 class AidLinks:
-    downloads: list[tuple[str, str]]   # (label, path under the site root)
-    preview: str                       # the A4 sheet's first page as PNG
+    downloads: list[tuple[str, str]]  # (label, path under the site root)
+    preview: str  # the A4 sheet's first page as PNG
 
 
 def aid_links(resolved: Resolved) -> dict[tuple[str, str], AidLinks]:
@@ -73,8 +74,11 @@ def aid_links(resolved: Resolved) -> dict[tuple[str, str], AidLinks]:
     links = {}
     for game, lang in aid_languages(resolved):
         labels = resolved.languages.ui(lang)
-        downloads = [(f"{labels[label]} {PAPER_NAMES[paper]} (PDF)", f"cards/{aid_file(game, lang, f'{kind}-{paper}.pdf')}")
-                     for kind, label in (("sheet", "sheet"), ("cards", "poker_cards")) for paper in SHEETS]
+        downloads = [
+            (f"{labels[label]} {PAPER_NAMES[paper]} (PDF)", f"cards/{aid_file(game, lang, f'{kind}-{paper}.pdf')}")
+            for kind, label in (("sheet", "sheet"), ("cards", "poker_cards"))
+            for paper in SHEETS
+        ]
         downloads += [(f"{labels['sheet']} {PAPER_NAMES[paper]} (HTML)", f"cards/{aid_file(game, lang, SHEET_HTML[paper])}") for paper in SHEETS]
         links[(game, lang)] = AidLinks(downloads, f"cards/{aid_file(game, lang, PREVIEW)}")
     return links
@@ -87,11 +91,13 @@ def aid_languages(resolved: Resolved) -> list[tuple[str, str]]:
 
 class AidError(KbError):
     """An aid does not fit or does not render cleanly; the message says which and why."""
+
     code = "B004"
 
 
 class AidFetchError(AidError):
     """An aid's HTML asked for a file or URL: aids fetch nothing but the project's bundled assets."""
+
     code = "B005"
 
 
@@ -120,22 +126,47 @@ def aid_sections(resolved: Resolved, game: str, lang: str, tables: AnswerTables 
         labels = resolved.languages.ui(lang)
         date = rulings_date(resolved, game)
         title = f"{labels['data_version']} {date}" if date else labels["aid_changes"]
-        sections.append({"title": labels["aid_changes"], "colour": colours.QR, "icon": "clarify",
-                         "items": [qr_item(game, lang, site, title)], "last_on_sheet": True})
+        sections.append(
+            {
+                "title": labels["aid_changes"],
+                "colour": colours.QR,
+                "icon": "clarify",
+                "items": [qr_item(game, lang, site, title)],
+                "last_on_sheet": True,
+            }
+        )
     for section in kb.aids[game]["sections"]:
         items = [entry_item(resolved, game, lang, entry_id) for entry_id in section.get("entries", [])]
         items += [faction_item(resolved, game, lang, faction) for faction in section.get("factions", [])]
-        sections.append({"title": resolved.text_in(section["title"], lang), "colour": section.get("colour", DEFAULT_COLOUR),
-                         "icon": section.get("icon"), "items": items})
+        sections.append(
+            {
+                "title": resolved.text_in(section["title"], lang),
+                "colour": section.get("colour", DEFAULT_COLOUR),
+                "icon": section.get("icon"),
+                "items": items,
+            }
+        )
     answers = (tables or AnswerTables(resolved)).of_game(game, lang)
     if answers:
-        sections.append({"title": resolved.languages.ui(lang)["calculator"]["answer_tables"], "colour": ANSWERS_COLOUR,
-                         "icon": "dice", "items": [answer_item(resolved, lang, table) for table in answers]})
+        sections.append(
+            {
+                "title": resolved.languages.ui(lang)["calculator"]["answer_tables"],
+                "colour": ANSWERS_COLOUR,
+                "icon": "dice",
+                "items": [answer_item(resolved, lang, table) for table in answers],
+            }
+        )
     questions = number_questions(sections)
     if questions:
         printed = {item["id"] for section in sections for item in section["items"]}
-        sections.append({"title": resolved.languages.ui(lang)["aid_open_questions"], "colour": QUESTIONS_COLOUR, "icon": "clarify",
-                         "items": questions_items(resolved, game, lang, questions, printed)})
+        sections.append(
+            {
+                "title": resolved.languages.ui(lang)["aid_open_questions"],
+                "colour": QUESTIONS_COLOUR,
+                "icon": "clarify",
+                "items": questions_items(resolved, game, lang, questions, printed),
+            }
+        )
     return sections
 
 
@@ -161,26 +192,48 @@ def questions_items(resolved: Resolved, game: str, lang: str, questions: list[st
     for number, clarification_id in enumerate(questions, 1):
         entry = resolved.kb.entries[clarification_id]
         ruling = entry["clarification"].get("ruling", {})
-        notes.append((number, resolved.text_in(entry["title"], lang),
-                      None if clarification_id in printed or not ruling else resolved.text_in(ruling, lang)))
+        notes.append(
+            (number, resolved.text_in(entry["title"], lang), None if clarification_id in printed or not ruling else resolved.text_in(ruling, lang))
+        )
     groups: list[list[tuple[int, str, str | None]]] = [[]]
     for note in notes:
         if groups[-1] and sum(len(n[1]) + len(n[2] or "") for n in groups[-1] + [note]) > QUESTIONS_PER_CARD:
             groups.append([])
         groups[-1].append(note)
     label = resolved.languages.ui(lang)["aid_needs_check"]
-    return [{"id": f"{game}/open-questions-{k}", "anchor": f"open-questions-{k}",
-             "title": label if len(groups) == 1 else f"{label} ({group[0][0]}–{group[-1][0]})",
-             "html": Markup(aid_environment().get_template("aid-questions.html.j2").render(notes=group)),
-             "fallback": None, "questions": [], "marks": [], "ref": f"{lang}/{game}/", "colour": None, "icon": None, "faction": False}
-            for k, group in enumerate(groups, 1)]
+    return [
+        {
+            "id": f"{game}/open-questions-{k}",
+            "anchor": f"open-questions-{k}",
+            "title": label if len(groups) == 1 else f"{label} ({group[0][0]}–{group[-1][0]})",
+            "html": Markup(aid_environment().get_template("aid-questions.html.j2").render(notes=group)),
+            "fallback": None,
+            "questions": [],
+            "marks": [],
+            "ref": f"{lang}/{game}/",
+            "colour": None,
+            "icon": None,
+            "faction": False,
+        }
+        for k, group in enumerate(groups, 1)
+    ]
 
 
 def answer_item(resolved: Resolved, lang: str, table: AnswerTable) -> dict:
     """An answer table's card: the question it answers as its title, the table, a reference to the Calculators page."""
     html = Markup(aid_environment().get_template("answer-table.html.j2").render(t=table))
-    return {"id": table.id, "anchor": table.id, "title": table.title, "html": html, "fallback": None, "questions": [],
-            "ref": f"{lang}/{table.game}/{CALCULATORS.html}", "colour": None, "icon": None, "faction": False}
+    return {
+        "id": table.id,
+        "anchor": table.id,
+        "title": table.title,
+        "html": html,
+        "fallback": None,
+        "questions": [],
+        "ref": f"{lang}/{table.game}/{CALCULATORS.html}",
+        "colour": None,
+        "icon": None,
+        "faction": False,
+    }
 
 
 def entry_item(resolved: Resolved, game: str, lang: str, entry_id: str) -> dict:
@@ -191,10 +244,18 @@ def entry_item(resolved: Resolved, game: str, lang: str, entry_id: str) -> dict:
     title_lang = lang if lang in summary_title or lang in entry["title"] else resolved.display_language(entry, lang)
     title = summary_title.get(lang) or entry["title"][title_lang]
     other = shown if shown != lang else title_lang
-    return {"id": entry_id, "anchor": slug_of(entry_id), "title": title, "html": html,
-            "fallback": None if other == lang else fill(labels["fallback"], shown=resolved.languages.name_in(other, lang)),
-            "questions": open_questions(resolved, entry_id), "ref": resolved.url_of(entry_id, lang),
-            "colour": None, "icon": None, "faction": False}
+    return {
+        "id": entry_id,
+        "anchor": slug_of(entry_id),
+        "title": title,
+        "html": html,
+        "fallback": None if other == lang else fill(labels["fallback"], shown=resolved.languages.name_in(other, lang)),
+        "questions": open_questions(resolved, entry_id),
+        "ref": resolved.url_of(entry_id, lang),
+        "colour": None,
+        "icon": None,
+        "faction": False,
+    }
 
 
 def entry_body(resolved: Resolved, game: str, lang: str, entry_id: str) -> tuple[Markup, str]:
@@ -229,19 +290,33 @@ def faction_item(resolved: Resolved, game: str, lang: str, faction: dict) -> dic
         questions += [q for q in open_questions(resolved, entry_id) if q not in questions]
         refs.append(resolved.url_of(entry_id, lang))
     name = resolved.text_in(faction["name"], lang)
-    return {"id": name, "anchor": slug_of(f"{game}/{faction['icon']}"), "title": name, "html": Markup("".join(parts)),
-            "fallback": None, "questions": questions, "ref": " · ".join(refs), "colour": faction["colour"], "icon": faction["icon"],
-            "faction": True}
+    return {
+        "id": name,
+        "anchor": slug_of(f"{game}/{faction['icon']}"),
+        "title": name,
+        "html": Markup("".join(parts)),
+        "fallback": None,
+        "questions": questions,
+        "ref": " · ".join(refs),
+        "colour": faction["colour"],
+        "icon": faction["icon"],
+        "faction": True,
+    }
 
 
 def open_questions(resolved: Resolved, entry_id: str) -> list[str]:
     """The open questions an aid marks on an entry: the clarifications about it (or the entry itself,
     if it is one) whose status is needs-check and whose ruling changes play. A question about our
     text rather than the game (extraction damage) is an editors' matter and stays off the aids."""
+
     def is_open(clarification_id: str) -> bool:
         clarification = resolved.kb.entries[clarification_id].get("clarification", {})
-        return (clarification.get("status") == "needs-check" and bool(clarification.get("changes_play"))
-                and clarification.get("topic") != "extraction-damage")
+        return (
+            clarification.get("status") == "needs-check"
+            and bool(clarification.get("changes_play"))
+            and clarification.get("topic") != "extraction-damage"
+        )
+
     about = ([entry_id] if "clarification" in resolved.kb.entries[entry_id] else []) + resolved.clarifications_of.get(entry_id, [])
     return [c for c in dict.fromkeys(about) if is_open(c)]
 
@@ -274,14 +349,22 @@ def table_html(resolved: Resolved, table: dict, lang: str, entry_id: str | None)
         if isinstance(value, dict) and value and lang not in value:
             return resolved.languages.pick(value, lang)
         return None
+
     head_marks = [shown(c["title"]) for c in table["columns"]]
     row_marks = [[shown(row.get(c["key"])) for c in table["columns"]] for row in table["rows"]]
     used = sorted({m for m in head_marks + [m for marks in row_marks for m in marks] if m})
     labels = resolved.languages.ui(lang)
     notes = [f"{code}: " + fill(labels["fallback"], shown=resolved.languages.name_in(code, lang)) for code in used]
-    return Markup(aid_environment().get_template("aid-table.html.j2").render(
-        head=list(zip(text.head, head_marks, strict=True)), rows=[list(zip(r, m, strict=True)) for r, m in zip(text.rows, row_marks, strict=True)],
-        entry_id=entry_id, fallback_notes=notes))
+    return Markup(
+        aid_environment()
+        .get_template("aid-table.html.j2")
+        .render(
+            head=list(zip(text.head, head_marks, strict=True)),
+            rows=[list(zip(r, m, strict=True)) for r, m in zip(text.rows, row_marks, strict=True)],
+            entry_id=entry_id,
+            fallback_notes=notes,
+        )
+    )
 
 
 @cache
@@ -290,8 +373,10 @@ def aid_environment():
     env = environment("cards")
     env.filters["css_string"] = css_string
     env.filters["css_colour"] = css_colour
-    env.globals["geometry"] = {name: aid_geometry.css_number(getattr(aid_geometry, name))
-                               for name in ("ANSWER_TABLE_EM", "ANSWER_CELL_PADDING", "ANSWER_HEAD_PADDING", "TABLE_RULE")}
+    env.globals["geometry"] = {
+        name: aid_geometry.css_number(getattr(aid_geometry, name))
+        for name in ("ANSWER_TABLE_EM", "ANSWER_CELL_PADDING", "ANSWER_HEAD_PADDING", "TABLE_RULE")
+    }
     return env
 
 
@@ -299,6 +384,7 @@ def aid_environment():
 class PrintedSection:
     """A section as the sheet PDF arranges it: its title (for the bookmarks), and each item's id
     (as in the items' HTML), title, the colour of its rule and its page on the site."""
+
     title: str
     items: list[tuple[str, str, str, str]]  # id, title, colour, the page of the site it is on (site_page)
     last_on_sheet: bool = False  # the QR code's: first on the cards, after the rules on the sheet
@@ -307,12 +393,13 @@ class PrintedSection:
 @dataclass
 class AidJob:
     """One aid (game × language): its HTML, laid out and checked in a worker process."""
+
     game: str
     lang: str
-    sheet_html: str   # the sheet as a web page printing on A4 (site/cards/<game>-<lang>-sheet.html)
-    card_html: str    # every item on a page of its own, the size of a card's text: both PDFs are made of these pages
-    parts_html: str   # the other pieces of the printed aids, one a page (aid-parts.html.j2)
-    title: str        # the sheet PDF's title
+    sheet_html: str  # the sheet as a web page printing on A4 (site/cards/<game>-<lang>-sheet.html)
+    card_html: str  # every item on a page of its own, the size of a card's text: both PDFs are made of these pages
+    parts_html: str  # the other pieces of the printed aids, one a page (aid-parts.html.j2)
+    title: str  # the sheet PDF's title
     sections: list[PrintedSection]
     cards_title: str = ""  # the cards PDF's title
     sheet_letter_html: str = ""  # the same web page printing on US Letter (…-sheet-letter.html)
@@ -325,9 +412,11 @@ def aid_job(resolved: Resolved, game: str, lang: str, tables: AnswerTables | Non
     game_title = resolved.text_in(kb.aids[game].get("title") or kb.games[game]["title"], lang)
     env = aid_environment()
     sections = aid_sections(resolved, game, lang, tables, site)
-    layouts = {"sheet": ({**SHEET_LAYOUT, "page_size": SHEET_PAGE_SIZES["a4"]}, labels["aid_sheet"]),
-               "sheet-letter": ({**SHEET_LAYOUT, "page_size": SHEET_PAGE_SIZES["letter"]}, labels["aid_sheet"]),
-               "cards": (CARD_LAYOUT, labels["aid_cards"])}
+    layouts = {
+        "sheet": ({**SHEET_LAYOUT, "page_size": SHEET_PAGE_SIZES["a4"]}, labels["aid_sheet"]),
+        "sheet-letter": ({**SHEET_LAYOUT, "page_size": SHEET_PAGE_SIZES["letter"]}, labels["aid_sheet"]),
+        "cards": (CARD_LAYOUT, labels["aid_cards"]),
+    }
 
     changes = f"{labels['aid_changes']}: {lang}/{game}/{CHANGES.html}"  # what changed after the version's date (site.changes_page)
 
@@ -336,39 +425,75 @@ def aid_job(resolved: Resolved, game: str, lang: str, tables: AnswerTables | Non
 
     def html(kind: str, version: str) -> str:
         layout, kind_label = layouts[kind]
-        return env.get_template("aid.html.j2").render(**layout, lang=lang, game_title=game_title, kind=kind_label,
-                                                      title=f"{game_title} · {kind_label}", sections=sections, footer=footer(version))
+        return env.get_template("aid.html.j2").render(
+            **layout,
+            lang=lang,
+            game_title=game_title,
+            kind=kind_label,
+            title=f"{game_title} · {kind_label}",
+            sections=sections,
+            footer=footer(version),
+        )
+
     # The printed version is a digest of what this aid shows, not of the whole data: an edit in
     # one game changes neither the version nor the cache key of another game's aids.
     date = rulings_date(resolved, game)
     version = f"{labels['data_version']} {date + ' · ' if date else ''}{content_version(html('sheet', '') + html('cards', ''))}"
     sheet_title = f"{game_title} · {labels['aid_sheet']}"
     parts = env.get_template("aid-parts.html.j2").render(
-        lang=lang, game_title=game_title, kind=labels["aid_sheet"], title=sheet_title,
-        font_size=FONT_SIZE, sections=sections,
+        lang=lang,
+        game_title=game_title,
+        kind=labels["aid_sheet"],
+        title=sheet_title,
+        font_size=FONT_SIZE,
+        sections=sections,
         card_refs=[(item["ref"], site_page(item["ref"])) for section in sections for item in section["items"]],
-        version=version, footer=footer(version), max_pages=MAX_SHEET_PAGES, print_note=labels["aid_print_at_100"],
-        sheet_width=round(SHEET_TEXT_WIDTH, 3), column_width=round(COLUMN_WIDTH, 3), card_width=round(CARD_TEXT[0], 3),
-        foot_width=round(CARD_SIZE[0] - 2 * FOOT_INSET, 3), changes_note=changes, continued=labels["aid_continued"])
-    printed = [PrintedSection(section["title"], [(item["anchor"], item["title"], item["colour"] or section["colour"], site_page(item["ref"]))
-                                                 for item in section["items"]], section.get("last_on_sheet", False))
-               for section in sections]
-    return AidJob(game, lang, html("sheet", version), html("cards", version), parts, sheet_title, printed,
-                  f"{game_title} · {labels['aid_cards']}", html("sheet-letter", version))
+        version=version,
+        footer=footer(version),
+        max_pages=MAX_SHEET_PAGES,
+        print_note=labels["aid_print_at_100"],
+        sheet_width=round(SHEET_TEXT_WIDTH, 3),
+        column_width=round(COLUMN_WIDTH, 3),
+        card_width=round(CARD_TEXT[0], 3),
+        foot_width=round(CARD_SIZE[0] - 2 * FOOT_INSET, 3),
+        changes_note=changes,
+        continued=labels["aid_continued"],
+    )
+    printed = [
+        PrintedSection(
+            section["title"],
+            [(item["anchor"], item["title"], item["colour"] or section["colour"], site_page(item["ref"])) for item in section["items"]],
+            section.get("last_on_sheet", False),
+        )
+        for section in sections
+    ]
+    return AidJob(
+        game,
+        lang,
+        html("sheet", version),
+        html("cards", version),
+        parts,
+        sheet_title,
+        printed,
+        f"{game_title} · {labels['aid_cards']}",
+        html("sheet-letter", version),
+    )
 
 
 def rulings_date(resolved: Resolved, game: str) -> str | None:
     """The date an aid's data stands at: the latest day a ruling of the game was reviewed against
     the sources (clarifications' `reviewed`), so the same data always prints the same date."""
-    dates = [str(entry["clarification"]["reviewed"]) for entry_id, entry in resolved.kb.entries.items()
-             if resolved.kb.game_of(entry_id) == game and "reviewed" in entry.get("clarification", {})]
+    dates = [
+        str(entry["clarification"]["reviewed"])
+        for entry_id, entry in resolved.kb.entries.items()
+        if resolved.kb.game_of(entry_id) == game and "reviewed" in entry.get("clarification", {})
+    ]
     return max(dates, default=None)
 
 
 def content_version(html: str) -> str:
     """The version an aid prints: a digest of its own HTML (rendered without the version)."""
     return hashlib.sha256(html.encode("utf-8")).hexdigest()[:12]
-
 
 
 def site_page(ref: str) -> str:
@@ -434,8 +559,9 @@ def layout_workers(count: int | None = None) -> ProcessPoolExecutor:
     """Worker processes (`count`, at most one per core) that lay out aids, started now. `build` starts
     them before the data is loaded: they import WeasyPrint and make their font configuration
     meanwhile, on the other core."""
-    workers = ProcessPoolExecutor(max_workers=min(count or os.cpu_count() or 1, os.cpu_count() or 1),
-                                  initializer=start_layout_worker, initargs=(os.getpid(),))
+    workers = ProcessPoolExecutor(
+        max_workers=min(count or os.cpu_count() or 1, os.cpu_count() or 1), initializer=start_layout_worker, initargs=(os.getpid(),)
+    )
     with held_interrupts():  # see children.py
         workers.submit(int)  # the pool starts (forks) its processes on the first task, not before
     return workers
@@ -448,12 +574,14 @@ def start_layout_worker(build: int) -> None:
     let_interrupts_in()
     die_with_parent(build)
     from . import aid_layout
+
     aid_layout.start_worker()
 
 
 def lay_out(job: AidJob) -> AidFiles:
     """One aid laid out (in a worker process)."""
     from .aid_layout import produce
+
     return produce(job)
 
 
@@ -479,8 +607,7 @@ class PendingAids:
             if hit:
                 self.done[index] = hit
         # Longest first (by HTML length), so that no worker is left with a big aid at the end.
-        todo = sorted((i for i in range(len(jobs)) if i not in self.done),
-                      key=lambda i: -len(jobs[i].sheet_html) - len(jobs[i].card_html))
+        todo = sorted((i for i in range(len(jobs)) if i not in self.done), key=lambda i: -len(jobs[i].sheet_html) - len(jobs[i].card_html))
         self.pool, self.futures = workers, {}
         if todo:
             self.pool = self.pool or layout_workers(len(todo))
