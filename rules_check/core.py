@@ -22,7 +22,42 @@ SCHEMA_DIR = Path(__file__).resolve().parent / "schemas"
 
 
 class RulesError(ValueError):
-    """The input is well-formed but impossible under the rules (exit 1): the message names the rule."""
+    """The input is well-formed but impossible under the rules (exit 1). `str()` is the English message, with
+    the rule that forbids it in brackets. A refusal made by a game's `Refusals` also keeps what the site needs
+    to say it in the reader's language: its key, its English template, the values of its {places} and the
+    rule's entry id (explain.py; the other languages' words are in the game's calculators.yaml)."""
+
+    def __init__(self, message: str, refusal: str = "", template: str = "", values: dict[str, Any] | None = None, rule: str | None = None):
+        super().__init__(message)
+        self.refusal = refusal
+        self.template = template or message
+        self.values = values or {}
+        self.rule = rule
+
+
+def plain(value: Any) -> str:
+    """A value in an English refusal as the command line shows it: codes as they are typed, lists by commas
+    (refusals within it, the problems of a line say, by semicolons)."""
+    if isinstance(value, (list, tuple)):
+        separator = "; " if any(isinstance(item, RulesError) for item in value) else ", "
+        return separator.join(plain(item) for item in value)
+    return str(value)
+
+
+class Refusals:
+    """A game's refusals: key -> the English message, with {places} for the values of the case at hand.
+
+    `raise REFUSALS("too-many-orcs", orcs=9, rule="wizards-quest/occupied-space")` refuses with that
+    message; the key is what calculators.yaml translates (`refusals:`), so every message a player can meet
+    is written once in English here and once per language there, and validate checks that they agree."""
+
+    def __init__(self, messages: dict[str, str]):
+        self.messages = messages
+
+    def __call__(self, key: str, rule: str | None = None, **values: Any) -> RulesError:
+        template = self.messages[key]
+        message = template.format(**{name: plain(value) for name, value in values.items()})
+        return RulesError(f"{message} ({rule})" if rule else message, key, template, values, rule)
 
 
 class InputError(ValueError):

@@ -102,6 +102,38 @@ def say(game_name: str, check: str, output: dict[str, Any], language: str) -> st
     return sentence(texts.get(language) or texts["en"], output, Words(data.say, check, language))
 
 
+def refusal(game_name: str, check: str, err: RulesError, language: str) -> dict[str, Any]:
+    """A rules refusal as the site says it: the message in `language` where calculators.yaml translates it
+    (else English), which language that is, and the entry ids of the rules that forbid it (the site links them)."""
+    if not err.refusal:  # a message not (yet) in the game's Refusals: English only
+        return {"message": str(err), "language": "en", "rules": []}
+    say = game(game_name).data.say
+    translations = say.get("refusals", {})
+    within = _within(err)
+    said = language if language == "en" or all(language in translations.get(item.refusal, {}) for item in within) else "en"
+    rules = [item.rule for item in within if item.rule]
+    return {"message": _message(err, Words(say, check, said), translations), "language": said, "rules": list(dict.fromkeys(rules))}
+
+
+def _within(err: RulesError) -> list[RulesError]:
+    """The refusal and the refusals among its values (the problems of a line, within a draw's refusal)."""
+    inner = [item for value in err.values.values() for item in (value if isinstance(value, list) else [value]) if isinstance(item, RulesError)]
+    return [err, *(found for item in inner for found in _within(item))]
+
+
+def _message(err: RulesError, words: Words, translations: dict[str, dict[str, str]]) -> str:
+    template = translations.get(err.refusal, {}).get(words.language, err.template)
+
+    def said(value: Any) -> str:
+        if isinstance(value, RulesError):
+            return _message(value, words, translations)
+        if isinstance(value, list) and any(isinstance(item, RulesError) for item in value):
+            return "; ".join(said(item) for item in value)
+        return words.value(value)
+
+    return template.format(**{name: said(value) for name, value in err.values.items()})
+
+
 def _parse(inputs_json: str) -> Any:
     try:
         return limits.parse(inputs_json)
@@ -111,14 +143,14 @@ def _parse(inputs_json: str) -> Any:
 
 def answer(game_name: str, check: str, inputs_json: str, language: str) -> str:
     """What a calculator shows, as JSON: the output, its sentence and the entries followed; or the
-    refusal — `input` with the field and the schema's message, or `rules` with the rule's message."""
+    refusal — `input` with the field and the schema's message, or `rules` with the rule's message (refusal())."""
     name = game_id(game_name)
     try:
         output = run(name, check, _parse(inputs_json))
     except InputError as err:
         return json.dumps({"refused": "input", "field": err.field, "message": str(err).split(": ", 1)[-1]}, ensure_ascii=False)
     except RulesError as err:
-        return json.dumps({"refused": "rules", "message": str(err)}, ensure_ascii=False)
+        return json.dumps({"refused": "rules", **refusal(name, check, err, language)}, ensure_ascii=False)
     info = game(name).data.checks[check]
     followed = [*info["implements"], *info.get("cites", []), *output.get("clarifications", [])]
     return json.dumps(

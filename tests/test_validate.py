@@ -84,6 +84,21 @@ def mini_check_schemas(data: Path, monkeypatch) -> None:
     monkeypatch.setattr(validate_calculators, "check_schemas", lambda game: MINI_CHECK_SCHEMAS if game == "mini" else None)
 
 
+MINI_REFUSALS = {  # what REFUSALS of a rules module for the mini game would hold: key -> English message
+    "too-many-retreats": "at most {most} retreats, not {retreats}",
+    "off-the-board": "a retreat off the board",
+    "open-brace": "a retreat of {most} spaces",
+    "untranslated": "no words for this one",
+    "formatted": "{most} retreats",
+}
+
+
+def mini_refusals(data: Path, monkeypatch) -> None:
+    """The mini game's checks refuse with messages of their own (calculators.yaml translates them)."""
+    mini_check_schemas(data, monkeypatch)
+    monkeypatch.setattr(validate_calculators, "refusal_messages", lambda game: MINI_REFUSALS if game == "mini" else None)
+
+
 SETUP = {
     "E043": mini_check_schemas,
     "E069": mini_check_schemas,
@@ -92,6 +107,7 @@ SETUP = {
     "E082": mini_check_schemas,
     "E083": mini_check_schemas,
     "E088": mini_check_schemas,
+    "E089": mini_refusals,
     "E008-unreadable-file": refuse_to_open("10-rules.yaml"),
     "E008-unreadable-folder": unreadable_folder,
     "E008-unreadable-source": refuse_to_open("mini_ru.txt"),

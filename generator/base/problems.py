@@ -186,6 +186,10 @@ CODES: dict[str, tuple[str, str]] = {
         "answer table too wide for its aid card",
         'An answer table prints on an aid card of its own, where a value never wraps and a heading wraps only between words: each column is as wide as its widest value or heading word. Shorten the label that holds the word named, break that word with a space, or declare fewer columns (`to:`, `values:`); docs/data-format.md, "Answer tables".',
     ),
+    "E089": (
+        "refusal without its words",
+        'Each refusal in REFUSALS of rules_check/games/<game>.py (its English message) needs, under `refusals:` in the game\'s calculators.yaml, a message in every other language of the game, with the English {places} and no others; a key there names a refusal the module has. docs/data-format.md, "Calculators".',
+    ),
     "E040": ("rules-check needs an unknown entry", "checks.yaml names entries of this game by id: fix the id, or restore the entry the check reads."),
     "E041": (
         "rules-check needs a missing param",

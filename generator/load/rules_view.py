@@ -1,7 +1,8 @@
 """What the hand-written rules_check package reads of the knowledge base, for each game with a checks.yaml:
 each check's help line and entries, and the entries it names (English title and text, so --help and
 answers can quote them; params; table rows). Written out by render (rules_data.py: rules_check/data/<game>.json),
-and run by validate on the data it has just checked, to measure the answer tables (E088)."""
+and run by validate on the data it has just checked, to measure the answer tables (E088); and the English
+messages of its refusals, which calculators.yaml translates (E089)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from rules_check.core import Game, GameData, module_name
+from rules_check.core import Game, GameData, Refusals, module_name
 
 from ..base.textmatch import strip_links
 from .model import Entry, KnowledgeBase
@@ -53,3 +54,17 @@ def rules_for(game: str, document: Mapping[str, Any]) -> Game:
     """The game's rules_check `Rules` on a rules_check/data document (game, data_version, checks, entries, say)."""
     data = GameData(game, document["data_version"], document["checks"], document["entries"], document["say"])
     return importlib.import_module(f"rules_check.games.{module_name(game)}").Rules(data)
+
+
+def refusal_messages(game: str) -> dict[str, str] | None:
+    """The English messages of the game's rules refusals (REFUSALS in its rules_check module: key -> message),
+    or None where the rules_check package has no module for the game yet."""
+    name = f"rules_check.games.{module_name(game)}"
+    try:
+        module = importlib.import_module(name)
+    except ModuleNotFoundError as err:
+        if err.name == name:
+            return None
+        raise
+    refusals = getattr(module, "REFUSALS", None)
+    return dict(refusals.messages) if isinstance(refusals, Refusals) else {}

@@ -27,7 +27,8 @@ WORDS = ("yes", "no", "none", "decimal")  # ui.yaml calculator words an answer's
 
 
 def say_data(resolved: Resolved, game: str) -> dict[str, Any]:
-    """The words of the game's calculators: labels per language, answer templates, yes/no/none/decimal."""
+    """The words of the game's calculators: labels per language, answer templates, yes/no/none/decimal, and the
+    rules refusals in the languages other than English."""
     calculators = resolved.kb.calculators.get(game, {"labels": {}, "checks": {}})
     languages = resolved.kb.languages
     return {
@@ -41,4 +42,5 @@ def say_data(resolved: Resolved, game: str) -> dict[str, Any]:
             }
             for name, item in calculators["checks"].items()
         },
+        "refusals": calculators.get("refusals", {}),
     }

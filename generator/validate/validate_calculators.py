@@ -5,7 +5,9 @@ every field name and choice of the check's input schema (rules_check/schemas/<ga
 rules_check package Python imports) needs a label in each language (E081); an answer may name only fields
 of the check's output schema (E082); a label taken from the glossary must name a term that exists (E083); an
 answer table must name a check, inputs and outputs its schema has, within its bounds, with labels (E069),
-and, on a game's aid, fit the width of its card in every language (E088, validate_aid_fit.py).
+and, on a game's aid, fit the width of its card in every language (E088, validate_aid_fit.py); every refusal of
+the game's rules module (REFUSALS, English) needs its message in each other language, with the same {places}
+(E089).
 """
 
 from __future__ import annotations
@@ -13,14 +15,14 @@ from __future__ import annotations
 import string
 from typing import Any
 
-from rules_check.core import Game
+from rules_check.core import Game, module_name
 
 from ..base.answer_cells import layout
 from ..base.json_schema import check_schemas, field_schema, whole_numbers
 from ..base.problems import Problems
 from ..load.load import LoadedData
 from ..load.model import KnowledgeBase, Where
-from ..load.rules_view import label_texts
+from ..load.rules_view import label_texts, refusal_messages
 from .schema import validator_for
 from .validate_aid_fit import answers, game_rules, printed_table, table_fit, too_wide
 
@@ -92,6 +94,7 @@ def _check_game(kb: KnowledgeBase, doc, game: str, checks: dict, problems: Probl
             if value not in doc.data["labels"]:
                 _report(problems, Where(doc, ["choices", field, i]), "E081", f"no label for '{value}', a choice of the field '{field}'")
     _check_answer_tables(kb, doc, game, checks, problems)
+    _check_refusals(doc, game, languages, problems)
     for path, label in _term_labels(doc):
         if label["term"] not in kb.terms and label["term"] not in kb.unchecked_ids and kb.game_of(label["term"]) not in kb.unchecked_games:
             _report(problems, Where(doc, path), "E083", f"no glossary term '{label['term']}'")
@@ -132,6 +135,60 @@ def _check_answer(doc, name: str, answer: dict, output_schema: dict, problems: P
                 )
             elif kind not in ("", "percent"):
                 _report(problems, where, "E082", f"the {language} answer of {name} formats {{{field}}} as '{kind}'; only :percent exists")
+
+
+def _places(template: str) -> set[str]:
+    """The {places} of a refusal's message; ValueError for a broken one, or one with a format (the values are
+    said as words, so `{n:percent}` or `{n!r}` would fail when a player meets the refusal)."""
+    places = set()
+    for _, field, spec, conversion in string.Formatter().parse(template):
+        if field is not None:
+            if spec or conversion:
+                raise ValueError(
+                    f"{{{field}}} has a format ({'!' + conversion if conversion else ''}{':' + spec if spec else ''}); write the place alone"
+                )
+            places.add(field)
+    return places
+
+
+def _check_refusals(doc, game: str, languages: list[str], problems: Problems) -> None:
+    """Each refusal of the game's rules module has its words in every language of the game besides English,
+    naming the English message's {places} and no others; calculators.yaml translates no refusal the module lacks."""
+    english = refusal_messages(game)
+    if english is None:  # no rules module for the game yet
+        return
+    translated = doc.data.get("refusals", {})
+    for key, message in english.items():
+        missing = [language for language in languages if language != "en" and language not in translated.get(key, {})]
+        if missing:
+            path = ["refusals", key] if key in translated else ["refusals"]
+            _report(problems, Where(doc, path), "E089", f"refusal '{key}' has no {', '.join(missing)} text (English: \"{message}\")")
+    for key, texts in translated.items():
+        if key not in english:
+            _report(
+                problems,
+                Where(doc, ["refusals", key]),
+                "E089",
+                f"'{key}' is not a refusal of {game} (REFUSALS in rules_check/games/{module_name(game)}.py)",
+            )
+            continue
+        for language, text in texts.items():
+            try:
+                places = _places(text)
+            except ValueError as err:
+                _report(problems, Where(doc, ["refusals", key, language]), "E089", f"the {language} text of refusal '{key}' is not a template: {err}")
+                continue
+            if places != _places(english[key]):
+                _report(
+                    problems,
+                    Where(doc, ["refusals", key, language]),
+                    "E089",
+                    f"the {language} text of refusal '{key}' has the places {_shown(places)}; the English has {_shown(_places(english[key]))}",
+                )
+
+
+def _shown(places: set[str]) -> str:
+    return ", ".join(f"{{{place}}}" for place in sorted(places)) or "none"
 
 
 def _check_answer_tables(kb: KnowledgeBase, doc, game: str, checks: dict, problems: Problems) -> None:

@@ -4,7 +4,39 @@ from __future__ import annotations
 
 from typing import Any, TypedDict
 
-from ..core import DataFileError, Game, GameData, RulesError, check
+from ..core import DataFileError, Game, GameData, Refusals, RulesError, check
+
+REFUSALS = Refusals(
+    {
+        "line-too-long": "a line has at most {spaces} spaces",
+        "duplicate-cards": "duplicate card(s): {cards}",
+        "one-standard-one-musician": "{standards} Standard and {musicians} Musician per line",
+        "card-left-of-standard": "a card stands left of the Standard",
+        "card-right-of-musician": "a card stands right of the Musician",
+        "completed-line-length": "a completed line has {low}-{high} cards, not {cards}",
+        "card-without-points": "'{card}' is not in the victory-point table; cards there: {cards}",
+        "cards-or-strength": "{side}: give the line's cards or its attack_strength",
+        "rating-out-of-range": (
+            "{side}: {card} has attack rating {rating}; ratings run from {low} to {high} (leave it out for a card without a rating)"
+        ),
+        "strength-not-the-sum": "{side}: attack_strength {given} is not the sum of its cards' ratings ({total})",
+        "completed-lines-out-of-range": "a tribe has 1 to {most} completed lines, not {lines}",
+        "lines-of-a-tribe": "a tribe has {lines} lines, not {given}",
+        "too-many-in-a-line": "line {line} holds {count} {kind} cards; a line holds at most {most}",
+        "same-symbol-limit": "a tribe may not hold more than {most} cards with the same symbol: {symbols}",
+        "turn-already-over": "draw {number}: the turn ended at draw {previous}",
+        "not-this-line": "draw {number}: {card} may go only in line(s) {lines}",
+        "no-free-space": "draw {number}: give a free space (1-{spaces}) of line {line}",
+        "draw-breaks-the-line": "draw {number}: {problems}",
+        "first-twice": "only one tribe completes three lines first, not {tribes}",
+        "winner-line-invalid": "line {line} of the winner: {problems}",
+        "trophy-already-placed": "trophy {number}: {card} was already placed; the winner may take {cards}",
+        "trophy-not-takeable": "trophy {number}: {card} is not a card of the broken line that the roll leaves; the winner may take {cards}",
+        "trophy-space-taken": "trophy {number}: space {space} of line {line} is not free",
+        "trophy-breaks-the-line": "trophy {number}: {problems}",
+        "trophy-symbol-limit": "trophy {number}: a tribe may not hold {held} cards with the symbol {card}",
+    }
+)
 
 Sheet = list[list[str | None]]  # a tribe's lines, each its spaces left to right (null: a free space)
 
@@ -90,38 +122,49 @@ class Rules(Game):
     @check("line")
     def line(self, spaces: list[Any]) -> dict[str, Any]:
         """`spaces` lists the line's spaces left to right: a card name, "standard", "musician", or null for a gap."""
-        problems = []
-        if len(spaces) > self.LINE_MAX:
-            problems.append(f"a line has at most {self.LINE_MAX} spaces")
+        problems = self._line_problems(spaces)
         cards = [s for s in spaces if s is not None]
-        duplicates = sorted({c for c in cards if c not in ("standard", "musician") and cards.count(c) > 1})
-        if duplicates:
-            problems.append("duplicate card(s): " + ", ".join(duplicates))
-        if any(cards.count(kind) > limit for kind, limit in self.PER_LINE.items()):
-            problems.append(f"{self.PER_LINE['standard']} Standard and {self.PER_LINE['musician']} Musician per line ({self.STANDARDS_RULE})")
         filled = [i for i, s in enumerate(spaces) if s is not None]
         first, last = (filled[0], filled[-1]) if filled else (0, -1)
-        if "standard" in spaces and any(i < spaces.index("standard") for i in filled):
-            problems.append(f"a card stands left of the Standard ({self.PLACEMENT_RULE})")
-        if "musician" in spaces and any(i > spaces.index("musician") for i in filled):
-            problems.append(f"a card stands right of the Musician ({self.PLACEMENT_RULE})")
         gaps = [i for i in range(first, last + 1) if spaces[i] is None]
         completed = (
             not problems and bool(filled) and spaces[first] == "standard" and spaces[last] == "musician" and not gaps and len(cards) >= self.LINE_MIN
         )
-        return {"valid": not problems, "problems": problems, "completed": completed, "cards": len(cards), "gaps": gaps}
+        return {"valid": not problems, "problems": [str(problem) for problem in problems], "completed": completed, "cards": len(cards), "gaps": gaps}
+
+    def _line_problems(self, spaces: list[Any]) -> list[RulesError]:
+        """What makes a line invalid, each as the refusal it makes where the line must be valid."""
+        problems = []
+        if len(spaces) > self.LINE_MAX:
+            problems.append(REFUSALS("line-too-long", spaces=self.LINE_MAX))
+        cards = [s for s in spaces if s is not None]
+        duplicates = sorted({c for c in cards if c not in ("standard", "musician") and cards.count(c) > 1})
+        if duplicates:
+            problems.append(REFUSALS("duplicate-cards", cards=duplicates))
+        if any(cards.count(kind) > limit for kind, limit in self.PER_LINE.items()):
+            problems.append(
+                REFUSALS(
+                    "one-standard-one-musician", rule=self.STANDARDS_RULE, standards=self.PER_LINE["standard"], musicians=self.PER_LINE["musician"]
+                )
+            )
+        filled = [i for i, s in enumerate(spaces) if s is not None]
+        if "standard" in spaces and any(i < spaces.index("standard") for i in filled):
+            problems.append(REFUSALS("card-left-of-standard", rule=self.PLACEMENT_RULE))
+        if "musician" in spaces and any(i > spaces.index("musician") for i in filled):
+            problems.append(REFUSALS("card-right-of-musician", rule=self.PLACEMENT_RULE))
+        return problems
 
     def _line_points(self, entry: dict[str, Any]) -> dict[str, Any]:
         points = {}
         if entry["completed"]:
             bonus = [vp for low, high, vp in self.LENGTH_BONUS if low <= entry["cards"] <= high]
             if not (self.LINE_MIN <= entry["cards"] <= self.LINE_MAX):
-                raise RulesError(f"a completed line has {self.LINE_MIN}-{self.LINE_MAX} cards, not {entry['cards']}")
+                raise REFUSALS("completed-line-length", low=self.LINE_MIN, high=self.LINE_MAX, cards=entry["cards"])
             if bonus:
                 points["line_length"] = bonus[0]
         for card in entry.get("scoring_cards", []):
             if card not in self.CARD_VP:
-                raise RulesError(f"'{card}' is not in the victory-point table; cards there: {', '.join(sorted(self.CARD_VP))}")
+                raise REFUSALS("card-without-points", card=card, cards=sorted(self.CARD_VP))
             points[card] = self.CARD_VP[card]
         for machine in entry.get("war_machines_with_crew", []):
             points[f"{machine}_with_crew"] = self.WITH_CREW
@@ -152,7 +195,7 @@ class Rules(Game):
         cards, given = line.get("cards"), line.get("attack_strength")
         if cards is None:
             if given is None:
-                raise RulesError(f"{side}: give the line's cards or its attack_strength")
+                raise REFUSALS("cards-or-strength", side=side)
             return int(given)
         total = 0
         for position, card in enumerate(cards, 1):
@@ -160,13 +203,12 @@ class Rules(Game):
             if rating is None:
                 continue
             if not self.RATING_MIN <= rating <= self.RATING_MAX:
-                raise RulesError(
-                    f"{side}: {self._name(card, position)} has attack rating {rating}; ratings run from {self.RATING_MIN} "
-                    f"to {self.RATING_MAX} (leave it out for a card without a rating)"
+                raise REFUSALS(
+                    "rating-out-of-range", side=side, card=self._name(card, position), rating=rating, low=self.RATING_MIN, high=self.RATING_MAX
                 )
             total += rating
         if given is not None and given != total:
-            raise RulesError(f"{side}: attack_strength {given} is not the sum of its cards' ratings ({total})")
+            raise REFUSALS("strength-not-the-sum", side=side, given=given, total=total)
         return total
 
     def _name(self, card: dict[str, Any], position: int) -> str:
@@ -210,7 +252,7 @@ class Rules(Game):
         strength = {side: self._strength(side, line) for side, line in lines.items()}
         completed_lines = attacker.get("completed_lines", 1)
         if attacker["completed"] and not 1 <= completed_lines <= self.LINES_TO_END:
-            raise RulesError(f"a tribe has 1 to {self.LINES_TO_END} completed lines, not {completed_lines}")
+            raise REFUSALS("completed-lines-out-of-range", most=self.LINES_TO_END, lines=completed_lines)
         reasons = []
 
         def refuse(code: str, rule: str, message: str) -> None:
@@ -272,16 +314,16 @@ class Rules(Game):
         cards, not in the corpus, may say more.
         """
         if len(lines) != self.LINES:
-            raise RulesError(f"a tribe has {self.LINES} lines, not {len(lines)}")
+            raise REFUSALS("lines-of-a-tribe", lines=self.LINES, given=len(lines))
         cards = [[c for c in spaces if c is not None] for spaces in lines]
         for number, line_cards in enumerate(cards, 1):
             for kind, limit in self.PER_LINE.items():
                 if line_cards.count(kind) > limit:
-                    raise RulesError(f"line {number} holds {line_cards.count(kind)} {kind} cards; a line holds at most {limit}")
+                    raise REFUSALS("too-many-in-a-line", line=number, count=line_cards.count(kind), kind=kind, most=limit)
         tribe = [c for line_cards in cards for c in line_cards if c not in self.PER_LINE and c not in self.EXEMPT_SYMBOLS]
         over = sorted({c for c in tribe if tribe.count(c) > self.MAX_SAME_SYMBOL})
         if over:
-            raise RulesError(f"a tribe may not hold more than {self.MAX_SAME_SYMBOL} cards with the same symbol: {', '.join(over)}")
+            raise REFUSALS("same-symbol-limit", most=self.MAX_SAME_SYMBOL, symbols=over)
         if drawn in self.PER_LINE:
             may, rule = [n for n, c in enumerate(cards, 1) if c.count(drawn) < self.PER_LINE[drawn]], self.STANDARDS_RULE
         elif drawn in self.EXEMPT_SYMBOLS:
@@ -312,13 +354,13 @@ class Rules(Game):
         `line` (placement, ends, duplicates); lines completed by it may attack, after which the turn ends.
         `lines`: the tribe's lines before the turn, each its spaces left to right (null for a free space)."""
         if len(lines) != self.LINES:
-            raise RulesError(f"a tribe has {self.LINES} lines, not {len(lines)}")
+            raise REFUSALS("lines-of-a-tribe", lines=self.LINES, given=len(lines))
         sheet = [list(spaces) + [None] * (self.LINE_MAX - len(spaces)) for spaces in lines]
         completed_before = [self.line(spaces=spaces)["completed"] for spaces in sheet]
         steps: list[dict[str, Any]] = []
         for number, drawn in enumerate(draws, 1):
             if steps and steps[-1]["turn_ends"]:
-                raise RulesError(f"draw {number}: the turn ended at draw {number - 1} ({steps[-1]['rule']})")
+                raise REFUSALS("turn-already-over", rule=steps[-1]["rule"], number=number, previous=number - 1)
             target = drawn.get("line")
             answer = self.draw(drawn=drawn["card"], lines=sheet, green=drawn.get("green", False), will_place=target is not None)
             step = {
@@ -332,15 +374,15 @@ class Rules(Game):
             }
             if target is not None and not answer["discarded"]:
                 if target not in answer["may_place_in"]:
-                    raise RulesError(f"draw {number}: {drawn['card']} may go only in line(s) {answer['may_place_in']} ({answer['rule']})")
+                    raise REFUSALS("not-this-line", rule=answer["rule"], number=number, card=drawn["card"], lines=answer["may_place_in"])
                 space = drawn.get("space")
                 if space is None or sheet[target - 1][space - 1] is not None:
-                    raise RulesError(f"draw {number}: give a free space (1-{self.LINE_MAX}) of line {target} ({self.PLACEMENT_RULE})")
+                    raise REFUSALS("no-free-space", rule=self.PLACEMENT_RULE, number=number, spaces=self.LINE_MAX, line=target)
                 placed = list(sheet[target - 1])
                 placed[space - 1] = drawn["card"]
                 checked = self.line(spaces=placed)
                 if not checked["valid"]:
-                    raise RulesError(f"draw {number}: " + "; ".join(checked["problems"]))
+                    raise REFUSALS("draw-breaks-the-line", number=number, problems=self._line_problems(placed))
                 sheet[target - 1] = placed
                 step["placed_in"] = {"line": target, "space": space}
                 if checked["completed"] and not completed_before[target - 1]:
@@ -372,7 +414,7 @@ class Rules(Game):
         (at most one tribe), the ranking, and a tie for first settled by the loudest Waaagh! (not computable)."""
         first = [name for name, tribe in tribes.items() if tribe.get("completed_three_lines_first")]
         if len(first) > 1:
-            raise RulesError(f"only one tribe completes three lines first, not {', '.join(sorted(first))} ({self.END_OF_GAME})")
+            raise REFUSALS("first-twice", rule=self.END_OF_GAME, tribes=sorted(first))
         totals = {name: self.score(**tribe)["total"] for name, tribe in tribes.items()}
         ranking = sorted(totals, key=lambda name: (-totals[name], name))
         top = totals[ranking[0]]
@@ -391,19 +433,19 @@ class Rules(Game):
     def _sheet(self, lines: Sheet) -> Sheet:
         """The tribe's lines padded to the sheet's spaces; refused unless there are 3 and each is valid."""
         if len(lines) != self.LINES:
-            raise RulesError(f"a tribe has {self.LINES} lines, not {len(lines)}")
+            raise REFUSALS("lines-of-a-tribe", lines=self.LINES, given=len(lines))
         sheet = [list(spaces) + [None] * (self.LINE_MAX - len(spaces)) for spaces in lines]
         for number, spaces in enumerate(sheet, 1):
-            problems = self.line(spaces=spaces)["problems"]
+            problems = self._line_problems(spaces)
             if problems:
-                raise RulesError(f"line {number} of the winner: " + "; ".join(problems))
+                raise REFUSALS("winner-line-invalid", line=number, problems=problems)
         return sheet
 
     def _take_trophy(self, number: int, card: str, takeable: list[str], taken: list[str]) -> None:
         """A trophy is a card of the broken line that the roll did not discard, taken once (marauders/attack-roll)."""
         if card not in takeable or card in taken:
-            why = "was already placed" if card in taken else "is not a card of the broken line that the roll leaves"
-            raise RulesError(f"trophy {number}: {card} {why}; the winner may take {takeable} ({self.ATTACK_ROLL})")
+            refusal = "trophy-already-placed" if card in taken else "trophy-not-takeable"
+            raise REFUSALS(refusal, rule=self.ATTACK_ROLL, number=number, card=card, cards=takeable)
         taken.append(card)
 
     def _place_trophy(self, number: int, sheet: Sheet, placement: Placement) -> bool:
@@ -412,15 +454,15 @@ class Rules(Game):
         line, space, card = placement["line"], placement["space"], placement["card"]
         spaces = list(sheet[line - 1])
         if spaces[space - 1] is not None:
-            raise RulesError(f"trophy {number}: space {space} of line {line} is not free ({self.PLACEMENT_RULE})")
+            raise REFUSALS("trophy-space-taken", rule=self.PLACEMENT_RULE, number=number, space=space, line=line)
         was_completed = self.line(spaces=spaces)["completed"]
         spaces[space - 1] = card
         checked = self.line(spaces=spaces)
         if not checked["valid"]:
-            raise RulesError(f"trophy {number}: " + "; ".join(checked["problems"]))
+            raise REFUSALS("trophy-breaks-the-line", number=number, problems=self._line_problems(spaces))
         held = sum(spaces_of.count(card) for spaces_of in sheet) + 1
         if card not in self.PER_LINE and card not in self.EXEMPT_SYMBOLS and held > self.MAX_SAME_SYMBOL:
-            raise RulesError(f"trophy {number}: a tribe may not hold {held} cards with the symbol {card} ({self.FOURTH_DUPLICATE_RULE})")
+            raise REFUSALS("trophy-symbol-limit", rule=self.FOURTH_DUPLICATE_RULE, number=number, held=held, card=card)
         sheet[line - 1] = spaces
         return bool(checked["completed"]) and not was_completed
 
@@ -483,7 +525,7 @@ class Rules(Game):
         breaches (a second Standard or Musician, a card beyond an end) are named, without a remedy: the cheating rule
         speaks of duplicates only (marauders/clarify-cheating-scope)."""
         if len(lines) != self.LINES:
-            raise RulesError(f"a tribe has {self.LINES} lines, not {len(lines)}")
+            raise REFUSALS("lines-of-a-tribe", lines=self.LINES, given=len(lines))
         discarded = [card for number, spaces in enumerate(lines, 1) for card in self._duplicates(number, spaces)]
         after = [list(spaces) for spaces in lines]
         for card in discarded:

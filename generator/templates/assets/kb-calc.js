@@ -284,6 +284,13 @@
     return {build: build};
   }
 
+  function showFollowed(out, ids, spec, ui) {  // the rules an answer (or a refusal) follows, linked to their entries
+    var links = ids.filter(function (id) { return spec.entries[id]; }).map(function (id) {
+      return el("li", {}, [el("a", {href: spec.entries[id].href, text: spec.entries[id].title})]);
+    });
+    if (links.length) out.appendChild(el("div", {className: "kb-calc-followed"}, [el("p", {text: ui.followed}), el("ul", {}, links)]));
+  }
+
   function showAnswer(out, result, spec, ui) {
     out.textContent = "";
     if (result.error) {
@@ -291,17 +298,16 @@
       return;
     }
     var answer = JSON.parse(result.result);
-    if (answer.refused === "rules") {
+    if (answer.refused === "rules") {  // in the reader's language where the game's data translates it, and the rule that forbids it
       out.appendChild(el("p", {className: "kb-calc-refused", role: "alert"}, [
-        el("strong", {text: ui.refused_rules + " "}), el("span", {lang: "en", text: answer.message}), el("span", {text: " " + ui.in_english})]));
+        el("strong", {text: ui.refused_rules + " "}), el("span", {lang: answer.language, text: answer.message}),
+        answer.language !== spec.lang ? el("span", {text: " " + ui.in_english}) : null]));
+      showFollowed(out, answer.rules, spec, ui);
       return;
     }
     if (answer.refused === "input") return answer;
     out.appendChild(el("p", {className: "kb-calc-sentence", text: answer.sentence}));
-    var links = answer.followed.filter(function (id) { return spec.entries[id]; }).map(function (id) {
-      return el("li", {}, [el("a", {href: spec.entries[id].href, text: spec.entries[id].title})]);
-    });
-    if (links.length) out.appendChild(el("div", {className: "kb-calc-followed"}, [el("p", {text: ui.followed}), el("ul", {}, links)]));
+    showFollowed(out, answer.followed, spec, ui);
     out.appendChild(el("details", {className: "kb-calc-json"}, [el("summary", {text: ui.as_json}),
       el("pre", {lang: "en", text: JSON.stringify(answer.output, null, 1)})]));
   }

@@ -1,0 +1,95 @@
+"""Rules refusals in the reader's language: a game's checks refuse with a key of its REFUSALS (the English
+message, rules_check/games/<game>.py), calculators.yaml gives each other language's words (E089 holds them
+to the same {places}), and the site's answer says the refusal in the reader's language with the rule that
+forbids it (rules_check/explain.py)."""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import json
+from pathlib import Path
+
+import pytest
+from conftest import REPO
+
+import rules_check
+from generator.load.rules_view import refusal_messages
+from rules_check import explain
+from rules_check.core import Refusals, RulesError, module_name
+
+pytest_plugins = ["rules_fixtures"]  # the fixture rules_data
+
+GAMES_DIR = REPO / "rules_check" / "games"
+GAME_MODULES = sorted(path.stem for path in GAMES_DIR.glob("*.py") if path.stem != "__init__")
+CONVERTED = [module for module in GAME_MODULES if hasattr(importlib.import_module(f"rules_check.games.{module}"), "REFUSALS")]
+
+
+def _calls(tree: ast.AST, name: str) -> list[ast.Call]:
+    return [node for node in ast.walk(tree) if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == name]
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize("module", CONVERTED)
+def test_a_game_refuses_only_with_messages_of_its_table_and_every_message_is_used(module: str):
+    tree = ast.parse((GAMES_DIR / f"{module}.py").read_text(encoding="utf-8"))
+    messages = importlib.import_module(f"rules_check.games.{module}").REFUSALS.messages
+    assert not _calls(tree, "RulesError"), "a refusal written in place: give it a key in REFUSALS (and its words in calculators.yaml)"
+    raised = {call.args[0].value for call in _calls(tree, "REFUSALS") if isinstance(call.args[0], ast.Constant)}
+    assert raised <= set(messages), f"keys without a message: {sorted(raised - set(messages))}"
+    (table,) = _calls(tree, "Refusals")
+    keys_in_table = {id(key) for key in table.args[0].keys}  # type: ignore[attr-defined]
+    named = {node.value for node in ast.walk(tree) if isinstance(node, ast.Constant) and id(node) not in keys_in_table}
+    assert not sorted(set(messages) - named), f"messages no check raises: {sorted(set(messages) - named)}"
+
+
+@pytest.mark.unit
+def test_an_english_refusal_names_its_rule_and_joins_the_problems_within_it():
+    table = Refusals({"outer": "draw {number}: {problems}", "gap": "a gap at {space}", "two": "{cards} in one line"})
+    err = table("outer", number=2, problems=[table("gap", space=3, rule="g/placement"), table("two", cards=["orc_eye", "idol"])])
+    assert str(err) == "draw 2: a gap at 3 (g/placement); orc_eye, idol in one line"
+    assert (err.refusal, err.rule, table("gap", space=1, rule="g/r").rule) == ("outer", None, "g/r")
+
+
+def _answer(game: str, check: str, inputs: dict, language: str) -> dict:
+    return json.loads(explain.answer(game, check, json.dumps(inputs), language))
+
+
+# a Marauders turn whose second card may not go where the player puts it, and a line the winner's trophies break
+TURN = {"lines": [["standard", "orc_eye"], [], []], "draws": [{"card": "orc_eye", "line": 1, "space": 3}]}
+
+
+@pytest.mark.unit
+def test_a_refusal_reads_in_the_readers_language_with_its_values_named_as_the_form_names_them(rules_data: Path, monkeypatch):
+    monkeypatch.setenv("RULES_CHECK_DATA", str(rules_data))
+    said = {language: _answer("marauders", "turn", TURN, language) for language in ("en", "ru", "pl")}
+    rule = "marauders/clarify-placed-duplicate-ends-turn"
+    assert said["en"] == {"refused": "rules", "message": "draw 1: Orc Eye may go only in line(s) 2, 3", "language": "en", "rules": [rule]}
+    assert said["ru"] == {"refused": "rules", "message": "карта 1: Глаз орка можно выложить только в строй 2, 3", "language": "ru", "rules": [rule]}
+    assert said["pl"]["language"] == "pl" and said["pl"]["message"].startswith("dobranie 1: Oko orka") and said["pl"]["rules"] == [rule]
+
+
+@pytest.mark.unit
+def test_a_refusal_inside_a_refusal_is_said_in_the_same_language_and_an_untranslated_one_in_english(rules_data: Path, monkeypatch):
+    monkeypatch.setenv("RULES_CHECK_DATA", str(rules_data))
+    broken = {"lines": [[None, "standard"], [], []], "draws": [{"card": "orc_eye", "line": 1, "space": 1}]}  # left of the Standard
+    with pytest.raises(RulesError) as raised:
+        rules_check.run("marauders", "turn", broken)
+    assert (raised.value.refusal, str(raised.value)) == (
+        "draw-breaks-the-line",
+        "draw 1: a card stands left of the Standard (marauders/card-placement)",
+    )
+    ru = _answer("marauders", "turn", broken, "ru")
+    assert ru == {"refused": "rules", "message": "карта 1: карта стоит левее Знамени", "language": "ru", "rules": ["marauders/card-placement"]}
+    data = rules_check.game("marauders").data
+    monkeypatch.setitem(data.say, "refusals", {k: v for k, v in data.say["refusals"].items() if k != "card-left-of-standard"})
+    fallback = _answer("marauders", "turn", broken, "ru")  # the inner message lacks its words: the whole refusal in English
+    assert fallback["language"] == "en" and fallback["message"] == "draw 1: a card stands left of the Standard", fallback
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize("module", CONVERTED)
+def test_validate_reads_the_english_messages_from_the_games_module(module: str):
+    messages = refusal_messages(module.replace("_", "-"))
+    assert messages == importlib.import_module(f"rules_check.games.{module_name(module)}").REFUSALS.messages and messages
+    assert refusal_messages("no-such-game") is None
