@@ -97,6 +97,46 @@ def calculators_data(game: str) -> dict:
     return YAML(typ="safe").load((REPO / "data" / "games" / game / "calculators.yaml").read_text(encoding="utf-8"))
 
 
+def form_choices(game: str, check: str) -> dict[str, list[str]]:
+    """The choices a check's form offers: the game's, with the check's own over them."""
+    words = calculators_data(game)
+    return {**words.get("choices", {}), **words["checks"][check].get("choices", {})}
+
+
+@pytest.mark.unit
+def test_a_choice_names_a_text_field_the_items_of_a_list_or_the_free_keys_of_a_map():
+    schema = {
+        "type": "object",
+        "properties": {
+            "region": {"type": "string"},
+            "regions": {"type": "array", "items": {"type": "string"}},
+            "stats": {"type": "object", "additionalProperties": {"type": "integer"}},
+            "figures": {  # each Power's figures: the Powers are chosen already, the figures are not
+                "type": "object",
+                "propertyNames": {"enum": ["khorne", "nurgle"]},
+                "additionalProperties": {"type": "object", "additionalProperties": {"type": "integer"}},
+            },
+        },
+    }
+    choices = {name: ["a", "b"] for name in ("region", "regions", "stats", "figures")}
+    shown = with_choices(schema, choices)["properties"]
+    assert shown["region"]["enum"] == shown["regions"]["items"]["enum"] == shown["stats"]["propertyNames"]["enum"] == ["a", "b"]
+    assert shown["figures"]["propertyNames"] == {"enum": ["khorne", "nurgle"]}
+    assert shown["figures"]["additionalProperties"]["propertyNames"] == {"enum": ["a", "b"]}
+    assert "propertyNames" not in schema["properties"]["figures"]["additionalProperties"]  # the check's own schema is unchanged
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize("game,check,inputs,expected,entry", EXAMPLES, ids=[e[4] for e in EXAMPLES])
+def test_the_form_can_show_every_worked_example_of_its_check(game, check, inputs, expected, entry):
+    """ "Fill in the example" puts each value of the example into the form: a choice list offers each of them."""
+    from jsonschema import Draft202012Validator
+
+    form = with_choices(check_schemas(game)[f"{check}_input"], form_choices(game, check))
+    errors = [f"{'/'.join(map(str, e.absolute_path))}: {e.message}" for e in Draft202012Validator(form).iter_errors(inputs)]
+    assert not errors, errors
+
+
 def built_games(site: Path) -> dict[str, dict]:
     """game -> {lang: its calculators.json} as built."""
     games: dict[str, dict] = {}
@@ -119,8 +159,7 @@ def test_every_check_is_a_calculator_in_every_language_of_its_game(bundled_build
             page = (site / lang / game / CALCULATORS.html).read_text(encoding="utf-8")
             for name, check in spec["checks"].items():
                 assert f'data-check="{name}"' in page and f'id="{calculator_anchor(name)}"' in page  # where search leads
-                choices = calculators_data(game).get("choices", {})
-                assert check["schema"] == with_choices(schemas[f"{name}_input"], choices)  # the check's own input schema
+                assert check["schema"] == with_choices(schemas[f"{name}_input"], form_choices(game, name))  # the check's own input schema
                 for key in names_to_label(check["schema"]):
                     assert check["labels"].get(key), (game, lang, name, key)  # every field and choice named
                 for entry_id in check["implements"]:  # and the calculator sits on its entries

@@ -48,8 +48,9 @@ def game_checks(resolved: Resolved, game: str) -> list[str]:
 
 def with_choices(schema: Any, choices: dict[str, list[str]]) -> Any:
     """The input schema as the form shows it: a text field named in calculators.yaml's `choices` (or the
-    items of such a list, or the keys of such a map) becomes a choice among those values. The check's own
-    schema is unchanged (rules_check validates what is sent)."""
+    items of such a list, or the free keys of such a map: a map of maps whose outer keys are already chosen,
+    each Power's figures say, takes the choice for its inner keys) becomes a choice among those values. The
+    check's own schema is unchanged (rules_check validates what is sent)."""
     if isinstance(schema, list):
         return [with_choices(item, choices) for item in schema]
     if not isinstance(schema, dict):
@@ -63,8 +64,19 @@ def with_choices(schema: Any, choices: dict[str, list[str]]) -> Any:
         elif field.get("type") == "array" and field.get("items", {}).get("type") == "string":
             field["items"] = {**field["items"], "enum": choices[name]}
         elif field.get("type") == "object" and "additionalProperties" in field:
-            field["propertyNames"] = {"enum": choices[name]}
+            _choose_keys(field, choices[name])
     return shown
+
+
+def _choose_keys(field: dict[str, Any], values: list[str]) -> None:
+    """The first map level (this one, or the values' when this one's keys are chosen) whose keys are free."""
+    if "propertyNames" not in field:
+        field["propertyNames"] = {"enum": values}
+        return
+    inner = field["additionalProperties"]
+    if isinstance(inner, dict) and inner.get("type") == "object" and "additionalProperties" in inner:
+        field["additionalProperties"] = inner = dict(inner)
+        _choose_keys(inner, values)
 
 
 def calculators_spec(resolved: Resolved, game: str, reader: str, href) -> dict[str, Any]:
@@ -91,7 +103,7 @@ def calculators_spec(resolved: Resolved, game: str, reader: str, href) -> dict[s
         ]
         checks[name] = {
             "title": resolved.text_in(texts["title"], reader),
-            "schema": with_choices(schemas.get(f"{name}_input", {}), words.get("choices", {})),
+            "schema": with_choices(schemas.get(f"{name}_input", {}), {**words.get("choices", {}), **texts.get("choices", {})}),
             "labels": {key: resolved.text_in(texts_of, reader) for key, texts_of in labels.items()},
             "implements": kb.checks[game][name]["implements"],
             "examples": examples,

@@ -89,10 +89,15 @@ def _check_game(kb: KnowledgeBase, doc, game: str, checks: dict, problems: Probl
         if schemas is not None:  # else the check's schema file is the rules_check package's to provide (rules_check tests)
             _check_answer(doc, name, item["answer"], schemas.get(f"{name}_output", {}), problems)
             _check_labels(doc, game, name, schemas.get(f"{name}_input", {}), languages, reported, problems)
-    for field, values in doc.data.get("choices", {}).items():
-        for i, value in enumerate(values):
-            if value not in doc.data["labels"]:
-                _report(problems, Where(doc, ["choices", field, i]), "E081", f"no label for '{value}', a choice of the field '{field}'")
+    for path, labels, choices in [(["choices"], doc.data["labels"], doc.data.get("choices", {}))] + [
+        (["checks", name, "choices"], {**doc.data["labels"], **item.get("labels", {})}, item["choices"])
+        for name, item in texts.items()
+        if "choices" in item
+    ]:
+        for field, values in choices.items():
+            for i, value in enumerate(values):
+                if value not in labels:
+                    _report(problems, Where(doc, [*path, field, i]), "E081", f"no label for '{value}', a choice of the field '{field}'")
     _check_answer_tables(kb, doc, game, checks, problems)
     _check_refusals(doc, game, languages, problems)
     for path, label in _term_labels(doc):

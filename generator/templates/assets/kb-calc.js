@@ -13,6 +13,8 @@
   var waiting = {};    // message id -> resolve
   var nextId = 1;
 
+  var ROW_PER_KEY = 10;  /* a map of up to this many named keys shows them all; more (the figures of a Power), rows added */
+
   function el(tag, props, children) {
     var node = document.createElement(tag);
     Object.keys(props || {}).forEach(function (key) {
@@ -176,12 +178,12 @@
       }};
     }
     function map(schema, path) {
-      /* an object of free keys: with the keys named by an enum (Powers…) and a plain value, a row per key;
-       * otherwise rows of key and value, added by the reader */
+      /* an object of free keys: with a few keys named by an enum (Powers, regions…) and a plain value, a row per
+       * key; otherwise rows of key (a choice list where the keys are named) and value, added by the reader */
       var keys = schema.propertyNames && schema.propertyNames.enum, valueSchema = schema.additionalProperties;
       var node = el("div", {className: "kb-calc-map"});
       var plain = valueSchema.type !== "object" && valueSchema.type !== "array" && !valueSchema.oneOf;
-      if (keys && plain) {
+      if (keys && plain && keys.length <= ROW_PER_KEY) {
         var fields = {};
         keys.forEach(function (key) {
           fields[key] = build(valueSchema, path + "/" + key);
