@@ -16,10 +16,12 @@ from generator.render.search import (
     RARITY_STEPS,
     RESULTS,
     SNIPPET_CHARS,
+    STEP,
     TYPO_FILE_BYTES,
     TYPO_MIN_LETTERS,
     WEIGHT_GLOSSARY,
     WEIGHT_KEYWORD,
+    WEIGHT_TEXT,
     WEIGHT_TITLE,
     concept,
     corrected,
@@ -112,12 +114,12 @@ def test_a_head_keeps_the_highest_weights_before_lower_ones():
             "context": "",
             "kind": "rule",
             "id": f"g/e{i}",
-            "fields": [(8, "common" if i % 7 == 0 else ""), (1, "common " * (i % 3 + 1))],
+            "fields": [(WEIGHT_TITLE, "common" if i % 7 == 0 else ""), (WEIGHT_TEXT, "common " * (i % 3 + 1))],
         }
         for i in range(250)
     ]
     head = decode_head(payload_of(index_files(docs, {})["s-0.js"])["common"])[1]
-    weight_of = {i: 8 if i % 7 == 0 else i % 3 + 1 for i in range(250)}
+    weight_of = {i: WEIGHT_TITLE if i % 7 == 0 else WEIGHT_TEXT * (i % 3 + 1) for i in range(250)}
     best = sorted(weight_of, key=lambda i: (-weight_of[i], i))[:HEAD_POSTINGS]
     assert head == [(i, weight_of[i]) for i in best]
     assert [i for i in weight_of if i % 7 == 0] == best[:36]  # every title before any text
@@ -401,7 +403,7 @@ def test_every_field_counts_a_question_title_beside_its_keywords_and_a_long_titl
     # "Death ranges" weighs as a title; "Attacker's death range and defender's losses" a step less
     short, long = (next(d for d in docs if d["id"] == entry_id) for entry_id in ("wizards-quest/death-range", "wizards-quest/attack-battle-table"))
     assert word_weights(short["fields"], index.folding)["death"] == WEIGHT_TITLE
-    assert word_weights(long["fields"], index.folding)["death"] == WEIGHT_TITLE - 1
+    assert word_weights(long["fields"], index.folding)["death"] == WEIGHT_TITLE - STEP
     assert run(bundled, "en", "death range")[0][0]["id"] == "wizards-quest/death-range"
 
 

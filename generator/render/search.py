@@ -50,12 +50,15 @@ from .calculators import calculator_anchor, game_checks
 
 TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
 # A word's weight in a document, by where it stands. An entry's own title and the terms it defines
-# outrank keywords, which outrank terms it merely mentions; body text counts by frequency, capped.
-WEIGHT_TITLE, WEIGHT_DEFINES, WEIGHT_KEYWORD, WEIGHT_GLOSSARY, WEIGHT_MENTIONS, WEIGHT_TEXT = 8, 7, 6, 5, 2, 1
-MAX_TEXT_WEIGHT = 3
-# A document shown in a fallback language (its text missing in the reader's) weighs this much less in
+# outrank keywords, which outrank terms it merely mentions; body text counts by frequency (each use
+# WEIGHT_TEXT), capped. Weights go in steps of STEP, so that a field can weigh half a step between two others.
+STEP = 2
+HALF_STEP = STEP // 2
+WEIGHT_TITLE, WEIGHT_DEFINES, WEIGHT_KEYWORD, WEIGHT_GLOSSARY, WEIGHT_MENTIONS, WEIGHT_TEXT = (STEP * w for w in (8, 7, 6, 5, 2, 1))
+MAX_TEXT_WEIGHT = 3 * WEIGHT_TEXT
+# A document shown in a fallback language (its text missing in the reader's) weighs a step less in
 # every field, so that the reader's own text on the same concept comes first; its result is marked.
-FALLBACK_DEMOTION = 1
+FALLBACK_DEMOTION = STEP
 
 HEAD_POSTINGS = 100  # documents kept per word: the best by weight, ties to the lower number
 MAX_SHARD_BYTES = 4_000  # a shard file's size cap
@@ -113,7 +116,7 @@ def title_weight(kind: str, words: int = 0) -> int:
     rule ("Is there a cap on the death range?", "What is this force's death range?"): it weighs like a
     keyword, so that a look-up leads with the rule itself. A title of `words` more than SHORT_TITLE
     weighs a step less."""
-    return WEIGHT_KEYWORD if kind in QUESTION_KINDS else WEIGHT_TITLE - (words > SHORT_TITLE)
+    return WEIGHT_KEYWORD if kind in QUESTION_KINDS else WEIGHT_TITLE - STEP * (words > SHORT_TITLE)
 
 
 def fold(text: str, folding: dict[str, str]) -> str:
@@ -324,7 +327,7 @@ def word_weights(fields: list[tuple[int, str]], folding: dict[str, str]) -> dict
     for field_weight, text in fields:
         if field_weight == WEIGHT_TEXT:
             for word in tokens(text, folding):
-                weights[word] = min(weights[word] + 1, MAX_TEXT_WEIGHT)
+                weights[word] = min(weights[word] + WEIGHT_TEXT, MAX_TEXT_WEIGHT)
     for field_weight, text in fields:
         if field_weight != WEIGHT_TEXT:
             for word in tokens(text, folding):
@@ -384,7 +387,7 @@ def index_files(docs: Iterable[dict], folding: dict[str, str], common: frozenset
             games.setdefault(doc["game"], [number, number])[1] = number + 1
         demotion = FALLBACK_DEMOTION if doc.get("shown") else 0
         for word, weight in word_weights(doc["fields"], folding).items():
-            weight = max(1, weight - demotion)
+            weight = max(WEIGHT_TEXT, weight - demotion)
             counts[word] += 1
             same_weight = heads[word][weight]
             # Documents come in increasing number, so the first HEAD_POSTINGS of a weight are its
