@@ -11,6 +11,7 @@ from conftest import REPO
 
 from generator.render.calculators import calculator_anchor
 from generator.render.search import (
+    HALF_STEP,
     HEAD_POSTINGS,
     MAX_SHARD_BYTES,
     RARITY_STEPS,
@@ -19,6 +20,7 @@ from generator.render.search import (
     STEP,
     TYPO_FILE_BYTES,
     TYPO_MIN_LETTERS,
+    WEIGHT_DEFINES,
     WEIGHT_GLOSSARY,
     WEIGHT_KEYWORD,
     WEIGHT_TEXT,
@@ -405,6 +407,25 @@ def test_every_field_counts_a_question_title_beside_its_keywords_and_a_long_titl
     assert word_weights(short["fields"], index.folding)["death"] == WEIGHT_TITLE
     assert word_weights(long["fields"], index.folding)["death"] == WEIGHT_TITLE - STEP
     assert run(bundled, "en", "death range")[0][0]["id"] == "wizards-quest/death-range"
+
+
+def test_a_titles_words_weigh_in_every_inflection_the_glossary_lists(bundled):
+    """«Размещение Знамён и Музыкантов» holds «Музыкантов»; the glossary lists «Музыканта» as a form of the
+    same term, so the entry is found by it half a step below its title: above «Размещение карт», the
+    Musician's definition, which holds it only as a defined term's form (issue 29: it came second before)."""
+    index = bundled[0]
+    inflections = index.inflections
+    assert {"музыкант", "музыканта", "музыканты"} <= inflections["музыкантов"] and "музыкантов" not in inflections["музыкантов"]
+    assert {"wskaznika", "wskaznik"} <= inflections["wskaznikow"]  # a word of a term of two words, at its place
+    assert "kraina" not in inflections["region"]  # a variant is another word, not a form
+    docs = {doc["id"]: doc for doc in index.documents("ru")}
+    weights = {entry_id: word_weights(docs[entry_id]["fields"], index.folding) for entry_id in docs}
+    assert weights["marauders/standards-and-musicians"]["музыкантов"] == WEIGHT_TITLE
+    assert weights["marauders/standards-and-musicians"]["музыканта"] == WEIGHT_TITLE - HALF_STEP
+    assert weights["marauders/card-placement"]["музыканта"] == WEIGHT_DEFINES < WEIGHT_TITLE - HALF_STEP
+    assert run(bundled, "ru", "музыканта")[0][0]["id"] == "marauders/standards-and-musicians"
+    # «Muzykanci» shares «muzyka» (a form of «Muzyk»; the title holds «Muzyków») leaving three letters unmatched
+    assert run(bundled, "pl", "Muzykanci")[0][0]["id"] == "marauders/standards-and-musicians"
 
 
 def test_the_search_script_ships_within_15_kb_without_its_comments():

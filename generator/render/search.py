@@ -8,7 +8,8 @@ Why our own index rather than Material's lunr or Pagefind (see README, "Search")
     Polish diacritics and ё folded for matching only (the text keeps every letter);
   - cross-language look-up comes from the glossary: each entry is indexed, in every
     language, with the names, variants and forms of the terms it mentions, and the words players
-    use for them (data/languages/<code>/synonyms.yaml); a title, with the players' words for its words.
+    use for them (data/languages/<code>/synonyms.yaml); a title, with the players' words for its words
+    and, half a step lower, the other inflections of its words that the glossary's forms list.
 
 What a query downloads must stay small however many games there are, so per language:
   - meta.js (loaded once) holds the document count, each game's run of document numbers, the
@@ -51,7 +52,10 @@ from .calculators import calculator_anchor, game_checks
 TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
 # A word's weight in a document, by where it stands. An entry's own title and the terms it defines
 # outrank keywords, which outrank terms it merely mentions; body text counts by frequency (each use
-# WEIGHT_TEXT), capped. Weights go in steps of STEP, so that a field can weigh half a step between two others.
+# WEIGHT_TEXT), capped. Weights go in steps of STEP, so that a field can weigh half a step between two others:
+# the other inflections of a title's words, as the glossary lists them, weigh half a step below the title
+# (above the terms the entry defines), so that «музыканта» finds «Размещение Знамён и Музыкантов» first
+# (not a question's title: it weighs like a keyword, so that the rule leads).
 STEP = 2
 HALF_STEP = STEP // 2
 WEIGHT_TITLE, WEIGHT_DEFINES, WEIGHT_KEYWORD, WEIGHT_GLOSSARY, WEIGHT_MENTIONS, WEIGHT_TEXT = (STEP * w for w in (8, 7, 6, 5, 2, 1))
@@ -149,6 +153,7 @@ class SearchIndex:
         self.said: dict[str, list[str]] = defaultdict(list)
         self.said_for_word: dict[str, list[str]] = defaultdict(list)
         self._tables: AnswerTables | None = None
+        self.inflections = self.glossary_inflections()
         self.common = self.common_words()
         for language in resolved.languages:
             for term_id, words in language.synonyms.get("terms", {}).items():
@@ -176,6 +181,25 @@ class SearchIndex:
         """Titles with the players' words for their words (synonyms.yaml `words`)."""
         text = " ".join(titles)
         return " ".join([text] + [said for word in tokens(text, self.folding) for said in self.said_for_word.get(word, ())])
+
+    def glossary_inflections(self) -> dict[str, set[str]]:
+        """Folded word -> its other inflections, from the glossary: the words standing at the same place in
+        a term's name and in its forms of as many words, in one language («Музыкант», «Музыкантов»; «wskaźnik
+        Zagrożenia», «wskaźników Zagrożenia»). Variants are other words, not forms: they are left out."""
+        inflections: dict[str, set[str]] = defaultdict(set)
+        for term in self.kb.terms.values():
+            for lang, name in term["names"].items():
+                spellings = [tokens(spelling, self.folding) for spelling in [name, *term.get("forms", {}).get(lang, [])]]
+                for place in range(len(spellings[0])):
+                    family = {words[place] for words in spellings if len(words) == len(spellings[0])}
+                    for word in family:
+                        inflections[word] |= family - {word}
+        return inflections
+
+    def title_inflections(self, titles: Iterable[str]) -> set[str]:
+        """The other inflections of the titles' words (`glossary_inflections`) that the titles do not hold."""
+        words = set(tokens(" ".join(titles), self.folding))
+        return {other for word in words for other in self.inflections.get(word, ())} - words
 
     def defined_terms(self, entry: Entry) -> set[str]:
         """Terms this entry defines: named as its definition, or named like its title."""
@@ -271,6 +295,9 @@ class SearchIndex:
                     defines = self.defined_terms(entry)
                     mentions = self.r.terms_in.get(entry_id, set()) - defines
                     text = _plain(entry["text"][shown])
+                    weight = title_weight(entry["kind"], self.title_words(entry["title"][shown]))
+                    # a question's title weighs like a keyword, so that the rule leads: not its inflections too
+                    inflected = self.title_inflections(entry["title"].values()) if entry["kind"] not in QUESTION_KINDS else set()
                     yield {
                         "url": self.r.url_of(entry_id, reader),
                         "game": game["id"],
@@ -281,7 +308,8 @@ class SearchIndex:
                         "kind": entry["kind"],
                         "snippet": text,
                         "fields": [
-                            (title_weight(entry["kind"], self.title_words(entry["title"][shown])), self.titled(entry["title"].values())),
+                            (weight, self.titled(entry["title"].values())),
+                            (weight - HALF_STEP, " ".join(sorted(inflected))),
                             (WEIGHT_DEFINES, self.aliases(defines)),
                             (WEIGHT_KEYWORD, " ".join(w for words in entry.get("keywords", {}).values() for w in words)),
                             (WEIGHT_MENTIONS, self.aliases(mentions)),
