@@ -44,7 +44,7 @@ from typing import Any
 
 from ..base.escaping import js_literal
 from ..base.textmatch import strip_links
-from ..load.model import Entry
+from ..load.model import Entry, Term
 from ..resolve.resolve import Resolved
 from .answer_tables import AnswerTables
 from .calculators import calculator_anchor, game_checks
@@ -55,7 +55,9 @@ TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
 # WEIGHT_TEXT), capped. Weights go in steps of STEP, so that a field can weigh half a step between two others:
 # the other inflections of a title's words, as the glossary lists them, weigh half a step below the title
 # (above the terms the entry defines), so that «музыканта» finds «Размещение Знамён и Музыкантов» first
-# (not a question's title: it weighs like a keyword, so that the rule leads).
+# (not a question's title: it weighs like a keyword, so that the rule leads); and the words of a term's
+# name standing in the title of the term's own entry (its glossary definition, a rule) up to a step above any
+# title (see `SearchIndex.home_words`), so that a query naming the term leads with that entry.
 STEP = 2
 HALF_STEP = STEP // 2
 WEIGHT_TITLE, WEIGHT_DEFINES, WEIGHT_KEYWORD, WEIGHT_GLOSSARY, WEIGHT_MENTIONS, WEIGHT_TEXT = (STEP * w for w in (8, 7, 6, 5, 2, 1))
@@ -108,6 +110,7 @@ DIGIT_VALUE = {c: v for v, c in enumerate(DIGITS)}
 
 
 QUESTION_KINDS = ("clarification", "example", "calculator", "answer-table")
+HOME_KINDS = ("rule", "procedure", "table")  # the kinds of entry that can be a term's own (`SearchIndex.homes`)
 
 
 # A title of more than SHORT_TITLE words (not counting common words) names more than its concept
@@ -154,6 +157,14 @@ class SearchIndex:
         self.said_for_word: dict[str, list[str]] = defaultdict(list)
         self._tables: AnswerTables | None = None
         self.inflections = self.glossary_inflections()
+        # entry id -> the terms whose definition (the glossary's) it is, a rule, procedure or table: a look-up
+        # leads with the rule, not with a component's description, the rulebook's glossary entry, a summary
+        # or a question about the rule (their titles weigh as before)
+        self.homes: dict[str, list[Term]] = defaultdict(list)
+        for term in self.kb.terms.values():
+            home = self.kb.entries.get(term.get("definition", ""))
+            if home and home["kind"] in HOME_KINDS:
+                self.homes[home["id"]].append(term)
         self.common = self.common_words()
         for language in resolved.languages:
             for term_id, words in language.synonyms.get("terms", {}).items():
@@ -200,6 +211,28 @@ class SearchIndex:
         """The other inflections of the titles' words (`glossary_inflections`) that the titles do not hold."""
         words = set(tokens(" ".join(titles), self.folding))
         return {other for word in words for other in self.inflections.get(word, ())} - words
+
+    def home_words(self, entry: Entry, inflected: set[str]) -> dict[int, set[str]]:
+        """Bonus -> words, for an entry that is terms' own (`homes`): the words of each term's name and forms
+        that stand in the entry's titles (or are inflections of their words, `inflected`) weigh above any
+        title, by a step shared out among the words of the term's name in that language (one word: a step;
+        two: half a step each; three or more: nothing), so that a query naming a whole term of one or two
+        words leads with its own entry: "ruined regions", «Rules for ruined regions» (the definition of
+        "ruined region") before «Five Regions Ruined»; «кубики атаки», «Подсчет количества кубиков атаки»
+        before «Кубики атаки» of the component overview, whose shorter title held the words exactly."""
+        standing = set(tokens(" ".join(entry["title"].values()), self.folding)) | inflected
+        bonus: dict[str, int] = {}
+        for term in self.homes.get(entry["id"], ()):
+            for lang, name in term["names"].items():
+                share = STEP // max(1, len(tokens(name, self.folding)))
+                for spelling in [name, *term.get("forms", {}).get(lang, [])]:
+                    for word in set(tokens(spelling, self.folding)) & standing:
+                        bonus[word] = max(bonus.get(word, 0), share)
+        by_bonus: dict[int, set[str]] = defaultdict(set)
+        for word, share in bonus.items():
+            if share:
+                by_bonus[share].add(word)
+        return by_bonus
 
     def defined_terms(self, entry: Entry) -> set[str]:
         """Terms this entry defines: named as its definition, or named like its title."""
@@ -310,6 +343,7 @@ class SearchIndex:
                         "fields": [
                             (weight, self.titled(entry["title"].values())),
                             (weight - HALF_STEP, " ".join(sorted(inflected))),
+                            *((WEIGHT_TITLE + bonus, " ".join(sorted(words))) for bonus, words in sorted(self.home_words(entry, inflected).items())),
                             (WEIGHT_DEFINES, self.aliases(defines)),
                             (WEIGHT_KEYWORD, " ".join(w for words in entry.get("keywords", {}).values() for w in words)),
                             (WEIGHT_MENTIONS, self.aliases(mentions)),
