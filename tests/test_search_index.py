@@ -11,15 +11,19 @@ from conftest import REPO
 
 from generator.render.calculators import calculator_anchor
 from generator.render.search import (
+    HALF_STEP,
     HEAD_POSTINGS,
     MAX_SHARD_BYTES,
     RARITY_STEPS,
     RESULTS,
     SNIPPET_CHARS,
+    STEP,
     TYPO_FILE_BYTES,
     TYPO_MIN_LETTERS,
+    WEIGHT_DEFINES,
     WEIGHT_GLOSSARY,
     WEIGHT_KEYWORD,
+    WEIGHT_TEXT,
     WEIGHT_TITLE,
     concept,
     corrected,
@@ -112,12 +116,12 @@ def test_a_head_keeps_the_highest_weights_before_lower_ones():
             "context": "",
             "kind": "rule",
             "id": f"g/e{i}",
-            "fields": [(8, "common" if i % 7 == 0 else ""), (1, "common " * (i % 3 + 1))],
+            "fields": [(WEIGHT_TITLE, "common" if i % 7 == 0 else ""), (WEIGHT_TEXT, "common " * (i % 3 + 1))],
         }
         for i in range(250)
     ]
     head = decode_head(payload_of(index_files(docs, {})["s-0.js"])["common"])[1]
-    weight_of = {i: 8 if i % 7 == 0 else i % 3 + 1 for i in range(250)}
+    weight_of = {i: WEIGHT_TITLE if i % 7 == 0 else WEIGHT_TEXT * (i % 3 + 1) for i in range(250)}
     best = sorted(weight_of, key=lambda i: (-weight_of[i], i))[:HEAD_POSTINGS]
     assert head == [(i, weight_of[i]) for i in best]
     assert [i for i in weight_of if i % 7 == 0] == best[:36]  # every title before any text
@@ -400,9 +404,62 @@ def test_every_field_counts_a_question_title_beside_its_keywords_and_a_long_titl
         assert all(weights[word] >= title_weight("clarification") == WEIGHT_KEYWORD for word in tokens(doc["title"], index.folding))
     # "Death ranges" weighs as a title; "Attacker's death range and defender's losses" a step less
     short, long = (next(d for d in docs if d["id"] == entry_id) for entry_id in ("wizards-quest/death-range", "wizards-quest/attack-battle-table"))
-    assert word_weights(short["fields"], index.folding)["death"] == WEIGHT_TITLE
-    assert word_weights(long["fields"], index.folding)["death"] == WEIGHT_TITLE - 1
+    assert word_weights(short["fields"], index.folding)["ranges"] == WEIGHT_TITLE
+    assert word_weights(long["fields"], index.folding)["death"] == WEIGHT_TITLE - STEP
+    # (its "death" weighs half a step more: the entry is the definition of "death range", see the test below)
+    assert word_weights(short["fields"], index.folding)["death"] == WEIGHT_TITLE + HALF_STEP
     assert run(bundled, "en", "death range")[0][0]["id"] == "wizards-quest/death-range"
+
+
+def test_a_titles_words_weigh_in_every_inflection_the_glossary_lists(bundled):
+    """«Размещение Знамён и Музыкантов» holds «Музыкантов»; the glossary lists «Музыканта» as a form of the
+    same term, so the entry is found by it half a step below its title: above «Размещение карт», the
+    Musician's definition, which holds it only as a defined term's form (issue 29: it came second before)."""
+    index = bundled[0]
+    inflections = index.inflections
+    assert {"музыкант", "музыканта", "музыканты"} <= inflections["музыкантов"] and "музыкантов" not in inflections["музыкантов"]
+    assert {"wskaznika", "wskaznik"} <= inflections["wskaznikow"]  # a word of a term of two words, at its place
+    assert "kraina" not in inflections["region"]  # a variant is another word, not a form
+    docs = {doc["id"]: doc for doc in index.documents("ru")}
+    weights = {entry_id: word_weights(docs[entry_id]["fields"], index.folding) for entry_id in docs}
+    assert weights["marauders/standards-and-musicians"]["музыкантов"] == WEIGHT_TITLE
+    assert weights["marauders/standards-and-musicians"]["музыканта"] == WEIGHT_TITLE - HALF_STEP
+    assert weights["marauders/card-placement"]["музыканта"] == WEIGHT_DEFINES < WEIGHT_TITLE - HALF_STEP
+    assert run(bundled, "ru", "музыканта")[0][0]["id"] == "marauders/standards-and-musicians"
+    # «Muzykanci» shares «muzyka» (a form of «Muzyk»; the title holds «Muzyków») leaving three letters unmatched
+    assert run(bundled, "pl", "Muzykanci")[0][0]["id"] == "marauders/standards-and-musicians"
+
+
+def test_a_terms_own_entry_leads_a_query_naming_the_whole_term(bundled):
+    """The words of a term's name in the title of the rule the glossary gives as its definition weigh
+    above any title, by a step shared among the name's words: a query naming the whole term (of one or two
+    words) leads with that entry, before one whose title merely holds the same words (issue 29: «Кубики
+    атаки» of the component overview and «Five Regions Ruined», a victory condition, came first before)."""
+    index = bundled[0]
+    docs = {doc["id"]: doc for doc in index.documents("en")}
+
+    def weight(entry_id: str, word: str) -> int:
+        return word_weights(docs[entry_id]["fields"], index.folding)[word]
+
+    assert weight("battlelore/retreat", "retreat") == WEIGHT_TITLE + STEP  # "Retreat": one word, a step
+    assert weight("citow/ruined-region-rules", "ruined") == WEIGHT_TITLE + HALF_STEP  # "ruined region": half a step each
+    assert weight("citow/battle-dice", "атаки") == WEIGHT_TITLE + HALF_STEP  # though its long title weighs a step less
+    assert weight("citow/battle-dice", "кубики") == WEIGHT_TITLE + HALF_STEP  # «кубиков» stands there: an inflection
+    assert weight("citow/dice", "атаки") == WEIGHT_TITLE  # titled like the term, not its definition
+    assert weight("citow/victory-five-ruined-regions", "ruined") == WEIGHT_TITLE  # "Five Regions Ruined": three words, nothing
+    # a component's description is no home: «kością Spustoszenia» leads with the rule that rolls the Cube;
+    # nor is the rulebook's own glossary entry: «przyzywanie» leads with the rule, as before
+    assert weight("marauders/doom-die", "spustoszenia") == WEIGHT_TITLE
+    assert weight("citow/def-summoning", "przyzywanie") == WEIGHT_TITLE
+    assert run(bundled, "pl", "kością Spustoszenia")[0][0]["id"] == "marauders/attack-roll"
+    for lang, query, want in [
+        ("ru", "кубики атаки", "citow/battle-dice"),
+        ("pl", "kości walki", "citow/battle-dice"),
+        ("en", "ruined regions", "citow/ruined-region-rules"),
+        ("pl", "ruined region", "citow/ruined-region-rules"),
+    ]:
+        results = run(bundled, lang, query)[0]
+        assert results[0]["id"] == want, (lang, query, [r["id"] for r in results[:3]])
 
 
 def test_the_search_script_ships_within_15_kb_without_its_comments():

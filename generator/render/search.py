@@ -8,7 +8,8 @@ Why our own index rather than Material's lunr or Pagefind (see README, "Search")
     Polish diacritics and ё folded for matching only (the text keeps every letter);
   - cross-language look-up comes from the glossary: each entry is indexed, in every
     language, with the names, variants and forms of the terms it mentions, and the words players
-    use for them (data/languages/<code>/synonyms.yaml); a title, with the players' words for its words.
+    use for them (data/languages/<code>/synonyms.yaml); a title, with the players' words for its words
+    and, half a step lower, the other inflections of its words that the glossary's forms list.
 
 What a query downloads must stay small however many games there are, so per language:
   - meta.js (loaded once) holds the document count, each game's run of document numbers, the
@@ -43,19 +44,27 @@ from typing import Any
 
 from ..base.escaping import js_literal
 from ..base.textmatch import strip_links
-from ..load.model import Entry
+from ..load.model import Entry, Term
 from ..resolve.resolve import Resolved
 from .answer_tables import AnswerTables
 from .calculators import calculator_anchor, game_checks
 
 TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
 # A word's weight in a document, by where it stands. An entry's own title and the terms it defines
-# outrank keywords, which outrank terms it merely mentions; body text counts by frequency, capped.
-WEIGHT_TITLE, WEIGHT_DEFINES, WEIGHT_KEYWORD, WEIGHT_GLOSSARY, WEIGHT_MENTIONS, WEIGHT_TEXT = 8, 7, 6, 5, 2, 1
-MAX_TEXT_WEIGHT = 3
-# A document shown in a fallback language (its text missing in the reader's) weighs this much less in
+# outrank keywords, which outrank terms it merely mentions; body text counts by frequency (each use
+# WEIGHT_TEXT), capped. Weights go in steps of STEP, so that a field can weigh half a step between two others:
+# the other inflections of a title's words, as the glossary lists them, weigh half a step below the title
+# (above the terms the entry defines), so that «музыканта» finds «Размещение Знамён и Музыкантов» first
+# (not a question's title: it weighs like a keyword, so that the rule leads); and the words of a term's
+# name standing in the title of the term's own entry (its glossary definition, a rule) up to a step above any
+# title (see `SearchIndex.home_words`), so that a query naming the term leads with that entry.
+STEP = 2
+HALF_STEP = STEP // 2
+WEIGHT_TITLE, WEIGHT_DEFINES, WEIGHT_KEYWORD, WEIGHT_GLOSSARY, WEIGHT_MENTIONS, WEIGHT_TEXT = (STEP * w for w in (8, 7, 6, 5, 2, 1))
+MAX_TEXT_WEIGHT = 3 * WEIGHT_TEXT
+# A document shown in a fallback language (its text missing in the reader's) weighs a step less in
 # every field, so that the reader's own text on the same concept comes first; its result is marked.
-FALLBACK_DEMOTION = 1
+FALLBACK_DEMOTION = STEP
 
 HEAD_POSTINGS = 100  # documents kept per word: the best by weight, ties to the lower number
 MAX_SHARD_BYTES = 4_000  # a shard file's size cap
@@ -101,6 +110,7 @@ DIGIT_VALUE = {c: v for v, c in enumerate(DIGITS)}
 
 
 QUESTION_KINDS = ("clarification", "example", "calculator", "answer-table")
+HOME_KINDS = ("rule", "procedure", "table")  # the kinds of entry that can be a term's own (`SearchIndex.homes`)
 
 
 # A title of more than SHORT_TITLE words (not counting common words) names more than its concept
@@ -113,7 +123,7 @@ def title_weight(kind: str, words: int = 0) -> int:
     rule ("Is there a cap on the death range?", "What is this force's death range?"): it weighs like a
     keyword, so that a look-up leads with the rule itself. A title of `words` more than SHORT_TITLE
     weighs a step less."""
-    return WEIGHT_KEYWORD if kind in QUESTION_KINDS else WEIGHT_TITLE - (words > SHORT_TITLE)
+    return WEIGHT_KEYWORD if kind in QUESTION_KINDS else WEIGHT_TITLE - STEP * (words > SHORT_TITLE)
 
 
 def fold(text: str, folding: dict[str, str]) -> str:
@@ -146,6 +156,15 @@ class SearchIndex:
         self.said: dict[str, list[str]] = defaultdict(list)
         self.said_for_word: dict[str, list[str]] = defaultdict(list)
         self._tables: AnswerTables | None = None
+        self.inflections = self.glossary_inflections()
+        # entry id -> the terms whose definition (the glossary's) it is, a rule, procedure or table: a look-up
+        # leads with the rule, not with a component's description, the rulebook's glossary entry, a summary
+        # or a question about the rule (their titles weigh as before)
+        self.homes: dict[str, list[Term]] = defaultdict(list)
+        for term in self.kb.terms.values():
+            home = self.kb.entries.get(term.get("definition", ""))
+            if home and home["kind"] in HOME_KINDS:
+                self.homes[home["id"]].append(term)
         self.common = self.common_words()
         for language in resolved.languages:
             for term_id, words in language.synonyms.get("terms", {}).items():
@@ -173,6 +192,47 @@ class SearchIndex:
         """Titles with the players' words for their words (synonyms.yaml `words`)."""
         text = " ".join(titles)
         return " ".join([text] + [said for word in tokens(text, self.folding) for said in self.said_for_word.get(word, ())])
+
+    def glossary_inflections(self) -> dict[str, set[str]]:
+        """Folded word -> its other inflections, from the glossary: the words standing at the same place in
+        a term's name and in its forms of as many words, in one language («Музыкант», «Музыкантов»; «wskaźnik
+        Zagrożenia», «wskaźników Zagrożenia»). Variants are other words, not forms: they are left out."""
+        inflections: dict[str, set[str]] = defaultdict(set)
+        for term in self.kb.terms.values():
+            for lang, name in term["names"].items():
+                spellings = [tokens(spelling, self.folding) for spelling in [name, *term.get("forms", {}).get(lang, [])]]
+                for place in range(len(spellings[0])):
+                    family = {words[place] for words in spellings if len(words) == len(spellings[0])}
+                    for word in family:
+                        inflections[word] |= family - {word}
+        return inflections
+
+    def title_inflections(self, titles: Iterable[str]) -> set[str]:
+        """The other inflections of the titles' words (`glossary_inflections`) that the titles do not hold."""
+        words = set(tokens(" ".join(titles), self.folding))
+        return {other for word in words for other in self.inflections.get(word, ())} - words
+
+    def home_words(self, entry: Entry, inflected: set[str]) -> dict[int, set[str]]:
+        """Bonus -> words, for an entry that is terms' own (`homes`): the words of each term's name and forms
+        that stand in the entry's titles (or are inflections of their words, `inflected`) weigh above any
+        title, by a step shared out among the words of the term's name in that language (one word: a step;
+        two: half a step each; three or more: nothing), so that a query naming a whole term of one or two
+        words leads with its own entry: "ruined regions", «Rules for ruined regions» (the definition of
+        "ruined region") before «Five Regions Ruined»; «кубики атаки», «Подсчет количества кубиков атаки»
+        before «Кубики атаки» of the component overview, whose shorter title held the words exactly."""
+        standing = set(tokens(" ".join(entry["title"].values()), self.folding)) | inflected
+        bonus: dict[str, int] = {}
+        for term in self.homes.get(entry["id"], ()):
+            for lang, name in term["names"].items():
+                share = STEP // max(1, len(tokens(name, self.folding)))
+                for spelling in [name, *term.get("forms", {}).get(lang, [])]:
+                    for word in set(tokens(spelling, self.folding)) & standing:
+                        bonus[word] = max(bonus.get(word, 0), share)
+        by_bonus: dict[int, set[str]] = defaultdict(set)
+        for word, share in bonus.items():
+            if share:
+                by_bonus[share].add(word)
+        return by_bonus
 
     def defined_terms(self, entry: Entry) -> set[str]:
         """Terms this entry defines: named as its definition, or named like its title."""
@@ -268,6 +328,9 @@ class SearchIndex:
                     defines = self.defined_terms(entry)
                     mentions = self.r.terms_in.get(entry_id, set()) - defines
                     text = _plain(entry["text"][shown])
+                    weight = title_weight(entry["kind"], self.title_words(entry["title"][shown]))
+                    # a question's title weighs like a keyword, so that the rule leads: not its inflections too
+                    inflected = self.title_inflections(entry["title"].values()) if entry["kind"] not in QUESTION_KINDS else set()
                     yield {
                         "url": self.r.url_of(entry_id, reader),
                         "game": game["id"],
@@ -278,7 +341,9 @@ class SearchIndex:
                         "kind": entry["kind"],
                         "snippet": text,
                         "fields": [
-                            (title_weight(entry["kind"], self.title_words(entry["title"][shown])), self.titled(entry["title"].values())),
+                            (weight, self.titled(entry["title"].values())),
+                            (weight - HALF_STEP, " ".join(sorted(inflected))),
+                            *((WEIGHT_TITLE + bonus, " ".join(sorted(words))) for bonus, words in sorted(self.home_words(entry, inflected).items())),
                             (WEIGHT_DEFINES, self.aliases(defines)),
                             (WEIGHT_KEYWORD, " ".join(w for words in entry.get("keywords", {}).values() for w in words)),
                             (WEIGHT_MENTIONS, self.aliases(mentions)),
@@ -324,7 +389,7 @@ def word_weights(fields: list[tuple[int, str]], folding: dict[str, str]) -> dict
     for field_weight, text in fields:
         if field_weight == WEIGHT_TEXT:
             for word in tokens(text, folding):
-                weights[word] = min(weights[word] + 1, MAX_TEXT_WEIGHT)
+                weights[word] = min(weights[word] + WEIGHT_TEXT, MAX_TEXT_WEIGHT)
     for field_weight, text in fields:
         if field_weight != WEIGHT_TEXT:
             for word in tokens(text, folding):
@@ -384,7 +449,7 @@ def index_files(docs: Iterable[dict], folding: dict[str, str], common: frozenset
             games.setdefault(doc["game"], [number, number])[1] = number + 1
         demotion = FALLBACK_DEMOTION if doc.get("shown") else 0
         for word, weight in word_weights(doc["fields"], folding).items():
-            weight = max(1, weight - demotion)
+            weight = max(WEIGHT_TEXT, weight - demotion)
             counts[word] += 1
             same_weight = heads[word][weight]
             # Documents come in increasing number, so the first HEAD_POSTINGS of a weight are its
