@@ -93,3 +93,46 @@ def test_validate_reads_the_english_messages_from_the_games_module(module: str):
     messages = refusal_messages(module.replace("_", "-"))
     assert messages == importlib.import_module(f"rules_check.games.{module_name(module)}").REFUSALS.messages and messages
     assert refusal_messages("no-such-game") is None
+
+
+# Wizard's Quest: a Sorcerer brought to help where he already stands, a Battle given after the attacked location was
+# emptied, and a fifth orc in a space; each as the CLI says it (English, with its rule) and as a Russian reader reads it
+WQ_REFUSED = [
+    (
+        "attack_help",
+        {"target_kind": "player", "leader_assist": "sorcerer", "leader_in_attacking_location": "sorcerer"},
+        "wizards-quest/hero-sorcerer-assist",
+        "the player's sorcerer is already in the attacking location: a player moves his Hero or Sorcerer in",
+        "Колдун игрока уже в атакующей локации: игрок выдвигает туда своего Героя или Колдуна",
+    ),
+    (
+        "attack",
+        {
+            "attacker": {"men": 2},
+            "defender": {"men": 1},
+            "battles": [{"attacker_roll": 1, "defender_roll": 2}, {"attacker_roll": 1, "defender_roll": 1}],
+        },
+        "wizards-quest/attack-duration",
+        "Battle 2: the attack is over (the attacked location is unoccupied)",
+        "битва 2: атака окончена (атакуемая локация незанята)",
+    ),
+    (
+        "death_range",
+        {"side": "defender", "orcs": 5},
+        "wizards-quest/occupancy-rules",
+        "only 4 orcs may occupy one space, not 5",
+        "число орков, занимающих одно пространство, — не больше 4, а не 5",
+    ),
+]
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize("check,inputs,rule,english,russian", WQ_REFUSED)
+def test_a_wizards_quest_refusal_reads_in_the_readers_language(rules_data: Path, monkeypatch, check, inputs, rule, english, russian):
+    monkeypatch.setenv("RULES_CHECK_DATA", str(rules_data))
+    with pytest.raises(RulesError) as raised:
+        rules_check.run("wizards-quest", check, inputs)
+    assert str(raised.value) == f"{english} ({rule})"
+    assert _answer("wizards-quest", check, inputs, "ru") == {"refused": "rules", "message": russian, "language": "ru", "rules": [rule]}
+    pl = _answer("wizards-quest", check, inputs, "pl")
+    assert (pl["language"], pl["rules"]) == ("pl", [rule]) and pl["message"] != english

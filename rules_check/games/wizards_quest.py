@@ -6,7 +6,55 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import Any, NotRequired, TypedDict
 
-from ..core import Game, GameData, RulesError, check
+from ..core import Game, GameData, Refusals, check
+
+REFUSALS = Refusals(
+    {
+        "men-and-orcs-in-one-force": "a force is men or orcs, not both: orcs and players' pieces never share a space",
+        "hero-and-sorcerer-in-one-space": "a Hero and a Sorcerer may not occupy the same space",
+        "too-many-orcs-in-one-space": "only {most} orcs may occupy one space, not {orcs}",
+        "hero-or-sorcerer-with-orcs": "a Hero or Sorcerer is a player's piece: it never shares a space with orcs",
+        "empty-force": "an empty force has no death range",
+        "attacking-death-range-0": (
+            "Battle {number}: the attacking location is unoccupied (a death range of 0: no man, orc, Hero or Sorcerer): "
+            "it has no forces to attack with"
+        ),
+        "attacked-death-range-0": (
+            "Battle {number}: the attacked location is unoccupied (a death range of 0: no man, orc, Hero or Sorcerer; "
+            "a Treasure, the Dragon or the Wizard does not occupy it): no Battle is fought there, the attacker captures it"
+        ),
+        "battle-against-unoccupied-location": (
+            "Battle {number}: the attacked location is unoccupied (no man, orc, Hero or Sorcerer; a Treasure, the Dragon "
+            "or the Wizard does not occupy it): no Battle is fought there, the attacker captures it"
+        ),
+        "reinforcements-too-few-for-leaders": "{heroes} Hero(es) and {sorcerers} Sorcerer(s) cost {cost} men; only {men} are received",
+        "unoccupied-location-attacks": "an unoccupied location has no forces to attack with",
+        "orcs-with-players-pieces": "orcs and players' pieces never share a space",
+        "attack-over-attacked-location-unoccupied": "Battle {number}: the attack is over (the attacked location is unoccupied)",
+        "attack-over-attacking-location-unoccupied": "Battle {number}: the attack is over (the attacking location is unoccupied)",
+        "landing-orcs-with-players-pieces": "landing {number}: orcs and players' pieces never share a space",
+        "landing-after-the-dragon-stopped": "landing {number}: the Dragon stopped at landing {previous}, having devoured a man, Hero or Sorcerer",
+        "scatter-to-the-battle-location": "{location}: scattered pieces go to any other location",
+        "scatter-to-another-players-location": (
+            "{location}: scattered pieces go only to their owner's or unoccupied locations, not to one held by other player"
+        ),
+        "scatter-to-an-orc-location": "{location}: scattered pieces go only to their owner's or unoccupied locations, not to one held by orcs",
+        "scatter-too-many-orcs": "{location}: a location holds at most {most} orcs",
+        "scatter-hero-and-sorcerer": "{location}: a Hero and a Sorcerer never share a space",
+        "scattered-pieces-not-placed": "the destinations place {placed}, but the pieces scattered are {wanted}: every scattered piece is placed",
+        "growth-needs-the-castles-of-a-region": (
+            "region {region} was rolled: give {field} for it (the castles next to its territories; the map is not printed)"
+        ),
+        "leader-already-in-the-attacking-location": (
+            "the player's {leader} is already in the attacking location: a player moves his Hero or Sorcerer in"
+        ),
+    }
+)
+# a Battle given after the Attack ended, as a location became unoccupied (Rules.attack's `ended`): the refusal that says which
+ATTACK_OVER = {
+    "the attacked location is unoccupied": "attack-over-attacked-location-unoccupied",
+    "the attacking location is unoccupied": "attack-over-attacking-location-unoccupied",
+}
 
 
 class Landing(TypedDict):
@@ -64,6 +112,8 @@ class Rules(Game):
         )  # from wizards-quest/orc-rampage-aftermath, adopted for every Battle by the clarification
         self.OCCUPANCY_RULE = data.ref("wizards-quest/occupancy-rules")
         self.UNOCCUPIED_RULE = data.ref("wizards-quest/clarify-attack-on-unoccupied-location")
+        self.OCCUPIED_RULE = data.ref("wizards-quest/occupied-space")
+        self.DURATION_RULE = data.ref("wizards-quest/attack-duration")
         self.MAX_ORCS = data.param("wizards-quest/occupancy-rules", "max_orcs_per_space")  # from wizards-quest/occupancy-rules
         self.MEN_PER_KINGDOM_LOCATION = data.param("wizards-quest/reinforcement", "men_per_kingdom_location")  # from wizards-quest/reinforcement
         self.MINIMUM_REINFORCEMENT = data.param("wizards-quest/reinforcement", "minimum_reinforcement")
@@ -114,13 +164,13 @@ class Rules(Game):
     ) -> dict[str, Any]:
         """The death_range check: see describe()."""
         if men and orcs:
-            raise RulesError(f"a force is men or orcs, not both: orcs and players' pieces never share a space ({self.OCCUPANCY_RULE})")
+            raise REFUSALS("men-and-orcs-in-one-force", rule=self.OCCUPANCY_RULE)
         if hero and sorcerer:
-            raise RulesError(f"a Hero and a Sorcerer may not occupy the same space ({self.OCCUPANCY_RULE})")
+            raise REFUSALS("hero-and-sorcerer-in-one-space", rule=self.OCCUPANCY_RULE)
         if orcs > self.MAX_ORCS:
-            raise RulesError(f"only {self.MAX_ORCS} orcs may occupy one space, not {orcs} ({self.OCCUPANCY_RULE})")
+            raise REFUSALS("too-many-orcs-in-one-space", rule=self.OCCUPANCY_RULE, most=self.MAX_ORCS, orcs=orcs)
         if orcs and (hero or sorcerer):
-            raise RulesError(f"a Hero or Sorcerer is a player's piece: it never shares a space with orcs ({self.OCCUPANCY_RULE})")
+            raise REFUSALS("hero-or-sorcerer-with-orcs", rule=self.OCCUPANCY_RULE)
         if dragon or wizard:
             return {"death_range": self.DR["dragon"] if dragon else self.DR["wizard"]}
         parts = {}
@@ -133,7 +183,7 @@ class Rules(Game):
         if sorcerer:
             parts["sorcerer_part"] = self.DR["sorcerer_alone" if alone else "sorcerer_bonus"]
         if not parts:
-            raise RulesError("an empty force has no death range")
+            raise REFUSALS("empty-force")
         if side == "defender":
             if attacked_across in ("bridge", "great_tunnel"):
                 parts["tunnel_part" if attacked_across == "great_tunnel" else "bridge_part"] = self.DR["defender_across_bridge_or_great_tunnel_bonus"]
@@ -155,7 +205,7 @@ class Rules(Game):
         for number, b in enumerate(battles, 1):
             for roller in [side] if side else ["attacker", "defender"]:
                 if (b if side else b[roller])["death_range"] == 0:
-                    self._refuse_empty(roller, f"Battle {number}: ", death_range=True)
+                    self._refuse_death_range_0(roller, number)
         if side is not None:
             key = "defender_losses" if side == "attacker" else "attacker_losses"
             return {key: [self._inflicted(b) for b in battles], "clarification": self.BATTLE_RULE}
@@ -169,16 +219,11 @@ class Rules(Game):
         result.update(clarification=self.BATTLE_RULE, both_fail_rule=self.BOTH_FAIL_RULE)
         return result
 
-    def _refuse_empty(self, side: str, where: str = "", death_range: bool = False) -> None:
+    def _refuse_death_range_0(self, side: str, number: int) -> None:
         """A side with no pieces fights no Battle: an unoccupied location does not attack, and is captured, not fought."""
-        empty = "a death range of 0: no man, orc, Hero or Sorcerer" if death_range else "no man, orc, Hero or Sorcerer"
         if side == "attacker":
-            raise RulesError(f"{where}the attacking location is unoccupied ({empty}): it has no forces to attack with (wizards-quest/occupied-space)")
-        raise RulesError(
-            f"{where}the attacked location is unoccupied ({empty}; a Treasure, the Dragon or the Wizard does "
-            "not occupy it): no Battle is fought there, the attacker captures it (wizards-quest/capture, "
-            f"wizards-quest/occupied-space; {self.UNOCCUPIED_RULE})"
-        )
+            raise REFUSALS("attacking-death-range-0", rule=self.OCCUPIED_RULE, number=number)
+        raise REFUSALS("attacked-death-range-0", rule=self.UNOCCUPIED_RULE, number=number)
 
     @check("hit_probability")
     def hit_probability(self, death_range: int) -> dict[str, Any]:
@@ -203,7 +248,7 @@ class Rules(Game):
         men = max(kingdom_locations * self.MEN_PER_KINGDOM_LOCATION, self.MINIMUM_REINFORCEMENT)
         cost = heroes * self.HERO_COST + sorcerers * self.SORCERER_COST
         if cost > men:
-            raise RulesError(f"{heroes} Hero(es) and {sorcerers} Sorcerer(s) cost {cost} men; only {men} are received")
+            raise REFUSALS("reinforcements-too-few-for-leaders", heroes=heroes, sorcerers=sorcerers, cost=cost, men=men)
         return {"men": men - cost, "heroes": heroes, "sorcerers": sorcerers, "total_men_value": men}
 
     @check("two_player_setup")
@@ -241,9 +286,9 @@ class Rules(Game):
 
         hero, sorcerer = attacker.get("hero", False), attacker.get("sorcerer", False)
         if hero and sorcerer:
-            raise RulesError(f"a Hero and a Sorcerer may not occupy the same space ({self.OCCUPANCY_RULE})")
+            raise REFUSALS("hero-and-sorcerer-in-one-space", rule=self.OCCUPANCY_RULE)
         if not (attacker.get("men", 0) or hero or sorcerer):
-            raise RulesError("an unoccupied location has no forces to attack with (wizards-quest/occupied-space)")
+            raise REFUSALS("unoccupied-location-attacks", rule=self.OCCUPIED_RULE)
         kind = target["kind"]
         if kind == "wizard":
             if hero:
@@ -339,7 +384,7 @@ class Rules(Game):
             },
         )
         if defending.get("men") and defending.get("orcs"):
-            raise RulesError(f"orcs and players' pieces never share a space ({self.OCCUPANCY_RULE})")
+            raise REFUSALS("orcs-with-players-pieces", rule=self.OCCUPANCY_RULE)
         for force, side in ((attacking, "attacker"), (defending, "defender")):
             if self._occupied(force):
                 self._force_range(side, force, terrain, attacked_across)  # refuses an impossible space
@@ -348,14 +393,14 @@ class Rules(Game):
             return result
         empty_from_the_start = not self._occupied(defending)  # captured without a Battle
         if empty_from_the_start and battles:
-            self._refuse_empty("defender", "Battle 1: ")
+            raise REFUSALS("battle-against-unoccupied-location", rule=self.UNOCCUPIED_RULE, number=1)
         scatter_defender = bool(attacking.get("sorcerer"))
         scatter_attacker = bool(attacking.get("sorcerer") and defending.get("sorcerer"))
         removed = {"attacker": {"destroyed": 0, "scattered": 0}, "defender": {"destroyed": 0, "scattered": 0}}
         ended = "the attacked location is unoccupied" if empty_from_the_start else None
         for number, battle in enumerate(battles, 1):
             if ended:
-                raise RulesError(f"Battle {number}: the attack is over ({ended}; wizards-quest/attack-duration)")
+                raise REFUSALS(ATTACK_OVER[ended], rule=self.DURATION_RULE, number=number)
             attacking["men"] = attacking.get("men", 0) + battle.get("assist_men", 0)
             ranges = {
                 "attacker": self._force_range("attacker", attacking, None, None),
@@ -438,7 +483,7 @@ class Rules(Game):
             "sorcerer": landing.get("sorcerer", False),
         }
         if force["orcs"] and (force["men"] or force["hero"] or force["sorcerer"]):
-            raise RulesError(f"landing {number}: orcs and players' pieces never share a space ({self.OCCUPANCY_RULE})")
+            raise REFUSALS("landing-orcs-with-players-pieces", rule=self.OCCUPANCY_RULE, number=number)
         kind = "orcs" if force["orcs"] else "men"
         before = force[kind]
         devoured, leaders = self._lose(force, landing["devour_roll"])
@@ -460,10 +505,7 @@ class Rules(Game):
         steps: list[dict[str, Any]] = []
         for number, landing in enumerate(landings, 1):
             if steps and not steps[-1]["moves_on"]:
-                raise RulesError(
-                    f"landing {number}: the Dragon stopped at landing {number - 1}, having devoured a man, Hero or "
-                    f"Sorcerer ({self.PHASE_RULES['dragon-attack']})"
-                )
+                raise REFUSALS("landing-after-the-dragon-stopped", rule=self.PHASE_RULES["dragon-attack"], number=number, previous=number - 1)
             steps.append(self._landing(number, landing))
         leaders = any(step["leaders_devoured"] for step in steps)
         return {
@@ -479,24 +521,22 @@ class Rules(Game):
         (wizards-quest/occupancy-rules), never a Hero and a Sorcerer together (wizards-quest/hero-and-sorcerer-cost)."""
         where = place["location"]
         if where == battle_location:
-            raise RulesError(f"{where}: scattered pieces go to any other location ({self.PHASE_RULES['scatter']})")
+            raise REFUSALS("scatter-to-the-battle-location", rule=self.PHASE_RULES["scatter"], location=where)
         if place["holds"] in ("other_player", "orcs"):
-            raise RulesError(
-                f"{where}: scattered pieces go only to their owner's or unoccupied locations, not to one "
-                f"held by {place['holds'].replace('_', ' ')} ({self.PHASE_RULES['clarify-scatter-destination']})"
-            )
+            refusal = "scatter-to-another-players-location" if place["holds"] == "other_player" else "scatter-to-an-orc-location"
+            raise REFUSALS(refusal, rule=self.PHASE_RULES["clarify-scatter-destination"], location=where)
         if place.get("orcs", 0) + place.get("orcs_there", 0) > self.MAX_ORCS:
-            raise RulesError(f"{where}: a location holds at most {self.MAX_ORCS} orcs ({self.OCCUPANCY_RULE})")
+            raise REFUSALS("scatter-too-many-orcs", rule=self.OCCUPANCY_RULE, location=where, most=self.MAX_ORCS)
         hero = place.get("hero") or place.get("hero_there")
         sorcerer = place.get("sorcerer") or place.get("sorcerer_there")
         if hero and sorcerer:
-            raise RulesError(f"{where}: a Hero and a Sorcerer never share a space ({self.PHASE_RULES['hero-and-sorcerer-cost']})")
+            raise REFUSALS("scatter-hero-and-sorcerer", rule=self.PHASE_RULES["hero-and-sorcerer-cost"], location=where)
 
     @check("scatter")
     def scatter(self, pieces: dict[str, Any], battle_location: str, destinations: list[Destination]) -> dict[str, Any]:
         """Where the pieces a Sorcerer scatters may go: every scattered piece placed, each destination checked."""
         if pieces.get("men") and pieces.get("orcs"):
-            raise RulesError(f"orcs and players' pieces never share a space ({self.OCCUPANCY_RULE})")
+            raise REFUSALS("orcs-with-players-pieces", rule=self.OCCUPANCY_RULE)
         for place in destinations:
             self._destination(battle_location, place)
         placed = {
@@ -507,10 +547,7 @@ class Rules(Game):
         }
         wanted = {k: int(pieces.get(k, 0)) for k in placed}
         if placed != wanted:
-            raise RulesError(
-                f"the destinations place {placed}, but the pieces scattered are {wanted}: every scattered "
-                f"piece is placed ({self.PHASE_RULES['scatter']})"
-            )
+            raise REFUSALS("scattered-pieces-not-placed", rule=self.PHASE_RULES["scatter"], placed=placed, wanted=wanted)
         return {
             "placed": {"men": placed["men"], "orcs": placed["orcs"], "hero": bool(placed["hero"]), "sorcerer": bool(placed["sorcerer"])},
             "destinations": [place["location"] for place in destinations],
@@ -526,9 +563,8 @@ class Rules(Game):
         the castles next to a region are an input when an orc-held castle might be one."""
         if castles_next_to is None or roll not in castles_next_to:
             if any("castle" in place for place in orcs):
-                raise RulesError(
-                    f"region {roll} was rolled: give castles_adjacent_to_region for it (the castles next to its "
-                    f"territories; the map is not printed) ({self.PHASE_RULES['orc-growth']})"
+                raise REFUSALS(
+                    "growth-needs-the-castles-of-a-region", rule=self.PHASE_RULES["orc-growth"], region=roll, field="castles_adjacent_to_region"
                 )
         castles = set((castles_next_to or {}).get(roll, []))
         for place in orcs:
@@ -578,10 +614,7 @@ class Rules(Game):
         if leader_assist is None:
             return None, False
         if leader_assist == already_there:
-            raise RulesError(
-                f"the player's {leader_assist} is already in the attacking location: a player moves his Hero "
-                f"or Sorcerer in ({self.PHASE_RULES['hero-sorcerer-assist']})"
-            )
+            raise REFUSALS("leader-already-in-the-attacking-location", rule=self.PHASE_RULES["hero-sorcerer-assist"], leader=leader_assist)
         if moment != "start":
             refuse("leader_only_at_start", "hero-sorcerer-assist", "a Hero or Sorcerer assists only at the start of the attack")
         return not free and moment == "start", already_there is not None
