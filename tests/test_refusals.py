@@ -136,3 +136,52 @@ def test_a_wizards_quest_refusal_reads_in_the_readers_language(rules_data: Path,
     assert _answer("wizards-quest", check, inputs, "ru") == {"refused": "rules", "message": russian, "language": "ru", "rules": [rule]}
     pl = _answer("wizards-quest", check, inputs, "pl")
     assert (pl["language"], pl["rules"]) == ("pl", [rule]) and pl["message"] != english
+
+
+# BattleLore: a ranged attack beyond its unit's band (the reason within it cites a rule of its own), a result spent that
+# the roll does not have (the die face by its label), and heroic results spent through poison on a unit not poisoned
+BL_ATTACK = {"attacker": {"dice": 2}, "target": {"dice": 2, "health": 3}}
+BL_REFUSED = {
+    "beyond": ("attack", {**BL_ATTACK, "attack_type": "ranged", "results": {"pierce": 2}, "range": 5, "min_range": 2, "max_range": 4}),
+    "spent": ("damage_and_retreat", {"target": {}, "results": {"strike": 1}, "spent": {"morale": 1}}),
+    "poison": ("attack", {**BL_ATTACK, "attack_type": "melee", "results": {"heroic": 2}, "heroic_damage": {"poison": 2}}),
+}
+
+
+@pytest.mark.unit
+def test_a_battlelore_refusal_reads_in_the_readers_language_with_the_forms_names_and_the_rules_that_forbid_it(rules_data: Path, monkeypatch):
+    monkeypatch.setenv("RULES_CHECK_DATA", str(rules_data))
+    said = {
+        name: {language: _answer("battlelore", check, inputs, language) for language in ("ru", "pl")} for name, (check, inputs) in BL_REFUSED.items()
+    }
+    ru = {name: (texts["ru"]["message"], texts["ru"]["language"], texts["ru"]["rules"]) for name, texts in said.items()}
+    assert ru == {
+        "beyond": (
+            "дальность до цели 5 больше максимальной дальности 4: цель выстрела находится в пределах дальности атакующего отряда",
+            "ru",
+            ["battlelore/range", "battlelore/ranged"],
+        ),
+        "spent": ("нельзя израсходовать результаты «боевой дух» в количестве 1: в броске их 0", "ru", []),
+        "poison": (
+            "результатов «героизм», израсходованных на урон через эффект «яд»: 2; отряд, против которого сделан бросок, не отравлен",
+            "ru",
+            ["battlelore/poison"],
+        ),
+    }
+    assert {name: (texts["pl"]["language"], texts["pl"]["rules"]) for name, texts in said.items()} == {
+        name: ("pl", rules) for name, (_, _, rules) in ru.items()
+    }
+    assert said["poison"]["pl"]["message"].startswith("wyniki heroizm wydane na obrażenia przez efekt „trucizna”: 2;")
+    english = {}
+    for name, (check, inputs) in BL_REFUSED.items():
+        with pytest.raises(RulesError) as raised:
+            rules_check.run("battlelore", check, inputs)
+        english[name] = str(raised.value)
+    assert english == {
+        "beyond": (
+            "the target is at range 5, beyond the maximum range of 4: a ranged attack's target is within the attacking unit's range"
+            " (battlelore/ranged) (battlelore/range)"
+        ),
+        "spent": "cannot spend 1 morale result(s): the roll has 0",
+        "poison": "2 heroic result(s) spent for damage through poison: the unit rolled against is not poisoned (battlelore/poison)",
+    }

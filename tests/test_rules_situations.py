@@ -457,7 +457,7 @@ def test_bl_attack_refuses_a_ranged_target_out_of_range(rc):
         rc.run("battlelore", "attack", {**_BL_RANGED, "range": 5, "min_range": 2, "max_range": 4})
     with pytest.raises(rc.RulesError, match="adjacent unit only with a minimum range of 1"):
         rc.run("battlelore", "attack", {**_BL_RANGED, "range": 1, "min_range": 2, "max_range": 4})
-    with pytest.raises(rc.RulesError, match="give min_range and max_range"):
+    with pytest.raises(rc.RulesError, match="give min_range, max_range; the band"):
         rc.run("battlelore", "attack", {**_BL_RANGED, "range": 3})
     with pytest.raises(rc.RulesError, match="not in an adjacent hex"):
         rc.run("battlelore", "attack", {**_BL_RANGED, "range": 3, "adjacent": True})

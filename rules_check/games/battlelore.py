@@ -6,7 +6,73 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from ..core import Game, GameData, RulesError, check
+from ..core import Game, GameData, Refusals, check
+
+REFUSALS = Refusals(
+    {
+        "unknown-terrain": "unknown terrain '{terrain}'; terrains are {terrains} (and {edge} for a path)",
+        "combat-dice-missing": "give the unit's combat dice (the number on its reference card)",
+        "lore-cards-without-dice-effect": "lore card(s) {cards}: their dice effect is not in the guide; give {field}",
+        "path-too-short-for-flying": "the path lists {hexes} hex(es); {retreats} retreat(s) need {retreats}",
+        "path-too-short": "the path lists {hexes} hex(es); the retreat needs at least {needed}",
+        "spent-more-than-rolled": "cannot spend {spent} {face} result(s): the roll has {rolled}",
+        "unknown-faces": "unknown face(s) {faces}; faces are {known}",
+        "unknown-face": "unknown face {face}; faces are {faces}",
+        "no-unit-in-impassable-terrain": "no unit stands in {terrain}: it is impassable terrain",
+        "two-players": "BattleLore has two players",
+        "both-armies-destroyed": "both armies destroyed: the destroying attack ends the game for one side first",
+        "campaign-length": "a campaign has {scenarios} scenarios, not {given}",
+        "campaign-players": "each scenario needs the points of the same two players and one of them as winner",
+        "pursuit-needs-target-hex": "give {field} (the hex of the original attack's target) to check a pursuit path",
+        "path-given-twice": "give the path as labels ({fields}) or on the board, not both",
+        "x-below-one": "{ability} X is the number on the unit's reference card, at least 1, not {x}",
+        "unknown-ability": "unknown ability '{ability}': {pursue} or {skirmish}",
+        "no-copy-of-the-game": "at least one copy of the game",
+        "two-factions": "BattleLore has two players, one faction each",
+        "same-faction": "the two players may not fight for the same faction ({faction})",
+        "position-cards-missing": "give the position cards of one copy for {factions}",
+        "not-a-faction-in-play": "'{faction}' is not one of the two factions ({factions})",
+        "same-hex": "the attacking unit and its target are in the same hex",
+        "two-terrains": "hex [{hex}] is given two terrains",
+        "melee-unit-range": "a melee unit's attack range is {range}: give {low} and {high} only for a unit with the Ranged trait",
+        "min-above-max": "a minimum range of {low} above the maximum range of {high}: the reference card shows a band, minimum first",
+        "attacker-results-count": "the attacker rolls {dice} dice, but {rolled} results are given",
+        "counterattack-results-count": "the counterattacking unit rolls {dice} dice, but {rolled} results are given",
+        "melee-target-not-adjacent": "the target of a melee attack must be in an adjacent hex",
+        "stunned-cannot-attack": "a stunned unit cannot attack",
+        "no-counterattack": "the target may not counterattack: {reason}",
+        "target-destroyed": "the target was destroyed",
+        "target-left-its-hex": "the target retreated from its hex",
+        "target-not-adjacent": "the target is not adjacent to the attacker",
+        "stunned-cannot-counterattack": "a stunned unit cannot counterattack",
+        "attacker-lost-last-figure": "the attacking unit lost its last figure to Berserk after its attack",
+        "heroic-without-berserk": "{count} heroic result(s) spent for damage through {effect}: the rolling unit has no Berserk",
+        "heroic-without-poison": "{count} heroic result(s) spent for damage through {effect}: the unit rolled against is not poisoned",
+        "heroic-without-fury": "{count} heroic result(s) spent for damage through {effect}: Fury of Y'llan was not played",
+        "heroic-overspent": "{spent} heroic results spent, but the roll has {rolled}: each die is spent on one effect only",
+        "range-one-is-adjacent": "a target at range {range} is in an adjacent hex",
+        "range-not-adjacent": "a target at range {range} is not in an adjacent hex",
+        "melee-attack-range": "a melee attack's range is {range}: {low} and {high} belong to a ranged attack",
+        "ranged-range-missing": (
+            "to judge the range of a ranged attack give {fields}; the band is on the unit's reference card, which the sources do not print"
+        ),
+        "under-minimum-range": "the target is at range {range}, under the minimum range of {low}: {reason}",
+        "beyond-maximum-range": "the target is at range {range}, beyond the maximum range of {high}: {reason}",
+        "adjacent-needs-minimum-one": "a ranged unit may attack an adjacent unit only with a minimum range of 1",
+        "target-within-range": "a ranged attack's target is within the attacking unit's range",
+        "own-hex-among-units": "the moving unit's own hex [{start}] is listed among the other units",
+        "step-not-adjacent": "step {step}: hex [{hex}] is not adjacent to [{previous}]",
+    }
+)
+
+# why the target may not counterattack (the output's code) -> the refusal that says it
+CANNOT_COUNTERATTACK = {
+    "destroyed": "target-destroyed",
+    "left_its_hex": "target-left-its-hex",
+    "not_adjacent": "target-not-adjacent",
+    "stunned": "stunned-cannot-counterattack",
+    "attacker_destroyed": "attacker-lost-last-figure",
+}
 
 # terrain -> the entry holding its params
 TERRAIN_ENTRIES = {
@@ -31,6 +97,11 @@ DICE_KEYS = ("dice", "terrain", "flying", "rage", "damage_suffered")
 
 def _dice_view(unit: dict[str, Any]) -> dict[str, Any]:
     return {k: unit[k] for k in DICE_KEYS if k in unit}
+
+
+def _cannot_counterattack(code: str, rule: str) -> dict[str, str]:
+    """A reason the target may not counterattack, as the output lists it: its code, the rule and the message."""
+    return {"code": code, "rule": rule, "message": REFUSALS.messages[CANNOT_COUNTERATTACK[code]]}
 
 
 def _figures(unit: dict[str, Any], health_left: int | None) -> int | None:
@@ -216,6 +287,10 @@ class Rules(Game):
             for name in ("berserk", "poison", "fury-of-yllan", "ferocious", "spending-dice", "removing-figures", "clarify-heroic-damage")
         }
         self.STUN_RULE = data.ref("battlelore/stun")
+        self.COMBAT_RULE = data.ref("battlelore/combat")
+        self.MELEE_RULE = data.ref("battlelore/melee")
+        self.RANGED_RULE = data.ref("battlelore/ranged")
+        self.RANGE_RULE = data.ref("battlelore/range")
         self.MOVEMENT_RULE = data.ref("battlelore/movement")
         self.CUMBERSOME_RULE = data.ref("battlelore/cumbersome")
         self.FLYING_RULE = data.ref("battlelore/flying")
@@ -224,7 +299,7 @@ class Rules(Game):
 
     def _terrain(self, name: str) -> str:
         if name not in self.TERRAIN and name != "off_board":
-            raise RulesError(f"unknown terrain '{name}'; terrains are {', '.join(self.TERRAIN)} (and off_board for a path)")
+            raise REFUSALS("unknown-terrain", terrain=name, terrains=list(self.TERRAIN), edge="off_board")
         return name
 
     def _roll(
@@ -239,10 +314,10 @@ class Rules(Game):
         """Dice of one combat roll: terrain first, then modifiers (battlelore/modifiers)."""
         own, theirs = self._terrain(roller.get("terrain", "plains")), self._terrain(victim.get("terrain", "plains"))
         if "dice" not in roller:
-            raise RulesError("give the unit's combat dice (the number on its reference card)")
+            raise REFUSALS("combat-dice-missing")
         unknown = [c for c in lore_cards if c not in ("runeblade", "fury_of_yllan")]
         if unknown:
-            raise RulesError(f"lore card(s) {', '.join(unknown)}: their dice effect is not in the guide; give other_modifiers")
+            raise REFUSALS("lore-cards-without-dice-effect", cards=unknown, field="other_modifiers")
         caps: list[int] = []
         ignored: list[int] = []
         for unit, terrain in ((roller, own), (victim, theirs)):
@@ -315,7 +390,7 @@ class Rules(Game):
         for k in range(1, retreats + 1):
             h = path[k - 1] if k - 1 < len(path) else None
             if h is None:
-                raise RulesError(f"the path lists {len(path)} hex(es); {retreats} retreat(s) need {retreats}")
+                raise REFUSALS("path-too-short-for-flying", hexes=len(path), retreats=retreats)
             if self._terrain(h.get("terrain", "plains")) == "off_board":
                 break
             if not h.get("unit"):
@@ -350,7 +425,7 @@ class Rules(Game):
         while left:
             h = hex_at(moved)
             if h is None:
-                raise RulesError(f"the path lists {len(path)} hex(es); the retreat needs at least {moved + 1}")
+                raise REFUSALS("path-too-short", hexes=len(path), needed=moved + 1)
             terrain = self._terrain(h.get("terrain", "plains"))
             if h.get("unit") == "friendly":
                 return {"hexes": moved * self.HEXES_PER_RETREAT, "unperformed": 0, "support": True, "stopped_by": "friendly unit"}
@@ -386,12 +461,12 @@ class Rules(Game):
         results, spent, path = dict(results or {}), spent or {}, path or []
         for face, n in spent.items():
             if n > results.get(face, 0):
-                raise RulesError(f"cannot spend {n} {face} result(s): the roll has {results.get(face, 0)}")
+                raise REFUSALS("spent-more-than-rolled", spent=n, face=face, rolled=results.get(face, 0))
             if n:
                 results[face] -= n
         unknown = [f for f in results if f not in self.DICE_TABLE]
         if unknown:
-            raise RulesError(f"unknown face(s) {', '.join(unknown)}; faces are {', '.join(self.DICE_TABLE)}")
+            raise REFUSALS("unknown-faces", faces=unknown, known=list(self.DICE_TABLE))
         users = {
             "melee_unit": attack_type == "melee",
             "non_weakened_melee_unit": attack_type == "melee" and not attacker_weakened,
@@ -446,7 +521,7 @@ class Rules(Game):
         one row each in the dice-results table; the die has six sides (battlelore/clarify-dice-face-icons), so each
         result is on one side: a chance of 1 in as many sides as the table has rows."""
         if face not in self.FACE_CHANCES:
-            raise RulesError(f"unknown face {face}; faces are {', '.join(self.FACE_CHANCES)}")
+            raise REFUSALS("unknown-face", face=face, faces=list(self.FACE_CHANCES))
         chance = self.FACE_CHANCES[face]
         return {"probability": float(chance), "exact": _exact(chance), "sides": len(self.FACE_CHANCES)}
 
@@ -460,7 +535,7 @@ class Rules(Game):
         `attacker` {dice, terrain, flying}, `target` {terrain, flying}."""
         terrain = self._terrain(target.get("terrain", "plains"))
         if terrain in self.IMPASSABLE and not target.get("flying"):
-            raise RulesError(f"no unit stands in {terrain}: it is impassable terrain ({TERRAIN_ENTRIES[terrain]})")
+            raise REFUSALS("no-unit-in-impassable-terrain", rule=TERRAIN_ENTRIES[terrain], terrain=terrain)
         roll = self.combat_dice(attacker, target, attack_type)
         dealt_by_face = {  # one result of each face, the target free to retreat over plains
             face: self.damage_and_retreat(
@@ -513,11 +588,11 @@ class Rules(Game):
         """
         players = list(victory_points)
         if len(players) != 2:
-            raise RulesError("BattleLore has two players")
+            raise REFUSALS("two-players")
         if units_left is not None:
             routed = [p for p in players if units_left.get(p, 1) == 0]
             if len(routed) == 2:
-                raise RulesError("both armies destroyed: the destroying attack ends the game for one side first")
+                raise REFUSALS("both-armies-destroyed")
             if routed:
                 winner = next(p for p in players if p not in routed)
                 return {"game_ends": True, "winner": winner, "condition": "all_enemy_units_destroyed", "points_checked": False}
@@ -535,10 +610,10 @@ class Rules(Game):
         afterwards the previous winner takes the next letter with either digit, the loser that letter with the loser's digit.
         """
         if len(scenarios) != self.SCENARIOS_IN_CAMPAIGN:
-            raise RulesError(f"a campaign has {self.SCENARIOS_IN_CAMPAIGN} scenarios, not {len(scenarios)}")
+            raise REFUSALS("campaign-length", scenarios=self.SCENARIOS_IN_CAMPAIGN, given=len(scenarios))
         players = list(scenarios[0]["vp"])
         if len(players) != 2 or any(set(s["vp"]) != set(players) or s["winner"] not in players for s in scenarios):
-            raise RulesError("each scenario needs the points of the same two players and one of them as winner")
+            raise REFUSALS("campaign-players")
         cards, letter = [], self.FIRST_SCENARIO_CARD[0]
         for index in range(len(scenarios)):
             if index == 0:
@@ -585,7 +660,7 @@ class Rules(Game):
         if ability != "pursue":
             return problems
         if target_hex is None:
-            raise RulesError("give target_hex (the hex of the original attack's target) to check a pursuit path")
+            raise REFUSALS("pursuit-needs-target-hex", field="target_hex")
         if path and path[0] != target_hex:
             problems.append(
                 {
@@ -630,13 +705,13 @@ class Rules(Game):
         """
         if board is not None:
             if path is not None or start_hex is not None or target_hex is not None:
-                raise RulesError("give the path as labels (path, start_hex, target_hex) or on the board, not both")
+                raise REFUSALS("path-given-twice", fields=["path", "start_hex", "target_hex"])
             label = ",".join
             path = [label(map(str, h)) for h in board["path"]]
             start_hex = label(map(str, board["start"]))
             target_hex = label(map(str, board["target"])) if "target" in board else None
         if x < 1:
-            raise RulesError(f"{ability} X is the number on the unit's reference card, at least 1, not {x}")
+            raise REFUSALS("x-below-one", ability=ability, x=x)
         problems = []
 
         def problem(code: str, rule: str, message: str) -> None:
@@ -670,7 +745,7 @@ class Rules(Game):
             if moment not in (None, "after_attack_step"):
                 problem("wrong_moment", self.SKIRMISH_RULE, "Skirmish moves the unit after the attack step")
         else:
-            raise RulesError(f"unknown ability '{ability}': pursue or skirmish")
+            raise REFUSALS("unknown-ability", ability=ability, pursue="pursue", skirmish="skirmish")
         if path is not None:
             problems += self._path_problems(ability, x, result["min_hexes"], path, start_hex, target_hex)
             result["hexes_moved"] = len(path)
@@ -689,21 +764,21 @@ class Rules(Game):
         the position cards of all copies.
         """
         if copies_of_game < 1:
-            raise RulesError("at least one copy of the game")
+            raise REFUSALS("no-copy-of-the-game")
         if len(factions) != 2:
-            raise RulesError("BattleLore has two players, one faction each")
+            raise REFUSALS("two-factions")
         if factions[0] == factions[1]:
-            raise RulesError(f"the two players may not fight for the same faction ({factions[0]})")
+            raise REFUSALS("same-faction", faction=factions[0])
         missing = [f for f in factions if f not in position_cards_per_copy]
         if missing:
-            raise RulesError(f"give the position cards of one copy for {', '.join(missing)}")
+            raise REFUSALS("position-cards-missing", factions=missing)
         max_units = {f: {unit: n * copies_of_game for unit, n in position_cards_per_copy[f].items()} for f in factions}
         result = {"same_faction_for_both_players": False, "max_units": max_units}
         if army is not None:
             over = []
             for faction, units in army.items():
                 if faction not in max_units:
-                    raise RulesError(f"'{faction}' is not one of the two factions ({', '.join(factions)})")
+                    raise REFUSALS("not-a-faction-in-play", faction=faction, factions=factions)
                 for unit, count in units.items():
                     allowed = max_units[faction].get(unit, 0)
                     if count > allowed:
@@ -748,13 +823,13 @@ class Rules(Game):
         """
         a, b = (attacker[0], attacker[1]), (target[0], target[1])
         if a == b:
-            raise RulesError("the attacking unit and its target are in the same hex")
+            raise REFUSALS("same-hex")
         ground: dict[Hex, str] = {}
         for spot in terrain or []:
             name = self._terrain(spot["terrain"])
             where = (spot["hex"][0], spot["hex"][1])
             if ground.get(where, name) != name:
-                raise RulesError(f"hex {list(where)} is given two terrains")
+                raise REFUSALS("two-terrains", hex=list(where))
             ground[where] = name
         occupied = {(u[0], u[1]) for u in units or []}
         on_hill = ground.get(a) == "hill"
@@ -815,26 +890,22 @@ class Rules(Game):
         the band on its reference card, given as min_range and max_range (the sources print none)."""
         if not ranged:
             if low is not None or high is not None:
-                raise RulesError(
-                    f"a melee unit's attack range is {self.MELEE_RANGE} (battlelore/range): give min_range "
-                    "and max_range only for a unit with the Ranged trait"
-                )
+                raise REFUSALS("melee-unit-range", rule=self.RANGE_RULE, range=self.MELEE_RANGE, low="min_range", high="max_range")
             in_range: bool | None = distance == self.MELEE_RANGE
             return {"in_range": in_range, "may_target": in_range, "range_needs": []}
         if low is None or high is None:
             needs = [name for name, value in (("min_range", low), ("max_range", high)) if value is None]
             return {"in_range": None, "may_target": False if not clear else None, "range_needs": needs}
         if low > high:
-            raise RulesError(
-                f"a minimum range of {low} above the maximum range of {high}: the reference card shows a band, minimum first (battlelore/range)"
-            )
+            raise REFUSALS("min-above-max", rule=self.RANGE_RULE, low=low, high=high)
         in_range = low <= distance <= high
         return {"in_range": in_range, "may_target": in_range and clear, "range_needs": []}
 
-    def _roll_results(self, who: str, dice: int, results: dict[str, Any]) -> None:
+    def _roll_results(self, refusal: str, dice: int, results: dict[str, Any]) -> None:
+        """One result per die rolled (battlelore/combat, step 2); `refusal` names the roller."""
         rolled = sum(results.values())
         if rolled != dice:
-            raise RulesError(f"{who} rolls {dice} dice, but {rolled} results are given (battlelore/combat, step 2)")
+            raise REFUSALS(refusal, rule=self.COMBAT_RULE, dice=dice, rolled=rolled)
 
     def _weakened(self, unit: dict[str, Any], health_left: int | None) -> bool:
         """A unit with 1 figure left is weakened, unless its figures are damage-token units (battlelore/weakened-unit)."""
@@ -875,9 +946,9 @@ class Rules(Game):
         """
         adjacent = self._attack_range(attack_type, adjacent, range, min_range, max_range)
         if attack_type == "melee" and not adjacent:
-            raise RulesError("the target of a melee attack must be in an adjacent hex (battlelore/melee)")
+            raise REFUSALS("melee-target-not-adjacent", rule=self.MELEE_RULE)
         if attacker.get("stunned"):
-            raise RulesError("a stunned unit cannot attack (battlelore/stun)")
+            raise REFUSALS("stunned-cannot-attack", rule=self.STUN_RULE)
         roll = self.combat_dice(
             _dice_view(attacker),
             _dice_view(target),
@@ -886,20 +957,14 @@ class Rules(Game):
             lore_cards,
             other_modifiers,
         )
-        self._roll_results("the attacker", roll["dice"], results)
+        self._roll_results("attacker-results-count", roll["dice"], results)
         strike = Strike(attack_type, results, spent, path, lore_cards, heroic_damage)
         hit = self._strike(attacker, target, strike, self._weakened(attacker, attacker.get("health")))
         before_retreat = self._ferocious(target, hit, adjacent)
         reasons = self._counterattack_reasons(target, hit, adjacent, before_retreat)
         attacker, berserk_kills = self._after_berserk(attacker, strike)
         if berserk_kills:  # its figures removed after the attack, before the counterattack (an attack of its own)
-            reasons.append(
-                {
-                    "code": "attacker_destroyed",
-                    "rule": self.HEROIC["berserk"],
-                    "message": "the attacking unit lost its last figure to Berserk after its attack",
-                }
-            )
+            reasons.append(_cannot_counterattack("attacker_destroyed", self.HEROIC["berserk"]))
         answer: dict[str, Any] = {
             "dice": roll,
             "attack": hit,
@@ -915,7 +980,7 @@ class Rules(Game):
             "lore_gained": {"attacker": hit["lore_gained"], "target": 0},
         }
         if reasons and counterattack is not None:
-            raise RulesError(f"the target may not counterattack: {reasons[0]['message']}")
+            raise REFUSALS("no-counterattack", reason=REFUSALS(CANNOT_COUNTERATTACK[reasons[0]["code"]]))
         struck = None if reasons else self._counterattack(answer, attacker, target, hit, before_retreat, counterattack or {})
         return {**answer, **self._berserk(berserk_kills, target, strike, hit, before_retreat, struck, counterattack or {})}
 
@@ -950,23 +1015,20 @@ class Rules(Game):
         battlelore/poison, battlelore/fury-of-yllan); each die is spent on one effect only (battlelore/spending-dice)."""
         heroic = strike.heroic_damage or {}
         open_to = {
-            "berserk": (bool(unit.get("berserk")), self.HEROIC["berserk"], "the rolling unit has no Berserk"),
-            "poison": (bool(victim.get("poisoned")), self.HEROIC["poison"], "the unit rolled against is not poisoned"),
-            "fury_of_yllan": ("fury_of_yllan" in (strike.lore_cards or []), self.HEROIC["fury-of-yllan"], "Fury of Y'llan was not played"),
+            "berserk": (bool(unit.get("berserk")), self.HEROIC["berserk"], "heroic-without-berserk"),
+            "poison": (bool(victim.get("poisoned")), self.HEROIC["poison"], "heroic-without-poison"),
+            "fury_of_yllan": ("fury_of_yllan" in (strike.lore_cards or []), self.HEROIC["fury-of-yllan"], "heroic-without-fury"),
         }
         for effect, count in heroic.items():
-            allowed, rule, why = open_to[effect]
+            allowed, rule, refusal = open_to[effect]
             if count and not allowed:
-                raise RulesError(f"{count} heroic result(s) spent for damage through {effect}: {why} ({rule})")
+                raise REFUSALS(refusal, rule=rule, count=count, effect=effect)
         used = sum(heroic.values())
         spent = dict(strike.spent or {})
         if used:
             spent["heroic"] = spent.get("heroic", 0) + used
             if spent["heroic"] > strike.results.get("heroic", 0):
-                raise RulesError(
-                    f"{spent['heroic']} heroic results spent, but the roll has {strike.results.get('heroic', 0)}: each die "
-                    f"is spent on one effect only ({self.HEROIC['spending-dice']})"
-                )
+                raise REFUSALS("heroic-overspent", rule=self.HEROIC["spending-dice"], spent=spent["heroic"], rolled=strike.results.get("heroic", 0))
         return used, spent
 
     def _ferocious(self, target: dict[str, Any], hit: dict[str, Any], adjacent: bool) -> bool:
@@ -981,13 +1043,13 @@ class Rules(Game):
         destroyed, moved = hit["destroyed"], hit["hexes_retreated"] > 0
         reasons = []
         if destroyed and not before_retreat:
-            reasons.append({"code": "destroyed", "rule": self.COUNTERATTACK_RULE, "message": "the target was destroyed"})
+            reasons.append(_cannot_counterattack("destroyed", self.COUNTERATTACK_RULE))
         if moved and not before_retreat:
-            reasons.append({"code": "left_its_hex", "rule": self.COUNTERATTACK_RULE, "message": "the target retreated from its hex"})
+            reasons.append(_cannot_counterattack("left_its_hex", self.COUNTERATTACK_RULE))
         if not adjacent:
-            reasons.append({"code": "not_adjacent", "rule": self.COUNTERATTACK_RULE, "message": "the target is not adjacent to the attacker"})
+            reasons.append(_cannot_counterattack("not_adjacent", self.COUNTERATTACK_RULE))
         if target.get("stunned") and not destroyed:
-            reasons.append({"code": "stunned", "rule": self.STUN_RULE, "message": "a stunned unit cannot counterattack"})
+            reasons.append(_cannot_counterattack("stunned", self.STUN_RULE))
         return reasons
 
     def _counterattack(
@@ -1023,7 +1085,7 @@ class Rules(Game):
         answer["counterattack_dice"] = back_roll["dice"]
         if "results" not in back:
             return None
-        self._roll_results("the counterattacking unit", back_roll["dice"], strike.results)
+        self._roll_results("counterattack-results-count", back_roll["dice"], strike.results)
         struck = self._strike(after, attacker, strike, self._weakened(target, health_left))
         answer["counterattack"] = {"dice": back_roll, "result": struck}
         answer["lore_gained"]["target"] = struck["lore_gained"]
@@ -1061,42 +1123,31 @@ class Rules(Game):
 
     def _attack_range(self, attack_type: str, adjacent: bool | None, distance: int | None, low: int | None, high: int | None) -> bool:
         """Whether attacker and target are adjacent, with the range checked against the attack's band (a melee attack's
-        is 1; a ranged attack's is its reference card's, which the players give): RulesError naming the rule, or the
+        is 1; a ranged attack's is its reference card's, which the players give): a refusal naming the rule, or the
         input the players must give."""
         if distance is not None and adjacent is not None and adjacent != (distance == self.MELEE_RANGE):
-            raise RulesError(f"a target at range {distance} is {'' if distance == self.MELEE_RANGE else 'not '}in an adjacent hex (battlelore/range)")
+            refusal = "range-one-is-adjacent" if distance == self.MELEE_RANGE else "range-not-adjacent"
+            raise REFUSALS(refusal, rule=self.RANGE_RULE, range=distance)
         if distance is not None:
             adjacent = distance == self.MELEE_RANGE
         if attack_type == "melee":
             if low is not None or high is not None:
-                raise RulesError(
-                    f"a melee attack's range is {self.MELEE_RANGE} (battlelore/range): min_range and max_range belong to a ranged attack"
-                )
+                raise REFUSALS("melee-attack-range", rule=self.RANGE_RULE, range=self.MELEE_RANGE, low="min_range", high="max_range")
             return True if adjacent is None else adjacent
         if distance is None and low is None and high is None:
             return bool(adjacent)  # the range not in question
         if distance is None or low is None or high is None:
             missing = [n for n, v in (("range", distance), ("min_range", low), ("max_range", high)) if v is None]
-            raise RulesError(
-                f"to judge the range of a ranged attack give {' and '.join(missing)} (the band is on the "
-                "unit's reference card, which the sources do not print: battlelore/range)"
-            )
+            raise REFUSALS("ranged-range-missing", rule=self.RANGE_RULE, fields=missing)
         if low > high:
-            raise RulesError(
-                f"a minimum range of {low} above the maximum range of {high}: the reference card shows a band, minimum first (battlelore/range)"
-            )
-        if distance < low:
-            reason = (
-                "a ranged unit may attack an adjacent unit only with a minimum range of 1 (battlelore/ranged)"
-                if distance == self.MELEE_RANGE
-                else "a ranged attack's target is within the attacking unit's range (battlelore/ranged, battlelore/range)"
-            )
-            raise RulesError(f"the target is at range {distance}, under the minimum range of {low}: {reason}")
-        if distance > high:
-            raise RulesError(
-                f"the target is at range {distance}, beyond the maximum range of {high}: a ranged attack's "
-                "target is within the attacking unit's range (battlelore/ranged, battlelore/range)"
-            )
+            raise REFUSALS("min-above-max", rule=self.RANGE_RULE, low=low, high=high)
+        if distance < low and distance == self.MELEE_RANGE:
+            raise REFUSALS("under-minimum-range", range=distance, low=low, reason=REFUSALS("adjacent-needs-minimum-one", rule=self.RANGED_RULE))
+        if not low <= distance <= high:  # the reason cites battlelore/ranged, the band battlelore/range
+            within = REFUSALS("target-within-range", rule=self.RANGED_RULE)
+            if distance < low:
+                raise REFUSALS("under-minimum-range", rule=self.RANGE_RULE, range=distance, low=low, reason=within)
+            raise REFUSALS("beyond-maximum-range", rule=self.RANGE_RULE, range=distance, high=high, reason=within)
         return bool(adjacent)
 
     def _step_problems(
@@ -1145,12 +1196,12 @@ class Rules(Game):
             where = (spot["hex"][0], spot["hex"][1])
             name = self._terrain(spot["terrain"])
             if ground.get(where, name) != name:
-                raise RulesError(f"hex {list(where)} is given two terrains")
+                raise REFUSALS("two-terrains", hex=list(where))
             ground[where] = name
         occupied = {(u[0], u[1]) for u in units or []}
         hexes = [(start[0], start[1])] + [(h[0], h[1]) for h in path]
         if hexes[0] in occupied:
-            raise RulesError(f"the moving unit's own hex {start} is listed among the other units")
+            raise REFUSALS("own-hex-among-units", start=list(start))
         problems = []
         if march_speed is not None and len(path) > march_speed:
             problems.append(
@@ -1164,7 +1215,7 @@ class Rules(Game):
             )
         for step, (before, here) in enumerate(zip(hexes, hexes[1:], strict=False), 1):
             if hex_distance(before, here) != 1:
-                raise RulesError(f"step {step}: hex {list(here)} is not adjacent to {list(before)}")
+                raise REFUSALS("step-not-adjacent", step=step, hex=list(here), previous=list(before))
             problems += self._step_problems(unit, step, here, step == len(path), ground, occupied)
         return {
             "legal": not problems,
