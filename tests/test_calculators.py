@@ -287,8 +287,13 @@ def test_bad_input_shows_the_fields_message_and_a_rule_its_refusal(bundled_build
         dice.send_keys("3")
         press(calc_driver, block.find_element("css selector", ".kb-calc-list .kb-calc-add"))
         block.find_element("css selector", "input[name='results/0']").send_keys("4")
-        shown = calculate(calc_driver, block)  # 3 dice, 1 result: impossible under the rules
-        assert shown["refused"] and "too few results" in shown["refused"]
+        shown = calculate(calc_driver, block)  # 3 dice, 1 result: impossible under the rules, said in Russian with its rule linked
+        assert shown["refused"] == (
+            "Невозможно по правилам: слишком мало значений: кубики атаки — 3, дополнительные броски — 0, нужно бросков — 3, получено значений — 1"
+        )
+        assert "(сообщение на английском)" not in shown["refused"]
+        entries = json.loads((site / "ru" / "citow" / "calculators.json").read_text(encoding="utf-8"))["entries"]
+        assert shown["followed"] == [entries["citow/battle-dice"]["href"]]
         for value in ("5", "6", "2"):
             press(calc_driver, block.find_element("css selector", ".kb-calc-list .kb-calc-add"))
             block.find_elements("css selector", ".kb-calc-list input")[-1].send_keys(value)

@@ -185,3 +185,47 @@ def test_a_battlelore_refusal_reads_in_the_readers_language_with_the_forms_names
         "spent": "cannot spend 1 morale result(s): the roll has 0",
         "poison": "2 heroic result(s) spent for damage through poison: the unit rolled against is not poisoned (battlelore/poison)",
     }
+
+
+# Chaos in the Old World: three dice and one result; Khorne hitting his own Bloodthirster; 7 Skaven tokens of the box's 6
+CITOW_REFUSED = {
+    "too few results": ("battle_hits", {"dice": 3, "results": [4]}),
+    "own followers": (
+        "battle",
+        {
+            "figures": {"khorne": {"bloodthirster": 1}, "nurgle": {"great_unclean_one": 1}},
+            "stats": {"bloodthirster": {"attack": 4, "defense": 3}, "great_unclean_one": {"attack": 3, "defense": 3}},
+            "dice_rolled": {"khorne": [4, 5, 1, 1], "nurgle": [1, 1, 1]},
+            "hit_assignment": {"khorne": {"bloodthirster": 1}},
+        },
+    ),
+    "tokens": ("corruption_phase", {"regions": [{"region": "kislev", "skaven_tokens": 4}, {"region": "estalia", "skaven_tokens": 3}]}),
+}
+
+
+@pytest.mark.unit
+def test_a_citow_refusal_reads_in_the_readers_language_with_its_values_named_as_the_form_names_them(rules_data: Path, monkeypatch):
+    monkeypatch.setenv("RULES_CHECK_DATA", str(rules_data))
+    english, ru, pl = {}, {}, {}
+    for situation, (check, inputs) in CITOW_REFUSED.items():
+        with pytest.raises(RulesError) as raised:
+            rules_check.run("citow", check, inputs)
+        english[situation] = str(raised.value)
+        ru[situation], pl[situation] = (_answer("citow", check, inputs, language) for language in ("ru", "pl"))
+    assert english == {
+        "too few results": "too few results: 3 dice and 0 explosion(s) need 3 rolls, got 1 (citow/battle-dice)",
+        "own followers": "khorne: a player cannot assign hits to his own followers (bloodthirster) (citow/assigning-hits)",
+        "tokens": "7 Skaven tokens on the board (kislev 4; estalia 3), but the game has 6: Old World tokens of each type are strictly "
+        "limited, none is replaced when they run out (citow/old-world-token-supply)",
+    }
+    assert {situation: said["message"] for situation, said in ru.items()} == {
+        "too few results": "слишком мало значений: кубики атаки — 3, дополнительные броски — 0, нужно бросков — 3, получено значений — 1",
+        "own followers": "Кхорн: игрок не может применять ранения к своим последователям (Кровожад)",
+        "tokens": "маркеров Скавенов на поле: 7 (Кислев: 4; Эсталия: 3), а в игре их 6: маркеры Старого Света каждого типа строго "
+        "ограничены, закончившиеся не заменяются",
+    }
+    rules = {"too few results": ["citow/battle-dice"], "own followers": ["citow/assigning-hits"], "tokens": ["citow/old-world-token-supply"]}
+    for situation, rule in rules.items():
+        assert (ru[situation]["language"], ru[situation]["rules"]) == ("ru", rule)
+        assert (pl[situation]["language"], pl[situation]["rules"], pl[situation]["refused"]) == ("pl", rule, "rules")
+    assert pl["own followers"]["message"] == "Khorne: gracz nie może przydzielać obrażeń swoim wyznawcom (Krwiopijec Khorna)"

@@ -199,7 +199,7 @@ def test_citow_old_world_tokens_are_finite_across_regions(rc):
     seven = {"regions": [{"region": "kislev", "skaven_tokens": 4}, {"region": "estalia", "skaven_tokens": 3}]}
     with pytest.raises(
         rc.RulesError,
-        match=r"7 Skaven tokens on the board \(kislev 4, estalia 3\), but the game has 6.*"
+        match=r"7 Skaven tokens on the board \(kislev 4; estalia 3\), but the game has 6.*"
         r"citow/old-world-token-supply",
     ):
         rc.run("citow", "corruption_phase", seven)
@@ -222,7 +222,7 @@ def test_citow_a_power_has_only_its_own_figures_on_the_board(rc):
             {"region": "estalia", "figures": {"khorne": {"greater_daemon": 1}}, "cultists": {"khorne": 1}, "resistance": 2, "conquer_value": 2},
         ]
     }
-    with pytest.raises(rc.RulesError, match=r"12 figures of khorne on the board \(kislev 10, estalia 2\), but khorne has 11"):
+    with pytest.raises(rc.RulesError, match=r"12 figures of khorne on the board \(kislev 10; estalia 2\), but khorne has 11"):
         rc.run("citow", "corruption_phase", twelve)
     twelve["regions"][1]["cultists"] = {"khorne": 0}  # the cultists given apart stand for the figures' cultist class
     assert rc.run("citow", "corruption_phase", twelve)["old_world_tokens_left"]["skaven"] == 6

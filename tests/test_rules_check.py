@@ -340,7 +340,7 @@ def test_battle_unknown_defense_and_ambiguous_targets(rc):
     with pytest.raises(rc.RulesError, match="give the stats"):
         rc.citow.battle(figures={"khorne": {"skull_cannon": 1}}, stats={})
     both = {"khorne": {"leper": 1}, "nurgle": {"leper": 1}, "tzeentch": {"bloodletter": 1}}
-    with pytest.raises(rc.RulesError, match="name the target as power/leper"):
+    with pytest.raises(rc.RulesError, match="leper belongs to khorne, nurgle: name the target as one of khorne/leper, nurgle/leper"):
         rc.citow.battle(figures=both, stats=STATS, dice_rolled={"tzeentch": [4, 1]}, hit_assignment={"tzeentch": {"leper": 1}})
     named = rc.citow.battle(
         figures=both, stats=STATS, dice_rolled={"tzeentch": [4, 5]}, hit_assignment={"tzeentch": {"khorne/leper": 1, "nurgle/leper": 1}}

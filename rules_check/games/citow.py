@@ -6,7 +6,98 @@ import re
 from fractions import Fraction
 from typing import Any
 
-from ..core import DataFileError, Game, GameData, RulesError, check
+from ..core import DataFileError, Game, GameData, Refusals, RulesError, check
+
+REFUSALS = Refusals(
+    {
+        # the battle: figures, cards, targets and hits
+        "unknown-powers": "unknown Power(s): {unknown}; Powers are {powers}",
+        "unknown-power": "unknown Power '{power}'",
+        "unknown-power-of-card": "unknown Power '{power}' of card {card}",
+        "stats-missing": "give the stats (attack, defense) of {kind}: the sources do not print them",
+        "attack-value-missing": "give the attack value of {kind}",
+        "no-such-target": "no {target} in this region",
+        "target-of-several-powers": "{target} belongs to {owners}: name the target as one of {targets}",
+        "negative-hits": "{roller}: a negative number of hits on {target}",
+        "more-hits-than-rolled": "{roller}: assigns more hits than the {hits} it has",
+        "own-followers": "{roller}: a player cannot assign hits to his own followers ({kind})",
+        "only-hits-from-sixes": "{roller}: only hits from dice that rolled {six} can be assigned to {kind}; {sixes} available",
+        "too-many-hits-on-peasants": "{roller}: {hits} hits on Peasant tokens, only {peasants} in the region, each takes {per_token} hit",
+        "peasant-token-hits": "{roller}: a Peasant token takes exactly {per_token} hit",
+        "defense-unknown": "{roller}: give the defense of {kind} to assign hits to it (known only to be at least {least})",
+        "too-few-hits-to-kill": ("{roller}: {hits} hit(s) cannot kill {kind} (defense {defense}); a figure cannot be given fewer hits than it needs"),
+        "none-left-standing": "{roller}: no {kind} of {owner} left standing to take {hits} hit(s)",
+        "unassigned-peasant-left": ("{roller}: {hits} hit(s) unassigned while a Peasant token remains; a player able to assign hits must do so"),
+        "unassigned-could-kill": (
+            "{roller}: {hits} hit(s) unassigned but {kind} of {owner} (defense {defense}) could be killed; hits must be assigned when possible"
+        ),
+        "unassigned-might-kill": "{roller}: give the defense of {kind}: {hits} unassigned hit(s) might kill it",
+        "unassigned-held-hits": "{roller}: {hits} hit(s) unassigned but {kind} of {owner} carries held hits they would complete",
+        "unknown-rollers": ("no roller named {rollers}; rollers are the Powers present and <power>_<card> for start-of-battle cards"),
+        "roll-refused": "{roller}: {problem}",
+        # battle dice
+        "results-out-of-range": "results must be 1-{sides}",
+        "too-many-results": "too many results: {dice} dice and {explosions} explosion(s) give {rolls} rolls, not {results}",
+        "too-few-results": "too few results: {dice} dice and {explosions} explosion(s) need {rolls} rolls, got {results}",
+        # domination, corruption and ruination
+        "skull-throne-attack-values": (
+            "The Skull Throne counts figures by their attack values: give attack_values for {figures} "
+            "(from the Power sheet; the sources print no figure stats)"
+        ),
+        "resistance-only-for-kislev": "the sources give resistance and conquer value only for Kislev; give both for other regions",
+        "unknown-regions": "unknown region(s): {unknown}; regions are {regions}",
+        "unknown-region": "unknown region '{region}'; regions are {regions}",
+        "region-given-twice": "region {region} is given twice",
+        "card-values-needed": "only ruination card 1's values are in the sources: give card_values {{first, second}}",
+        "already-ruined-beyond-cards": "only {cards} ruination cards exist: {regions} regions cannot already be ruined",
+        "ruined-beyond-cards": "only {cards} ruination cards exist: {regions} regions cannot be ruined",
+        "ruination-cards-left": "{ruined} ruined region(s) leave {left} of the {cards} ruination cards, not {given}",
+        "too-many-noble-tokens": (
+            "{count} Noble tokens on the board ({where}), but the game has {supply}: "
+            "Old World tokens of each type are strictly limited, none is replaced when they run out"
+        ),
+        "too-many-skaven-tokens": (
+            "{count} Skaven tokens on the board ({where}), but the game has {supply}: "
+            "Old World tokens of each type are strictly limited, none is replaced when they run out"
+        ),
+        "too-many-warpstone-tokens": (
+            "{count} Warpstone tokens on the board ({where}), but the game has {supply}: "
+            "Old World tokens of each type are strictly limited, none is replaced when they run out"
+        ),
+        "too-many-figures": (
+            "{count} figures of {power} on the board ({where}), but {power} has {owned}: "
+            "a Power summons only its own figures, from off the board or from another region"
+        ),
+        "count-in-region": "{region} {count}",
+        # threat dials and the end of the game
+        "unknown-dial-instruction": "unknown dial instruction '{instruction}'",
+        "one-instruction-per-tick": "{power}'s dial turns {ticks} tick(s) and shows one instruction per tick, not {given}",
+        "condition-not-quoted": "the sources do not quote {power}'s dial advancement condition: give condition_met for each event",
+        "events-or-counters": "{power}: give events or counters, not both",
+        "dial-past-victory": "{power}'s dial is at {position}, at or past its Victory window ({victory_at}): the game ended then",
+        "victory-points-break-the-tie": "{powers} tie, and victory points breaks the tie: give the victory points of {missing}",
+        "threat-breaks-the-tie": "{powers} tie, and threat breaks the tie: give the threat of {missing}",
+        "tie-after-the-dial-step": "{problem} (the threat each dial shows after the step: windows.<position>.threat)",
+        "threat-missing": "give the threat of {powers}",
+        "hero-tokens-tie": "{powers} tie for the highest threat ({threat}); the sources do not say who is struck: give tie_break",
+        "unknown-remove-instruction": "unknown instruction '{instruction}'; known: {known}",
+        "instruction-cannot-be-carried-out": "the instruction cannot be carried out",
+        # set-up, the Old World track, summoning, conflicting effects
+        "setup-players": "the sources give set-up figures for {players} players only",
+        "unknown-track-effects": "unknown effect(s) {unknown}; known: {known}",
+        "track-spaces": "the Old World track has {count} spaces ({spaces}), not {given}",
+        "card-twice-on-the-track": "a card cannot lie on two spaces, nor be drawn while it lies on the track",
+        "comet-not-given": "say whether '{card}' has the twin-tailed comet symbol (twin_tailed_comet)",
+        "region-adjacent-to-itself": "a region is not adjacent to itself: {region}",
+        "adjacent-and-not-adjacent": "{first} and {second} are given as both adjacent and not adjacent",
+        "no-figure-in-source": "the figure is taken from {region}, where the Power has no figure",
+        "exactly-one-action": "give exactly one action: summon or play_card",
+        "own-regions-needed": "give regions_with_own_figures (before the action) to judge where a figure may be placed",
+        "card-spaces-of-a-region": "a region has {spaces} card spaces: {regions}",
+        "not-among-the-players": "{power} is not among the players {players}",
+        "unknown-condition": "unknown condition '{condition}' of {card}",
+    }
+)
 
 
 def _region_key(english_name: str) -> str:
@@ -58,15 +149,15 @@ class _Battle:
         self.rules = rules
         unknown = [p for p in figures if p not in POWERS]
         if unknown:
-            raise RulesError(f"unknown Power(s): {', '.join(unknown)}; Powers are {', '.join(POWERS)}")
+            raise REFUSALS("unknown-powers", unknown=unknown, powers=list(POWERS))
         self.powers = [p for p in POWERS if p in figures]
         self.stats = stats
         for power in self.powers:
             for kind, count in figures[power].items():
                 if count and kind not in stats:
-                    raise RulesError(f"give the stats (attack, defense) of {kind}: the sources do not print them")
+                    raise REFUSALS("stats-missing", kind=kind)
                 if count and "attack" not in stats[kind]:
-                    raise RulesError(f"give the attack value of {kind}")
+                    raise REFUSALS("attack-value-missing", kind=kind)
         self.standing = {p: {k: n for k, n in figures[p].items() if n} for p in self.powers}  # on the board
         self.knocked: dict[str, dict[str, int]] = {p: {} for p in self.powers}  # knocked over in the main battle, still rolling
         self.removed: dict[str, dict[str, int]] = {p: {} for p in self.powers}  # removed at once by start-of-battle hits
@@ -81,7 +172,7 @@ class _Battle:
                 **{k: v for k, v in card.items() if k not in ("power", "card")},
             }
             if card["power"] not in POWERS:
-                raise RulesError(f"unknown Power '{card['power']}' of card {card['card']}")
+                raise REFUSALS("unknown-power-of-card", power=card["power"], card=card["card"])
             self.cards.append({"power": card["power"], "card": card["card"], **effect})
         self.bonus = {p: sum(c.get("defense_bonus", 0) for c in self.cards if c["power"] == p) for p in POWERS}
 
@@ -91,9 +182,9 @@ class _Battle:
             return power, kind
         owners = [p for p in self.powers if target in self.standing[p] or target in self.knocked[p] or target in self.removed[p]]
         if not owners:
-            raise RulesError(f"no {target} in this region")
+            raise REFUSALS("no-such-target", target=target)
         if len(owners) > 1:
-            raise RulesError(f"{target} belongs to {' and '.join(owners)}: name the target as power/{target}")
+            raise REFUSALS("target-of-several-powers", target=target, owners=owners, targets=[f"{owner}/{target}" for owner in owners])
         return owners[0], target
 
     def defense(self, power: str, kind: str) -> tuple[int | None, int]:
@@ -170,22 +261,22 @@ class _Battle:
         assigned = 0
         for target, n in assignment.items():
             if n < 0:
-                raise RulesError(f"{roller}: a negative number of hits on {target}")
+                raise REFUSALS("negative-hits", roller=roller, target=target)
             if n == 0:
                 continue
             assigned += n
             if assigned > hits:
-                raise RulesError(f"{roller}: assigns more hits than the {hits} it has")
+                raise REFUSALS("more-hits-than-rolled", roller=roller, hits=hits)
             if target == PEASANT:
                 self.hit_peasants(roller, power, n)
                 continue
             owner, kind = self.owner(target)
             if owner == power:
-                raise RulesError(f"{roller}: a player cannot assign hits to his own followers ({kind})")
+                raise REFUSALS("own-followers", rule=self.rules.ASSIGNING_HITS, roller=roller, kind=kind)
             if self.stats.get(kind, {}).get("only_hit_by_sixes"):
                 if n > sixes:
-                    raise RulesError(
-                        f"{roller}: only hits from dice that rolled {self.rules.EXPLODE_ON} can be assigned to {kind}; {sixes} available"
+                    raise REFUSALS(
+                        "only-hits-from-sixes", rule=self.rules.HITS_ONLY_ON_SIX, roller=roller, six=self.rules.EXPLODE_ON, kind=kind, sixes=sixes
                     )
                 sixes -= n
             self.hit_figures(roller, power, owner, kind, n, early)
@@ -195,9 +286,11 @@ class _Battle:
         """n hits on the region's Peasant tokens: each takes exactly PEASANT_TOKEN_HITS and goes to the Power's sheet."""
         per_token = self.rules.PEASANT_TOKEN_HITS
         if n > self.peasants * per_token:
-            raise RulesError(f"{roller}: {n} hits on Peasant tokens, only {self.peasants} in the region, each takes {per_token} hit")
+            raise REFUSALS(
+                "too-many-hits-on-peasants", rule=self.rules.ASSIGNING_HITS, roller=roller, hits=n, peasants=self.peasants, per_token=per_token
+            )
         if n % per_token:
-            raise RulesError(f"{roller}: a Peasant token takes exactly {per_token} hit")
+            raise REFUSALS("peasant-token-hits", rule=self.rules.ASSIGNING_HITS, roller=roller, per_token=per_token)
         self.peasants -= n // per_token
         self.to_sheet[power] = self.to_sheet.get(power, 0) + n // per_token
 
@@ -205,7 +298,7 @@ class _Battle:
         """n hits of `power` on `owner`'s figures of a kind: held hits completed first, then whole figures killed."""
         value, least = self.defense(owner, kind)
         if value is None:
-            raise RulesError(f"{roller}: give the defense of {kind} to assign hits to it (known only to be at least {least})")
+            raise REFUSALS("defense-unknown", roller=roller, kind=kind, least=least)
         left, last = n, False
         for h in [h for h in self.held if h[0] == power and h[1] == owner and h[2] == kind]:
             need = value - h[3]
@@ -224,26 +317,24 @@ class _Battle:
         elif left and early and self.fresh(owner, kind) > 0:
             self.held.append([power, owner, kind, left, roller])
         elif left and self.fresh(owner, kind) > 0:
-            raise RulesError(f"{roller}: {left} hit(s) cannot kill {kind} (defense {value}); a figure cannot be given fewer hits than it needs")
+            raise REFUSALS("too-few-hits-to-kill", roller=roller, hits=left, kind=kind, defense=value)
         elif left or not last:
-            raise RulesError(f"{roller}: no {kind} of {owner} left standing to take {n} hit(s)")
+            raise REFUSALS("none-left-standing", roller=roller, kind=kind, owner=owner, hits=n)
 
     def must_assign(self, roller: str, power: str, left: int, sixes: int) -> None:
         if left <= 0:
             return
         if self.peasants:
-            raise RulesError(f"{roller}: {left} hit(s) unassigned while a Peasant token remains; a player able to assign hits must do so")
+            raise REFUSALS("unassigned-peasant-left", roller=roller, hits=left)
         for other, kind, value, least in self.enemy_figures(power):
             reach = sixes if self.stats.get(kind, {}).get("only_hit_by_sixes") else left
             if value is not None and value <= reach:
-                raise RulesError(
-                    f"{roller}: {left} hit(s) unassigned but {kind} of {other} (defense {value}) could be killed; hits must be assigned when possible"
-                )
+                raise REFUSALS("unassigned-could-kill", roller=roller, hits=left, kind=kind, owner=other, defense=value)
             if value is None and least <= reach:
-                raise RulesError(f"{roller}: give the defense of {kind}: {left} unassigned hit(s) might kill it")
+                raise REFUSALS("unassigned-might-kill", roller=roller, kind=kind, hits=left)
         for h in self.held:
             if h[0] == power and self.defense(h[1], h[2])[0] - h[3] <= left:
-                raise RulesError(f"{roller}: {left} hit(s) unassigned but {h[2]} of {h[1]} carries held hits they would complete")
+                raise REFUSALS("unassigned-held-hits", roller=roller, hits=left, kind=h[2], owner=h[1])
 
 
 # the threat-dial instructions (citow/dial-instruction-list) that do something: instruction pattern -> what it counts
@@ -277,13 +368,16 @@ def _dial_effects(instructions: list[str]) -> dict[str, int]:
                 totals[key] += int(match.group(1)) if match.groups() else 1
                 break
         else:
-            raise RulesError(f"unknown dial instruction '{instruction}'")
+            raise REFUSALS("unknown-dial-instruction", instruction=instruction)
     return totals
 
 
 OLD_WORLD_CARD_EFFECTS = ("remove_event_tokens", "remove_twin_tailed_comet_cards_from_track", "discard_instead_of_track")
 
 REMOVE_INSTRUCTIONS = ("remove_old_world_tokens",)
+
+# the refusal of a board holding more Old World tokens of a kind than the game has (citow/old-world-token-supply)
+TOO_MANY_TOKENS = {"noble": "too-many-noble-tokens", "skaven": "too-many-skaven-tokens", "warpstone": "too-many-warpstone-tokens"}
 
 
 SKULL_THRONE = "skull_throne"  # the card a Chaos card's name is matched against (_card_key)
@@ -301,6 +395,9 @@ class Rules(Game):
         self.HIT_MIN = data.param("citow/battle-dice", "hit_min")  # from citow/battle-dice
         self.EXPLODE_ON = data.param("citow/battle-dice", "explode_on")
         self.DICE_SIDES = data.param("citow/battle-dice", "dice_sides")
+        self.BATTLE_DICE_RULE = data.ref("citow/battle-dice")
+        self.ASSIGNING_HITS = data.ref("citow/assigning-hits")  # hits on Peasant tokens, none on one's own followers
+        self.HITS_ONLY_ON_SIX = data.ref("citow/hits-only-on-six")
         self.RUIN_THRESHOLD = data.param("citow/placing-corruption-tokens", "ruin_threshold")  # from citow/placing-corruption-tokens
         self.RUINATION_CARDS = data.param("citow/ruining-a-region", "ruination_cards")  # from citow/ruining-a-region
         self.CARD_1_PARTICIPANTS_VP = data.param("citow/ruination-card-1-table", "participants_vp")  # from citow/ruination-card-1-table
@@ -322,6 +419,8 @@ class Rules(Game):
             kind: data.param("citow/component-list", f"{kind}_tokens") for kind in ("noble", "skaven", "warpstone")
         }
         self.TOKEN_SUPPLY_LIMITED = not data.param("citow/old-world-token-supply", "supply_unlimited")
+        self.TOKEN_SUPPLY_RULE = data.ref("citow/old-world-token-supply")
+        self.SUMMONING_FOLLOWERS = data.ref("citow/summoning-followers")  # a Power summons only figures it has
         self.FIGURES_OWNED = {power: data.param("citow/component-list", f"{power}_figures") for power in POWERS}
         self.REGION_ORDER_NOTE = data.ref("citow/battle-phase-overview")
         self.KNOWN_CARDS = {  # battle effects of the Chaos cards whose numbers the sources state
@@ -370,15 +469,17 @@ class Rules(Game):
     def battle_hits(self, dice: int, results: list[int]) -> dict[str, Any]:
         """The battle_hits check: see describe()."""
         if any(not 1 <= r <= self.DICE_SIDES for r in results):
-            raise RulesError(f"results must be 1-{self.DICE_SIDES}")
+            raise REFUSALS("results-out-of-range", rule=self.BATTLE_DICE_RULE, sides=self.DICE_SIDES)
         needed = dice
         for index, result in enumerate(results):
             if index >= needed:
-                raise RulesError(f"too many results: {dice} dice and {needed - dice} explosion(s) give {needed} rolls, not {len(results)}")
+                raise REFUSALS(
+                    "too-many-results", rule=self.BATTLE_DICE_RULE, dice=dice, explosions=needed - dice, rolls=needed, results=len(results)
+                )
             if result == self.EXPLODE_ON:
                 needed += 1
         if len(results) < needed:
-            raise RulesError(f"too few results: {dice} dice and {needed - dice} explosion(s) need {needed} rolls, got {len(results)}")
+            raise REFUSALS("too-few-results", rule=self.BATTLE_DICE_RULE, dice=dice, explosions=needed - dice, rolls=needed, results=len(results))
         hits, explosions = self._dice_hits(results)
         return {"hits": hits, "explosions": explosions, "rolls": len(results)}
 
@@ -444,10 +545,7 @@ class Rules(Game):
             return sum(figures.values())
         missing = sorted(f for f, n in figures.items() if n and f not in (attack_values or {}))
         if missing:
-            raise RulesError(
-                f"The Skull Throne counts figures by their attack values: give attack_values for {', '.join(missing)} "
-                f"(from the Power sheet; the sources print no figure stats) ({self.SKULL_THRONE_EXAMPLE})"
-            )
+            raise REFUSALS("skull-throne-attack-values", rule=self.SKULL_THRONE_EXAMPLE, figures=missing)
         return sum(n * (attack_values or {})[f] for f, n in figures.items() if n)
 
     def _dominant(
@@ -474,7 +572,7 @@ class Rules(Game):
             conquer_value = self.KISLEV_RESISTANCE if conquer_value is None else conquer_value
         if resistance is None or conquer_value is None:
             if len(leaders) == 1 and best > 0:
-                raise RulesError("the sources give resistance and conquer value only for Kislev; give both for other regions")
+                raise REFUSALS("resistance-only-for-kislev")
             return {
                 "dominance_values": values,
                 "dominant": None,
@@ -543,7 +641,7 @@ class Rules(Game):
         """The ruination_order check: see describe()."""
         unknown = [r for r in regions_reaching_threshold if r not in self.REGION_ORDER]
         if unknown:
-            raise RulesError(f"unknown region(s): {', '.join(unknown)}; regions are {', '.join(self.REGION_ORDER)}")
+            raise REFUSALS("unknown-regions", unknown=unknown, regions=list(self.REGION_ORDER))
         ordered = sorted(set(regions_reaching_threshold), key=self.REGION_ORDER.index)
         return {
             "ruined": ordered[:ruination_cards_left],
@@ -559,7 +657,7 @@ class Rules(Game):
         notes = []
         if card_values is None:
             if ruination_card != 1 or region not in self.CARD_1_TABLE:
-                raise RulesError("only ruination card 1's values are in the sources: give card_values {first, second}")
+                raise REFUSALS("card-values-needed")
             first, second = self.CARD_1_TABLE[region]
             notes.append(self.CARD_TABLE_CLARIFICATION)
         else:
@@ -599,9 +697,7 @@ class Rules(Game):
         if dial_instructions_revealed is not None:
             for power, instructions in dial_instructions_revealed.items():
                 if len(instructions) != ticks.get(power, 0):
-                    raise RulesError(
-                        f"{power}'s dial turns {ticks.get(power, 0)} tick(s) and shows one instruction per tick, not {len(instructions)}"
-                    )
+                    raise REFUSALS("one-instruction-per-tick", power=power, ticks=ticks.get(power, 0), given=len(instructions))
             effects = {p: _dial_effects(dial_instructions_revealed.get(p, [])) for p in advancement_counters}
             result["vp_gained"] = {p: e.pop("vp_gained") for p, e in effects.items()}
             for key in DIAL_EFFECTS.values():
@@ -623,27 +719,31 @@ class Rules(Game):
         """
         threat = threat or {}
 
-        def known(values: dict[str, Any], candidates: list[str], what: str) -> None:
+        def known(values: dict[str, Any], candidates: list[str], refusal: str) -> None:
             missing = [p for p in candidates if p not in values]
             if missing:
-                raise RulesError(f"{' and '.join(candidates)} tie, and {what} breaks the tie: give the {what} of {', '.join(missing)}")
+                raise REFUSALS(refusal, powers=candidates, missing=missing)
 
-        def best(candidates: list[str], values: dict[str, Any], what: str) -> list[str]:
+        def best(candidates: list[str], values: dict[str, Any], refusal: str) -> list[str]:
             if len(candidates) > 1:
-                known(values, candidates, what)
+                known(values, candidates, refusal)
                 top = max(values[p] for p in candidates)
                 candidates = [p for p in candidates if values[p] == top]
             return candidates
 
         if dials_at_victory:  # greatest threat: the most VP, then shared (citow/clarify-threat-victory-tie)
-            return {"game_ends": True, "condition": "greatest_threat", "winners": best(list(dials_at_victory), victory_points, "victory points")}
+            return {
+                "game_ends": True,
+                "condition": "greatest_threat",
+                "winners": best(list(dials_at_victory), victory_points, "victory-points-break-the-tie"),
+            }
         over = [p for p, n in victory_points.items() if n >= self.VP_TO_WIN]
         if over:
-            leaders = best(over, victory_points, "victory points")
-            return {"game_ends": True, "condition": "fifty_victory_points", "winners": best(leaders, threat, "threat")}
+            leaders = best(over, victory_points, "victory-points-break-the-tie")
+            return {"game_ends": True, "condition": "fifty_victory_points", "winners": best(leaders, threat, "threat-breaks-the-tie")}
         if ruined_regions >= self.RUINED_REGIONS_TO_END:
-            leaders = best(list(victory_points), victory_points, "victory points")
-            return {"game_ends": True, "condition": "five_ruined_regions", "winners": best(leaders, threat, "threat")}
+            leaders = best(list(victory_points), victory_points, "victory-points-break-the-tie")
+            return {"game_ends": True, "condition": "five_ruined_regions", "winners": best(leaders, threat, "threat-breaks-the-tie")}
         if old_world_deck_empty:
             return {"game_ends": True, "condition": "old_world_deck_exhausted", "winners": []}
         return {"game_ends": False, "condition": None, "winners": []}
@@ -652,7 +752,7 @@ class Rules(Game):
     def setup(self, players: int) -> dict[str, Any]:
         """The setup check: see describe()."""
         if players not in self.SETUP["old_world_cards"]:
-            raise RulesError(f"the sources give set-up figures for {sorted(self.SETUP['old_world_cards'])} players only")
+            raise REFUSALS("setup-players", players=sorted(self.SETUP["old_world_cards"]))
         return {
             "old_world_cards": self.SETUP["old_world_cards"][players],
             "starting_hand": self.SETUP["starting_hand"],
@@ -664,7 +764,7 @@ class Rules(Game):
         try:
             counted = self.battle_hits(dice, results)
         except RulesError as err:
-            raise RulesError(f"{roller}: {err}") from None
+            raise REFUSALS("roll-refused", roller=roller, problem=err) from None
         return {**counted, "sixes": sum(1 for r in results if r == self.EXPLODE_ON)}
 
     @check("battle")
@@ -702,7 +802,7 @@ class Rules(Game):
         rollers = {n for n, _, _ in early} | set(state.powers)
         unknown = sorted((set(dice_rolled) | set(hit_assignment)) - rollers)
         if unknown:
-            raise RulesError(f"no roller named {', '.join(unknown)}; rollers are the Powers present and <power>_<card> for start-of-battle cards")
+            raise REFUSALS("unknown-rollers", rollers=unknown)
         battle_takes_place = state.takes_place()
         out: dict[str, dict[str, Any]] = {"dice": {}, "explosions": {}, "hits": {}, "wasted_hits": {}, "cannot_target": {}}
         carry: dict[str, int] = {}
@@ -765,7 +865,7 @@ class Rules(Game):
         if region is not None:
             key = region.replace("-", "_")
             if key not in self.REGION_ORDER:
-                raise RulesError(f"unknown region '{region}'; regions are {', '.join(self.REGION_ORDER)}")
+                raise REFUSALS("unknown-region", region=region, regions=list(self.REGION_ORDER))
             index = self.REGION_ORDER.index(key)
             result["next_region"] = self.REGION_ORDER[index + 1] if index + 1 < len(self.REGION_ORDER) else None
         if what_if:
@@ -792,7 +892,7 @@ class Rules(Game):
         conditions, so each event says `condition_met`.
         """
         if power not in POWERS:
-            raise RulesError(f"unknown Power '{power}'")
+            raise REFUSALS("unknown-power", power=power)
         occasions: dict[tuple[Any, ...], dict[str, Any]] = {}
         for event in events:
             key = (event.get("region"), event.get("phase"))
@@ -814,7 +914,7 @@ class Rules(Game):
             elif power == "slaanesh":
                 met = o["placed"] >= self.SLAANESH_MIN_TOKENS and bool(o["tokens"] & set(self.SLAANESH_TOKENS))
             else:
-                raise RulesError(f"the sources do not quote {power}'s dial advancement condition: give condition_met for each event")
+                raise REFUSALS("condition-not-quoted", power=power)
             gained = self.MAX_COUNTERS_PER_EVENT if met else 0
             name = region if region is not None else "region"
             by_region[name] = by_region.get(name, 0) + gained
@@ -832,7 +932,7 @@ class Rules(Game):
         not ruined.
         """
         if regions_already_ruined > self.RUINATION_CARDS:
-            raise RulesError(f"only {self.RUINATION_CARDS} ruination cards exist: {regions_already_ruined} regions cannot already be ruined")
+            raise REFUSALS("already-ruined-beyond-cards", cards=self.RUINATION_CARDS, regions=regions_already_ruined)
         if regions_already_ruined == self.RUINATION_CARDS:
             return {"ruination_card": None, "region_can_be_ruined": False, "ruination_cards_left_after": 0}
         return {
@@ -856,15 +956,15 @@ class Rules(Game):
         effects = list(drawn_card_effects or [])
         unknown = [e for e in effects if e not in OLD_WORLD_CARD_EFFECTS]
         if unknown:
-            raise RulesError(f"unknown effect(s) {', '.join(unknown)}; known: {', '.join(OLD_WORLD_CARD_EFFECTS)}")
+            raise REFUSALS("unknown-track-effects", unknown=unknown, known=list(OLD_WORLD_CARD_EFFECTS))
         spaces = [f"space_{i}" for i in range(1, self.OLD_WORLD_TRACK_SPACES + 1)]
         extra = [k for k in old_world_track if k not in spaces]
         if extra:
-            raise RulesError(f"the Old World track has {self.OLD_WORLD_TRACK_SPACES} spaces ({', '.join(spaces)}), not {', '.join(extra)}")
+            raise REFUSALS("track-spaces", count=self.OLD_WORLD_TRACK_SPACES, spaces=spaces, given=extra)
         track = [old_world_track.get(s) for s in spaces]
         cards = [c for c in track if c is not None]
         if len(set(cards)) != len(cards) or drawn_card in cards:
-            raise RulesError("a card cannot lie on two spaces, nor be drawn while it lies on the track")
+            raise REFUSALS("card-twice-on-the-track")
         comet = twin_tailed_comet or {}
         removed = []
         if "remove_twin_tailed_comet_cards_from_track" in effects:  # before the new card is placed
@@ -872,7 +972,7 @@ class Rules(Game):
                 if card is None:
                     continue
                 if card not in comet:
-                    raise RulesError(f"say whether '{card}' has the twin-tailed comet symbol (twin_tailed_comet)")
+                    raise REFUSALS("comet-not-given", card=card)
                 if comet[card]:
                     removed.append(card)
                     track[index] = None
@@ -901,7 +1001,7 @@ class Rules(Game):
     def _region(self, name: str) -> str:
         key = name.replace("-", "_")
         if key not in self.REGION_ORDER:
-            raise RulesError(f"unknown region '{name}'; regions are {', '.join(self.REGION_ORDER)}")
+            raise REFUSALS("unknown-region", region=name, regions=list(self.REGION_ORDER))
         return key
 
     def _adjacency(self, adjacent: list[Any], not_adjacent: list[Any]) -> dict[frozenset[str], bool]:
@@ -910,9 +1010,9 @@ class Rules(Game):
             for a, b in pairs:
                 pair = frozenset((self._region(a), self._region(b)))
                 if len(pair) != 2:
-                    raise RulesError(f"a region is not adjacent to itself: {a}")
+                    raise REFUSALS("region-adjacent-to-itself", region=self._region(a))
                 if known.get(pair, value) != value:
-                    raise RulesError(f"{a} and {b} are given as both adjacent and not adjacent")
+                    raise REFUSALS("adjacent-and-not-adjacent", first=self._region(a), second=self._region(b))
                 known[pair] = value
         return known
 
@@ -931,7 +1031,7 @@ class Rules(Game):
             return {}
         source = self._region(summon["from"])
         if source not in occupied:
-            raise RulesError(f"the figure is taken from {source}, where the Power has no figure")
+            raise REFUSALS("no-figure-in-source", region=source)
         if not summon.get("last_in_source"):
             return {}
         # the source region counts as occupied for this summoning (citow/summoning-last-figure-from-region)
@@ -963,9 +1063,9 @@ class Rules(Game):
         region in `ruined_regions` (citow/ruined-region-rules); figures still are.
         """
         if power is not None and power not in POWERS:
-            raise RulesError(f"unknown Power '{power}'")
+            raise REFUSALS("unknown-power", power=power)
         if (summon is None) == (play_card is None):
-            raise RulesError("give exactly one action: summon or play_card")
+            raise REFUSALS("exactly-one-action")
         action = summon if summon is not None else play_card or {}
         name = action["figure"] if summon is not None else action["card"]
         costs = costs or {}
@@ -982,7 +1082,7 @@ class Rules(Game):
         taken, closed = self._card_spaces(result, card_spaces_taken, ruined_regions)
         if summon is not None:
             if occupied is None:
-                raise RulesError("give regions_with_own_figures (before the action) to judge where a figure may be placed")
+                raise REFUSALS("own-regions-needed")
             result.update(self._summon_from(summon, region, occupied, known))
             legal = self._may_summon_to(region, occupied, known)
             placed_key = "figure_placed_in"
@@ -1020,7 +1120,7 @@ class Rules(Game):
         taken = {self._region(r): n for r, n in (card_spaces_taken or {}).items()}
         over = [r for r, n in taken.items() if n > self.CARD_SPACES_PER_REGION]
         if over:
-            raise RulesError(f"a region has {self.CARD_SPACES_PER_REGION} card spaces: {', '.join(over)}")
+            raise REFUSALS("card-spaces-of-a-region", spaces=self.CARD_SPACES_PER_REGION, regions=over)
         closed = set() if self.RUINED_CARDS_PLAYABLE else {self._region(r) for r in ruined_regions or []}
         if card_spaces_taken is not None or ruined_regions is not None:
             result["cannot_play_in"] = [r for r in self.REGION_ORDER if not self._card_fits(r, taken, closed)]
@@ -1036,7 +1136,7 @@ class Rules(Game):
         """The next Power in turn order among the players (citow/summoning-turn-order)."""
         order = [p for p in POWERS if p in (players or POWERS)]
         if power not in order:
-            raise RulesError(f"{power} is not among the players {', '.join(order)}")
+            raise REFUSALS("not-among-the-players", power=power, players=order)
         return order[(order.index(power) + 1) % len(order)]
 
     @check("hero_tokens")
@@ -1047,7 +1147,7 @@ class Rules(Game):
         left = {p: n for p, n in figures.items()}
         missing = [p for p, n in left.items() if n and p not in threat]
         if missing:
-            raise RulesError(f"give the threat of {', '.join(missing)}")
+            raise REFUSALS("threat-missing", powers=missing)
         removed = {p: 0 for p in figures}
         order, unused = [], 0
         for used in range(hero_tokens):
@@ -1060,9 +1160,7 @@ class Rules(Game):
             if len(leaders) > 1:
                 ranked = [p for p in (tie_break or []) if p in leaders]
                 if not ranked:
-                    raise RulesError(
-                        f"{' and '.join(leaders)} tie for the highest threat ({top}); the sources do not say who is struck: give tie_break"
-                    )
+                    raise REFUSALS("hero-tokens-tie", powers=leaders, threat=top)
                 leaders = ranked
             struck = leaders[0]
             n = min(self.HERO_FIGURES_PER_TOKEN, left[struck])
@@ -1075,9 +1173,9 @@ class Rules(Game):
     def dial_instruction_remove_tokens(self, instruction: str, count: int, tokens_on_board: int) -> dict[str, Any]:
         """The dial_instruction_remove_tokens check: see describe()."""
         if instruction not in REMOVE_INSTRUCTIONS:
-            raise RulesError(f"unknown instruction '{instruction}'; known: {', '.join(REMOVE_INSTRUCTIONS)}")
+            raise REFUSALS("unknown-remove-instruction", instruction=instruction, known=list(REMOVE_INSTRUCTIONS))
         if count > tokens_on_board and not self.PARTIAL_WHEN_IMPOSSIBLE:
-            raise RulesError("the instruction cannot be carried out")
+            raise REFUSALS("instruction-cannot-be-carried-out")
         removed = min(count, tokens_on_board)
         return {
             "tokens_removed": removed,
@@ -1099,7 +1197,7 @@ class Rules(Game):
                 return True
             if condition == "dominates":
                 return bool(dominant == card["power"])
-            raise RulesError(f"unknown condition '{condition}' of {card['card']}")
+            raise REFUSALS("unknown-condition", condition=condition, card=card["card"])
 
         active = [c for c in region_cards if holds(c)]
         forbidden: dict[str, list[str]] = {}
@@ -1173,7 +1271,7 @@ class Rules(Game):
         for spec in regions:
             name = self._region(spec["region"])
             if name in given:
-                raise RulesError(f"region {name} is given twice")
+                raise REFUSALS("region-given-twice", region=name)
             given[name] = spec
         return given
 
@@ -1181,12 +1279,10 @@ class Rules(Game):
         """The regions ruined before the phase, no more than the ruination cards, and the cards left as given."""
         ruined = {self._region(r) for r in ruined_regions or []}
         if len(ruined) > self.RUINATION_CARDS:
-            raise RulesError(f"only {self.RUINATION_CARDS} ruination cards exist: {len(ruined)} regions cannot be ruined")
+            raise REFUSALS("ruined-beyond-cards", cards=self.RUINATION_CARDS, regions=len(ruined))
         cards_left = self.RUINATION_CARDS - len(ruined)
         if cards_left_given is not None and cards_left_given != cards_left:
-            raise RulesError(
-                f"{len(ruined)} ruined region(s) leave {cards_left} of the {self.RUINATION_CARDS} ruination cards, not {cards_left_given}"
-            )
+            raise REFUSALS("ruination-cards-left", ruined=len(ruined), left=cards_left, cards=self.RUINATION_CARDS, given=cards_left_given)
         return ruined
 
     def _domination_step(self, given: dict[str, dict[str, Any]], ruined: set[str], report: dict[str, dict[str, Any]], vp: dict[str, Any]) -> None:
@@ -1265,20 +1361,23 @@ class Rules(Game):
         if self.TOKEN_SUPPLY_LIMITED:
             for kind, count in on_board.items():
                 if count > self.TOKEN_SUPPLY[kind]:
-                    where = ", ".join(f"{name} {spec[f'{kind}_tokens']}" for name, spec in given.items() if spec.get(f"{kind}_tokens"))
-                    raise RulesError(
-                        f"{count} {kind.capitalize()} tokens on the board ({where}), but the game has {self.TOKEN_SUPPLY[kind]}: "
-                        "Old World tokens of each type are strictly limited, none is replaced when they run out "
-                        "(citow/old-world-token-supply, citow/component-list)"
-                    )
+                    where = [
+                        REFUSALS("count-in-region", region=name, count=spec[f"{kind}_tokens"])
+                        for name, spec in given.items()
+                        if spec.get(f"{kind}_tokens")
+                    ]
+                    raise REFUSALS(TOO_MANY_TOKENS[kind], rule=self.TOKEN_SUPPLY_RULE, count=count, where=where, supply=self.TOKEN_SUPPLY[kind])
         for power in POWERS:
             counts = {name: self._region_figures(spec).get(power, 0) for name, spec in given.items()}
             if sum(counts.values()) > self.FIGURES_OWNED[power]:
-                where = ", ".join(f"{name} {n}" for name, n in counts.items() if n)
-                raise RulesError(
-                    f"{sum(counts.values())} figures of {power} on the board ({where}), but {power} has "
-                    f"{self.FIGURES_OWNED[power]}: a Power summons only its own figures, from off the board or "
-                    "from another region (citow/summoning-followers, citow/component-list)"
+                where = [REFUSALS("count-in-region", region=name, count=n) for name, n in counts.items() if n]
+                raise REFUSALS(
+                    "too-many-figures",
+                    rule=self.SUMMONING_FOLLOWERS,
+                    count=sum(counts.values()),
+                    power=power,
+                    where=where,
+                    owned=self.FIGURES_OWNED[power],
                 )
         return {kind: self.TOKEN_SUPPLY[kind] - count for kind, count in on_board.items()}
 
@@ -1287,7 +1386,7 @@ class Rules(Game):
         windows it reveals, and what they add up to; None for what its given windows do not say."""
         position, victory_at = spec["position"], spec.get("victory_at")
         if victory_at is not None and position >= victory_at:
-            raise RulesError(f"{power}'s dial is at {position}, at or past its Victory window ({victory_at}): the game ended then")
+            raise REFUSALS("dial-past-victory", power=power, position=position, victory_at=victory_at)
         turned = ticks if victory_at is None else min(ticks, victory_at - position)
         after = position + turned
         windows = spec.get("windows", {})
@@ -1324,7 +1423,7 @@ class Rules(Game):
         notes: list[str] = []
         for power, spec in powers.items():
             if "events" in spec and "counters" in spec:
-                raise RulesError(f"{power}: give events or counters, not both")
+                raise REFUSALS("events-or-counters", power=power)
             if "events" in spec:
                 counted = self.dial_advancement_counters(power, spec["events"])
                 counters[power] = counted["total_counters"]
@@ -1349,7 +1448,7 @@ class Rules(Game):
                     old_world_deck_empty=old_world_deck_empty,
                 )
             except RulesError as err:
-                raise RulesError(f"{err} (the threat each dial shows after the step: windows.<position>.threat)") from None
+                raise REFUSALS("tie-after-the-dial-step", problem=err) from None
         to_do = {p: {k: n for k, n in (t["effects"] or {}).items() if n and k != "vp_gained"} for p, t in turns.items()}
         return {
             "counters": counters,
