@@ -13,7 +13,7 @@ from .base.paths import BENCH_RESULTS, DATA, REPO
 from .base.problems import DataError
 
 
-def cmd_validate(args) -> int:
+def cmd_validate(args: argparse.Namespace) -> int:
     from .validate.validate import validate
 
     kb, problems = validate(args.data)
@@ -28,7 +28,7 @@ def cmd_validate(args) -> int:
     return 0
 
 
-def cmd_coverage(args) -> int:
+def cmd_coverage(args: argparse.Namespace) -> int:
     """Coverage is reported even when some items have problems (they count as untraced),
     so that editors can measure work in progress; the exit status is then 1."""
     from .validate.coverage import coverage, format_report
@@ -53,7 +53,7 @@ def cmd_coverage(args) -> int:
     return 0
 
 
-def cmd_codes(args) -> int:
+def cmd_codes(args: argparse.Namespace) -> int:
     """Print the table of problem codes as Markdown (docs/error-codes.md is this output)."""
     from .base.problems import CODES
 
@@ -71,13 +71,13 @@ def cmd_codes(args) -> int:
     return 0
 
 
-def cmd_ingest(args) -> int:
+def cmd_ingest(args: argparse.Namespace) -> int:
     from .tools.ingest import ingest_file
 
     return ingest_file(args.source, args.source_id, args.language, sys.stdout)
 
 
-def cmd_build(args) -> int:
+def cmd_build(args: argparse.Namespace) -> int:
     from .pipeline import build
     from .render.aids.aid_qr import NO_SITE_URL, site_url
 
@@ -88,7 +88,7 @@ def cmd_build(args) -> int:
     return 0
 
 
-def cmd_bench(args) -> int:
+def cmd_bench(args: argparse.Namespace) -> int:
     from . import bench
 
     if args.one:
@@ -103,7 +103,7 @@ def port_number(text: str) -> int:
     return int(text)
 
 
-def cmd_serve(args) -> int:
+def cmd_serve(args: argparse.Namespace) -> int:
     """Serve the site; with watching (the default), rebuild on every change and reload open pages."""
     from .serve import serve
 
@@ -154,7 +154,8 @@ def main(argv: list[str] | None = None) -> int:
 
     args = parser.parse_args(argv)
     try:
-        return args.func(args)
+        status: int = args.func(args)  # the cmd_* function its subcommand set
+        return status
     except DataError as err:
         print(err.problems.report())
         print(f"{len(err.problems)} problem(s) found; nothing was written", file=sys.stderr)

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import itertools
 import time
+from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -26,6 +27,8 @@ from .validate.validate import check
 from .write.engine import run_mkdocs
 from .write.release import Release, build_lock, write_files, write_folder
 
+Stage = Callable[[str], AbstractContextManager[None]]  # times (the bench: and weighs) the stage of that name
+
 
 @dataclass
 class BuildReport:
@@ -42,7 +45,7 @@ class BuildReport:
         return f"built {self.pages} pages from {self.entries} entries (data version {self.data_version}): {stages}"
 
     @contextmanager
-    def stage(self, name: str):
+    def stage(self, name: str) -> Iterator[None]:
         """Time one stage into `seconds`."""
         start = time.perf_counter()
         yield
@@ -50,7 +53,12 @@ class BuildReport:
 
 
 def build(
-    data_dir: Path, out: Path = REPO, stage=None, aids_alongside: bool = True, kept: Kept | None = None, skip_unchanged: bool = False
+    data_dir: Path,
+    out: Path = REPO,
+    stage: Stage | None = None,
+    aids_alongside: bool = True,
+    kept: Kept | None = None,
+    skip_unchanged: bool = False,
 ) -> BuildReport:
     """Build into out/site, out/docs/generated and out/rules_check/data; out defaults to the repository.
 
@@ -98,7 +106,7 @@ def build(
 
 
 def _render_and_publish(
-    resolved: Resolved, out: Path, stage, workers: ProcessPoolExecutor | None, report: BuildReport, kept: Kept | None, inputs: str | None
+    resolved: Resolved, out: Path, stage: Stage, workers: ProcessPoolExecutor | None, report: BuildReport, kept: Kept | None, inputs: str | None
 ) -> None:
     based_on = Release.served(out) if kept is not None and kept.resolved is not None else None
     release = Release(out, based_on)
@@ -160,7 +168,7 @@ def _render_and_publish(
         raise
 
 
-def asset_files():
+def asset_files() -> Iterator[tuple[str, bytes]]:
     """(path under the docs folder, bytes) of the site's own scripts and styles; scripts as shipped (`shipped_script`)."""
     for path in sorted(ASSETS.rglob("*")):
         if path.is_file():

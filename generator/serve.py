@@ -20,12 +20,16 @@ from __future__ import annotations
 import functools
 import http.server
 import json
+import os
 import re
+import socket
 import sys
 import threading
 import time
 import urllib.parse
+from io import BytesIO
 from pathlib import Path
+from typing import Any, TypedDict
 
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
@@ -77,6 +81,15 @@ self.addEventListener("activate", (event) => event.waitUntil(
 SERVICE_WORKER = re.compile(r"^/[^/]+/sw\.js$")
 
 
+class Status(TypedDict):
+    """What `/__kb/status` answers (LIVE_SCRIPT reads it)."""
+
+    version: str
+    error: str | None
+    ready: bool
+    builds: int
+
+
 class PortError(UsageError):
     code = "U002"
 
@@ -84,7 +97,7 @@ class PortError(UsageError):
 class LiveSite:
     """What the server tells pages: the published version, and the last build's problems if it failed."""
 
-    def __init__(self, data_dir: Path, out: Path):
+    def __init__(self, data_dir: Path, out: Path) -> None:
         self.data_dir, self.out = data_dir, out
         self.version = self.published_version()
         self.error: str | None = None
@@ -101,16 +114,16 @@ class LiveSite:
         served = Release.served(self.out)
         return served.name if served else ""
 
-    def status(self) -> dict:
+    def status(self) -> Status:
         return {"version": self.version, "error": self.error, "ready": self.ready, "builds": self.builds}
 
-    def wait_for_news(self, known: str, error: bool, seconds: float = 25) -> dict:
+    def wait_for_news(self, known: str, error: bool, seconds: float = 25) -> Status:
         """The status once it differs from what the page knows (its version; whether it shows a banner), or after `seconds`."""
         with self.changed:
             self.changed.wait_for(lambda: self.version != known or (self.error is not None) != error, timeout=seconds)
             return self.status()
 
-    def _tell(self, **news) -> None:
+    def _tell(self, **news: object) -> None:
         with self.changed:
             for name, value in news.items():
                 setattr(self, name, value)
@@ -180,7 +193,7 @@ class LiveSite:
         return observer
 
 
-def handler_for(site: LiveSite):
+def handler_for(site: LiveSite) -> type[http.server.SimpleHTTPRequestHandler]:
     class SiteFiles(http.server.SimpleHTTPRequestHandler):
         def do_GET(self) -> None:
             if not self.host_is_served():
@@ -220,12 +233,12 @@ def handler_for(site: LiveSite):
             self.end_headers()
             self.wfile.write(body)
 
-        def list_directory(self, path):
+        def list_directory(self, path: str | os.PathLike[str]) -> BytesIO | None:
             """No folder listings: a folder without index.html is simply not found."""
             self.send_error(404, "Not found")
             return None
 
-        def log_message(self, format, *args):
+        def log_message(self, format: str, *args: Any) -> None:
             pass
 
     return SiteFiles
@@ -235,7 +248,7 @@ class Server(http.server.ThreadingHTTPServer):
     """The HTTP server of `serve`: a page closed or reloaded while its request was answered (the
     status request waits for news) is no error to print a traceback for."""
 
-    def handle_error(self, request, client_address) -> None:
+    def handle_error(self, request: socket.socket | tuple[bytes, socket.socket], client_address: Any) -> None:
         if not isinstance(sys.exc_info()[1], ConnectionError):  # BrokenPipeError, ConnectionResetError
             super().handle_error(request, client_address)
 

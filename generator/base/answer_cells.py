@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import copy
 import itertools
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from .json_schema import check_schemas, field_schema, whole_numbers
+from .jsontypes import JSON, JSONObject
 
 DASH = "—"  # a value the rules refuse
 
@@ -36,13 +37,13 @@ def value_text(value: Any, kind: str, decimal: str) -> str:
     return str(value)
 
 
-def value_at(output: dict, path: str) -> Any:
+def value_at(output: JSON, path: str) -> JSON:
     for part in path.split("."):
         output = output[part] if isinstance(output, dict) else output[int(part)]
     return output
 
 
-def axis_values(game: str, check: str, axis: dict, schemas: dict | None = None) -> list:
+def axis_values(game: str, check: str, axis: JSONObject, schemas: dict[str, JSON] | None = None) -> list[JSON]:
     """The inputs an axis runs over: its values, or the whole numbers from..to within what the schema allows
     (`schemas`: the game's check schemas, by default `check_schemas(game)`)."""
     if "values" in axis:
@@ -59,7 +60,7 @@ def last_name(input_path: str) -> str:
     return [part for part in input_path.split(".") if not part.isdigit()][-1]
 
 
-def with_value(inputs: dict, input_path: str, value: Any) -> dict:
+def with_value(inputs: JSONObject, input_path: str, value: JSON) -> JSONObject:
     """A copy of `inputs` with `value` at the dotted path; a digit in the path is an item of a list."""
     result = copy.deepcopy(inputs)
     parts: list[Any] = [int(part) if part.isdigit() else part for part in input_path.split(".")]
@@ -77,7 +78,7 @@ def with_value(inputs: dict, input_path: str, value: Any) -> dict:
     return result
 
 
-def cell_inputs(table: dict, row: Any, column: Any = None) -> dict:
+def cell_inputs(table: JSONObject, row: JSON, column: JSON = None) -> JSONObject:
     """The check's input of a declared table's cell (calculators.yaml, answer_tables): the row's value, and the column's
     when the columns run over an input."""
     inputs = with_value({}, table["rows"]["input"], row)
@@ -86,7 +87,7 @@ def cell_inputs(table: dict, row: Any, column: Any = None) -> dict:
 
 @dataclass
 class LayoutCell:
-    inputs: dict  # the check's input
+    inputs: JSONObject  # the check's input
     output: str  # the output field shown (a dotted path into the check's output)
     kind: str  # how the value prints (value_text)
 
@@ -102,7 +103,7 @@ class Layout:
     rows: list[tuple[str, list[LayoutCell]]]
 
 
-def layout(declaration: dict, game: str, schemas: dict | None, label: Callable[[str], str], words: dict) -> Layout:
+def layout(declaration: JSONObject, game: str, schemas: dict[str, JSON] | None, label: Callable[[str], str], words: Mapping[str, JSON]) -> Layout:
     """One declared table (calculators.yaml, answer_tables) in one language: rows over one input, columns over
     another input (one output shown) or over the outputs shown. The headings are the inputs' and outputs'
     labels (`label(key)`: a label of the game or of the check, in the reader's words), a per-cent column group

@@ -14,6 +14,7 @@ import subprocess
 from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import partial
+from typing import Any
 
 
 def die_with_parent(parent: int | None = None) -> None:
@@ -47,7 +48,7 @@ def _child_setup(parent: int) -> None:
     die_with_parent(parent)
 
 
-def run_dying_with_this_process(command: list[str], **options) -> subprocess.CompletedProcess:
+def run_dying_with_this_process(command: list[str], **options: Any) -> subprocess.CompletedProcess[str]:
     """`subprocess.run(command, capture_output=True, text=True, **options)` for a child that dies with
     this process, forked with SIGINT held."""
     with held_interrupts():

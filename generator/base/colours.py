@@ -30,4 +30,6 @@ def lab(colour: str) -> tuple[float, float, float]:
 
 def distance(a: str, b: str) -> float:
     """CIE76 ΔE between two #rrggbb colours."""
-    return sum((p - q) ** 2 for p, q in zip(lab(a), lab(b), strict=True)) ** 0.5
+    squared = sum((p - q) ** 2 for p, q in zip(lab(a), lab(b), strict=True))
+    root: float = squared**0.5  # a float: the sum is never negative
+    return root

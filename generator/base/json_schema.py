@@ -5,18 +5,24 @@ names (issues 31, 32: an answer table validate accepts is one render can build).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
 from rules_check.core import module_name, schema
 
+from .jsontypes import JSON, JSONObject
+
+if TYPE_CHECKING:
+    from referencing._core import Resolver  # what Registry.resolver() gives; `referencing` names it only there
+
 NOT_SCHEMAS = ("const", "enum", "default", "examples")  # values, whatever they hold
 
 
-def inlined(node: Any, resolver: Any, depth: int = 0) -> Any:
+def inlined(node: JSON, resolver: Resolver[JSON], depth: int = 0) -> JSON:
     """The schema with every `$ref` replaced by what it points at (`resolver`: a `referencing` resolver of its file).
 
     Same meaning (a `$ref` beside other keywords becomes an `allOf`), but jsonschema no longer
@@ -50,19 +56,22 @@ def check_schemas(game: str) -> dict[str, Any] | None:
     return {name: inlined(definition, resolver) for name, definition in document["$defs"].items()}
 
 
-def field_schema(input_schema: dict, input_path: str) -> dict | None:
+def field_schema(input_schema: Mapping[str, JSON], input_path: str) -> JSONObject | None:
     """The schema of the field at a dotted input path of an inlined input schema: a name is a field
     (`properties`), a digit an item of a list (`items`: "lines.0.cards", the cards of the first line);
     None where the schema has no such field."""
-    node: Any = input_schema
+    node: JSON = input_schema
     for part in input_path.split("."):
         node = node.get("items") if part.isdigit() else node.get("properties", {}).get(part)
         if not isinstance(node, dict):
             return None
-    return node
+    found: JSONObject = node
+    return found
 
 
-def whole_numbers(field: dict, low: int | None = None, high: int | None = None) -> tuple[int, int | None]:
+def whole_numbers(field: Mapping[str, JSON], low: int | None = None, high: int | None = None) -> tuple[int, int | None]:
     """The first and last whole number of a field's schema from `low` (never below its minimum, or 0) up
     to `high`, by default its maximum; the last is None when neither bounds it."""
-    return max(field.get("minimum", 0), low or 0), high if high is not None else field.get("maximum")
+    first: int = max(field.get("minimum", 0), low or 0)
+    last: int | None = high if high is not None else field.get("maximum")
+    return first, last

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+from collections.abc import Iterable
 
 
 @functools.lru_cache(maxsize=1 << 14)
@@ -21,7 +22,7 @@ def range_lines(spec: str) -> list[int]:
     return [n for first, last in parse_ranges(spec) for n in range(first, last + 1)]
 
 
-def format_lines(numbers) -> str:
+def format_lines(numbers: Iterable[int]) -> str:
     """Compress line numbers into a range spec: [1,2,3,7] -> "1-3, 7"."""
     runs: list[list[int]] = []  # [first, last] of each run of consecutive numbers
     for n in sorted(set(numbers)):

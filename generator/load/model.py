@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypedDict
+from typing import Any, TypedDict, TypeVar
 
+from ..base.jsontypes import JSONObject
 from ..base.languages import Languages
 from .load import Document
 
 PerLanguage = dict[str, str]  # language code -> text
+_Item = TypeVar("_Item")  # an item of one kind (chapter, term) grouped by game
 
 
 class Origin(TypedDict, total=False):
@@ -99,7 +101,7 @@ class Aid(_AidFields, total=False):
 @dataclass(frozen=True)
 class Where:
     document: Document
-    path: list  # JSON path inside the document
+    path: Sequence[str | int]  # JSON path inside the document: keys and list indices
 
 
 @dataclass(frozen=True)
@@ -133,7 +135,7 @@ class Chapter:
     id: str
     game: str
     order: int
-    data: dict
+    data: JSONObject
     entry_ids: list[str] = field(default_factory=list)
 
 
@@ -147,8 +149,8 @@ class KnowledgeBase:
     terms: dict[str, Term] = field(default_factory=dict)
     noise: list[Noise] = field(default_factory=list)
     aids: dict[str, Aid] = field(default_factory=dict)  # game -> player-aid selection (cards.yaml)
-    checks: dict[str, dict] = field(default_factory=dict)  # game -> check name -> catalogue item (checks.yaml)
-    calculators: dict[str, dict] = field(default_factory=dict)  # game -> its calculators.yaml (labels, checks' titles and answers)
+    checks: dict[str, dict[str, JSONObject]] = field(default_factory=dict)  # game -> check name -> catalogue item (checks.yaml)
+    calculators: dict[str, JSONObject] = field(default_factory=dict)  # game -> its calculators.yaml (labels, checks' titles and answers)
     where: dict[str, Where] = field(default_factory=dict)  # id -> where it is written
     # Ids and source ids of items skipped for a reported problem -> the file of that problem:
     # references to them are not checked (and counted in a note on that problem).
@@ -161,7 +163,7 @@ class KnowledgeBase:
     unread_noise: dict[str, str] = field(default_factory=dict)  # game -> a noise file with a range unknown
     unread_noise_lines: dict[tuple[str, int], str] = field(default_factory=dict)  # (source id, line) -> noise file
     languages: Languages = field(default_factory=lambda: Languages([]))  # data/languages/
-    _groups: dict = field(default_factory=dict, repr=False, compare=False)  # see _by_game
+    _groups: dict[str, tuple[int, dict[str, list[Any]]]] = field(default_factory=dict, repr=False, compare=False)  # see _by_game
 
     def game_of(self, item_id: str) -> str:
         return item_id.split("/", 1)[0]
@@ -175,12 +177,12 @@ class KnowledgeBase:
     def terms_of(self, game: str) -> list[Term]:
         return list(self._by_game("terms", self.terms, lambda t: self.game_of(t["id"])).get(game, []))
 
-    def _by_game(self, name: str, items: dict, game_of) -> dict[str, list]:
+    def _by_game(self, name: str, items: Mapping[str, _Item], game_of: Callable[[_Item], str]) -> dict[str, list[_Item]]:
         """Items grouped by game, in order (chapters by their NN- order), kept until `items` grows:
         looking them up by scanning every game's items made large corpora quadratic."""
         cached = self._groups.get(name)
         if cached is None or cached[0] != len(items):
-            groups: dict[str, list] = {}
+            groups: dict[str, list[Any]] = {}  # of chapters, or of terms
             for item in items.values():
                 groups.setdefault(game_of(item), []).append(item)
             if name == "chapters":

@@ -17,7 +17,7 @@ from ..base.textmatch import strip_links
 from .model import Entry, KnowledgeBase
 
 
-def _english(texts: dict) -> str:
+def _english(texts: Mapping[str, str]) -> str:
     return texts.get("en") or next(iter(texts.values()))
 
 
@@ -53,7 +53,8 @@ def label_texts(kb: KnowledgeBase, label: Mapping[str, Any]) -> dict[str, str]:
 def rules_for(game: str, document: Mapping[str, Any]) -> Game:
     """The game's rules_check `Rules` on a rules_check/data document (game, data_version, checks, entries, say)."""
     data = GameData(game, document["data_version"], document["checks"], document["entries"], document["say"])
-    return importlib.import_module(f"rules_check.games.{module_name(game)}").Rules(data)
+    rules: Game = importlib.import_module(f"rules_check.games.{module_name(game)}").Rules(data)
+    return rules
 
 
 def refusal_messages(game: str) -> dict[str, str] | None:

@@ -18,23 +18,28 @@ line and column of every key and value.
 
 from __future__ import annotations
 
+import enum
 import math
 import re
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Protocol, TypeAlias
 
 from ruamel.yaml import YAML
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 from ruamel.yaml.events import (
     AliasEvent,
     DocumentStartEvent,
+    Event,
     MappingEndEvent,
     MappingStartEvent,
+    NodeEvent,
     ScalarEvent,
     SequenceEndEvent,
     SequenceStartEvent,
 )
 
+from ..base.jsontypes import JSON, JSONPath
 from ..base.problems import Problems
 
 MAX_FILE_BYTES = 5_000_000
@@ -47,12 +52,22 @@ INT = re.compile(r"^[-+]?[0-9]+$")
 FLOAT = re.compile(r"^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?$")
 SPECIAL_FLOAT = {".inf": math.inf, "+.inf": math.inf, "-.inf": -math.inf, ".nan": math.nan}
 TAG = "tag:yaml.org,2002:"
+Scalar: TypeAlias = str | int | float | bool | None
+# where each value stands, path -> (line, col), and each mapping key, (path, "key") -> (line, col)
+PositionTable: TypeAlias = dict[JSONPath | tuple[JSONPath, str], tuple[int, int]]
+
+
+class _Mark(Protocol):
+    """Where the parser is (0-based): what a ruamel.yaml event's start_mark tells."""
+
+    line: int
+    column: int
 
 
 class _Refused(Exception):
     """A problem found while building, with its code and 0-based mark."""
 
-    def __init__(self, code: str, mark, message: str):
+    def __init__(self, code: str, mark: _Mark, message: str) -> None:
         super().__init__(message)
         self.code, self.mark, self.message = code, mark, message
 
@@ -61,8 +76,8 @@ def _event_parser() -> YAML:
     return YAML(typ="safe", pure=False)  # pure=False: the C parser from ruamel.yaml.clib
 
 
-def _scalar(event: ScalarEvent):
-    text = event.value
+def _scalar(event: ScalarEvent) -> Scalar:
+    text: str = event.value
     tag = event.tag
     if tag is None and not event.implicit[0]:
         return text  # quoted or block scalar: always a string
@@ -90,12 +105,18 @@ def _scalar(event: ScalarEvent):
     return text
 
 
-def _is_empty(event) -> bool:
+def _is_empty(event: Event) -> bool:
     """A plain scalar with nothing in it: `key:` with its value left out."""
     return isinstance(event, ScalarEvent) and event.value == "" and event.implicit[0] and event.tag is None
 
 
-_NO_KEY = object()
+class _NoKey(enum.Enum):
+    """No key waiting for its value (a sentinel of its own type, so a key is a str or this)."""
+
+    NO_KEY = enum.auto()
+
+
+_NO_KEY = _NoKey.NO_KEY
 
 
 class _Frame:
@@ -104,14 +125,14 @@ class _Frame:
 
     __slots__ = ("container", "path", "key", "key_marks", "empty_keys")
 
-    def __init__(self, container, path: tuple):
+    def __init__(self, container: list[JSON] | dict[str, JSON], path: JSONPath) -> None:
         self.container, self.path = container, path
-        self.key: Any = _NO_KEY
-        self.key_marks: dict[str, Any] = {}
-        self.empty_keys: list[tuple[str, Any]] = []
+        self.key: str | _NoKey = _NO_KEY
+        self.key_marks: dict[str, _Mark] = {}
+        self.empty_keys: list[tuple[str, _Mark]] = []
 
 
-def _indentation_slip(frame: _Frame, key: str, mark) -> str | None:
+def _indentation_slip(frame: _Frame, key: str, mark: _Mark) -> str | None:
     """If a key repeats after a key left empty, the lines after that empty key were meant to be
     indented under it (or it was meant to stand less deep): say so."""
     first = frame.key_marks[key]
@@ -131,18 +152,18 @@ class _Builder:
     With `positions` (a dict), records where every value and key stands: path -> (line, col),
     and (path, "key") -> (line, col) for a mapping key. A container's position is its key's."""
 
-    def __init__(self, positions: dict | None = None):
+    def __init__(self, positions: PositionTable | None = None) -> None:
         self.stack: list[_Frame] = []
-        self.root: Any = None
+        self.root: JSON = None
         self.positions = positions
 
-    def _record(self, path: tuple, mark, key_mark=None) -> None:
+    def _record(self, path: JSONPath, mark: _Mark, key_mark: _Mark | None = None) -> None:
         if self.positions is not None:
             self.positions[path] = (mark.line + 1, mark.column + 1)
             if key_mark is not None:
                 self.positions[(path, "key")] = (key_mark.line + 1, key_mark.column + 1)
 
-    def add(self, value, event) -> tuple:
+    def add(self, value: JSON, event: NodeEvent) -> JSONPath:
         """Place a value; returns its path."""
         mark = event.start_mark
         if not self.stack:
@@ -166,11 +187,12 @@ class _Builder:
         top.key = _NO_KEY
         return path
 
-    def _set_key(self, top: _Frame, value, event) -> None:
+    def _set_key(self, top: _Frame, value: JSON, event: NodeEvent) -> None:
         mark = event.start_mark
         if isinstance(value, (dict, list)):
             raise _Refused("E001", mark, "a mapping or list used as a key")
-        key = value if isinstance(value, str) else event.value
+        assert isinstance(event, ScalarEvent)  # a value that is no container came from a scalar
+        key: str = value if isinstance(value, str) else event.value
         if key in top.key_marks:
             slip = _indentation_slip(top, key, mark)
             if slip:
@@ -188,13 +210,13 @@ class _Builder:
         top.key = key
         top.key_marks[key] = mark
 
-    def open(self, container, event) -> None:
+    def open(self, container: list[JSON] | dict[str, JSON], event: NodeEvent) -> None:
         if len(self.stack) >= MAX_DEPTH:
             raise _Refused("E015", event.start_mark, f"lists and mappings nested more than {MAX_DEPTH} deep")
         path = self.add(container, event)
         self.stack.append(_Frame(container, path))
 
-    def feed(self, events) -> Any:
+    def feed(self, events: Iterable[Event]) -> JSON:
         documents = 0
         for event in events:
             if isinstance(event, (ScalarEvent, MappingStartEvent, SequenceStartEvent)) and event.anchor:
@@ -322,7 +344,7 @@ def _control_character(text: str) -> tuple[tuple[int, int], str] | None:
     return (before.count("\n") + 1, found.start() - (before.rfind("\n") + 1) + 1), f"control character U+{code:04X}{name} in the file"
 
 
-def parse_yaml(raw: bytes, shown_path: str, problems: Problems) -> Any | None:
+def parse_yaml(raw: bytes, shown_path: str, problems: Problems) -> JSON:
     """Plain data of one YAML document's bytes; on any problem record it and return None."""
     try:
         text = raw.decode("utf-8")
@@ -348,7 +370,7 @@ def parse_yaml(raw: bytes, shown_path: str, problems: Problems) -> Any | None:
     return None
 
 
-def load_yaml(path: Path, shown_path: str, problems: Problems) -> Any | None:
+def load_yaml(path: Path, shown_path: str, problems: Problems) -> JSON:
     """Load one YAML file as plain data; on any problem record it and return None."""
     raw = read_bytes(path, shown_path, problems)
     return None if raw is None else parse_yaml(raw, shown_path, problems)
@@ -362,9 +384,9 @@ class Positions:
 
     def __init__(self, path: Path):
         self.path = path
-        self._positions: dict | None = None
+        self._positions: PositionTable | None = None
 
-    def _table(self) -> dict:
+    def _table(self) -> PositionTable:
         if self._positions is None:
             self._positions = {}
             try:
@@ -374,7 +396,7 @@ class Positions:
                 pass  # keep what was recorded before the file stopped making sense
         return self._positions
 
-    def of(self, path) -> tuple[int, int]:
+    def of(self, path: Sequence[str | int]) -> tuple[int, int]:
         """1-based (line, col) of the value at `path` (keys and indices), or of its nearest parent.
         A list or mapping stands where its key does."""
         table = self._table()
@@ -385,11 +407,11 @@ class Positions:
                 return position
         return (1, 1)
 
-    def of_key(self, path, key: str) -> tuple[int, int]:
+    def of_key(self, path: Sequence[str | int], key: str | int) -> tuple[int, int]:
         """Position of a mapping key (for "unknown field" problems)."""
         return self._table().get((tuple(path) + (key,), "key")) or self.of(path)
 
-    def of_text_line(self, path, key: str, text: str, offset: int) -> tuple[int, int]:
+    def of_text_line(self, path: Sequence[str | int], key: str, text: str, offset: int) -> tuple[int, int]:
         """Position of character `offset` of `text`, the block text (`key: |`) at `key` of `path`: a
         block's text starts on the line after its key, two spaces deeper."""
         key_line, key_column = self.of_key(path, key)

@@ -31,7 +31,7 @@ class _Runs(HTMLParser):
         self.page_lang = ""
         self.runs: list[tuple[str, str]] = []
 
-    def handle_starttag(self, tag, attrs):
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         attributes = dict(attrs)
         if tag == "html":
             self.page_lang = attributes.get("lang") or ""
@@ -40,13 +40,13 @@ class _Runs(HTMLParser):
         hidden = "hidden" in attributes or tag in SKIPPED
         self.stack.append((tag, attributes.get("lang"), hidden))
 
-    def handle_endtag(self, tag):
+    def handle_endtag(self, tag: str) -> None:
         for i in range(len(self.stack) - 1, -1, -1):
             if self.stack[i][0] == tag:
                 del self.stack[i:]
                 return
 
-    def handle_data(self, data):
+    def handle_data(self, data: str) -> None:
         if not data.strip() or any(hidden for _, _, hidden in self.stack):
             return
         lang = next((lang for _, lang, _ in reversed(self.stack) if lang), self.page_lang)

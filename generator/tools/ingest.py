@@ -16,13 +16,16 @@ import sys
 from dataclasses import dataclass, field
 from io import StringIO
 from pathlib import Path
+from typing import TextIO
 
 from ruamel.yaml import YAML
 
 from ..base.errors import KbError
+from ..base.jsontypes import JSONObject
 from ..base.languages import read_languages
 from ..base.linerange import format_lines
 from ..base.paths import DATA
+from ..load.model import Entry
 
 WEB = re.compile(
     r"(https?://|www\.|кибер\w*|cyberpedia|\.(ru|su|com|pl)\b|©|Поделиться|Заказать работу|"
@@ -139,11 +142,11 @@ def join_split_paragraphs(blocks: list[Block]) -> list[Block]:
     return result
 
 
-def drafts(lines: list[str], source_id: str, language: str, game: str) -> tuple[dict, dict]:
+def drafts(lines: list[str], source_id: str, language: str, game: str) -> tuple[JSONObject, JSONObject]:
     blocks = join_split_paragraphs(split_blocks(lines))
     label_noise(blocks)
-    entries: list[dict] = []
-    noise: list[dict] = []
+    entries: list[Entry] = []
+    noise: list[dict[str, str]] = []
     heading = None
     for block in sorted(blocks, key=lambda b: b.first):
         spec = (
@@ -174,12 +177,13 @@ def drafts(lines: list[str], source_id: str, language: str, game: str) -> tuple[
     return chapter, {"noise": noise}
 
 
-def _source_info(path: Path) -> dict:
+def _source_info(path: Path) -> JSONObject:
     manifest = path.parent / "manifest.yaml"
     if manifest.exists():
         for source in YAML(typ="safe").load(manifest.read_text(encoding="utf-8")).get("sources", []):
             if source.get("file") == path.name:
-                return source
+                found: JSONObject = source  # the manifest's item of this file
+                return found
     return {}
 
 
@@ -191,7 +195,7 @@ class IngestError(KbError):
         super().__init__(message, location, hint)
 
 
-def ingest_file(path: Path, source_id: str | None, language: str | None, out=sys.stdout, data_dir: Path = DATA) -> int:
+def ingest_file(path: Path, source_id: str | None, language: str | None, out: TextIO = sys.stdout, data_dir: Path = DATA) -> int:
     if not path.is_file():
         raise IngestError("I001", "no such source file", (str(path), 1, 1))
     try:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
+from typing import TypedDict
 
 from ..base.linerange import format_lines, range_lines
 from ..load.model import KnowledgeBase
@@ -19,10 +21,21 @@ def traced_lines(kb: KnowledgeBase) -> dict[str, set[int]]:
     return traced
 
 
-def coverage(kb: KnowledgeBase) -> dict[str, dict]:
+class SourceCoverage(TypedDict):
+    """One source file's coverage (`coverage --json` prints lines, traced, noise and untraced)."""
+
+    source: str  # its id
+    lines: int  # non-blank lines
+    traced: int  # of them, carried into entries
+    noise: int  # of the rest, classed as noise
+    noise_classes: dict[str, int]  # how many noise lines of each class
+    untraced: list[int]  # the lines neither traced nor noise
+
+
+def coverage(kb: KnowledgeBase) -> dict[str, SourceCoverage]:
     """Per source file: non-blank line count, traced, noise (with classes) and untraced lines."""
     traced = traced_lines(kb)
-    report = {}
+    report: dict[str, SourceCoverage] = {}
     for source in sorted(kb.sources.values(), key=lambda s: s.file):
         non_blank = {n for n, line in enumerate(source.lines, 1) if line.strip()}
         noise_class: dict[int, str] = {}
@@ -43,7 +56,7 @@ def coverage(kb: KnowledgeBase) -> dict[str, dict]:
     return report
 
 
-def format_report(report: dict[str, dict]) -> str:
+def format_report(report: Mapping[str, SourceCoverage]) -> str:
     rows = [f"{'source file':<28} {'id':<18} {'non-blank':>9} {'traced':>7} {'noise':>6} {'untraced':>9}"]
     for name, r in report.items():
         rows.append(f"{name:<28} {r['source']:<18} {r['lines']:>9} {r['traced']:>7} {r['noise']:>6} {len(r['untraced']):>9}")

@@ -6,6 +6,7 @@ import difflib
 import itertools
 import json
 import re
+from collections.abc import Callable, Iterable
 from functools import cache
 from typing import Any
 
@@ -15,6 +16,7 @@ from jsonschema.exceptions import ValidationError, best_match
 from referencing import Registry, Resource
 
 from ..base.json_schema import inlined
+from ..base.jsontypes import JSON, JSONObject, JSONPath
 from ..base.paths import SCHEMAS
 from ..base.problems import Problems
 from ..load.yamlio import Positions
@@ -63,9 +65,10 @@ def registry() -> Registry:
 
 
 @cache
-def inlined_schema(schema_file: str) -> dict:
+def inlined_schema(schema_file: str) -> JSONObject:
     resolver = registry().resolver(BASE + schema_file)
-    return inlined(resolver.lookup(BASE + schema_file).contents, resolver)
+    schema: JSONObject = inlined(resolver.lookup(BASE + schema_file).contents, resolver)
+    return schema
 
 
 @cache
@@ -103,7 +106,7 @@ PLAIN_KEYWORDS = {
 }
 
 
-def _same_in_draft7(schema) -> bool:
+def _same_in_draft7(schema: JSON) -> bool:
     """Whether every keyword of the schema means the same in draft-07 as in draft 2020-12."""
     if isinstance(schema, bool):
         return True
@@ -124,7 +127,7 @@ def _same_in_draft7(schema) -> bool:
 
 
 @cache
-def quick_check_for(schema_file: str):
+def quick_check_for(schema_file: str) -> Callable[[JSON], JSON] | None:
     """A compiled yes/no check (fastjsonschema) for documents that are valid, which is nearly all of
     them; jsonschema then explains only the documents that fail. None if the schema uses a
     keyword whose meaning changed between the drafts (then jsonschema checks everything)."""
@@ -134,10 +137,13 @@ def quick_check_for(schema_file: str):
     schema = {key: value for key, value in schema.items() if key not in ("$id", "$defs")}
     # yes or no is all it answers (jsonschema explains): no messages built for the branches of a oneOf
     # that fail; fastjsonschema 2.21 cannot leave out the message of a `const`, so it gets its `enum` twin
-    return fastjsonschema.compile({**_const_as_enum(schema), "$schema": "http://json-schema.org/draft-07/schema#"}, detailed_exceptions=False)
+    check: Callable[[JSON], JSON] = fastjsonschema.compile(
+        {**_const_as_enum(schema), "$schema": "http://json-schema.org/draft-07/schema#"}, detailed_exceptions=False
+    )
+    return check
 
 
-def _const_as_enum(schema):
+def _const_as_enum(schema: JSON) -> JSON:
     """The schema with each `const: x` written `enum: [x]`, which means the same."""
     if isinstance(schema, list):
         return [_const_as_enum(item) for item in schema]
@@ -164,7 +170,7 @@ def _most_specific(error: ValidationError) -> ValidationError:
     `{source: x, lines: "1-9999999"}` is a source origin with a bad line range, not a translation
     missing `translated_from`); failing that, jsonschema's best match."""
     while error.context:
-        branches: dict = {}
+        branches: dict[str | int, list[ValidationError]] = {}
         for branch_error in error.context:
             branches.setdefault(branch_error.relative_schema_path[0], []).append(branch_error)
         fitting = [errors for errors in branches.values() if all(e.relative_path for e in errors)]
@@ -173,6 +179,8 @@ def _most_specific(error: ValidationError) -> ValidationError:
 
 
 UNKNOWN_FIELD_VALIDATORS = ("additionalProperties", "unevaluatedProperties")
+# (mapping path, key) of a key refused where it stands -> the schema path of the error that refused it
+Refused = dict[tuple[JSONPath, str | int], list[str | int]]
 # What an item of each list is called in a message ("entry citow/battle-dice: ...").
 ITEM_NAMES = {
     "entries": "entry",
@@ -191,7 +199,7 @@ TOP_ITEMS = {"chapter": "chapter", "game": "game", "aid": "player aid"}
 LONG_NUMBER = re.compile(r"[0-9]{7,}")
 
 
-def describe(document, path) -> str:
+def describe(document: JSON, path: Iterable[str | int]) -> str:
     """An item and field in words: ("entries", 3, "origin", "pl") -> "entry citow/x: origin, pl".
 
     The innermost item with an id names the place (entry, term, source, chapter, game); list
@@ -223,7 +231,7 @@ def describe(document, path) -> str:
     return subject + (f": {', '.join(fields)}" if fields else "")
 
 
-def _short(value) -> str:
+def _short(value: object) -> str:
     text = repr(value)
     return text if len(text) <= 60 else text[:57] + "…"
 
@@ -239,13 +247,13 @@ YAML_WORDS = {
 }
 
 
-def _in_yaml_words(json_types) -> str:
+def _in_yaml_words(json_types: str | Iterable[str]) -> str:
     """A schema's type (or list of types) as an editor of YAML names it."""
     names = [json_types] if isinstance(json_types, str) else list(json_types)
     return " or ".join(YAML_WORDS.get(name, name) for name in names)
 
 
-def _json_type(value) -> str:
+def _json_type(value: JSON) -> str:
     """The JSON Schema type of a loaded YAML value (bool before int: True is an int in Python)."""
     for python_type, name in ((bool, "boolean"), (int, "integer"), (float, "number"), (str, "string"), (list, "array"), (dict, "object")):
         if isinstance(value, python_type):
@@ -303,7 +311,7 @@ def _empty_key_slip(error: ValidationError) -> str | None:
     return None
 
 
-def check_shape(kind: str, document, shown_path: str, positions: Positions, problems: Problems) -> set[tuple]:
+def check_shape(kind: str, document: JSON, shown_path: str, positions: Positions, problems: Problems) -> set[JSONPath]:
     """Report schema problems; return the JSON paths of the items that failed.
 
     Returns the paths so that later checks skip exactly the broken items (reported here)
@@ -320,7 +328,7 @@ def check_shape(kind: str, document, shown_path: str, positions: Positions, prob
     errors = [_most_specific(error) for error in validator.iter_errors(document)]
     slips = Slips(errors, validator.schema, document, shown_path, positions, problems)
     failed = set(slips.failed)
-    reported: set[tuple] = set()
+    reported: set[tuple[JSONPath, str, str]] = set()
     for error in errors:
         path = tuple(error.absolute_path)
         if slips.said(error, path):
@@ -353,19 +361,22 @@ class Slips:
     the one problem it is, instead of the missing fields, unknown keys and wrong types it causes.
     `said(error, path)` tells whether an error is one of those consequences."""
 
-    def __init__(self, errors: list[ValidationError], root_schema: dict, document, shown_path: str, positions: Positions, problems: Problems):
+    def __init__(
+        self, errors: list[ValidationError], root_schema: JSONObject, document: JSON, shown_path: str, positions: Positions, problems: Problems
+    ) -> None:
         self.document, self.shown_path, self.positions, self.problems = document, shown_path, positions, problems
-        self.failed: set[tuple] = set()
-        self.below: set[tuple] = set()  # every error at or below these paths is a consequence
-        self.keys: set[tuple[tuple, Any]] = set()  # (mapping path, key): that key refused or unknown there
-        self.fields: set[tuple[tuple, str]] = set()  # (mapping path, field): that field said to be missing
-        self.mappings: set[tuple] = set()  # mappings whose unknown fields are all consequences
+        self.failed: set[JSONPath] = set()
+        self.below: set[JSONPath] = set()  # every error at or below these paths is a consequence
+        self.keys: set[tuple[JSONPath, str | int]] = set()  # (mapping path, key): that key refused or unknown there
+        self.fields: set[tuple[JSONPath, str | int]] = set()  # (mapping path, field): that field said to be missing
+        self.mappings: set[JSONPath] = set()  # mappings whose unknown fields are all consequences
         for error in errors:
             if error.validator in UNKNOWN_FIELD_VALIDATORS and isinstance(error.instance, dict):
                 self.outdented_or_empty(error)
         refused = _refused_keys(errors)
+        key: str | None  # a key where a slip stands (None: the mapping itself)
         for key_path, name in _run_together_keys(refused, errors).items():
-            mapping, key = key_path[:-1], key_path[-1]
+            mapping, key = key_path[:-1], str(key_path[-1])  # a mapping's key: text
             lost = f"a space is missing after '{name}:'" if key[len(name)] == ":" else f"a colon is missing after '{name}'"
             self.report(
                 mapping,
@@ -443,7 +454,17 @@ class Slips:
             )
 
     def report(
-        self, mapping: tuple, key, code: str, message: str, failed: tuple, below=(), keys=(), fields=(), mappings=(), about: tuple | None = None
+        self,
+        mapping: JSONPath,
+        key: str | int,
+        code: str,
+        message: str,
+        failed: JSONPath,
+        below: Iterable[JSONPath] = (),
+        keys: Iterable[tuple[JSONPath, str | int]] = (),
+        fields: Iterable[tuple[JSONPath, str | int]] = (),
+        mappings: Iterable[JSONPath] = (),
+        about: JSONPath | None = None,
     ) -> None:
         """One slip's problem, at `key` of `mapping` (naming the item and field at `about`, by default the
         mapping), and what it explains."""
@@ -455,11 +476,11 @@ class Slips:
         self.fields |= set(fields)
         self.mappings |= set(mappings)
 
-    def explained(self, path: tuple) -> bool:
+    def explained(self, path: JSONPath) -> bool:
         """Whether `path` is inside what a slip reported here explains."""
         return any(path[: len(slip)] == slip for slip in self.below)
 
-    def said(self, error: ValidationError, path: tuple) -> bool:
+    def said(self, error: ValidationError, path: JSONPath) -> bool:
         """Whether the error is a consequence of a slip reported here."""
         if self.explained(path):
             return True
@@ -472,16 +493,16 @@ class Slips:
         return error.validator in UNKNOWN_FIELD_VALIDATORS and path in self.mappings
 
 
-def _outdented(field, key) -> str:
+def _outdented(field: str | int, key: str) -> str:
     """The problem of a field outdented to the level of the key it belongs under (one wording for both finders)."""
     return f"'{field}' stands at the level of '{key}:' but belongs inside it, one level deeper: indent it under '{key}:' like the lines above it"
 
 
-def _fields_outdented_to_items(errors: list[ValidationError], document) -> dict[tuple, str]:
+def _fields_outdented_to_items(errors: list[ValidationError], document: JSON) -> dict[JSONPath, str]:
     """Among named items (the checks of checks.yaml…), an item's field outdented to the level of the
     item names reads as an item of that name, which fails: its path -> the name of the item just
     above it, whose field it is (a field of the same schema, which that item lacks)."""
-    found: dict[tuple, str] = {}
+    found: dict[JSONPath, str] = {}
     for error in errors:
         path = tuple(error.absolute_path)
         if not path or not isinstance(path[-1], str) or error.validator not in ("required", *UNKNOWN_FIELD_VALIDATORS):
@@ -520,7 +541,7 @@ def _too_shallow_slip(error: ValidationError) -> tuple[str, str] | None:
     return None
 
 
-def _accepts_key(schema, key: str) -> bool:
+def _accepts_key(schema: JSON, key: str) -> bool:
     """Whether a mapping of this (inlined) schema may hold `key`: a named property, or a name its
     patterns allow."""
     if not isinstance(schema, dict):
@@ -536,7 +557,7 @@ def _accepts_key(schema, key: str) -> bool:
 NAME_LIKE = re.compile(r"[a-z0-9_-]{1,12}")
 
 
-def _text_as_key_slips(errors: list[ValidationError], document) -> set[tuple]:
+def _text_as_key_slips(errors: list[ValidationError], document: JSON) -> set[tuple[JSONPath, str, str]]:
     """Text refused as a key (read as a key for a ': ' in it) right after a key left empty: the text of
     `pl: |` written at the level of `pl:`. A refused key that looks like a name (a misspelt language
     code) is not text. (mapping path, the text, the empty key) of each."""
@@ -552,13 +573,14 @@ def _text_as_key_slips(errors: list[ValidationError], document) -> set[tuple]:
     return found
 
 
-def _property_schema(root_schema: dict, schema_path: list, field: str, beside: str | None = None) -> dict:
+def _property_schema(root_schema: JSONObject, schema_path: list[str | int], field: str, beside: str | None = None) -> JSON:
     """The schema of `field` in the innermost schema along `schema_path` that names it (a `required`
     of an if/then branch names a field whose schema is in the item's `properties`); with `beside`,
     only in a schema that names that property too."""
-    nodes, node = [root_schema], root_schema
+    node: JSON = root_schema
+    nodes: list[JSON] = [root_schema]
     for step in schema_path:
-        node = node[step] if isinstance(node, (dict, list)) else None
+        node = node[step] if isinstance(node, (dict, list)) else None  # type: ignore[index]  # a list's step is an index
         nodes.append(node)
     for candidate in reversed(nodes):
         named = candidate.get("properties") if isinstance(candidate, dict) else None
@@ -567,7 +589,7 @@ def _property_schema(root_schema: dict, schema_path: list, field: str, beside: s
     return {}
 
 
-def part_at(document, path: tuple):
+def part_at(document: JSON, path: JSONPath) -> JSON:
     """The part of a document at `path`, or None."""
     for step in path:
         try:
@@ -577,7 +599,9 @@ def part_at(document, path: tuple):
     return document
 
 
-def _too_deep_slips(errors: list[ValidationError], refused: dict[tuple, list], root_schema: dict, document) -> set[tuple]:
+def _too_deep_slips(
+    errors: list[ValidationError], refused: Refused, root_schema: JSONObject, document: JSON
+) -> set[tuple[JSONPath, str | None, str, tuple[str, ...]]]:
     """Fields standing a level too deep, or whose line was lost: one mistake each, not a missing field
     plus wrong keys and values. Returns (mapping path, the key they stand under or None for the
     mapping itself, the field, the keys that moved) of each:
@@ -587,24 +611,25 @@ def _too_deep_slips(errors: list[ValidationError], refused: dict[tuple, list], r
     - a required field's own keys where its line was lost (`clarification:` deleted: `topic:`,
       `statements:`… now stand in the `origin:` above them; `aid:` deleted at the top of a file);
     - an optional field indented into the mapping above it (`terms:` under `origin:`)."""
-    found = set()
+    found: set[tuple[JSONPath, str | None, str, tuple[str, ...]]] = set()
     for error in errors:
         if error.validator == "required" and isinstance(error.instance, dict):
             found |= _required_field_moved(error, refused, root_schema)
     moved = {(mapping, under, key) for mapping, under, _, keys in found for key in keys}
     for (inner, key), schema_path in refused.items():
-        if not inner or isinstance(inner[-1], int) or not isinstance(key, str) or (inner[:-1], inner[-1], key) in moved:
+        under = inner[-1] if inner else None
+        if not isinstance(under, str) or not isinstance(key, str) or (inner[:-1], under, key) in moved:
             continue
-        mapping, under = inner[:-1], inner[-1]
+        mapping = inner[:-1]
         outer = part_at(document, mapping)
         if isinstance(outer, dict) and key not in outer and _property_schema(root_schema, schema_path, key, beside=under):
             found.add((mapping, under, key, (key,)))
     return found
 
 
-def _refused_keys(errors: list[ValidationError]) -> dict[tuple, list]:
+def _refused_keys(errors: list[ValidationError]) -> Refused:
     """(mapping path, key) of every key refused where it stands, or whose value is -> the error's schema path."""
-    refused: dict[tuple, list] = {}
+    refused: Refused = {}
     for error in errors:
         path, schema_path = tuple(error.absolute_path), list(error.absolute_schema_path)
         if isinstance(error.instance, str) and "propertyNames" in schema_path:
@@ -616,14 +641,16 @@ def _refused_keys(errors: list[ValidationError]) -> dict[tuple, list]:
     return refused
 
 
-def _required_field_moved(error: ValidationError, refused: dict, root_schema: dict) -> set[tuple]:
+def _required_field_moved(
+    error: ValidationError, refused: Refused, root_schema: JSONObject
+) -> set[tuple[JSONPath, str | None, str, tuple[str, ...]]]:
     """For a missing required field: where it, or its own keys, stand instead (see _too_deep_slips)."""
     mapping = tuple(error.absolute_path)
     field = next((f for f in error.validator_value if error.message == f"{f!r} is a required property"), None)
     if field is None:
         return set()
     field_schema = _property_schema(root_schema, list(error.absolute_schema_path), field)
-    found = set()
+    found: set[tuple[JSONPath, str | None, str, tuple[str, ...]]] = set()
     beside = [k for k in error.instance if (mapping, k) in refused]
     if beside and all(_accepts_key(field_schema, str(k)) for k in beside):
         found.add((mapping, None, field, tuple(beside)))
@@ -642,12 +669,12 @@ def _required_field_moved(error: ValidationError, refused: dict, root_schema: di
 SWALLOWED_KEY = re.compile(r"^[ \t]*([a-z]{2,3}):[ \t]*(?:[|>][-+]?)?[ \t]*$", re.MULTILINE)  # a line `ru: |` alone
 
 
-def swallowed_keys(document, shown_path: str, positions: Positions, problems: Problems) -> set[tuple]:
+def swallowed_keys(document: JSON, shown_path: str, positions: Positions, problems: Problems) -> set[JSONPath]:
     """Keys indented into the text of the key above (`ru: |` two spaces deeper than `pl: |` is a line of
     the Polish text, and Russian is missing): one E007 at that line, not a missing language and a
     text that differs from its source. Returns the paths of the mappings concerned (they failed)."""
-    failed: set[tuple] = set()
-    stack: list[tuple[tuple, Any]] = [((), document)]
+    failed: set[JSONPath] = set()
+    stack: list[tuple[JSONPath, JSON]] = [((), document)]
     while stack:
         path, node = stack.pop()
         if isinstance(node, list):
@@ -676,7 +703,7 @@ COLON_SLIP = re.compile(r"^([A-Za-z0-9_/-]+)(?: +|:)[\[{\"']")
 NAME_THEN_MORE = re.compile(r"^([A-Za-z0-9_]+)(?: +|:)\S")
 
 
-def _run_together_keys(refused: dict[tuple, list], errors: list[ValidationError]) -> dict[tuple, str]:
+def _run_together_keys(refused: Refused, errors: list[ValidationError]) -> dict[JSONPath, str]:
     """Of the keys refused where they stand, those that are a name, a missing colon or space, and
     the start of a value: key path -> the name. A value that is a plain word counts only where the
     name is a field the mapping may have and lacks (elsewhere "two words" may be a key)."""
@@ -691,6 +718,6 @@ def _run_together_keys(refused: dict[tuple, list], errors: list[ValidationError]
     return found
 
 
-def is_inside_failed(path: tuple, failed: set[tuple]) -> bool:
+def is_inside_failed(path: JSONPath, failed: set[JSONPath]) -> bool:
     """True if `path`, anything below it or anything above it failed the schema."""
     return any(f[: len(path)] == path or path[: len(f)] == f for f in failed)

@@ -15,7 +15,7 @@ import difflib
 import hashlib
 import re
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -25,10 +25,11 @@ from rules_check import core as rules_input
 from rules_check.core import CheckId
 
 from ..base import colours, textmatch
+from ..base.jsontypes import JSON, JSONPath
 from ..base.linerange import parse_ranges, range_lines
 from ..base.problems import DataError, Problems
 from ..load.load import Document, LoadedData, load
-from ..load.model import Aid, Chapter, Entry, KnowledgeBase, Noise, Source, Where
+from ..load.model import Aid, Chapter, Entry, KnowledgeBase, Noise, PerLanguage, Source, Where
 from . import validate_calculators, validate_languages, validate_markup, validate_terms, validate_text
 from .schema import check_shape, describe, explained, is_inside_failed, part_at, swallowed_keys
 from .validate_calculators import check_calculators  # the calculators' words (calculators.yaml)
@@ -45,14 +46,14 @@ RUN_ON_SHARE = 0.2
 RUN_ON_MIN_WORDS = 4
 
 
-def _at(problems: Problems, where: Where, sub_path: list, code: str, message: str) -> None:
+def _at(problems: Problems, where: Where, sub_path: Sequence[str | int], code: str, message: str) -> None:
     """Report a problem at a place inside an item, named in words: "entry citow/x: see, item 2: …"."""
-    path = where.path + sub_path
+    path = [*where.path, *sub_path]
     place = describe(where.document.data, path).removeprefix("the file: ")
     problems.add(where.document.path, where.document.positions.of(path), code, f"{place}: {message}")
 
 
-def ids_within(node) -> set[str]:
+def ids_within(node: JSON) -> set[str]:
     """Every `id` of the mappings in a loaded document (or part of one)."""
     found: set[str] = set()
     stack = [node]
@@ -70,7 +71,7 @@ def ids_within(node) -> set[str]:
 SOUND_SHAPES: set[tuple[str, bytes]] = set()  # (kind, digest) of files whose shape passed without a problem
 
 
-def shape_failures(doc: Document, problems: Problems) -> set[tuple]:
+def shape_failures(doc: Document, problems: Problems) -> set[JSONPath]:
     """The JSON paths of a document's items whose shape failed (reported). A file of the same kind
     and bytes that passed before is not checked again: its shape depends on them alone, and under
     `serve` most files are the same from one rebuild to the next."""
@@ -93,16 +94,16 @@ ITEM_LISTS_ITSELF = {(name,) for name in ITEM_LISTS}
 class KnowledgeBaseBuilder:
     """Fills a KnowledgeBase from loaded documents whose shape was checked, file kind by file kind."""
 
-    def __init__(self, loaded: LoadedData, problems: Problems):
+    def __init__(self, loaded: LoadedData, problems: Problems) -> None:
         self.loaded, self.problems = loaded, problems
         self.kb = KnowledgeBase()
         self.failed = {doc.path: shape_failures(doc, problems) for doc in loaded.documents}
 
-    def ok(self, doc: Document, path: list) -> bool:
+    def ok(self, doc: Document, path: Sequence[str | int]) -> bool:
         """Whether the item at `path` passed the shape check: nothing at, above or below it failed."""
         return not is_inside_failed(tuple(path), self.failed[doc.path])
 
-    def list_ok(self, doc: Document, path: list) -> bool:
+    def list_ok(self, doc: Document, path: Sequence[str | int]) -> bool:
         """Whether the list at `path` itself passed (its items are checked one by one)."""
         return not any(tuple(path)[: len(failed)] == failed for failed in self.failed[doc.path])
 
@@ -114,7 +115,7 @@ class KnowledgeBaseBuilder:
         self.add_unloaded()
         self.add_sources()
         self.add_games()
-        seen_orders: dict[tuple, str] = {}
+        seen_orders: dict[tuple[str | None, int | None], str] = {}
         missing_game: dict[str, str] = {}  # game folder without game.yaml -> its first file
         for doc in self.loaded.documents:
             if doc.kind in ("manifest", "game", "language", "ui", "synonyms", "checks", "calculators"):
@@ -146,7 +147,7 @@ class KnowledgeBaseBuilder:
         validate_languages.check(self.loaded, self.kb, self.problems, sound)  # E062-E063, E065-E068: data/languages/
         return self.kb
 
-    def unread_noise(self, doc: Document, item) -> None:
+    def unread_noise(self, doc: Document, item: JSON) -> None:
         """A noise range skipped for its problem: the lines it names, if it still names them, else any of its game's."""
         try:
             lines = range_lines(item.get("lines", "")) if isinstance(item, dict) and isinstance(item.get("source"), str) else []
@@ -258,7 +259,7 @@ class KnowledgeBaseBuilder:
             self.problems.add(doc.path, (1, 1), "E037", f"no game.yaml for game folder '{doc.game}'")
         self.unchecked(ids_within(doc.data), blame)
 
-    def check_order(self, doc: Document, seen_orders: dict[tuple, str]) -> None:
+    def check_order(self, doc: Document, seen_orders: dict[tuple[str | None, int | None], str]) -> None:
         if (doc.game, doc.order) in seen_orders:
             self.problems.add(doc.path, (1, 1), "E038", f"order {doc.order:02d} is also used by {seen_orders[(doc.game, doc.order)]}")
         seen_orders[(doc.game, doc.order)] = doc.path
@@ -296,7 +297,7 @@ class KnowledgeBaseBuilder:
             self.kb.entry_chapter[entry_id] = chapter.id
             chapter.entry_ids.append(entry_id)
 
-    def add_items(self, doc: Document, key: str, into: dict) -> list[str]:
+    def add_items(self, doc: Document, key: str, into: dict[str, Any]) -> list[str]:
         """The items of a list with ids (entries, terms) that passed the shape check; their ids."""
         added = []
         for i, item in enumerate(doc.data[key] or [] if self.list_ok(doc, [key]) else []):
@@ -315,7 +316,7 @@ class KnowledgeBaseBuilder:
                 )
 
 
-def _lost_its_id(document, item: tuple) -> bool:
+def _lost_its_id(document: JSON, item: JSONPath) -> bool:
     """Whether the item at `item` (a chapter, an entry or a glossary term) is there without its `id`."""
     node = part_at(document, item)
     return item[:1] in (("chapter",), ("entries",), ("terms",)) and isinstance(node, dict) and not isinstance(node.get("id"), str)
@@ -377,7 +378,7 @@ class MeaningChecks:
             for j, ref in enumerate(section["entries"]):
                 self.check_reference(ref, where, ["sections", i, "entries", j])
             for j, faction in enumerate(section.get("factions", [])):
-                path = ["sections", i, "factions", j]
+                path: list[str | int] = ["sections", i, "factions", j]
                 self.require_languages(faction["name"], game_id, where, path + ["name"])
                 for k, ref in enumerate(faction.get("entries", [])):
                     self.check_reference(ref, where, path + ["entries", k])
@@ -399,7 +400,9 @@ class MeaningChecks:
         colours; then each faction's (its band on the sheet and its card) from those, every section's
         and each earlier faction's."""
         seen: list[tuple[str, str]] = [(name, colour) for name, colour in colours.FIXED.items()]
-        coloured = [(["sections", i], "section", section["title"], section.get("colour")) for i, section in enumerate(aid["sections"])]
+        coloured: list[tuple[list[str | int], str, PerLanguage, JSON]] = [
+            (["sections", i], "section", section["title"], section.get("colour")) for i, section in enumerate(aid["sections"])
+        ]
         coloured += [
             (["sections", i, "factions", j], "faction", faction["name"], faction.get("colour"))
             for i, section in enumerate(aid["sections"])
@@ -429,7 +432,7 @@ class MeaningChecks:
         entries = sorted(e for e in self.kb.entries if self.kb.game_of(e) == game_id)
         for topic, refs in aid.get("checklist", {}).items():
             for i, ref in enumerate(refs):
-                path = ["checklist", topic, i]
+                path: list[str | int] = ["checklist", topic, i]
                 if ref not in entries:
                     if not self.blamed(ref):
                         hint = difflib.get_close_matches(ref, entries, n=1)
@@ -444,7 +447,7 @@ class MeaningChecks:
                     printed.add(ref)  # one problem per entry, where the checklist first needs it
                     _at(self.problems, where, path, "E070", f"'{ref}' is needed for {topic}, but no section of the aid prints it")
 
-    def aid_table(self, ref: str, where: Where, path: list) -> dict[str, Any] | None:
+    def aid_table(self, ref: str, where: Where, path: Sequence[str | int]) -> dict[str, Any] | None:
         """The table of the entry `ref` that an aid picks from, or None with the problem reported."""
         if ref not in self.kb.entries:
             self.check_reference(ref, where, path)
@@ -454,7 +457,7 @@ class MeaningChecks:
             return None
         return dict(self.kb.entries[ref]["table"])
 
-    def check_columns(self, table: dict[str, Any], keys: list[str], ref: str, where: Where, path: list) -> bool:
+    def check_columns(self, table: dict[str, Any], keys: list[str], ref: str, where: Where, path: Sequence[str | int]) -> bool:
         have = [c["key"] for c in table["columns"]]
         for key in keys:
             if key not in have:
@@ -553,7 +556,7 @@ class MeaningChecks:
                 head, tail = sum(found_by_line[:k], []), sum(found_by_line[k:], [])
                 if head and len(tail) >= RUN_ON_MIN_WORDS and sum(head) >= MIN_TEXT_IN_SOURCE * len(head) and sum(tail) < RUN_ON_SHARE * len(tail):
                     named = f"'{missing[0]}: |'" if len(missing) == 1 else f"the line of one of {', '.join(missing)}"
-                    at = where.document.positions.of_text_line(where.path + ["text"], lang, text, sum(len(line) + 1 for line in lines[:k]))
+                    at = where.document.positions.of_text_line([*where.path, "text"], lang, text, sum(len(line) + 1 for line in lines[:k]))
                     self.problems.add(
                         where.document.path,
                         at,
@@ -564,7 +567,7 @@ class MeaningChecks:
                     return lang
         return None
 
-    def _own_words(self, entry: Entry, lang: str, missing: list[str]):
+    def _own_words(self, entry: Entry, lang: str, missing: list[str]) -> Iterator[tuple[Callable[[str], bool], str]]:
         """Tests of whether a word of the `lang` text is its own, with what the others are: found in its
         cited source lines; written in its title's script where a missing language's title has another."""
         origin = entry["origin"].get(lang, {})
@@ -579,7 +582,7 @@ class MeaningChecks:
 
     def check_clarification(self, clarification: dict[str, Any], game: str, where: Where) -> None:
         for i, statement in enumerate(clarification["statements"]):
-            path = ["clarification", "statements", i]
+            path: list[str | int] = ["clarification", "statements", i]
             source = self.check_source_ref(statement["source"], game, None, where, path + ["source"], lines=statement["lines"])
             if source:
                 cited = textmatch.normalise(self.cited_text(source, statement["lines"]))
@@ -591,7 +594,7 @@ class MeaningChecks:
             self.require_languages(clarification["ruling"], game, where, ["clarification", "ruling"])
             self.check_numbers(clarification["ruling"], dict.fromkeys(clarification["ruling"], {}), where, ["clarification", "ruling"])
 
-    def check_languages(self, item: Mapping[str, Any], game: str, where: Where, fields: tuple) -> None:
+    def check_languages(self, item: Mapping[str, Any], game: str, where: Where, fields: tuple[str, ...]) -> None:
         """One E024 for the required languages an item lacks anywhere, one E025 for languages some
         of its fields have and others lack: an item's missing languages are reported together."""
         have = {field: set(item[field]) for field in (*fields, "origin") if field in item}
@@ -613,7 +616,7 @@ class MeaningChecks:
         if gaps:
             _at(self.problems, where, [], "E025", "; ".join(gaps))
 
-    def require_languages(self, mapping: dict, game: str, where: Where, path: list) -> None:
+    def require_languages(self, mapping: Mapping[str, Any], game: str, where: Where, path: Sequence[str | int]) -> None:
         required = self.kb.games[game]["required_languages"] if game in self.kb.games else []
         missing = [lang for lang in required if lang not in mapping]
         if missing:
@@ -654,7 +657,9 @@ class MeaningChecks:
             return self.kb.unread_noise.get(game)
         return next((self.kb.unread_noise_lines[(source_id, n)] for n in range_lines(spec) if (source_id, n) in self.kb.unread_noise_lines), None)
 
-    def check_source_ref(self, source_id, game, lang, where, path, lines=None) -> Source | None:
+    def check_source_ref(
+        self, source_id: str, game: str, lang: str | None, where: Where, path: list[str | int], lines: str | None = None
+    ) -> Source | None:
         """The source, if it exists, belongs to the game, is in `lang` and holds `lines`; else None
         with the problem reported (or, for a source whose manifest entry is broken, counted)."""
         source = self.kb.sources.get(source_id)
@@ -676,7 +681,7 @@ class MeaningChecks:
             return None
         return source
 
-    def check_lines(self, source: Source, spec: str, where: Where, path: list) -> bool:
+    def check_lines(self, source: Source, spec: str, where: Where, path: Sequence[str | int]) -> bool:
         problem = _lines_problem(source, spec)
         if problem:
             _at(self.problems, where, path, "E023", problem)
@@ -686,7 +691,7 @@ class MeaningChecks:
         noise = self.noise_lines.get(source.id, set()) if skip_noise else set()
         return "\n".join(source.lines[n - 1] for n in range_lines(spec) if n not in noise)
 
-    def check_text_matches(self, item: Mapping[str, Any], lang: str, source: Source, spec: str, where: Where, path: list) -> None:
+    def check_text_matches(self, item: Mapping[str, Any], lang: str, source: Source, spec: str, where: Where, path: Sequence[str | int]) -> None:
         corrections = " ".join(c["from"] for c in item.get("corrections", []) if c["lang"] == lang)
         text_in_source, source_in_text = textmatch.shares_found(
             self.cited_text(source, spec, skip_noise=True), item["title"].get(lang, ""), item["text"][lang], corrections
@@ -700,7 +705,7 @@ class MeaningChecks:
             self.mismatched.add((item["id"], lang))
             _at(self.problems, where, path, "E033", "; ".join(shortfalls))
 
-    def check_reference(self, ref: str, where: Where, path: list) -> None:
+    def check_reference(self, ref: str, where: Where, path: Sequence[str | int]) -> None:
         if ref in self.known_ids or self.blamed(ref):
             return
         hint = difflib.get_close_matches(ref, sorted(self.known_ids), n=1)
@@ -717,7 +722,7 @@ class MeaningChecks:
         """An aid summary is text players read: it gets the text's checks (languages, origin,
         numbers across languages, references), and it states no number its entry's text lacks (E053)."""
         summary = entry["summary"]
-        at = Where(where.document, where.path + ["summary"])
+        at = Where(where.document, [*where.path, "summary"])
         self.check_languages(summary, game, at, fields=("text",))
         self.check_origin(summary, game, at, text_check=False)
         if "numbers_differ" not in entry:
@@ -738,7 +743,7 @@ class MeaningChecks:
                     f"the {lang} summary states {', '.join(extra)}, which the entry's text, params and table do not",
                 )
 
-    def check_numbers(self, texts: Mapping[str, str], origins: Mapping[str, Any], where: Where, path: list) -> None:
+    def check_numbers(self, texts: Mapping[str, str], origins: Mapping[str, Any], where: Where, path: Sequence[str | int]) -> None:
         """A translation states the numbers of its original; two sources' versions agree."""
         by_lang = {lang: textmatch.numbers(text) for lang, text in texts.items()}
         originals = sorted(lang for lang, o in origins.items() if "translated_from" not in o)
@@ -752,7 +757,7 @@ class MeaningChecks:
                 _at(
                     self.problems,
                     where,
-                    path + [other],
+                    [*path, other],
                     "E030",
                     f"numbers differ: {first} has {only_a or 'none'} that {other} lacks; {other} has {only_b or 'none'} that {first} lacks",
                 )
@@ -814,7 +819,7 @@ def _change_point(found_by_line: list[list[bool]]) -> int:
     return best
 
 
-def _english(cell) -> str | None:
+def _english(cell: JSON) -> str | None:
     """A table cell's English value (cells are plain or per language), as a faction's `where` names it."""
     return cell.get("en") if isinstance(cell, dict) else cell
 
@@ -827,7 +832,7 @@ LIST_NUMBER = re.compile(r"^\s*\d+[.)](?=\s)", re.MULTILINE)
 WORDED = {"0", "1"}
 
 
-def _values(node) -> list:
+def _values(node: JSON) -> list[JSON]:
     """Every scalar inside params or table rows (numbers a summary may restate)."""
     if isinstance(node, dict):
         return [v for item in node.values() for v in _values(item)]
@@ -858,7 +863,7 @@ def _shortened(text: str, limit: int = 200) -> str:
     return text if len(text) <= limit else text[:limit] + "…"
 
 
-def _per_language(value) -> dict[str, str]:
+def _per_language(value: JSON) -> dict[str, str]:
     """A text given per language, or one English text, as a mapping."""
     return {lang: str(text) for lang, text in value.items()} if isinstance(value, Mapping) else {"en": str(value)}
 

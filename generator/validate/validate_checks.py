@@ -5,8 +5,11 @@ here (E040-E042, with file:line:col and a hint) and never a crash of the rules_c
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from rules_check.core import CheckId
 
+from ..base.jsontypes import JSONObject
 from ..base.problems import Problems
 from ..load.load import LoadedData
 from ..load.model import KnowledgeBase, Where
@@ -30,7 +33,7 @@ def check_catalogues(loaded: LoadedData, kb: KnowledgeBase, problems: Problems) 
             _check_item(kb, Where(doc, ["checks", name]), item, problems, reported)
 
 
-def _check_item(kb: KnowledgeBase, where: Where, item: dict, problems: Problems, reported: set[tuple[str, str]]) -> None:
+def _check_item(kb: KnowledgeBase, where: Where, item: JSONObject, problems: Problems, reported: set[tuple[str, str]]) -> None:
     check = f"{where.document.game}.{where.path[-1]}"
     for field in ("implements", "tables", "cites"):
         for i, entry_id in enumerate(item.get(field, [])):
@@ -80,8 +83,8 @@ def _known_entry(kb: KnowledgeBase, entry_id: str, where: Where, problems: Probl
     return False
 
 
-def _report(problems: Problems, where: Where, sub_path: list, code: str, message: str) -> None:
-    problems.add(where.document.path, where.document.positions.of(where.path + sub_path), code, message)
+def _report(problems: Problems, where: Where, sub_path: Sequence[str | int], code: str, message: str) -> None:
+    problems.add(where.document.path, where.document.positions.of([*where.path, *sub_path]), code, message)
 
 
 def known_checks(kb: KnowledgeBase) -> set[CheckId]:

@@ -14,6 +14,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
+from ..base.jsontypes import JSON, JSONPath
 from ..base.languages import PLACEHOLDER, Language, Languages, language_from
 from ..base.problems import Problems
 from ..load.load import Document, LoadedData
@@ -22,7 +23,7 @@ from ..load.model import KnowledgeBase
 
 def check(loaded: LoadedData, kb: KnowledgeBase, problems: Problems, sound: set[int]) -> None:
     """Build kb.languages from the loaded language files whose shape is sound (ids in `sound`)."""
-    folders: dict[str, dict] = {}
+    folders: dict[str, dict[str, Document]] = {}
     for doc in loaded.documents:
         if id(doc) in sound:
             folders.setdefault(doc.path.replace("\\", "/").split("/")[-2], {})[doc.kind] = doc
@@ -68,14 +69,14 @@ def check(loaded: LoadedData, kb: KnowledgeBase, problems: Problems, sound: set[
             if len(kb.languages) and lang not in kb.languages:
                 problems.add(
                     where.document.path,
-                    where.document.positions.of(where.path + ["languages"]),
+                    where.document.positions.of([*where.path, "languages"]),
                     "E063",
                     f"game '{game_id}' is offered in '{lang}', which has no definition in data/languages/",
                 )
 
 
 # The {places} the generator fills in each interface text (by its key path); any other brace is refused.
-PLACES: dict[tuple[str, ...], frozenset[str]] = {
+PLACES: dict[JSONPath, frozenset[str]] = {
     ("translated_from",): frozenset({"lang"}),
     ("fallback",): frozenset({"shown"}),
     ("calculator", "failed"): frozenset({"error"}),
@@ -87,7 +88,7 @@ PLACES: dict[tuple[str, ...], frozenset[str]] = {
 BRACE = re.compile(r"[{}]")
 
 
-def _texts(node: Any, path: tuple) -> Iterator[tuple[tuple, str]]:
+def _texts(node: JSON, path: JSONPath) -> Iterator[tuple[JSONPath, str]]:
     if isinstance(node, str):
         yield path, node
     elif isinstance(node, Mapping):

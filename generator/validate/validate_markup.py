@@ -32,7 +32,7 @@ def check(kb: KnowledgeBase, problems: Problems) -> None:
             if entry_id in on_aids and drawable:
                 found += _undrawable(entry_id, field, text)
             for code, message in found:  # a position costs a look into the file: only for a problem
-                problems.add(where.document.path, where.document.positions.of(where.path + path), code, message)
+                problems.add(where.document.path, where.document.positions.of([*where.path, *path]), code, message)
 
 
 def _aid_fonts_known() -> bool:

@@ -19,14 +19,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from ..base.termmatch import WORD, TermMatcher, term_matcher, terms_in_text
 from ..base.textmatch import QUOTED, strip_links
 from ..load.model import Entry, KnowledgeBase, Where
 
-Report = Callable[[Where, list, str, str], None]
+Report = Callable[[Where, Sequence[str | int], str, str], None]  # a problem at a path inside an item
 INFLECTION = 3  # letters of a word's ending that inflection may change
 STEM_MIN = 4  # ... leaving at least this many
 
@@ -46,7 +46,7 @@ def check(kb: KnowledgeBase, report: Report) -> None:
         check_status(kb, term_id, term, report)
 
 
-def translated_fields(entry: Entry) -> Iterator[tuple[list, Mapping[str, str], Mapping[str, Any]]]:
+def translated_fields(entry: Entry) -> Iterator[tuple[list[str], Mapping[str, str], Mapping[str, Any]]]:
     """(path, texts by language, origins by language) of an entry's translatable prose."""
     yield ["title"], entry["title"], entry["origin"]
     yield ["text"], entry["text"], entry["origin"]

@@ -19,9 +19,10 @@ from __future__ import annotations
 import difflib
 import functools
 import re
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from typing import Any
 
+from ..base.jsontypes import JSON
 from ..base.linerange import range_lines
 from ..base.problems import Problems
 from ..base.textmatch import strip_links
@@ -42,8 +43,8 @@ WORKING_NOTE = re.compile(
 )
 
 
-def _add(problems: Problems, where: Where, sub_path: list, code: str, message: str) -> None:
-    problems.add(where.document.path, where.document.positions.of(where.path + sub_path), code, message)
+def _add(problems: Problems, where: Where, sub_path: Sequence[str | int], code: str, message: str) -> None:
+    problems.add(where.document.path, where.document.positions.of([*where.path, *sub_path]), code, message)
 
 
 @functools.lru_cache(maxsize=1 << 14)
@@ -60,7 +61,10 @@ def working_note(text: str) -> str | None:
     return match.group(0) if match else None
 
 
-def tokens(text: str) -> list[tuple[str, str]]:
+Token = tuple[str, str]  # a word: (its key, as compared; its spelling, as written)
+
+
+def tokens(text: str) -> list[Token]:
     """(comparison key, original spelling) of every word and number, in order."""
     text = LINE_JOIN.sub(r"\1", strip_links(text))
     return [(m.group(0).lower().replace("ё", "е"), m.group(0)) for m in TOKEN.finditer(text)]
@@ -110,7 +114,10 @@ class TextChecks:
 
     # -- E052 --------------------------------------------------------------------------------
     def check_working_notes(
-        self, item: Mapping[str, Any], where: Where, fields=("title", "text", "summary", "clarification", "example", "table")
+        self,
+        item: Mapping[str, Any],
+        where: Where,
+        fields: tuple[str, ...] = ("title", "text", "summary", "clarification", "example", "table"),
     ) -> None:
         for field in fields:
             if field in item:
@@ -169,7 +176,7 @@ class TextChecks:
                 f"the {lang} text differs from {source.id} lines {origin['lines']} without a recorded correction: {shown}{more}",
             )
 
-    def _carried_elsewhere(self, entry_id: str, source_id: str, numbers: list[int], missing: Sequence) -> bool:
+    def _carried_elsewhere(self, entry_id: str, source_id: str, numbers: list[int], missing: Sequence[Token]) -> bool:
         """Words of a shared line left out here because another entry citing the line carries them
         (as that entry's corrections repair them)."""
         for n in (numbers[0], numbers[-1]):
@@ -190,7 +197,7 @@ class TextChecks:
 @functools.lru_cache(maxsize=1 << 14)
 def source_differences(
     lines: tuple[str, ...], title: str, chapter_title: str, corrections: tuple[tuple[str, str], ...], text: str
-) -> tuple[tuple[str, str, tuple], ...]:
+) -> tuple[tuple[str, str, tuple[Token, ...]], ...]:
     """Where a text differs from the source lines it carries, once its corrections (from, to) are
     applied: (the source's words, the text's words, and, for source words left out at either end of
     the range, those words, which another entry citing the shared line may carry; else empty).
@@ -216,11 +223,11 @@ def source_differences(
     return tuple(differences)
 
 
-def source_words(lines: list[str], title: set[str], heading_words: set[str]) -> tuple[list, list[bool]]:
+def source_words(lines: list[str], title: set[str], heading_words: set[str]) -> tuple[list[Token], list[bool]]:
     """The cited lines' words, and for each whether the text may leave it out: words of a heading
     line (`#`, or all its words in the entry's or chapter's title), the opening words where they are
     the title's or chapter's, list markers (dropped outright). A word broken over lines is joined."""
-    words: list[tuple[str, str]] = []
+    words: list[Token] = []
     optional: list[bool] = []
     broken = False  # the previous non-blank line ended in a hyphen
     for line in lines:
@@ -245,8 +252,10 @@ def source_words(lines: list[str], title: set[str], heading_words: set[str]) -> 
     return words, optional
 
 
-def _apply(source_tokens: Sequence, optional: Sequence, old: list[str], new: list) -> tuple[list, list]:
-    out_tokens, out_optional, i = [], [], 0
+def _apply(source_tokens: Sequence[Token], optional: Sequence[bool], old: list[str], new: list[Token]) -> tuple[list[Token], list[bool]]:
+    out_tokens: list[Token] = []
+    out_optional: list[bool] = []
+    i = 0
     while i < len(source_tokens):
         if old and [k for k, _ in source_tokens[i : i + len(old)]] == old:
             out_tokens.extend(new)
@@ -264,7 +273,7 @@ def _contains(seq: list[str], run: list[str]) -> bool:
     return any(seq[i : i + n] == run for i in range(len(seq) - n + 1))
 
 
-def _strings(value, path: list):
+def _strings(value: JSON, path: list[str | int]) -> Iterator[tuple[list[str | int], str]]:
     if isinstance(value, str):
         yield path, value
     elif isinstance(value, dict):

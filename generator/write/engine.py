@@ -81,7 +81,7 @@ class LiveEngine:
         self.work = work
         self.loaded: tuple[Any, Any, Any, Any] | None = None  # (config, files, nav, theme environment) of the last whole run
         self.nav_meta = ""  # what of site_meta every page shows (all of it but the pages' own titles and tocs)
-        self.theme_stamp: tuple = ()
+        self.theme_stamp: tuple[tuple[str, int], ...] = ()
 
     def run(self, docs: Path, site: Path, site_meta: str, changed: list[str] | None) -> bool:
         """Build `site` from `docs`: only the `changed` docs files when that gives the same site as a
@@ -152,7 +152,7 @@ class LiveEngine:
         meta["pages"] = sorted(meta["pages"])  # which pages there are; their titles are in the nav
         return json.dumps(meta, sort_keys=True)
 
-    def _theme_stamp(self) -> tuple:
+    def _theme_stamp(self) -> tuple[tuple[str, int], ...]:
         return tuple((str(p), p.stat().st_mtime_ns) for p in [MKDOCS_HOOKS, *sorted(THEME.rglob("*"))] if p.is_file())
 
 
