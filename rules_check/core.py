@@ -8,7 +8,7 @@ Pure Python plus jsonschema, no import from the generator: the package is meant 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -27,12 +27,12 @@ class RulesError(ValueError):
     to say it in the reader's language: its key, its English template, the values of its {places} and the
     rule's entry id (explain.py; the other languages' words are in the game's calculators.yaml)."""
 
-    def __init__(self, message: str, refusal: str = "", template: str = "", values: dict[str, Any] | None = None, rule: str | None = None):
+    def __init__(self, message: str, refusal: str = "", template: str = "", values: dict[str, Any] | None = None, rules: Sequence[str] = ()):
         super().__init__(message)
         self.refusal = refusal
         self.template = template or message
         self.values = values or {}
-        self.rule = rule
+        self.rules = tuple(rules)
 
 
 def plain(value: Any) -> str:
@@ -54,10 +54,12 @@ class Refusals:
     def __init__(self, messages: dict[str, str]):
         self.messages = messages
 
-    def __call__(self, key: str, rule: str | None = None, **values: Any) -> RulesError:
+    def __call__(self, key: str, rule: str | Sequence[str] = (), **values: Any) -> RulesError:
+        """The refusal `key` with its values; `rule`: the entry (or entries) that forbid it."""
         template = self.messages[key]
+        rules = (rule,) if isinstance(rule, str) else tuple(rule)
         message = template.format(**{name: plain(value) for name, value in values.items()})
-        return RulesError(f"{message} ({rule})" if rule else message, key, template, values, rule)
+        return RulesError(f"{message} ({', '.join(rules)})" if rules else message, key, template, values, rules)
 
 
 class InputError(ValueError):

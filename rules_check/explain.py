@@ -111,7 +111,7 @@ def refusal(game_name: str, check: str, err: RulesError, language: str) -> dict[
     translations = say.get("refusals", {})
     within = _within(err)
     said = language if language == "en" or all(language in translations.get(item.refusal, {}) for item in within) else "en"
-    rules = [item.rule for item in within if item.rule]
+    rules = [rule for item in within for rule in item.rules]
     return {"message": _message(err, Words(say, check, said), translations), "language": said, "rules": list(dict.fromkeys(rules))}
 
 

@@ -48,7 +48,9 @@ def test_an_english_refusal_names_its_rule_and_joins_the_problems_within_it():
     table = Refusals({"outer": "draw {number}: {problems}", "gap": "a gap at {space}", "two": "{cards} in one line"})
     err = table("outer", number=2, problems=[table("gap", space=3, rule="g/placement"), table("two", cards=["orc_eye", "idol"])])
     assert str(err) == "draw 2: a gap at 3 (g/placement); orc_eye, idol in one line"
-    assert (err.refusal, err.rule, table("gap", space=1, rule="g/r").rule) == ("outer", None, "g/r")
+    assert (err.refusal, err.rules, table("gap", space=1, rule="g/r").rules) == ("outer", (), ("g/r",))
+    both = table("gap", space=1, rule=("g/capture", "g/clarify-empty"))
+    assert (str(both), both.rules) == ("a gap at 1 (g/capture, g/clarify-empty)", ("g/capture", "g/clarify-empty"))
 
 
 def _answer(game: str, check: str, inputs: dict, language: str) -> dict:
@@ -216,7 +218,7 @@ def test_a_citow_refusal_reads_in_the_readers_language_with_its_values_named_as_
         "too few results": "too few results: 3 dice and 0 explosion(s) need 3 rolls, got 1 (citow/battle-dice)",
         "own followers": "khorne: a player cannot assign hits to his own followers (bloodthirster) (citow/assigning-hits)",
         "tokens": "7 Skaven tokens on the board (kislev 4; estalia 3), but the game has 6: Old World tokens of each type are strictly "
-        "limited, none is replaced when they run out (citow/old-world-token-supply)",
+        "limited, none is replaced when they run out (citow/old-world-token-supply, citow/component-list)",
     }
     assert {situation: said["message"] for situation, said in ru.items()} == {
         "too few results": "слишком мало значений: кубики атаки — 3, дополнительные броски — 0, нужно бросков — 3, получено значений — 1",
@@ -224,7 +226,11 @@ def test_a_citow_refusal_reads_in_the_readers_language_with_its_values_named_as_
         "tokens": "маркеров Скавенов на поле: 7 (Кислев: 4; Эсталия: 3), а в игре их 6: маркеры Старого Света каждого типа строго "
         "ограничены, закончившиеся не заменяются",
     }
-    rules = {"too few results": ["citow/battle-dice"], "own followers": ["citow/assigning-hits"], "tokens": ["citow/old-world-token-supply"]}
+    rules = {
+        "too few results": ["citow/battle-dice"],
+        "own followers": ["citow/assigning-hits"],
+        "tokens": ["citow/old-world-token-supply", "citow/component-list"],
+    }
     for situation, rule in rules.items():
         assert (ru[situation]["language"], ru[situation]["rules"]) == ("ru", rule)
         assert (pl[situation]["language"], pl[situation]["rules"], pl[situation]["refused"]) == ("pl", rule, "rules")

@@ -421,6 +421,7 @@ class Rules(Game):
         self.TOKEN_SUPPLY_LIMITED = not data.param("citow/old-world-token-supply", "supply_unlimited")
         self.TOKEN_SUPPLY_RULE = data.ref("citow/old-world-token-supply")
         self.SUMMONING_FOLLOWERS = data.ref("citow/summoning-followers")  # a Power summons only figures it has
+        self.COMPONENT_LIST = data.ref("citow/component-list")  # what the box holds
         self.FIGURES_OWNED = {power: data.param("citow/component-list", f"{power}_figures") for power in POWERS}
         self.REGION_ORDER_NOTE = data.ref("citow/battle-phase-overview")
         self.KNOWN_CARDS = {  # battle effects of the Chaos cards whose numbers the sources state
@@ -1366,14 +1367,20 @@ class Rules(Game):
                         for name, spec in given.items()
                         if spec.get(f"{kind}_tokens")
                     ]
-                    raise REFUSALS(TOO_MANY_TOKENS[kind], rule=self.TOKEN_SUPPLY_RULE, count=count, where=where, supply=self.TOKEN_SUPPLY[kind])
+                    raise REFUSALS(
+                        TOO_MANY_TOKENS[kind],
+                        rule=(self.TOKEN_SUPPLY_RULE, self.COMPONENT_LIST),
+                        count=count,
+                        where=where,
+                        supply=self.TOKEN_SUPPLY[kind],
+                    )
         for power in POWERS:
             counts = {name: self._region_figures(spec).get(power, 0) for name, spec in given.items()}
             if sum(counts.values()) > self.FIGURES_OWNED[power]:
                 where = [REFUSALS("count-in-region", region=name, count=n) for name, n in counts.items() if n]
                 raise REFUSALS(
                     "too-many-figures",
-                    rule=self.SUMMONING_FOLLOWERS,
+                    rule=(self.SUMMONING_FOLLOWERS, self.COMPONENT_LIST),
                     count=sum(counts.values()),
                     power=power,
                     where=where,

@@ -113,6 +113,7 @@ class Rules(Game):
         self.OCCUPANCY_RULE = data.ref("wizards-quest/occupancy-rules")
         self.UNOCCUPIED_RULE = data.ref("wizards-quest/clarify-attack-on-unoccupied-location")
         self.OCCUPIED_RULE = data.ref("wizards-quest/occupied-space")
+        self.CAPTURE_RULE = data.ref("wizards-quest/capture")
         self.DURATION_RULE = data.ref("wizards-quest/attack-duration")
         self.MAX_ORCS = data.param("wizards-quest/occupancy-rules", "max_orcs_per_space")  # from wizards-quest/occupancy-rules
         self.MEN_PER_KINGDOM_LOCATION = data.param("wizards-quest/reinforcement", "men_per_kingdom_location")  # from wizards-quest/reinforcement
@@ -223,7 +224,7 @@ class Rules(Game):
         """A side with no pieces fights no Battle: an unoccupied location does not attack, and is captured, not fought."""
         if side == "attacker":
             raise REFUSALS("attacking-death-range-0", rule=self.OCCUPIED_RULE, number=number)
-        raise REFUSALS("attacked-death-range-0", rule=self.UNOCCUPIED_RULE, number=number)
+        raise REFUSALS("attacked-death-range-0", rule=(self.CAPTURE_RULE, self.OCCUPIED_RULE, self.UNOCCUPIED_RULE), number=number)
 
     @check("hit_probability")
     def hit_probability(self, death_range: int) -> dict[str, Any]:
@@ -393,7 +394,7 @@ class Rules(Game):
             return result
         empty_from_the_start = not self._occupied(defending)  # captured without a Battle
         if empty_from_the_start and battles:
-            raise REFUSALS("battle-against-unoccupied-location", rule=self.UNOCCUPIED_RULE, number=1)
+            raise REFUSALS("battle-against-unoccupied-location", rule=(self.CAPTURE_RULE, self.OCCUPIED_RULE, self.UNOCCUPIED_RULE), number=1)
         scatter_defender = bool(attacking.get("sorcerer"))
         scatter_attacker = bool(attacking.get("sorcerer") and defending.get("sorcerer"))
         removed = {"attacker": {"destroyed": 0, "scattered": 0}, "defender": {"destroyed": 0, "scattered": 0}}
@@ -440,7 +441,7 @@ class Rules(Game):
             "attacked_location_unoccupied": not self._occupied(defending),
             "must_capture": captured and may_move >= 1,
             "men_that_may_move_in": max(may_move, 0) if captured else 0,
-            "rules": self._refs("wizards-quest/capture", "wizards-quest/clarify-capture-with-last-man"),
+            "rules": self._refs(self.CAPTURE_RULE, "wizards-quest/clarify-capture-with-last-man"),
         }
         result["treasure"] = self._treasure(result["capture"]["must_capture"], treasure_here, own_treasures_found_before)
         result["rules"] = self._refs(
