@@ -17,6 +17,46 @@ def _wq_attack(rc, attacker, defender, battles, **more):
     return rc.run("wizards-quest", "attack", {"attacker": attacker, "defender": defender, "battles": battles, **more})
 
 
+def _kingdoms(rc, places: str, joined: str, **extra) -> dict:
+    """kingdoms on locations written "c1* t1 t2" (* a castle) and adjacent pairs "c1-t1 t1-t2"."""
+    locations = [{"location": name.rstrip("*"), "castle": name.endswith("*")} for name in places.split()]
+    connections = [dict(zip(("between", "to"), pair.split("-"), strict=True)) for pair in joined.split()]
+    return rc.run("wizards-quest", "kingdoms", {"locations": locations, "connections": connections, **extra})
+
+
+def test_wq_a_kingdom_is_a_castle_or_joined_locations_holding_one_each_counted_once(rc):
+    lone = _kingdoms(rc, "c1* t1", "")
+    assert (lone["kingdom_count"], lone["kingdom_locations"], lone["outside_kingdoms"]) == (1, 1, ["t1"])
+    assert lone["reinforcements"]["men"] == 4  # at least 4 (wizards-quest/reinforcement)
+    two_castles = _kingdoms(rc, "c1* t1 t2 c2* t3 t4 t5 t6", "c1-t1 t1-t2 t2-c2 c2-t3 t3-t4 t4-t5 t6-t6")
+    assert two_castles["kingdoms"] == [{"locations": ["c1", "t1", "t2", "c2", "t3", "t4", "t5"], "castles": 2}]
+    assert (two_castles["kingdom_locations"], two_castles["reinforcements"]["men"], two_castles["outside_kingdoms"]) == (7, 7, ["t6"])
+    apart = _kingdoms(rc, "c1* t1 c2* t2", "c1-t1 c2-t2", heroes=1, sorcerers=1)
+    assert (apart["kingdom_count"], apart["kingdom_locations"]) == (2, 4)
+    assert apart["reinforcements"] == {"men": 0, "heroes": 1, "sorcerers": 1, "total_men_value": 4}
+
+
+def test_wq_kingdoms_refuse_a_location_twice_and_a_pair_naming_another_location(rc):
+    with pytest.raises(rc.RulesError, match=r"^c1 is given twice: .* \(wizards-quest/kingdom\)$"):
+        _kingdoms(rc, "c1* c1", "")
+    with pytest.raises(rc.RulesError, match=r"^a connection names t9, which is not one of the player's locations"):
+        _kingdoms(rc, "c1* t1", "c1-t9")
+
+
+def test_wq_joining_two_locations_never_lowers_what_the_kingdoms_count(rc):
+    import random
+
+    chance = random.Random(7)
+    for _ in range(60):
+        names = [f"l{i}" + ("*" if chance.random() < 0.2 else "") for i in range(chance.randint(1, 12))]
+        plain = [name.rstrip("*") for name in names]
+        pairs = [f"{chance.choice(plain)}-{chance.choice(plain)}" for _ in range(chance.randint(0, 10))]
+        before = _kingdoms(rc, " ".join(names), " ".join(pairs))
+        after = _kingdoms(rc, " ".join(names), " ".join([*pairs, f"{chance.choice(plain)}-{chance.choice(plain)}"]))
+        assert after["kingdom_locations"] >= before["kingdom_locations"]
+        assert before["kingdom_locations"] + len(before["outside_kingdoms"]) == len(names)
+
+
 def test_wq_attack_losses_are_capped_and_leaders_go_last(rc):
     result = _wq_attack(rc, {"men": 4}, {"men": 1, "hero": False}, [{"attacker_roll": 4, "defender_roll": 6}])
     assert result["battles"][0]["defender_losses"] == 1  # rolled 4, only 1 piece there

@@ -48,6 +48,10 @@ REFUSALS = Refusals(
         "leader-already-in-the-attacking-location": (
             "the player's {leader} is already in the attacking location: a player moves his Hero or Sorcerer in"
         ),
+        "location-given-twice": "{location} is given twice: list each of the player's locations once",
+        "connection-to-another-location": (
+            "a connection names {location}, which is not one of the player's locations: give the connections between his own locations"
+        ),
     }
 )
 # a Battle given after the Attack ended, as a location became unoccupied (Rules.attack's `ended`): the refusal that says which
@@ -67,6 +71,20 @@ class Landing(TypedDict):
     orcs: NotRequired[int]
     hero: NotRequired[bool]
     sorcerer: NotRequired[bool]
+
+
+class Held(TypedDict):
+    """A location the player occupies (kingdoms_input.locations)."""
+
+    location: str
+    castle: NotRequired[bool]
+
+
+class Connection(TypedDict):
+    """Two of the player's locations next to each other (kingdoms_input.connections)."""
+
+    between: str
+    to: str
 
 
 class Destination(TypedDict):
@@ -117,6 +135,9 @@ class Rules(Game):
         self.DURATION_RULE = data.ref("wizards-quest/attack-duration")
         self.MAX_ORCS = data.param("wizards-quest/occupancy-rules", "max_orcs_per_space")  # from wizards-quest/occupancy-rules
         self.MEN_PER_KINGDOM_LOCATION = data.param("wizards-quest/reinforcement", "men_per_kingdom_location")  # from wizards-quest/reinforcement
+        self.KINGDOM_RULE = data.ref("wizards-quest/kingdom")
+        self.ADJACENCY_RULE = data.ref("wizards-quest/adjacency")
+        self.REINFORCEMENT_RULE = data.ref("wizards-quest/reinforcement")
         self.MINIMUM_REINFORCEMENT = data.param("wizards-quest/reinforcement", "minimum_reinforcement")
         self.HERO_COST = data.param("wizards-quest/reinforcement", "hero_cost_men")
         self.SORCERER_COST = data.param("wizards-quest/reinforcement", "sorcerer_cost_men")
@@ -251,6 +272,35 @@ class Rules(Game):
         if cost > men:
             raise REFUSALS("reinforcements-too-few-for-leaders", heroes=heroes, sorcerers=sorcerers, cost=cost, men=men)
         return {"men": men - cost, "heroes": heroes, "sorcerers": sorcerers, "total_men_value": men}
+
+    @check("kingdoms")
+    def kingdoms(self, locations: list[Held], connections: list[Connection] | None = None, heroes: int = 0, sorcerers: int = 0) -> dict[str, Any]:
+        """The player's kingdoms from the locations he occupies and which of them are adjacent (a shared border, a
+        bridge, the Great Tunnel: wizards-quest/adjacency; the map is not printed, so the player names them): each
+        group of his connected locations holding a castle is one kingdom, each location in one kingdom only
+        (wizards-quest/kingdom, wizards-quest/reinforcement); then the men they bring (the reinforcements check)."""
+        castles = {place["location"]: place.get("castle", False) for place in locations}
+        for place in locations:
+            if [other["location"] for other in locations].count(place["location"]) > 1:
+                raise REFUSALS("location-given-twice", rule=self.KINGDOM_RULE, location=place["location"])
+        next_to: dict[str, set[str]] = {name: set() for name in castles}
+        for connection in connections or []:
+            for end in (connection["between"], connection["to"]):
+                if end not in castles:
+                    raise REFUSALS("connection-to-another-location", rule=self.KINGDOM_RULE, location=end)
+            next_to[connection["between"]].add(connection["to"])
+            next_to[connection["to"]].add(connection["between"])
+        groups = _connected_groups(list(castles), next_to)
+        kingdoms = [group for group in groups if any(castles[name] for name in group)]
+        counted = sum(len(group) for group in kingdoms)
+        return {
+            "kingdoms": [{"locations": group, "castles": sum(castles[name] for name in group)} for group in kingdoms],
+            "kingdom_count": len(kingdoms),
+            "kingdom_locations": counted,
+            "outside_kingdoms": [name for group in groups if group not in kingdoms for name in group],
+            "reinforcements": self.reinforcements(kingdom_locations=counted, heroes=heroes, sorcerers=sorcerers),
+            "rules": [self.KINGDOM_RULE, self.ADJACENCY_RULE, self.REINFORCEMENT_RULE],
+        }
 
     @check("two_player_setup")
     def two_player_setup(self) -> dict[str, Any]:
@@ -654,3 +704,20 @@ class Rules(Game):
             "rules": [self.PHASE_RULES[name] for name in ("assist", "hero-sorcerer-assist")]
             + ([self.PHASE_RULES[rule]] if target_kind in ("dragon", "wizard") else []),
         }
+
+
+def _connected_groups(names: list[str], next_to: dict[str, set[str]]) -> list[list[str]]:
+    """The names in groups of those joined by a chain of neighbours, each group and its names in the order given."""
+    groups: list[list[str]] = []
+    placed: set[str] = set()
+    for start in names:
+        if start in placed:
+            continue
+        group, waiting = {start}, [start]
+        while waiting:
+            for neighbour in next_to[waiting.pop()] - group:
+                group.add(neighbour)
+                waiting.append(neighbour)
+        placed |= group
+        groups.append([name for name in names if name in group])
+    return groups
