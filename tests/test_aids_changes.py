@@ -6,11 +6,12 @@ the aids. Read from the built site and the printed PDFs."""
 from __future__ import annotations
 
 import io
+import itertools
 import re
 from pathlib import Path
 
 import pytest
-from conftest import REPO
+from conftest import REPO, assert_tables_at_7pt
 from pypdf import PdfReader
 
 GAMES = ("battlelore", "citow", "marauders", "wizards-quest")
@@ -171,9 +172,10 @@ def test_without_a_site_url_the_aids_have_no_qr_code_and_the_build_says_so(tmp_p
 def test_every_aid_keeps_its_pages_with_a_qr_code(resolved, tmp_path_factory):
     """With a site address every aid carries its QR code, and every sheet still keeps within its pages (the
     QR item first on the sheet pushed Chaos in the Old World's Russian sheet onto a third page: a site_url
-    failed the build with B004). The sheet puts the code after the rules."""
-    from generator.render.aids.aid_measure import measure_sheet
-    from generator.render.aids.cards import MAX_SHEET_PAGES, PendingAids, aid_job, aid_languages
+    failed the build with B004). The sheet puts the code after the rules. Every aid, on either paper: nothing
+    in a table under 7 pt."""
+    from generator.render.aids.aid_measure import measure_cards, measure_sheet
+    from generator.render.aids.cards import MAX_SHEET_PAGES, SHEETS, PendingAids, aid_job, aid_languages
     from generator.render.answer_tables import AnswerTables
 
     tables = AnswerTables(resolved)
@@ -182,3 +184,7 @@ def test_every_aid_keeps_its_pages_with_a_qr_code(resolved, tmp_path_factory):
     sheets = {name: measure_sheet(content, "a4") for name, content in files.items() if name.endswith("-sheet-a4.pdf")}
     assert len(sheets) == len(jobs) and all(sheet.pages <= MAX_SHEET_PAGES for sheet in sheets.values()), sheets
     assert all('class="qr"' in job.card_html for job in jobs)
+    for job, paper in itertools.product(jobs, SHEETS):
+        name = f"{job.game}-{job.lang}"
+        cards, sheet = measure_cards(files[f"{name}-cards-{paper}.pdf"], paper), measure_sheet(files[f"{name}-sheet-{paper}.pdf"], paper)
+        assert_tables_at_7pt(job.card_html, cards, sheet)

@@ -375,7 +375,7 @@ def aid_environment():
     env.filters["css_colour"] = css_colour
     env.globals["geometry"] = {
         name: aid_geometry.css_number(getattr(aid_geometry, name))
-        for name in ("ANSWER_TABLE_EM", "ANSWER_CELL_PADDING", "ANSWER_HEAD_PADDING", "TABLE_RULE")
+        for name in ("TABLE_PT", "ANSWER_CELL_PADDING", "ANSWER_HEAD_PADDING", "TABLE_RULE")
     }
     return env
 
