@@ -97,19 +97,23 @@ def main() -> int:
 
 def figures(name: str, pdf: bytes) -> str:
     """One aid's measures as a printer sees them (issue 28's targets: body type at least 8 pt, no type under
-    6 pt, footers at least 4 mm inside the cut, card faces at least 60 % used, columns full but on the last page)."""
+    6 pt, no table's type under 7 pt, footers at least 4 mm inside the cut, card faces at least 60 % used, columns full but on the last page)."""
     paper = name.rsplit("-", 1)[1]
     if "-cards-" in name:
         cards = measure_cards(pdf, paper)
         return (
             f"{name}: {cards.cards} cards, body {cards.body_type} pt, smallest type {cards.smallest_type} pt, "
+            f"in tables {cards.table_type or '-'} pt, "
             f"footers {cards.footer_to_cut} mm inside "
             f"the cut ({cards.footers_within_4mm} under 4 mm), other text {cards.nearest_to_cut} mm, "
             f"face use median {cards.median_face_use:.0%} ({cards.faces_under()} cards under {FULL_FACE:.0%})"
         )
     sheet = measure_sheet(pdf, paper)
     fill = " | ".join(" ".join(f"{f:.0%}" for f in page) for page in sheet.column_fill)
-    return f"{name}: {sheet.pages} page(s), body {sheet.body_type} pt, smallest type {sheet.smallest_type} pt, column fill {fill}"
+    return (
+        f"{name}: {sheet.pages} page(s), body {sheet.body_type} pt, smallest type {sheet.smallest_type} pt, "
+        f"in tables {sheet.table_type or '-'} pt, column fill {fill}"
+    )
 
 
 if __name__ == "__main__":

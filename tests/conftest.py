@@ -25,6 +25,14 @@ def mini_data(tmp_path: Path) -> Path:
     return target
 
 
+def assert_tables_at_7pt(card_html: str, *measures) -> None:
+    """Every table on an aid (`measures`: its cards' and sheet's, aid_measure) printed at 7 pt or more (issue 28),
+    and found where the aid has tables (`card_html`, its items' HTML; the measure reads tables by their rules)."""
+    for measure in measures:
+        assert (measure.table_type is not None) == ("<table" in card_html), measure
+        assert measure.table_type is None or measure.table_type >= 7, measure
+
+
 HOSTILE = "<script>window.__pwned = 'script'</script><img src=x onerror=\"window.__pwned = 'img'\">"
 
 

@@ -39,12 +39,13 @@ def test_a_heading_breaks_only_where_the_line_breaker_may():
 
 @pytest.mark.unit
 def test_the_cards_css_prints_the_geometry_validate_reads():
-    """The answer tables' type, paddings and rules are rendered into the aids' CSS from base/aid_geometry.py."""
+    """The tables' type (in points: a card set smaller keeps its tables' size), the answer tables' paddings and
+    the rules are rendered into the aids' CSS from base/aid_geometry.py."""
     from generator.render.aids.cards import CARD_LAYOUT, aid_environment
 
     css = aid_environment().get_template("aid.html.j2").render(**CARD_LAYOUT, lang="en", title="", sections=[], footer="")
     number = aid_geometry.css_number
-    assert f".item table.kb-answer-table {{ font-size: {number(aid_geometry.ANSWER_TABLE_EM)}em; }}" in css
+    assert f".item table {{ font-size: {number(aid_geometry.TABLE_PT)}pt; line-height: 1; }}" in css
     assert re.search(rf"\.kb-answer-table td {{[^}}]*padding: \.03em {re.escape(number(aid_geometry.ANSWER_CELL_PADDING))}em;", css)
     assert re.search(rf"\.kb-answer-table th {{[^}}]*padding: \.03em {re.escape(number(aid_geometry.ANSWER_HEAD_PADDING))}em;", css)
     assert f".item td, .item th {{ border: {number(aid_geometry.TABLE_RULE)}pt solid" in css

@@ -6,11 +6,12 @@ the aids. Read from the built site and the printed PDFs."""
 from __future__ import annotations
 
 import io
+import itertools
 import re
 from pathlib import Path
 
 import pytest
-from conftest import REPO
+from conftest import REPO, assert_tables_at_7pt
 from pypdf import PdfReader
 
 GAMES = ("battlelore", "citow", "marauders", "wizards-quest")
@@ -96,11 +97,12 @@ SITE = "https://rules.example.org/kb/"
 
 @pytest.fixture(scope="module")
 def qr_aids(resolved, tmp_path_factory) -> dict[str, bytes]:
-    """Marauders' Russian aid laid out as `build` lays it out, with a site address for its QR code."""
+    """BattleLore's Russian aid laid out as `build` lays it out, with a site address for its QR code (its sheet has
+    room for the code)."""
     from generator.render.aids.cards import PendingAids, aid_job
     from generator.render.answer_tables import AnswerTables
 
-    job = aid_job(resolved, "marauders", "ru", AnswerTables(resolved), site=SITE)
+    job = aid_job(resolved, "battlelore", "ru", AnswerTables(resolved), site=SITE)
     return dict(PendingAids([job], tmp_path_factory.mktemp("cards-cache")).files())
 
 
@@ -135,7 +137,7 @@ def qr_modules(content: bytes, paper: str, card: bool) -> list[list[bool]]:
 
 
 def changes_url() -> str:
-    return f"{SITE}ru/marauders/changes.html"
+    return f"{SITE}ru/battlelore/changes.html"
 
 
 @pytest.mark.integration
@@ -147,7 +149,7 @@ def test_a_qr_code_on_the_sheet_and_the_first_card_leads_to_the_changes_page(qr_
 
     want = [[bool(v) for v in row] for row in segno.make(changes_url(), error="m", micro=False).matrix]
     for kind, card in (("cards", True), ("sheet", False)):
-        content = qr_aids[f"marauders-ru-{kind}-{paper}.pdf"]
+        content = qr_aids[f"battlelore-ru-{kind}-{paper}.pdf"]
         assert qr_modules(content, paper, card) == want, (kind, paper)
         shown = PdfReader(io.BytesIO(content)).pages[0 if card else -1].extract_text()
         assert changes_url() in "".join(shown.split()), (kind, paper)
@@ -171,9 +173,10 @@ def test_without_a_site_url_the_aids_have_no_qr_code_and_the_build_says_so(tmp_p
 def test_every_aid_keeps_its_pages_with_a_qr_code(resolved, tmp_path_factory):
     """With a site address every aid carries its QR code, and every sheet still keeps within its pages (the
     QR item first on the sheet pushed Chaos in the Old World's Russian sheet onto a third page: a site_url
-    failed the build with B004). The sheet puts the code after the rules."""
-    from generator.render.aids.aid_measure import measure_sheet
-    from generator.render.aids.cards import MAX_SHEET_PAGES, PendingAids, aid_job, aid_languages
+    failed the build with B004). The sheet puts the code after the rules, where it does not take a page of its
+    own. Every aid, on either paper: nothing in a table under 7 pt."""
+    from generator.render.aids.aid_measure import measure_cards, measure_sheet
+    from generator.render.aids.cards import MAX_SHEET_PAGES, SHEETS, PendingAids, aid_job, aid_languages
     from generator.render.answer_tables import AnswerTables
 
     tables = AnswerTables(resolved)
@@ -182,3 +185,27 @@ def test_every_aid_keeps_its_pages_with_a_qr_code(resolved, tmp_path_factory):
     sheets = {name: measure_sheet(content, "a4") for name, content in files.items() if name.endswith("-sheet-a4.pdf")}
     assert len(sheets) == len(jobs) and all(sheet.pages <= MAX_SHEET_PAGES for sheet in sheets.values()), sheets
     assert all('class="qr"' in job.card_html for job in jobs)
+    for job, paper in itertools.product(jobs, SHEETS):
+        name = f"{job.game}-{job.lang}"
+        cards, sheet = measure_cards(files[f"{name}-cards-{paper}.pdf"], paper), measure_sheet(files[f"{name}-sheet-{paper}.pdf"], paper)
+        assert_tables_at_7pt(job.card_html, cards, sheet)
+        assert_no_page_for_the_code(resolved, job, files[f"{name}-sheet-{paper}.pdf"])
+
+
+def assert_no_page_for_the_code(resolved, job, sheet: bytes) -> None:
+    """No page of a sheet with a QR code is there for the code: each has the bookmark of an item of the rules (the
+    code alone went onto a second page of Wizard's Quest's Russian sheet, full on one page). And the page the code
+    leads to is named on the sheet: under the code, or, on a sheet without room for it, in full in its footer."""
+    from generator.render.aids.cards import aid_sections
+
+    reader = PdfReader(io.BytesIO(sheet))
+    rules = {" ".join(item["title"].split()) for section in aid_sections(resolved, job.game, job.lang) for item in section["items"]}
+
+    def bookmarks(outline):
+        for node in outline:
+            yield from bookmarks(node) if isinstance(node, list) else [(" ".join(node.title.split()), reader.get_destination_page_number(node))]
+
+    pages_with_rules = {page for title, page in bookmarks(reader.outline) if title in rules}
+    assert pages_with_rules == set(range(len(reader.pages))), (job.game, job.lang, len(reader.pages))
+    address = f"{SITE}{job.lang}/{job.game}/changes.html"
+    assert address in "".join(" ".join(page.extract_text() for page in reader.pages).split()), (job.game, job.lang)

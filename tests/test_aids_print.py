@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from conftest import REPO
+from conftest import REPO, assert_tables_at_7pt
 from pypdf import PdfReader
 
 AIDS = [("wizards-quest", "en"), ("wizards-quest", "pl"), ("wizards-quest", "ru"), ("marauders", "en"), ("battlelore", "en"), ("citow", "ru")]
@@ -149,8 +149,9 @@ def test_every_pdf_is_print_ready(aids, resolved, game: str, lang: str):
 @pytest.mark.parametrize("game, lang", AIDS)
 def test_card_footers_stand_4mm_inside_the_cut(aids, game: str, lang: str):
     """Measured on the printed cards by geometry (aid_measure): every footer's text at least 4 mm inside
-    every edge of its card (the footers crossed the cut), the body text at 8 pt or more (it was 7.5 pt) and
-    nothing on the cards or the sheet set under 6 pt (the footers were 5.5 pt)."""
+    every edge of its card (the footers crossed the cut), the body text at 8 pt or more (it was 7.5 pt),
+    nothing on the cards or the sheet set under 6 pt (the footers were 5.5 pt), and nothing in a table
+    under 7 pt (answer tables were 6.8 pt, and Marauders' victory points, on a card set smaller, 6.16 pt)."""
     from generator.render.aids.aid_measure import measure_cards, measure_sheet
 
     for paper in ("a4", "letter"):
@@ -159,6 +160,7 @@ def test_card_footers_stand_4mm_inside_the_cut(aids, game: str, lang: str):
         assert cards.smallest_type >= 6 and cards.body_type >= 8, (paper, cards)
         sheet = measure_sheet(aids[f"{game}-{lang}-sheet-{paper}.pdf"], paper)
         assert sheet.smallest_type >= 6 and sheet.body_type >= 8 and sheet.pages <= 2, (paper, sheet)
+        assert_tables_at_7pt(aids[f"{game}-{lang}-cards.html"].decode("utf-8"), cards, sheet)
 
 
 @pytest.mark.integration

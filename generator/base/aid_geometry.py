@@ -1,4 +1,4 @@
-"""The player aids' card geometry and the answer tables' type, in points: read by the aids
+"""The player aids' card geometry and the tables' type, in points: read by the aids
 (generator/render/aids/cards.py, which re-exports the card's names, and the aids' CSS templates, which
 are rendered from the CSS values below) and by validate (E088: an answer table as wide as its card allows)."""
 
@@ -12,9 +12,10 @@ FONT_SIZE_PT = 8.0
 FONT_SIZE = f"{FONT_SIZE_PT:g}pt"  # the aids' body type
 
 # The CSS of a table on a card (templates/cards/aid.html.j2 and aid-style.css.j2 print these values):
-ANSWER_TABLE_EM = 0.85  # an answer table's type, of the body's (.item table.kb-answer-table)
-ANSWER_CELL_PADDING = 0.12  # em, left and right of an answer's cell (td)
-ANSWER_HEAD_PADDING = 0.15  # em, left and right of an answer table's heading (th)
+TABLE_PT = 7.0  # every table's type on a card (and so on the sheet, made of the cards' pieces), in points: a card
+# set smaller (aid_layout.DENSE) sets its prose smaller, never its tables (issue 28: nothing in a table under 7 pt)
+ANSWER_CELL_PADDING = 0.08  # em, left and right of an answer's cell (td)
+ANSWER_HEAD_PADDING = 0.12  # em, left and right of an answer table's heading (th)
 TABLE_RULE = 0.3  # pt, the rules between a table's cells and round it
 
 

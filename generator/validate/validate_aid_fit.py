@@ -27,10 +27,9 @@ from rules_check.core import Game, RulesError
 from ..base.aid_geometry import (
     ANSWER_CELL_PADDING,
     ANSWER_HEAD_PADDING,
-    ANSWER_TABLE_EM,
     CARD_TEXT,
-    FONT_SIZE_PT,
     MM,
+    TABLE_PT,
     TABLE_RULE,
 )
 from ..base.answer_cells import Layout, value_at, value_text
@@ -38,7 +37,7 @@ from ..base.fonts import text_width
 from ..load.model import KnowledgeBase
 from ..load.rules_view import checks_and_entries, rules_for
 
-SIZE = FONT_SIZE_PT * ANSWER_TABLE_EM  # the answer tables' type on a card, in points
+SIZE = TABLE_PT  # the answer tables' type on a card, in points
 # No line break before a closing mark (UAX 14, LB13) nor after an opening one (LB14), whatever the spaces;
 # nor on either side of a quotation mark (LB19: Pango keeps 'okienka „Zwycięstwo!” (nadrukowane' whole).
 # It may break before the "%" of "Hits (at least), %" (a postfix sign after a space: LB18), and does.

@@ -298,15 +298,25 @@ def arrange_sheet(job: AidJob, items: list[ItemPieces], parts: dict[str, Piece],
     bar stands above its first item; a column (or page) where a section goes on starts with the
     section's continuation bar (its title, marked as continued; not a bookmark). The last page's
     columns are balanced: they end as high as they can with the items still on that page (found
-    by halving). Each page's footer says which page it is, of how many."""
-    layout = arranged(job, items, parts, name)
+    by halving). Each page's footer says which page it is, of how many. The QR code (a section `last_on_sheet`,
+    after the rules) stays off a sheet it would give a page more (Wizard's Quest's Russian sheet, full on one
+    page, had the code alone on a second): that sheet's footers name the page it leads to by its whole address
+    (`sheet-foot-address-…`), and the first card keeps the code."""
+    layout, footer = arranged(job, items, parts, name), "sheet-foot"
+    if any(job.sections[item.section].last_on_sheet for item in items):
+        rules = [item for item in items if not job.sections[item.section].last_on_sheet]
+        without = arranged(job, rules, parts, name, footer="sheet-foot-address")
+        if without is not None and layout is not None and without.pages < layout.pages:
+            items, layout, footer = rules, without, "sheet-foot-address"
     if layout is None:
         raise AidError(f"{name}: an item is longer than a column of the sheet")  # arranged() names it first
+    if layout.pages > MAX_SHEET_PAGES:
+        raise AidError(f"{name}: {layout.pages} pages, at most {MAX_SHEET_PAGES}: take entries out of the aid in cards.yaml or shorten them")
     last = layout.pages - 1
     low, high = 0.0, SHEET_AREA[1] - SHEET_MARGIN[1]
     while high - low > 0.5:  # points
         middle = (low + high) / 2
-        balanced = arranged(job, items, parts, name, (last, middle))
+        balanced = arranged(job, items, parts, name, (last, middle), footer)
         if balanced is not None and balanced.pages == layout.pages:
             high, layout = middle, balanced
         else:
@@ -314,9 +324,12 @@ def arrange_sheet(job: AidJob, items: list[ItemPieces], parts: dict[str, Piece],
     return layout
 
 
-def arranged(job: AidJob, items: list[ItemPieces], parts: dict[str, Piece], name: str, short: tuple[int, float] | None = None) -> SheetLayout | None:
+def arranged(
+    job: AidJob, items: list[ItemPieces], parts: dict[str, Piece], name: str, short: tuple[int, float] | None = None, footer: str = "sheet-foot"
+) -> SheetLayout | None:
     """The sheet laid out down the columns; `short`: (page, bottom), a page whose columns end at
-    `bottom`, and None returned if a piece on it runs below that."""
+    `bottom`, and None returned if a piece on it runs below that; `footer`: the pages' footers (parts
+    `{footer}-{page}-{pages}`), as many as MAX_SHEET_PAGES."""
     title = parts["title"]
     columns = Columns(SHEET_MARGIN[0] + title.height + title.margin_bottom, *(short or (None, 0.0)))
     placed: list[tuple[int, Piece, float, float, str | None]] = [(0, title, SHEET_LEFT, SHEET_MARGIN[0], None)]
@@ -350,10 +363,10 @@ def arranged(job: AidJob, items: list[ItemPieces], parts: dict[str, Piece], name
     if short is not None and pages != short[0] + 1:
         return None  # the short page is no longer the last
     if pages > MAX_SHEET_PAGES:
-        raise AidError(f"{name}: {pages} pages, at most {MAX_SHEET_PAGES}: take entries out of the aid in cards.yaml or shorten them")
+        return SheetLayout(pages, placed, outline)  # refused (arrange_sheet), unless the QR code made it so long
     for page in range(pages):
-        footer = parts[f"sheet-foot-{page + 1}-{pages}"]
-        placed.append((page, footer, SHEET_LEFT, footer_top(SHEET_AREA[1], SHEET_MARGIN[1], footer), None))
+        foot = parts[f"{footer}-{page + 1}-{pages}"]
+        placed.append((page, foot, SHEET_LEFT, footer_top(SHEET_AREA[1], SHEET_MARGIN[1], foot), None))
     return SheetLayout(pages, placed, outline)
 
 

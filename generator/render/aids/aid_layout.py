@@ -186,7 +186,7 @@ def item_pieces(job: AidJob, document, name: str) -> list[ItemPieces]:
     items: list[ItemPieces] = []
     for page_number, (page, card) in enumerate(zip(document.pages, card_of_each_page(document), strict=True)):
         top, bottom = extent(page)
-        if card is not None:
+        if card is not None and not (items and card == listed[len(items) - 1][1][0]):  # a table apart: the same item
             if len(items) == len(listed) or listed[len(items)][1][0] != card:
                 raise AidError(f"{name}: card '{card}' is not where the aid lists it")  # two items with one id
             section, (_, title, colour, site_page) = listed[len(items)]
@@ -249,35 +249,73 @@ class NothingFetcher(URLFetcher):
         raise ValueError("aids fetch nothing")
 
 
-DENSE = "\n{selector} {{ font-size: 88%; line-height: 1.08; }}  /* cards that did not fit at full size */\n"
+DENSE = "\n{selector} {{ font-size: 88%; line-height: 1.08; }}  /* cards that did not fit at full size (their tables keep their size) */\n"
+APART = "\n.item h3.apart {{ break-before: page; }}  /* a table on a card of its own, under its item's title again */\n"
 
 
 def lay_out_cards(html: str, name: str):
     """The items' HTML as printed and their laid-out document, one card a page. A card whose content runs on
     past its page (a long table and its footnotes) would leave an untitled card behind: it is
-    set smaller instead. Only those cards are laid out again (the others hidden), and their
-    pages replace the overrunning ones. A card that still does not fit runs on over more cards,
-    its reference in their footer (only text no editor would print does: the layout tests hold
-    the bundled aids to one titled card each)."""
+    set smaller instead (its prose: a table keeps its type, aid_geometry.TABLE_PT), and if it still runs on,
+    its table goes whole onto a card of its own under the item's title again, both at full size (`table_apart`:
+    Marauders' victory points at 7 pt). Only those cards are laid out again (the others hidden), and their
+    pages replace the overrunning ones. A card that still does not fit runs on over more cards, its reference
+    in their footer (only text no editor would print does: the layout tests hold the bundled aids to titled
+    cards, each table whole on one)."""
     document = checked_document(html, name)
     items = card_of_each_page(document)
     overrun = [card for card, next_page in itertools.pairwise(items) if card is not None and next_page is None]
     if not overrun:
         return html, document
     chosen = ", ".join(f'.item[id="{css_string(item)}"]' for item in overrun)
-    dense_html = html.replace("</style>", DENSE.format(selector=chosen) + "</style>", 1)
     hide_others = (
         f".item:not({chosen.replace(', ', '):not(')}) {{ display: none; }}\n"
         f'.item[id="{css_string(overrun[0])}"] {{ break-before: auto; }}\n'
     )  # no blank first page
-    only = dense_html.replace("</style>", hide_others + "</style>", 1)
-    small = checked_document(only, name)
-    small_items = card_of_each_page(small)
+
+    def remedied(apart: list[str]):
+        """The HTML with the overrunning cards set smaller but those in `apart`, whose tables go apart; and the
+        overrunning cards laid out again, with whose card each page is."""
+        dense = ", ".join(f'.item[id="{css_string(item)}"]' for item in overrun if item not in apart)
+        new_html = table_apart(html.replace("</style>", DENSE.format(selector=dense) + "</style>", 1) if dense else html, apart)
+        small = checked_document(new_html.replace("</style>", hide_others + "</style>", 1), name)
+        return new_html, small, card_of_each_page(small)
+
+    new_html, small, small_items = remedied([])
+    still = [card for card, next_page in itertools.pairwise(small_items) if card is not None and next_page is None]
+    apart = [card for card in still if "<table" in html[slice(*item_span(html, card))]]
+    if apart:
+        new_html, small, small_items = remedied(apart)
     if None in small_items:  # still too long: it runs on rather than failing the whole build
-        return dense_html, checked_document(dense_html, name)
-    replacement = dict(zip(small_items, small.pages, strict=True))
-    pages = [replacement.get(item, page) for item, page in zip(items, document.pages, strict=True) if item is not None]
-    return dense_html, document.copy(pages)
+        return new_html, checked_document(new_html, name)
+    pages = []
+    for item, page in zip(items, document.pages, strict=True):
+        if item in overrun:
+            pages += [small_page for small_item, small_page in zip(small_items, small.pages, strict=True) if small_item == item]
+        elif item is not None:
+            pages.append(page)
+    return new_html, document.copy(pages)
+
+
+def table_apart(html: str, cards: list[str]) -> str:
+    """The items' HTML with each of `cards` (item ids) printing its title again above its first table, on a
+    page (card) of its own (APART)."""
+    if not cards:
+        return html
+    for card in cards:
+        start = item_span(html, card)[0]
+        title = re.search(r"<h3>.*?</h3>", html[start:], re.S)
+        table = html.index("<table", start)
+        assert title is not None, card
+        html = html[:table] + title.group(0).replace("<h3>", '<h3 class="apart">', 1) + "\n" + html[table:]
+    return html.replace("</style>", APART + "</style>", 1)
+
+
+def item_span(html: str, card: str) -> tuple[int, int]:
+    """Where the item `card` (its id) is in the items' HTML: from its id up to the next item."""
+    start = html.index(f' id="{html_module.escape(card)}"')
+    end = html.find('<div class="item', start)
+    return start, end if end >= 0 else len(html)
 
 
 def card_of_each_page(document) -> list[str | None]:

@@ -1,5 +1,5 @@
 """What a printed aid measures, read from its PDF as a printer sees it (issue 28): its body type (the
-size most of its letters are printed at) and the smallest type on it, how far its text stands inside the cards' cut, how much of each
+size most of its letters are printed at), the smallest type on it and in its tables, how far its text stands inside the cards' cut, how much of each
 card's face its text uses, how full the sheet's columns are.
 
 The aid gallery prints these figures for every aid (scripts/aid_gallery.py), and the tests hold the
@@ -41,6 +41,45 @@ def glyphs(page) -> list[Glyph]:
     return found
 
 
+TABLE_RULE_GREY = (153, 153, 153)  # the colour the rules of a table are stroked in (aid-style.css.j2: #999), and nothing else
+
+
+def table_rules(page) -> list[tuple[float, float, float, float]]:
+    """The rules of the page's tables (in the pieces drawn as form XObjects, aid_compose.py) as left, bottom,
+    right, top in points from the page's bottom left: each a line, horizontal or vertical."""
+    found = []
+    colour = [ctypes.c_uint() for _ in range(4)]
+    for path in page.get_objects(filter=[pdfium_c.FPDF_PAGEOBJ_PATH]):
+        if not pdfium_c.FPDFPageObj_GetStrokeColor(path.raw, *colour) or tuple(c.value for c in colour[:3]) != TABLE_RULE_GREY:
+            continue
+        left, bottom, right, top = path.get_bounds()  # in its form's space
+        corners = [(left, bottom), (right, top)]
+        form = path.container
+        while form is not None:
+            matrix = form.get_matrix()
+            corners = [matrix.on_point(x, y) for x, y in corners]
+            form = form.container
+        (x1, y1), (x2, y2) = corners
+        found.append((min(x1, x2), min(y1, y2), max(x1, x2), max(y1, y2)))
+    return found
+
+
+def in_tables(page, found: list[Glyph]) -> list[Glyph]:
+    """The glyphs of `found` (on `page`) that stand in a table's cell: between rules above and below them and
+    rules to their left and right."""
+    rules = table_rules(page)
+    across = [rule for rule in rules if rule[3] - rule[1] < 1]
+    down = [rule for rule in rules if rule[2] - rule[0] < 1]
+
+    def in_cell(glyph: Glyph) -> bool:
+        x, y = (glyph.box[0] + glyph.box[2]) / 2, (glyph.box[1] + glyph.box[3]) / 2
+        above = {rule[1] > y for rule in across if rule[0] <= x <= rule[2]}
+        beside = {rule[0] > x for rule in down if rule[1] <= y <= rule[3]}
+        return above == {True, False} and beside == {True, False}
+
+    return [glyph for glyph in found if in_cell(glyph)]
+
+
 def body_type(sizes: list[float]) -> float:
     """The size most of the letters are printed at: the body text's."""
     return Counter(sizes).most_common(1)[0][0]
@@ -59,6 +98,7 @@ class CardMeasures:
     footers_within_4mm: int  # cards whose footer stands less than 4 mm inside the cut
     cards: int
     face_use: list[float]  # per card: how much of the room between its band and its footer zone its text covers (face_use)
+    table_type: float | None = None  # points: the smallest type in a table's cell; None without tables
 
     @property
     def median_face_use(self) -> float:
@@ -87,8 +127,11 @@ def measure_cards(pdf: bytes, paper: str) -> CardMeasures:
     x0, y0 = (width - 3 * CARD_SIZE[0]) / 2, (height - 3 * CARD_SIZE[1]) / 2
     sizes, above_footers, nearest, footer, close, cards = [], [], float("inf"), float("inf"), set(), 0
     faces: dict[int, tuple[list[Glyph], float]] = {}  # card number -> the glyphs above its footer, its bottom
+    in_cells: list[float] = []
     for number, page in enumerate(pypdfium2.PdfDocument(pdf)):
-        for glyph in glyphs(page):
+        found = glyphs(page)
+        in_cells += [glyph.size for glyph in in_tables(page, found)]
+        for glyph in found:
             left, bottom, right, top = glyph.box
             column, row = int((left - x0) // CARD_SIZE[0]), int((height - top - y0) // CARD_SIZE[1])
             if not (0 <= column < 3 and 0 <= row < 3):
@@ -114,6 +157,7 @@ def measure_cards(pdf: bytes, paper: str) -> CardMeasures:
         len(close),
         cards,
         [face_use(*faces[card]) if card in faces else 0.0 for card in range(cards)],
+        min(in_cells, default=None),
     )
 
 
@@ -123,6 +167,7 @@ class SheetMeasures:
     smallest_type: float  # points
     pages: int
     column_fill: list[list[float]]  # per page, per column: the part of the column's height its text reaches
+    table_type: float | None = None  # points: the smallest type in a table's cell; None without tables
 
 
 def measure_sheet(pdf: bytes, paper: str) -> SheetMeasures:
@@ -130,13 +175,15 @@ def measure_sheet(pdf: bytes, paper: str) -> SheetMeasures:
     width, height = SHEETS[paper]
     left = (width - SHEET_AREA[0]) / 2 + (SHEET_AREA[0] - SHEET_TEXT_WIDTH) / 2
     top, bottom = height - (height - SHEET_AREA[1]) / 2 - SHEET_MARGIN[0], (height - SHEET_AREA[1]) / 2 + SHEET_MARGIN[1]
-    sizes, fill = [], []
+    sizes, fill, in_cells = [], [], []
     for page in pypdfium2.PdfDocument(pdf):
         lowest = [top] * SHEET_COLUMNS
-        for glyph in glyphs(page):
+        found = glyphs(page)
+        in_cells += [glyph.size for glyph in in_tables(page, found)]
+        for glyph in found:
             sizes.append(glyph.size)
             column = int((glyph.box[0] - left) // (COLUMN_WIDTH + COLUMN_GAP))
             if 0 <= column < SHEET_COLUMNS and glyph.box[1] > bottom:  # the footer stands below the columns
                 lowest[column] = min(lowest[column], glyph.box[1])
         fill.append([round((top - low) / (top - bottom), 2) for low in lowest])
-    return SheetMeasures(body_type(sizes), min(sizes), len(fill), fill)
+    return SheetMeasures(body_type(sizes), min(sizes), len(fill), fill, min(in_cells, default=None))

@@ -33,7 +33,7 @@ from ...resolve.pages import CALCULATORS, CHANGES
 from ...resolve.resolve import Resolved, slug_of
 from ..answer_tables import AnswerTable, AnswerTables
 from ..site import environment
-from .aid_qr import qr_item, site_url
+from .aid_qr import changes_url, qr_item, site_url
 
 SHEETS = {"a4": (210 * MM, 297 * MM), "letter": (8.5 * 72, 11 * 72)}
 # The printed aids are made of pieces laid out once (aid_compose.py); their sizes, in points: the card's
@@ -375,7 +375,7 @@ def aid_environment():
     env.filters["css_colour"] = css_colour
     env.globals["geometry"] = {
         name: aid_geometry.css_number(getattr(aid_geometry, name))
-        for name in ("ANSWER_TABLE_EM", "ANSWER_CELL_PADDING", "ANSWER_HEAD_PADDING", "TABLE_RULE")
+        for name in ("TABLE_PT", "ANSWER_CELL_PADDING", "ANSWER_HEAD_PADDING", "TABLE_RULE")
     }
     return env
 
@@ -387,7 +387,7 @@ class PrintedSection:
 
     title: str
     items: list[tuple[str, str, str, str]]  # id, title, colour, the page of the site it is on (site_page)
-    last_on_sheet: bool = False  # the QR code's: first on the cards, after the rules on the sheet
+    last_on_sheet: bool = False  # the QR code's: first on the cards, after the rules on the sheet if it has room there
 
 
 @dataclass
@@ -420,7 +420,7 @@ def aid_job(resolved: Resolved, game: str, lang: str, tables: AnswerTables | Non
 
     changes = f"{labels['aid_changes']}: {lang}/{game}/{CHANGES.html}"  # what changed after the version's date (site.changes_page)
 
-    def footer(version: str) -> str:
+    def footer(version: str, changes: str = changes) -> str:
         return f"{game_title} · {labels['full_rules']}: {lang}/{game}/ · {version} · {changes} · {labels['aid_print_at_100']}"
 
     def html(kind: str, version: str) -> str:
@@ -450,6 +450,8 @@ def aid_job(resolved: Resolved, game: str, lang: str, tables: AnswerTables | Non
         card_refs=[(item["ref"], site_page(item["ref"])) for section in sections for item in section["items"]],
         version=version,
         footer=footer(version),
+        # a sheet with no room for the QR code names the page it leads to in full in its footer (aid_compose.arrange_sheet)
+        address_footer=footer(version, f"{labels['aid_changes']}: {changes_url(site, game, lang)}") if site else None,
         max_pages=MAX_SHEET_PAGES,
         print_note=labels["aid_print_at_100"],
         sheet_width=round(SHEET_TEXT_WIDTH, 3),
