@@ -40,9 +40,9 @@ def make_driver(width: int = 390, height: int = 844) -> webdriver.Chrome:
 
 
 @contextmanager
-def serve(directory: Path, requests: list[str] | None = None):
-    """Serve a folder on 127.0.0.1 (a free port) for the duration of the block; the paths asked for
-    are appended to `requests` when given."""
+def serve(directory: Path, requests: list[str] | None = None, port: int = 0):
+    """Serve a folder on 127.0.0.1 (a free port, or `port`: the same site again after a cut) for the duration of
+    the block; the paths asked for are appended to `requests` when given."""
 
     class Quiet(http.server.SimpleHTTPRequestHandler):
         def log_message(self, *args):
@@ -54,7 +54,7 @@ def serve(directory: Path, requests: list[str] | None = None):
             return super().send_head()
 
     handler = functools.partial(Quiet, directory=str(directory))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:

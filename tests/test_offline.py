@@ -16,7 +16,7 @@ import pytest
 from browser import calculate, make_driver, open_calculator, press, search, serve
 from selenium.webdriver.support.ui import WebDriverWait
 
-from generator.render.offline import section_manifest
+from generator.render.offline import section_files, section_manifest, stored_as
 from generator.resolve.pages import CALCULATORS
 
 CACHES = "return caches.keys()"
@@ -42,7 +42,7 @@ def test_a_visited_section_works_with_the_network_off(bundled_build: Path, offli
     requests: list[str] = []
     runtime = json.loads((bundled_build / "site" / "assets" / "calc" / "runtime.json").read_text(encoding="utf-8"))
     with serve(bundled_build / "site", requests) as url:
-        names = [name for name in install(driver, url, "ru/citow/10-round.html") if not name.startswith("kb-root-")]
+        names = [name for name in install(driver, url, "ru/citow/10-round.html") if not name.startswith(("kb-root-", "kb-shared-"))]
         assert len(names) == 1 and names[0].startswith("kb-ru-precache")
         # the root's worker too: it answers the root, the sections never visited and the aids
         WebDriverWait(driver, 60).until(
@@ -129,6 +129,105 @@ def test_a_new_build_replaces_the_cached_one_and_the_page_says_so(bundled_build:
         assert driver.execute_script(fetched, f"{url}/cards/{aid.name}") == aid.stat().st_size
 
 
+# Every cache's addresses (without their search part), by cache name.
+KEPT = """return caches.keys().then((names) => Promise.all(names.map((name) => caches.open(name).then((cache) => cache.keys())
+  .then((requests) => [name, requests.map((request) => request.url.split("?")[0])])))).then(Object.fromEntries)"""
+# Whether the page has its styles: Material's and the site's stylesheets loaded, and the mark a test build adds.
+STYLED = """const sheets = Array.from(document.styleSheets).filter((sheet) => sheet.href && sheet.cssRules.length > 0);
+return {material: sheets.some((sheet) => /main[.][0-9a-f]+[.]min[.]css$/.test(sheet.href)),
+        site: sheets.some((sheet) => sheet.href.endsWith("/assets/kb.css")),
+        mark: getComputedStyle(document.documentElement).getPropertyValue("--kb-test-build").trim()}"""
+
+CONTROLLER = "return navigator.serviceWorker.controller && navigator.serviceWorker.controller.scriptURL"
+# Whether a cache's copy of a packed twin holds the test build's mark.
+MARKED = """return caches.match(arguments[0], {cacheName: arguments[1]}).then((r) => r.arrayBuffer())
+  .then((b) => new Response(new Blob([b]).stream().pipeThrough(new DecompressionStream("gzip"))).text()).then((t) => t.includes("--kb-test-build"))"""
+
+
+def take_update(driver, url: str, page: str) -> None:
+    """On a page of a section whose sw.js has changed on the server: the browser finds the new worker, the page
+    offers "Reload", the reader takes it."""
+    driver.get(f"{url}/{page}")
+    driver.execute_script("return navigator.serviceWorker.getRegistration().then(r => r.update())")
+    button = WebDriverWait(driver, 180).until(lambda d: d.find_elements("css selector", ".kb-offline-notice button"))[0]
+    driver.execute_script("window.__before_reload = true")
+    press(driver, button)
+    WebDriverWait(driver, 30).until(lambda d: d.execute_script("return window.__before_reload === undefined"))
+
+
+def settle(driver, *scopes: str) -> None:
+    """Wait until the workers of these scopes are settled (SETTLED)."""
+    for scope in scopes:
+        WebDriverWait(driver, 120, poll_frequency=0.5).until(lambda d, scope=scope: d.execute_script(SETTLED, scope))
+
+
+@pytest.mark.browser
+def test_shared_assets_are_kept_once_for_every_section_and_go_only_when_no_section_uses_them(bundled_build: Path, offline_driver, tmp_path: Path):
+    """Issue 32: the assets every section uses (Material's bundle and styles, the site's scripts and styles,
+    Workbox) are stored once on the phone, not in each section's precache; a new build of one section with a
+    changed asset leaves the other section its own (styled offline), and the old copy goes only when no
+    section's worker (nor the root's) names it."""
+    site = tmp_path / "site"
+    shutil.copytree(bundled_build / "site", site, symlinks=False)
+    driver = offline_driver
+    assets = sorted(stored_as(path) for path in section_files(site, "en") if path.startswith("assets/"))
+    assert len(assets) > 10 and "assets/kb.css.gz" in assets
+    with serve(site) as url:
+        port = int(url.rsplit(":", 1)[1])
+        for code in ("en", "ru"):
+            install(driver, url, f"{code}/citow/index.html")  # (the root's worker, once there, controls a new section's page at first)
+            WebDriverWait(driver, 180, poll_frequency=0.5).until(lambda d, code=code: d.execute_script(CONTROLLER) == f"{url}/{code}/sw.js")
+            settle(driver, f"{url}/{code}/", f"{url}/")  # the section's worker and the root's
+        kept = driver.execute_script(KEPT)
+        holding = {path: sorted(name for name, urls in kept.items() if f"{url}/{path}" in urls) for path in assets}
+        shared = sorted({name for names in holding.values() for name in names})
+        assert len(shared) == 1 and shared[0].startswith("kb-shared-"), holding  # one copy, in one cache
+        assert all(names == shared for names in holding.values()), holding
+        assert not [u for name, urls in kept.items() if not name.startswith("kb-shared-") for u in urls if "/assets/kb" in u]  # nor unpacked
+        assert sorted(name.split("-")[1] for name in kept if "-precache-" in name) == ["en", "ru"]  # both sections kept
+        old = shared[0]
+        assert [section_manifest((site / code / "sw.js").read_text(encoding="utf-8"))["shared"]["cache"] for code in ("en", "ru")] == [old, old]
+    # the network is off: both sections work, styled
+    for code in ("en", "ru"):
+        driver.get(f"{url}/{code}/citow/index.html")
+        assert "offline.html" not in driver.current_url
+        assert driver.execute_script(STYLED) == {"material": True, "site": True, "mark": ""}, code
+    # a new build of the site's stylesheet, taken by the en section (and the root's worker, which takes any update at once)
+    css = site / "assets" / "kb.css"
+    css.write_bytes(css.read_bytes() + b"\n:root { --kb-test-build: next; }\n")
+    (site / "assets" / "kb.css.gz").write_bytes(gzip.compress(css.read_bytes()))
+    version = section_manifest((site / "en" / "sw.js").read_text(encoding="utf-8"))["version"]
+    for worker in (site / "en" / "sw.js", site / "sw.js"):
+        worker.write_text(worker.read_text(encoding="utf-8").replace(old, "kb-shared-nextbuild").replace(version, "nextversion"), encoding="utf-8")
+    with serve(site, port=port):
+        take_update(driver, url, "en/citow/index.html")
+        driver.execute_script("return navigator.serviceWorker.getRegistration(arguments[0]).then(r => r.update())", f"{url}/")
+        settle(driver, f"{url}/en/", f"{url}/")
+        WebDriverWait(driver, 60).until(
+            lambda d: any(n.startswith("kb-en-precache") and n.endswith("-nextversion") for n in d.execute_script(CACHES))
+        )
+        WebDriverWait(driver, 60).until(lambda d: "kb-root-nextversion" in d.execute_script(CACHES))
+        assert driver.execute_script(STYLED)["mark"] == "next"
+        kept = driver.execute_script(KEPT)
+        assert old in kept and f"{url}/assets/kb.css.gz" in kept[old]  # ru's worker still names the old copy
+        assert [driver.execute_script(MARKED, f"{url}/assets/kb.css.gz", name) for name in (old, "kb-shared-nextbuild")] == [False, True]
+        assert sorted(kept["kb-shared-nextbuild"]) == sorted(f"{url}/{path}" for path in assets)
+    # the network is off again: each section with its own build's styles
+    for code, mark in (("ru", ""), ("en", "next"), ("ru", "")):
+        driver.get(f"{url}/{code}/citow/index.html")
+        assert "offline.html" not in driver.current_url
+        served = driver.execute_script("return fetch('../../assets/kb.css').then((r) => r.text()).then((t) => t.includes('--kb-test-build'))")
+        assert (served, driver.execute_script(STYLED)) == (mark == "next", {"material": True, "site": True, "mark": mark}), code
+    # ru takes the new build too: no worker names the old copy now, and it goes
+    worker = site / "ru" / "sw.js"
+    worker.write_text(worker.read_text(encoding="utf-8").replace(old, "kb-shared-nextbuild").replace(version, "nextversion"), encoding="utf-8")
+    with serve(site, port=port):
+        take_update(driver, url, "ru/citow/index.html")
+        WebDriverWait(driver, 120).until(lambda d: old not in d.execute_script(CACHES))
+        assert "kb-shared-nextbuild" in driver.execute_script(CACHES)
+        assert driver.execute_script(STYLED) == {"material": True, "site": True, "mark": "next"}
+
+
 @pytest.mark.integration
 def test_each_packed_file_of_a_section_has_a_twin_that_unpacks_to_it(bundled_build: Path):
     """What the offline copies keep packed: every file a section lists in `packed` has a ".gz" twin holding the
@@ -136,7 +235,7 @@ def test_each_packed_file_of_a_section_has_a_twin_that_unpacks_to_it(bundled_bui
     site = bundled_build / "site"
     for worker in sorted(site.glob("*/sw.js")):
         section = section_manifest(worker.read_text(encoding="utf-8"))
-        precached = {entry["url"] for entry in section["precache"]}
+        precached = {entry["url"] for entry in section["precache"]} | set(section["shared"]["files"])  # its own, and the shared
         assert len(section["packed"]) > 100
         for path in section["packed"]:
             original = (worker.parent / path).resolve()
