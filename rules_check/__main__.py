@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import unicodedata
 
 from . import CheckId, DataFileError, InputError, RulesError, available_games, describe, game, game_id, limits, run
 
@@ -53,6 +54,13 @@ def printable(text: str) -> str:
     return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
+def error_line(message: str) -> str:
+    """An error as one printable line: a control character a refusal quotes from the input (a line break, a
+    terminal's escape) is written as its escape (`\\n`, `\\x1b`), so the input can neither add lines nor command
+    the terminal."""
+    return printable("".join(char.encode("unicode_escape").decode("ascii") if unicodedata.category(char) == "Cc" else char for char in message))
+
+
 def main(argv: list[str]) -> int:
     try:
         if argv[:1] == ["--list"]:
@@ -63,20 +71,20 @@ def main(argv: list[str]) -> int:
             return 2
         name, check = game_id(argv[0]), argv[1]
         if name not in available_games() or check not in game(name).data.checks:
-            print(printable(f"error: unknown check '{CheckId(name, check).command}'; see --list"), file=sys.stderr)
+            print(error_line(f"error: unknown check '{CheckId(name, check).command}'; see --list"), file=sys.stderr)
             return 2
         if argv[2:] in (["-h"], ["--help"]):
             print(describe(name, check))
             return 0
         result = run(name, check, read_input(argv))
     except InputError as err:
-        print(printable(f"error: invalid input: {err}"), file=sys.stderr)
+        print(error_line(f"error: invalid input: {err}"), file=sys.stderr)
         return 2
     except RulesError as err:
-        print(printable(f"error: {err}"), file=sys.stderr)
+        print(error_line(f"error: {err}"), file=sys.stderr)
         return 1
     except DataFileError as err:
-        print(printable(f"error: {err}"), file=sys.stderr)
+        print(error_line(f"error: {err}"), file=sys.stderr)
         return 2
     print(printable(json.dumps(result, ensure_ascii=False, indent=1, sort_keys=True)))
     return 0

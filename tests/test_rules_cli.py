@@ -70,3 +70,13 @@ def test_a_number_changed_in_the_data_changes_the_answer(tmp_path: Path):
     one_line = {"lines": [{"completed": False, "cards": 1, "scoring_cards": ["pile_of_loot"]}]}
     done = cli(tmp_path / "rules_check" / "data", "marauders", "score", stdin=json.dumps(one_line))
     assert json.loads(done.stdout)["total"] == 55  # 45 for the Pile of Loot + 10 for the card
+
+
+def test_a_refusal_quoting_control_characters_of_the_input_is_one_line_of_text(rules_data):
+    """A refusal names values from the input (here a faction): a line break or a terminal's escape among them is
+    printed as its escape, so the input can neither add lines to the error nor command the terminal."""
+    hostile = {"copies_of_game": 1, "factions": ["khorne", "\n\x1b[31mok: nothing wrong"], "position_cards_per_copy": {}}
+    done = cli(rules_data, "battlelore", "multiple_copies", stdin=json.dumps(hostile))
+    assert done.returncode == 1 and done.stdout == ""
+    assert done.stderr.count("\n") == 1 and "\x1b" not in done.stderr
+    assert done.stderr.startswith("error: ") and "\\n\\x1b[31mok: nothing wrong" in done.stderr, done.stderr
