@@ -387,7 +387,7 @@
   /* ---- "Keep calculators offline (N MB)": the runtime is not part of the section's offline copy (pages and
    * search are); it is kept when a calculator first fetches it, or here, on the reader's choice, with progress.
    * Each file goes through the section's service worker, which keeps it (sw.js, generator/render/offline.py). */
-  function megabytes(ui, bytes) { return ui.megabytes.replace("{n}", (bytes / 1e6).toFixed(1).replace(".", ui.decimal)); }
+  function megabytes(ui, bytes) { return window.kbMegabytes(ui, bytes); }  /* kb-offline.js, on every page (loaded later) */
   function runtimeURL(path) { return new URL("calc/" + path, document.querySelector("script[src$='kb-calc.js']").src).href; }
 
   function keepOffline(box, ui) {

@@ -4,6 +4,12 @@
  * section now works offline, and when a new build has been fetched, offers to reload into it. Workers are
  * registered with updateViaCache "none": the browser's check for a new sw.js (and the scripts it imports) at
  * each visit asks the server, never the HTTP cache, so a fixed worker is found on the next visit. */
+/* A size in megabytes as the reader's language writes it ("2,5 МБ"), from its words (ui.yaml: megabytes,
+ * decimal): this script's notices, and kb-calc.js's "keep calculators offline" (loaded after this one). */
+window.kbMegabytes = function (words, bytes) {
+  return words.megabytes.replace("{n}", (bytes / 1e6).toFixed(1).replace(".", words.decimal));
+};
+
 /* The root "page not found" speaks every language: the reader's own (the browser's languages) comes first. */
 (function () {
   var blocks = Array.prototype.slice.call(document.querySelectorAll(".kb-not-found"));
@@ -72,10 +78,6 @@
     });
   }
 
-  function megabytes(bytes) {
-    return words.megabytes.replace("{n}", (bytes / 1e6).toFixed(1).replace(".", words.decimal));
-  }
-
   function notice(text, action) {
     var box = document.createElement("div");
     box.className = "kb-offline-notice";
@@ -109,7 +111,7 @@
       if (event.isUpdate) return;
       var runtime = fetch(new URL("assets/calc/runtime.json", root).href).then(function (r) { return r.ok ? r.json() : {}; }, function () { return {}; });
       Promise.all([wb.messageSW({type: "KB_SIZE"}), runtime]).then(function (found) {
-        notice(words.offline_ready.replace("{size}", megabytes(found[0].bytes)).replace("{runtime}", megabytes(found[1].fetch_bytes || 0)));
+        notice(words.offline_ready.replace("{size}", window.kbMegabytes(words, found[0].bytes)).replace("{runtime}", window.kbMegabytes(words, found[1].fetch_bytes || 0)));
       });
     });
     wb.addEventListener("waiting", function () {
