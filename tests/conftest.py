@@ -1,3 +1,4 @@
+import functools
 import os
 import shutil
 import subprocess
@@ -54,15 +55,40 @@ def bundled_build(tmp_path_factory) -> Path:
     return root
 
 
+@functools.cache
+def bundled_validated():
+    """validate() of the bundled data: (KnowledgeBase, Problems), made once per run and shared by every test that
+    only reads them (five test modules loaded the data at import, and more tests again, ~1 s each)."""
+    from generator.validate.validate import validate
+
+    return validate(REPO / "data")
+
+
+def bundled_kb():
+    """The bundled data's KnowledgeBase, as load_valid gives it (DataError if it has a problem); shared, not to be changed."""
+    from generator.base.problems import DataError
+
+    kb, problems = bundled_validated()
+    if problems:
+        raise DataError(problems)
+    return kb
+
+
+@functools.cache
+def bundled_resolved():
+    """resolve() of the bundled data, made once per run; shared, not to be changed."""
+    from generator.resolve.resolve import resolve
+
+    return resolve(bundled_kb())
+
+
 @pytest.fixture(scope="session")
 def bundled_search():
     """(SearchIndex, {lang: {file name under search/<lang>/: content}}) of the bundled data, built in-process
-    (no mkdocs, no browser): loaded, validated and resolved once per session."""
+    (no mkdocs, no browser): loaded, validated and resolved once per run (bundled_resolved)."""
     from generator.render.search import SearchIndex
-    from generator.resolve.resolve import resolve
-    from generator.validate.validate import load_valid
 
-    index = SearchIndex(resolve(load_valid(REPO / "data")))
+    index = SearchIndex(bundled_resolved())
     return index, {lang: index.build(lang) for lang in index.r.languages.codes}
 
 

@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import FIXTURES, MINI, REPO, run_generator
+from conftest import FIXTURES, MINI, REPO, bundled_validated, run_generator
 
 from generator.base.problems import CODES, DATA_CODES, Problems
 from generator.validate import validate_calculators
@@ -418,7 +418,7 @@ PLAY_NEEDS = {  # game -> what its play checklist must cover (issue 28); BattleL
 
 @pytest.mark.unit
 def test_every_bundled_aid_has_a_play_checklist_it_prints_whole():
-    kb, problems = validate(REPO / "data")
+    kb, problems = bundled_validated()
     assert not problems
     for game, needs in PLAY_NEEDS.items():
         checklist = kb.aids[game]["checklist"]
