@@ -115,3 +115,7 @@ def pytest_collection_modifyitems(config, items):
                 item.add_marker(pytest.mark.browser)
             continue
         item.add_marker(pytest.mark.browser if "driver" in item.fixturenames else pytest.mark.integration)
+    # A lane marked on a test and another on its module would put it in both (`-m` reads every marker).
+    twice = [item.nodeid for item in items if len({mark.name for mark in item.iter_markers()} & set(LANES)) > 1]
+    if twice:
+        raise pytest.UsageError(f"tests in more than one lane (a module's pytestmark and the test's own marker?): {twice}")

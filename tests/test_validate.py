@@ -153,6 +153,21 @@ def test_the_command_prints_the_same_with_hints_and_exits_1(case: str, tmp_path:
 
 
 @pytest.mark.integration
+def test_validate_reports_what_the_renderer_would_refuse(mini_data):
+    """(From test_safe_markdown.py, whose other tests are in the unit lane: this one runs the command.)"""
+    chapter = mini_data / "games/mini/chapters/10-rules.yaml"
+    text = chapter.read_text(encoding="utf-8")
+    chapter.write_text(
+        text.replace("**Resolution:** as written.", "**Resolution:** as written. [see](javascript:alert(document.domain))"), encoding="utf-8"
+    )
+    result = run_generator("validate", "--data", str(mini_data))
+    assert result.returncode == 1
+    problems = [line for line in result.stdout.splitlines() if ": E" in line]
+    assert len(problems) == 1 and " E060 " in problems[0] and "mini/clarify-retreat-edge" in problems[0]
+    assert "Traceback" not in result.stdout + result.stderr
+
+
+@pytest.mark.integration
 def test_mini_data_is_clean():
     result = run_generator("validate", "--data", str(MINI))
     assert result.returncode == 0, result.stdout
