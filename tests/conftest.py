@@ -105,6 +105,15 @@ def driver():
 LANES = ("unit", "integration", "browser")
 
 
+def pytest_ignore_collect(collection_path: Path, config):
+    """Under `-m unit` alone, a test module that never writes `pytest.mark.unit` holds no unit test (a test is in the
+    unit lane only when marked so, below), so it is not imported: the fast lane skips their imports (WeasyPrint,
+    Selenium) and their assertion rewriting, ~1 s. Any other selection collects every module."""
+    if config.option.markexpr == "unit" and collection_path.name.startswith("test_") and collection_path.suffix == ".py":
+        return "pytest.mark.unit" not in collection_path.read_text(encoding="utf-8") or None
+    return None
+
+
 def pytest_collection_modifyitems(config, items):
     """Every test runs in one lane: `browser` if it drives Chromium, else the lane its module or
     function names, else `integration` (it may build or run the CLI). `pytest -m unit` is the fast
