@@ -1,3 +1,4 @@
+import functools
 import os
 import shutil
 import subprocess
@@ -62,15 +63,40 @@ def bundled_build(tmp_path_factory) -> Path:
     return root
 
 
+@functools.cache
+def bundled_validated():
+    """validate() of the bundled data: (KnowledgeBase, Problems), made once per run and shared by every test that
+    only reads them (five test modules loaded the data at import, and more tests again, ~1 s each)."""
+    from generator.validate.validate import validate
+
+    return validate(REPO / "data")
+
+
+def bundled_kb():
+    """The bundled data's KnowledgeBase, as load_valid gives it (DataError if it has a problem); shared, not to be changed."""
+    from generator.base.problems import DataError
+
+    kb, problems = bundled_validated()
+    if problems:
+        raise DataError(problems)
+    return kb
+
+
+@functools.cache
+def bundled_resolved():
+    """resolve() of the bundled data, made once per run; shared, not to be changed."""
+    from generator.resolve.resolve import resolve
+
+    return resolve(bundled_kb())
+
+
 @pytest.fixture(scope="session")
 def bundled_search():
     """(SearchIndex, {lang: {file name under search/<lang>/: content}}) of the bundled data, built in-process
-    (no mkdocs, no browser): loaded, validated and resolved once per session."""
+    (no mkdocs, no browser): loaded, validated and resolved once per run (bundled_resolved)."""
     from generator.render.search import SearchIndex
-    from generator.resolve.resolve import resolve
-    from generator.validate.validate import load_valid
 
-    index = SearchIndex(resolve(load_valid(REPO / "data")))
+    index = SearchIndex(bundled_resolved())
     return index, {lang: index.build(lang) for lang in index.r.languages.codes}
 
 
@@ -87,6 +113,15 @@ def driver():
 LANES = ("unit", "integration", "browser")
 
 
+def pytest_ignore_collect(collection_path: Path, config):
+    """Under `-m unit` alone, a test module that never writes `pytest.mark.unit` holds no unit test (a test is in the
+    unit lane only when marked so, below), so it is not imported: the fast lane skips their imports (WeasyPrint,
+    Selenium) and their assertion rewriting, ~1 s. Any other selection collects every module."""
+    if config.option.markexpr == "unit" and collection_path.name.startswith("test_") and collection_path.suffix == ".py":
+        return "pytest.mark.unit" not in collection_path.read_text(encoding="utf-8") or None
+    return None
+
+
 def pytest_collection_modifyitems(config, items):
     """Every test runs in one lane: `browser` if it drives Chromium, else the lane its module or
     function names, else `integration` (it may build or run the CLI). `pytest -m unit` is the fast
@@ -97,3 +132,7 @@ def pytest_collection_modifyitems(config, items):
                 item.add_marker(pytest.mark.browser)
             continue
         item.add_marker(pytest.mark.browser if "driver" in item.fixturenames else pytest.mark.integration)
+    # A lane marked on a test and another on its module would put it in both (`-m` reads every marker).
+    twice = [item.nodeid for item in items if len({mark.name for mark in item.iter_markers()} & set(LANES)) > 1]
+    if twice:
+        raise pytest.UsageError(f"tests in more than one lane (a module's pytestmark and the test's own marker?): {twice}")

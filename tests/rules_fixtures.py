@@ -7,7 +7,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from conftest import REPO
+from conftest import bundled_resolved
 from rules_helpers import GAMES, OutputChecked, make_rules_data
 
 import rules_check
@@ -16,7 +16,7 @@ from rules_check.core import module_name
 
 @pytest.fixture(scope="session")
 def rules_data(tmp_path_factory) -> Path:
-    return make_rules_data(REPO / "data", tmp_path_factory.mktemp("rules-data"))
+    return make_rules_data(bundled_resolved(), tmp_path_factory.mktemp("rules-data"))
 
 
 @pytest.fixture(scope="session")

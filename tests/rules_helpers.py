@@ -12,16 +12,15 @@ from conftest import REPO
 
 import rules_check
 from generator.render.rules_data import render_rules_data
-from generator.resolve.resolve import resolve
-from generator.validate.validate import load_valid
+from generator.resolve.resolve import Resolved
 from generator.write.release import write_files
 
 GAMES = ("citow", "marauders", "wizards-quest", "battlelore")
 
 
-def make_rules_data(data_dir: Path, folder: Path) -> Path:
-    """rules_check/data/*.json for a data folder, as `build` writes them: load, validate, resolve, render."""
-    write_files(folder, render_rules_data(resolve(load_valid(data_dir))))
+def make_rules_data(resolved: Resolved, folder: Path) -> Path:
+    """rules_check/data/*.json of a resolved knowledge base, as `build` writes them: rendered and written."""
+    write_files(folder, render_rules_data(resolved))
     return folder
 
 

@@ -39,8 +39,24 @@ def _keys(schema: dict, defs: dict) -> st.SearchStrategy:
     return valid({"type": "string", **names}, defs) if names else st.one_of(NAMES, _strings({}))
 
 
+_BUILT: dict[tuple[str, int, int], tuple[dict | bool, dict, st.SearchStrategy]] = {}
+
+
+def _once(kind: str, schema: dict | bool, defs: dict, build) -> st.SearchStrategy:
+    """The strategy `build` makes for the schema, built once (the tests draw from it again for every example, and
+    building it anew each time cost more than the drawing). The entry holds the schema, so its id stays its own."""
+    key = (kind, id(schema), id(defs))
+    if key not in _BUILT:
+        _BUILT[key] = (schema, defs, build())
+    return _BUILT[key][2]
+
+
 def valid(schema: dict | bool, defs: dict) -> st.SearchStrategy:
     """Documents that fit `schema` (oneOf branches are drawn separately; a draw may still fit two of them)."""
+    return _once("valid", schema, defs, lambda: _valid(schema, defs))
+
+
+def _valid(schema: dict | bool, defs: dict) -> st.SearchStrategy:
     if schema is True or schema == {}:
         return WRONG
     assert isinstance(schema, dict)
@@ -104,4 +120,4 @@ def _broken(draw, schema: dict, defs: dict):
 
 
 def documents(schema: dict, defs: dict) -> st.SearchStrategy:
-    return st.one_of(valid(schema, defs), valid(schema, defs), _broken(schema, defs), WRONG)
+    return _once("documents", schema, defs, lambda: st.one_of(valid(schema, defs), valid(schema, defs), _broken(schema, defs), WRONG))

@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import REPO
+from conftest import bundled_kb, bundled_resolved
 
 from generator.base import aid_geometry
 from generator.base.aid_geometry import CARD_TEXT, MM
@@ -84,12 +84,10 @@ def bundled():
     from generator.base.answer_cells import layout
     from generator.base.json_schema import check_schemas
     from generator.render.answer_tables import AnswerTables
-    from generator.resolve.resolve import resolve
-    from generator.validate.validate import load_valid
     from generator.validate.validate_aid_fit import answers, game_rules, printed_table
 
-    kb = load_valid(REPO / "data")
-    resolved = resolve(kb)
+    kb = bundled_kb()
+    resolved = bundled_resolved()
     tables = AnswerTables(resolved)
     found = []
     for game in sorted(kb.aids):

@@ -7,12 +7,11 @@ import json
 import re
 
 import pytest
-from conftest import REPO, run_generator
+from conftest import REPO, bundled_kb, run_generator
 
 from generator.base.linerange import range_lines
-from generator.validate.validate import load_valid
 
-KB = load_valid(REPO / "data")
+KB = bundled_kb()  # loaded once per run (conftest)
 
 
 def test_every_non_blank_line_is_traced_or_noise():

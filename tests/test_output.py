@@ -24,7 +24,8 @@ from conftest import REPO, run_generator
 
 from generator.serve import wait_until_serving
 
-pytestmark = pytest.mark.integration
+# No module-wide lane (a test is in one lane only): these tests are `integration`, conftest's default, but for the two
+# marked `unit` (they build nothing and start no process).
 
 FAULT_POINTS = ["before-link", "before-switch", "before-current-switch", "after-switch"]
 

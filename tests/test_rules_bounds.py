@@ -7,12 +7,10 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import REPO
-
-from generator.validate.validate import load_valid
+from conftest import REPO, bundled_kb
 
 pytestmark = pytest.mark.unit
-KB = load_valid(REPO / "data")
+KB = bundled_kb()  # loaded once per run (conftest)
 SCHEMAS = {path.stem.split(".")[0]: json.loads(path.read_text(encoding="utf-8")) for path in (REPO / "rules_check" / "schemas").glob("*.schema.json")}
 
 

@@ -8,11 +8,10 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import REPO
+from conftest import REPO, bundled_kb, bundled_resolved
 
 from generator.render.rules_data import render_rules_data
-from generator.resolve.resolve import resolve
-from generator.validate.validate import load_valid, validate
+from generator.validate.validate import validate
 
 pytestmark = pytest.mark.unit
 CORRUPTION = "games/citow/chapters/30-corruption-phase.yaml"
@@ -57,8 +56,8 @@ def test_an_unknown_entry_in_the_catalogue_is_reported_at_its_line(tmp_path):
 
 
 def test_rules_data_holds_what_each_check_names():
-    kb = load_valid(REPO / "data")
-    files = dict(render_rules_data(resolve(kb)))
+    kb = bundled_kb()
+    files = dict(render_rules_data(bundled_resolved()))
     assert sorted(files) == ["battlelore.json", "citow.json", "marauders.json", "wizards-quest.json"]
     citow = json.loads(files["citow.json"])
     assert citow["checks"]["corruption"]["implements"] == kb.checks["citow"]["corruption"]["implements"]

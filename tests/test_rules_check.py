@@ -8,17 +8,16 @@ import functools
 from fractions import Fraction
 
 import pytest
-from conftest import REPO
+from conftest import bundled_kb
 from rules_helpers import GAMES
 
 import rules_check
-from generator.validate.validate import load_valid
 from rules_check.core import CheckId
 
 pytest_plugins = ["rules_fixtures"]  # the fixtures rules_data and rc
 
 pytestmark = pytest.mark.unit
-KB = load_valid(REPO / "data")
+KB = bundled_kb()  # loaded once per run (conftest)
 EXAMPLES = [e for e in KB.entries.values() if e["kind"] == "example" and "check" in e["example"]]
 
 

@@ -8,16 +8,15 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import REPO, run_generator
+from conftest import REPO, bundled_kb, run_generator
 from rules_helpers import cli
 
-from generator.validate.validate import load_valid
 from rules_check.core import CheckId
 
 pytest_plugins = ["rules_fixtures"]  # the fixture rules_data
 
 pytestmark = pytest.mark.integration
-KB = load_valid(REPO / "data")
+KB = bundled_kb()  # loaded once per run (conftest)
 EXAMPLES = [e for e in KB.entries.values() if e["kind"] == "example" and "check" in e["example"]]
 
 

@@ -25,7 +25,6 @@ from rules_check import core, explain
 
 pytest_plugins = ["rules_fixtures"]  # the fixture rules_data
 
-pytestmark = pytest.mark.unit
 GAMES = ("citow", "marauders", "battlelore", "wizards-quest")
 CHECKS = [(game, name[: -len("_input")]) for game in GAMES for name in core.schema(game)["$defs"] if name.endswith("_input")]
 QUIET = [HealthCheck.function_scoped_fixture, HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large]
@@ -106,6 +105,7 @@ def _checked(game: str, check: str, status: int, out: bytes, err: bytes, kind: s
         assert out_text == "" and err_text.startswith("error: ") and err_text.count("\n") == 1, err_text
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("game,check", CHECKS, ids=[f"{g}.{c}" for g, c in CHECKS])
 @settings(max_examples=10, deadline=None, suppress_health_check=QUIET)
 @given(data=st.data())
@@ -130,6 +130,7 @@ def test_cli_process_answers_or_refuses_hostile_text(rules_data, data):
     _checked(game, check, done.returncode, done.stdout, done.stderr, kind)
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("game", GAMES)
 @settings(max_examples=40, deadline=None, suppress_health_check=QUIET)
 @given(data=st.data())
@@ -155,6 +156,7 @@ def test_api_and_calculator_answer_or_refuse_hostile_documents(rules_data, monke
         assert json.loads(shown)["refused"] == "input"
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("game,check", CHECKS, ids=[f"{g}.{c}" for g, c in CHECKS])
 @settings(max_examples=20, deadline=None, suppress_health_check=QUIET)
 @given(data=st.data())

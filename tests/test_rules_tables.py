@@ -7,14 +7,12 @@ import itertools
 from fractions import Fraction
 
 import pytest
-from conftest import REPO
-
-from generator.validate.validate import load_valid
+from conftest import bundled_kb
 
 pytest_plugins = ["rules_fixtures"]  # the fixtures rules_data and rc
 
 pytestmark = pytest.mark.unit
-KB = load_valid(REPO / "data")
+KB = bundled_kb()  # loaded once per run (conftest)
 FACES = [row["face"] for row in KB.entries["battlelore/quickref-dice-results"]["table"]["rows"]]
 # which results deal 1 damage, as the quick reference words them: strike for a melee unit, cleave for a
 # non-weakened melee unit, pierce for a ranged unit

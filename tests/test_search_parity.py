@@ -9,11 +9,12 @@ checks the same agreement in Chromium, in the slow lane.)"""
 
 from __future__ import annotations
 
+import concurrent.futures
 import json
 import math
 import shutil
 import subprocess
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import pytest
 from conftest import REPO
@@ -56,8 +57,9 @@ def queries() -> Iterator[tuple[str, str, str | None]]:
 QUERIES = list(queries())
 
 
-def in_node(index, built) -> list[dict]:
-    """kb-search.js's results for QUERIES, all in one Node.js process."""
+def in_node(index, built) -> Callable[[], list[dict]]:
+    """kb-search.js's results for QUERIES, all in one Node.js process: started now, its results when the returned
+    function is called (so that Node runs while Python works on the replay)."""
     node = shutil.which("node")
     assert node, "Node.js is needed for this test (scripts/setup.sh installs it)"
     job = {
@@ -66,9 +68,16 @@ def in_node(index, built) -> list[dict]:
         "files": built,
         "queries": [{"lang": lang, "q": q, "game": game} for lang, q, game in QUERIES],
     }
-    result = subprocess.run([node, str(RUNNER)], input=json.dumps(job), capture_output=True, text=True, encoding="utf-8", timeout=120)
-    assert result.returncode == 0, result.stderr[-3000:]
-    return json.loads(result.stdout)
+    pool = concurrent.futures.ThreadPoolExecutor(1)
+    running = pool.submit(subprocess.run, [node, str(RUNNER)], input=json.dumps(job), capture_output=True, text=True, encoding="utf-8", timeout=120)
+    pool.shutdown(wait=False)  # the thread ends with Node
+
+    def results() -> list[dict]:
+        result = running.result()
+        assert result.returncode == 0, result.stderr[-3000:]
+        return json.loads(result.stdout)
+
+    return results
 
 
 def replayed(index, built) -> list[dict]:
@@ -84,7 +93,9 @@ def replayed(index, built) -> list[dict]:
 @pytest.fixture(scope="module")
 def both(bundled_search) -> list[tuple[tuple[str, str, str | None], dict, dict]]:
     """(query, what kb-search.js in Node gives, what the replay gives), per query."""
-    return list(zip(QUERIES, in_node(*bundled_search), replayed(*bundled_search), strict=True))
+    node = in_node(*bundled_search)
+    python = replayed(*bundled_search)
+    return list(zip(QUERIES, node(), python, strict=True))
 
 
 def first_difference(js: dict, py: dict) -> int | None:

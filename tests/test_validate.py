@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import FIXTURES, MINI, REPO, run_generator
+from conftest import FIXTURES, MINI, REPO, bundled_validated, run_generator
 
 from generator.base.problems import CODES, DATA_CODES, Problems
 from generator.validate import validate_calculators
@@ -166,6 +166,21 @@ def test_the_command_prints_the_same_with_hints_and_exits_1(case: str, tmp_path:
     assert result.stdout.count("    hint: ") == len([line for line in shown if not line.startswith("    ")])
     for code in codes:
         assert f"    hint: {CODES[code][1]}" in result.stdout
+
+
+@pytest.mark.integration
+def test_validate_reports_what_the_renderer_would_refuse(mini_data):
+    """(From test_safe_markdown.py, whose other tests are in the unit lane: this one runs the command.)"""
+    chapter = mini_data / "games/mini/chapters/10-rules.yaml"
+    text = chapter.read_text(encoding="utf-8")
+    chapter.write_text(
+        text.replace("**Resolution:** as written.", "**Resolution:** as written. [see](javascript:alert(document.domain))"), encoding="utf-8"
+    )
+    result = run_generator("validate", "--data", str(mini_data))
+    assert result.returncode == 1
+    problems = [line for line in result.stdout.splitlines() if ": E" in line]
+    assert len(problems) == 1 and " E060 " in problems[0] and "mini/clarify-retreat-edge" in problems[0]
+    assert "Traceback" not in result.stdout + result.stderr
 
 
 @pytest.mark.integration
@@ -434,7 +449,7 @@ PLAY_NEEDS = {  # game -> what its play checklist must cover (issue 28); BattleL
 
 @pytest.mark.unit
 def test_every_bundled_aid_has_a_play_checklist_it_prints_whole():
-    kb, problems = validate(REPO / "data")
+    kb, problems = bundled_validated()
     assert not problems
     for game, needs in PLAY_NEEDS.items():
         checklist = kb.aids[game]["checklist"]

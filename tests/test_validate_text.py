@@ -6,7 +6,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import FIXTURES, MINI, REPO
+from conftest import FIXTURES, MINI, bundled_validated
 
 from generator.validate.validate import validate
 
@@ -43,7 +43,7 @@ def test_failing_fixture_gives_exactly_its_problem(code, line, col, message, tmp
 
 @pytest.mark.unit
 def test_bundled_data_has_no_text_findings():
-    _, problems = validate(REPO / "data")
+    _, problems = bundled_validated()
     assert [p.format() for p in problems.items if p.code in ("E050", "E051", "E052")] == []
 
 
