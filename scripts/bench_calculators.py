@@ -91,7 +91,8 @@ def main(site: Path) -> None:
     runtime = sorted(p for p in (site / "assets" / "calc").rglob("*") if p.is_file())
     raw, packed = sizes(runtime)
     worker = section_manifest((site / SECTION / "sw.js").read_text(encoding="utf-8"))
-    stored = [(site / SECTION / entry["url"]).resolve() for entry in worker["precache"]]
+    # the section's own files and the shared assets (kept once for every section: offline.shared_manifest)
+    stored = [(site / SECTION / url).resolve() for url in [*(entry["url"] for entry in worker["precache"]), *worker["shared"]["files"]]]
     stored_raw, stored_packed = sizes(stored)
     listed = json.loads((site / "assets" / "calc" / "runtime.json").read_text(encoding="utf-8"))
     print(
