@@ -23,9 +23,9 @@ SCHEMA_DIR = Path(__file__).resolve().parent / "schemas"
 
 class RulesError(ValueError):
     """The input is well-formed but impossible under the rules (exit 1). `str()` is the English message, with
-    the rule that forbids it in brackets. A refusal made by a game's `Refusals` also keeps what the site needs
+    the rules that forbid it in brackets. A refusal made by a game's `Refusals` also keeps what the site needs
     to say it in the reader's language: its key, its English template, the values of its {places} and the
-    rule's entry id (explain.py; the other languages' words are in the game's calculators.yaml)."""
+    rules' entry ids (explain.py; the other languages' words are in the game's calculators.yaml)."""
 
     def __init__(self, message: str, refusal: str = "", template: str = "", values: dict[str, Any] | None = None, rules: Sequence[str] = ()):
         super().__init__(message)
