@@ -48,6 +48,27 @@ TYPES: list[tuple[str, str, Any]] = [
     ("citow", "round_dials_input.powers.*", citow.PowerDial),
     ("citow", "round_dials_input.powers.*.events[]", citow.DialEvent),
     ("citow", "round_dials_input.powers.*.windows.*", citow.DialWindow),
+    ("battlelore", "combat_dice_input.attacker", battlelore.DiceUnit),
+    ("battlelore", "combat_dice_input.target", battlelore.DiceUnit),
+    ("battlelore", "combat_dice_input.counterattack", battlelore.CounterattackDice),
+    ("battlelore", "damage_and_retreat_input.target", battlelore.RetreatingUnit),
+    ("battlelore", "damage_and_retreat_input.path[]", battlelore.PathHex),
+    ("battlelore", "expected_hits_input.attacker", battlelore.ExpectedAttacker),
+    ("battlelore", "expected_hits_input.target", battlelore.ExpectedTarget),
+    ("battlelore", "campaign_input.scenarios[]", battlelore.Scenario),
+    ("battlelore", "ability_move_input.board", battlelore.Board),
+    ("battlelore", "ability_move_input.board.terrain[]", battlelore.TerrainSpot),
+    ("battlelore", "ability_move_input.board.unit", battlelore.MovingUnit),
+    ("battlelore", "line_of_sight_input.terrain[]", battlelore.SightSpot),
+    ("battlelore", "attack_input.attacker", battlelore.AttackingUnit),
+    ("battlelore", "attack_input.target", battlelore.AttackedUnit),
+    ("battlelore", "attack_input.path[]", battlelore.PathHex),
+    ("battlelore", "attack_input.counterattack", battlelore.Counterattack),
+    ("battlelore", "attack_input.counterattack.path[]", battlelore.PathHex),
+    ("battlelore", "attack_input.counterattack.heroic_damage", battlelore.HeroicDamage),
+    ("battlelore", "attack_input.heroic_damage", battlelore.HeroicDamage),
+    ("battlelore", "move_input.unit", battlelore.MovingUnit),
+    ("battlelore", "move_input.terrain[]", battlelore.TerrainSpot),
     ("wizards_quest", "dragon_phase_input.landings[]", wizards_quest.Landing),
     ("wizards_quest", "kingdoms_input.locations[]", wizards_quest.Held),
     ("wizards_quest", "kingdoms_input.connections[]", wizards_quest.Connection),
@@ -105,13 +126,14 @@ def test_typed_input_follows_the_schema(game: str, path: str, typed: Any) -> Non
 
 
 def test_every_input_typeddict_is_held_to_a_schema_place() -> None:
-    """A TypedDict a game module defines is in TYPES: none escapes the comparison."""
+    """A TypedDict a game module defines is in TYPES: none escapes the comparison (a private one is a base whose keys
+    its subclasses in TYPES bring)."""
     tabled = {id(typed) for _, _, typed in TYPES}
     defined = [
         f"{name}.{attribute}"
         for name, module in MODULES.items()
         for attribute, value in vars(module).items()
-        if typing.is_typeddict(value) and inspect.getmodule(value) is module and id(value) not in tabled
+        if typing.is_typeddict(value) and inspect.getmodule(value) is module and id(value) not in tabled and not attribute.startswith("_")
     ]
     assert defined == []
 
@@ -128,3 +150,35 @@ def test_keys_see_a_missing_key() -> None:
     required, optional = _keys(Without)
     assert required | optional != set(place["properties"])
     assert _keys(marauders.Draw) == ({"card"}, {"green", "line", "space"})
+
+
+def _closed_objects(game: str) -> list[str]:
+    """The places of every object with fixed keys nested in a check's input (the inputs themselves are the check
+    methods' parameters), in TYPES' notation."""
+    schema = _schema(game)
+    found: list[str] = []
+
+    def walk(node: dict[str, Any], path: str, top: bool) -> None:
+        node = _resolve(schema, node)
+        if "properties" in node:
+            if not top:
+                found.append(path)
+            for key, value in node["properties"].items():
+                walk(value, f"{path}.{key}", False)
+        elif isinstance(node.get("additionalProperties"), dict):
+            walk(node["additionalProperties"], f"{path}.*", False)
+        if isinstance(node.get("items"), dict):
+            walk(node["items"], f"{path}[]", False)
+
+    for name in schema["$defs"]:
+        if name.endswith("_input"):
+            walk(schema["$defs"][name], name, True)
+    return found
+
+
+# wizards_quest is not held to it yet: its attack, may_attack, scatter and orc_phase inputs still have untyped objects
+@pytest.mark.parametrize("game", ["battlelore", "citow", "marauders"])
+def test_every_closed_input_object_has_a_typeddict(game: str) -> None:
+    """A nested object the schema gives fixed keys has its TypedDict in TYPES: a new one in the schema fails here."""
+    tabled = {path for tabled_game, path, _ in TYPES if tabled_game == game}
+    assert [path for path in _closed_objects(game) if path not in tabled] == []
