@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from typing import Any, Literal, NotRequired, TypedDict, cast
 
 from ..core import Game, GameData, Refusals, check
 
@@ -89,14 +90,174 @@ TERRAIN_ENTRIES = {
 
 Hex = tuple[int, int]
 
+# the schemas' terrain names are an enum, but the code reads them as the data's (`_terrain` refuses others): str here
+AttackType = Literal["melee", "ranged"]
+
+
+class DiceUnit(TypedDict):
+    """A unit as a combat roll's dice read it (combat_dice_input.attacker, combat_dice_input.target)."""
+
+    dice: NotRequired[int]
+    terrain: NotRequired[str]
+    flying: NotRequired[bool]
+    rage: NotRequired[bool]
+    damage_suffered: NotRequired[int]
+    unit: NotRequired[str]
+
+
+class CounterattackDice(TypedDict):
+    """The target's roll back (combat_dice_input.counterattack)."""
+
+    attack_type: NotRequired[AttackType]
+    friendly_flankers_adjacent_to_target: NotRequired[int]
+    lore_cards: NotRequired[list[str]]
+    other_modifiers: NotRequired[int]
+
+
+class RetreatingUnit(TypedDict):
+    """A unit taking damage and retreating (damage_and_retreat_input.target)."""
+
+    terrain: NotRequired[str]
+    flying: NotRequired[bool]
+    stunned: NotRequired[bool]
+    steady: NotRequired[int]
+    ignore_retreats: NotRequired[int]
+    ignore_damage: NotRequired[int]
+    cumbersome: NotRequired[bool]
+    health: NotRequired[int]
+    unit: NotRequired[str]
+
+
+class PathHex(TypedDict):
+    """A hex behind a retreating unit, nearest first (damage_and_retreat_input.path, attack_input.path,
+    attack_input.counterattack.path)."""
+
+    terrain: NotRequired[str]
+    unit: NotRequired[Literal["friendly", "enemy"]]
+
+
+class ExpectedAttacker(TypedDict):
+    """The rolling unit of expected_hits (expected_hits_input.attacker)."""
+
+    dice: int
+    terrain: NotRequired[str]
+    flying: NotRequired[bool]
+
+
+class ExpectedTarget(TypedDict):
+    """The target of expected_hits (expected_hits_input.target)."""
+
+    terrain: NotRequired[str]
+    flying: NotRequired[bool]
+
+
+class Scenario(TypedDict):
+    """A scenario of the campaign (campaign_input.scenarios)."""
+
+    number: NotRequired[int]
+    vp: dict[str, int]
+    winner: str
+
+
+class TerrainSpot(TypedDict):
+    """A hex's terrain on a board (move_input.terrain, ability_move_input.board.terrain; off_board allowed)."""
+
+    hex: list[int]
+    terrain: str
+
+
+class SightSpot(TypedDict):
+    """A hex's terrain for line of sight (line_of_sight_input.terrain)."""
+
+    hex: list[int]
+    terrain: str
+
+
+class MovingUnit(TypedDict):
+    """The moving unit (move_input.unit, ability_move_input.board.unit)."""
+
+    flying: NotRequired[bool]
+    cumbersome: NotRequired[bool]
+    unit: NotRequired[str]
+
+
+class Board(TypedDict):
+    """An ability move on the board, as for `move` (ability_move_input.board)."""
+
+    start: list[int]
+    path: list[list[int]]
+    target: NotRequired[list[int]]
+    terrain: NotRequired[list[TerrainSpot]]
+    units: NotRequired[list[list[int]]]
+    unit: NotRequired[MovingUnit]
+
+
+class HeroicDamage(TypedDict):
+    """Heroic results spent for damage, per effect (attack_input.heroic_damage, attack_input.counterattack.heroic_damage)."""
+
+    berserk: NotRequired[int]
+    poison: NotRequired[int]
+    fury_of_yllan: NotRequired[int]
+
+
+class _CombatUnit(TypedDict):
+    """What attack_input.attacker and attack_input.target both may say; each adds `dice` and `health`."""
+
+    terrain: NotRequired[str]
+    flying: NotRequired[bool]
+    rage: NotRequired[bool]
+    damage_suffered: NotRequired[int]
+    unit: NotRequired[str]
+    stunned: NotRequired[bool]
+    steady: NotRequired[int]
+    ignore_retreats: NotRequired[int]
+    ignore_damage: NotRequired[int]
+    cumbersome: NotRequired[bool]
+    damage_tokens: NotRequired[bool]
+    berserk: NotRequired[bool]
+    poisoned: NotRequired[bool]
+    ferocious: NotRequired[bool]
+
+
+class AttackingUnit(_CombatUnit):
+    """The attacking unit of a whole attack (attack_input.attacker)."""
+
+    dice: int
+    health: NotRequired[int]
+
+
+class AttackedUnit(_CombatUnit):
+    """The target of a whole attack (attack_input.target)."""
+
+    dice: int
+    health: int
+
+
+class Counterattack(TypedDict):
+    """The target's counterattack in a whole attack (attack_input.counterattack)."""
+
+    results: NotRequired[dict[str, int]]
+    spent: NotRequired[dict[str, int]]
+    path: NotRequired[list[PathHex]]
+    attack_type: NotRequired[AttackType]
+    friendly_flankers_adjacent_to_target: NotRequired[int]
+    lore_cards: NotRequired[list[str]]
+    other_modifiers: NotRequired[int]
+    heroic_damage: NotRequired[HeroicDamage]
+
+
 # what damage_and_retreat reads of a unit
 DAMAGE_KEYS = ("terrain", "flying", "stunned", "steady", "ignore_retreats", "ignore_damage", "cumbersome", "health")
 # what combat_dice reads of a unit
 DICE_KEYS = ("dice", "terrain", "flying", "rage", "damage_suffered")
 
 
-def _dice_view(unit: dict[str, Any]) -> dict[str, Any]:
-    return {k: unit[k] for k in DICE_KEYS if k in unit}
+def _dice_view(unit: Mapping[str, object]) -> DiceUnit:
+    return cast("DiceUnit", {k: unit[k] for k in DICE_KEYS if k in unit})
+
+
+def _damage_view(unit: Mapping[str, object]) -> RetreatingUnit:
+    return cast("RetreatingUnit", {k: unit[k] for k in DAMAGE_KEYS if k in unit})
 
 
 def _cannot_counterattack(code: str, rule: str) -> dict[str, str]:
@@ -104,7 +265,7 @@ def _cannot_counterattack(code: str, rule: str) -> dict[str, str]:
     return {"code": code, "rule": rule, "message": REFUSALS.messages[CANNOT_COUNTERATTACK[code]]}
 
 
-def _figures(unit: dict[str, Any], health_left: int | None) -> int | None:
+def _figures(unit: AttackedUnit, health_left: int | None) -> int | None:
     """The figures a unit has: one for a unit with damage tokens (battlelore/weakened-unit), else its health left."""
     return 1 if unit.get("damage_tokens") else health_left
 
@@ -117,9 +278,9 @@ class Strike:
     attack_type: str
     results: dict[str, int]
     spent: dict[str, int] | None
-    path: list[dict[str, str]] | None
+    path: list[PathHex] | None
     lore_cards: list[str] | None
-    heroic_damage: dict[str, int] | None
+    heroic_damage: HeroicDamage | None
 
 
 def _cube(hex_: Hex) -> tuple[int, int, int]:
@@ -304,8 +465,8 @@ class Rules(Game):
 
     def _roll(
         self,
-        roller: dict[str, Any],
-        victim: dict[str, Any],
+        roller: DiceUnit,
+        victim: DiceUnit,
         attack_type: str,
         flankers: int,
         lore_cards: list[Any],
@@ -357,13 +518,13 @@ class Rules(Game):
     @check("combat_dice")
     def combat_dice(
         self,
-        attacker: dict[str, Any],
-        target: dict[str, Any],
+        attacker: DiceUnit,
+        target: DiceUnit,
         attack_type: str,
         friendly_flankers_adjacent_to_target: int = 0,
         lore_cards: list[Any] | None = None,
         other_modifiers: int = 0,
-        counterattack: dict[str, Any] | None = None,
+        counterattack: CounterattackDice | None = None,
     ) -> dict[str, Any]:
         """`attacker` and `target`: {dice (the combat value on the reference card), terrain, flying, rage, damage_suffered}.
         `friendly_flankers_adjacent_to_target` counts the *other* friendly units with "Flanking" next to the target.
@@ -384,7 +545,7 @@ class Rules(Game):
             result.update({f"counterattack_{k}": v for k, v in back.items()})
         return result
 
-    def _flying_retreat(self, retreats: int, path: list[dict[str, Any]]) -> dict[str, Any]:
+    def _flying_retreat(self, retreats: int, path: list[PathHex]) -> dict[str, Any]:
         """A Flying unit passes over units and terrain: it ends on the farthest free hex it can reach."""
         best = 0
         for k in range(1, retreats + 1):
@@ -404,12 +565,12 @@ class Rules(Game):
             "stopped_by": None if not left else "no unoccupied hex",
         }
 
-    def _retreat_path(self, unit: dict[str, Any], retreats: int, path: list[dict[str, Any]]) -> dict[str, Any]:
+    def _retreat_path(self, unit: RetreatingUnit, retreats: int, path: list[PathHex]) -> dict[str, Any]:
         """Walk the retreat; returns hexes moved, retreats not carried out, support, and why it stopped."""
         if retreats <= 0:
             return {"hexes": 0, "unperformed": 0, "support": False, "stopped_by": None}
 
-        def hex_at(i: int) -> dict[str, Any] | None:
+        def hex_at(i: int) -> PathHex | None:
             return path[i] if i < len(path) else None
 
         def supported(i: int) -> bool:
@@ -443,14 +604,14 @@ class Rules(Game):
     @check("damage_and_retreat")
     def damage_and_retreat(
         self,
-        target: dict[str, Any],
+        target: RetreatingUnit,
         results: dict[str, Any] | None = None,
         spent: dict[str, Any] | None = None,
         attack_type: str = "melee",
         attacker_weakened: bool = False,
         damage: int = 0,
         retreats: int = 0,
-        path: list[Any] | None = None,
+        path: list[PathHex] | None = None,
         attacker_faction: str | None = None,
     ) -> dict[str, Any]:
         """`results` {face: count} are read with the dice-results table (after taking away `spent` results); `damage` and
@@ -526,7 +687,7 @@ class Rules(Game):
         return {"probability": float(chance), "exact": _exact(chance), "sides": len(self.FACE_CHANCES)}
 
     @check("expected_hits")
-    def expected_hits(self, attacker: dict[str, Any], target: dict[str, Any], attack_type: str, attacker_weakened: bool = False) -> dict[str, Any]:
+    def expected_hits(self, attacker: ExpectedAttacker, target: ExpectedTarget, attack_type: str, attacker_weakened: bool = False) -> dict[str, Any]:
         """What one combat roll is worth on average: the dice it rolls (`combat_dice`: terrain limits, Flying), the
         faces that deal damage in this attack and the damage they deal (`damage_and_retreat`, one result at a time),
         then over every roll of those dice, exactly: the expected hits (damage dealt), the chance of at least one
@@ -536,7 +697,7 @@ class Rules(Game):
         terrain = self._terrain(target.get("terrain", "plains"))
         if terrain in self.IMPASSABLE and not target.get("flying"):
             raise REFUSALS("no-unit-in-impassable-terrain", rule=TERRAIN_ENTRIES[terrain], terrain=terrain)
-        roll = self.combat_dice(attacker, target, attack_type)
+        roll = self.combat_dice(_dice_view(attacker), _dice_view(target), attack_type)
         dealt_by_face = {  # one result of each face, the target free to retreat over plains
             face: self.damage_and_retreat(
                 target={},
@@ -605,7 +766,7 @@ class Rules(Game):
         return {"game_ends": False, "winner": None, "condition": None, "points_checked": True}
 
     @check("campaign")
-    def campaign(self, scenarios: list[dict[str, Any]]) -> dict[str, Any]:
+    def campaign(self, scenarios: list[Scenario]) -> dict[str, Any]:
         """`scenarios`: in order, each {vp: {player: points}, winner}. Scenario cards: game 1 both play the first card;
         afterwards the previous winner takes the next letter with either digit, the loser that letter with the loser's digit.
         """
@@ -692,7 +853,7 @@ class Rules(Game):
         start_hex: str | None = None,
         target_hex: str | None = None,
         path: list[Any] | None = None,
-        board: dict[str, Any] | None = None,
+        board: Board | None = None,
     ) -> dict[str, Any]:
         """`x`: the number next to the ability's name on the unit's reference card (the guide gives no values). Pursue is
         used instead of an advance, so it needs what an advance needs (`target_destroyed_or_retreated`, not
@@ -803,7 +964,7 @@ class Rules(Game):
         self,
         attacker: list[Any],
         target: list[Any],
-        terrain: list[Any] | None = None,
+        terrain: list[SightSpot] | None = None,
         units: list[Any] | None = None,
         attacker_ranged: bool = True,
         min_range: int | None = None,
@@ -907,28 +1068,28 @@ class Rules(Game):
         if rolled != dice:
             raise REFUSALS(refusal, rule=self.COMBAT_RULE, dice=dice, rolled=rolled)
 
-    def _weakened(self, unit: dict[str, Any], health_left: int | None) -> bool:
+    def _weakened(self, unit: AttackingUnit | AttackedUnit, health_left: int | None) -> bool:
         """A unit with 1 figure left is weakened, unless its figures are damage-token units (battlelore/weakened-unit)."""
         return health_left == 1 and not unit.get("damage_tokens")
 
     @check("attack")
     def attack(
         self,
-        attacker: dict[str, Any],
-        target: dict[str, Any],
+        attacker: AttackingUnit,
+        target: AttackedUnit,
         attack_type: str,
         results: dict[str, int],
         adjacent: bool | None = None,
         spent: dict[str, int] | None = None,
-        path: list[dict[str, str]] | None = None,
+        path: list[PathHex] | None = None,
         friendly_flankers_adjacent_to_target: int = 0,
         lore_cards: list[str] | None = None,
         other_modifiers: int = 0,
-        counterattack: dict[str, Any] | None = None,
+        counterattack: Counterattack | None = None,
         range: int | None = None,  # the rules' word (battlelore/range); shadows the builtin here only
         min_range: int | None = None,
         max_range: int | None = None,
-        heroic_damage: dict[str, int] | None = None,
+        heroic_damage: HeroicDamage | None = None,
     ) -> dict[str, Any]:
         """A whole attack (battlelore/combat): the dice (`combat_dice`), the roll's `results` (one per die, after
         rerolls), heroic results spent for damage (`heroic_damage` {berserk, poison, fury_of_yllan}: the effect each is
@@ -984,7 +1145,7 @@ class Rules(Game):
         struck = None if reasons else self._counterattack(answer, attacker, target, hit, before_retreat, counterattack or {})
         return {**answer, **self._berserk(berserk_kills, target, strike, hit, before_retreat, struck, counterattack or {})}
 
-    def _after_berserk(self, unit: dict[str, Any], strike: Strike) -> tuple[dict[str, Any], bool | None]:
+    def _after_berserk(self, unit: AttackingUnit, strike: Strike) -> tuple[AttackingUnit, bool | None]:
         """The rolling unit after its attack, 1 figure removed per use of Berserk (not damage: never ignored), and
         whether that left it no figure (None: its figures are not given) (battlelore/berserk, battlelore/removing-figures)."""
         removed = (strike.heroic_damage or {}).get("berserk", 0)
@@ -997,11 +1158,11 @@ class Rules(Game):
         left = int(unit["health"]) - removed
         return {**unit, "health": max(left, 1)}, left <= 0
 
-    def _strike(self, unit: dict[str, Any], victim: dict[str, Any], strike: Strike, weakened: bool) -> dict[str, Any]:
+    def _strike(self, unit: AttackingUnit | AttackedUnit, victim: AttackingUnit | AttackedUnit, strike: Strike, weakened: bool) -> dict[str, Any]:
         """Steps 4-8 of a combat roll: the heroic results spent for damage, then damage and retreat."""
         extra, spent = self._heroic_damage(unit, victim, strike)
         return self.damage_and_retreat(
-            target={k: victim[k] for k in DAMAGE_KEYS if k in victim},
+            target=_damage_view(victim),
             results=strike.results,
             spent=spent,
             attack_type=strike.attack_type,
@@ -1010,7 +1171,7 @@ class Rules(Game):
             path=strike.path,
         )
 
-    def _heroic_damage(self, unit: dict[str, Any], victim: dict[str, Any], strike: Strike) -> tuple[int, dict[str, int]]:
+    def _heroic_damage(self, unit: AttackingUnit | AttackedUnit, victim: AttackingUnit | AttackedUnit, strike: Strike) -> tuple[int, dict[str, int]]:
         """Heroic results spent to deal 1 damage each, through the effect the player names (battlelore/berserk,
         battlelore/poison, battlelore/fury-of-yllan); each die is spent on one effect only (battlelore/spending-dice)."""
         heroic = strike.heroic_damage or {}
@@ -1023,7 +1184,7 @@ class Rules(Game):
             allowed, rule, refusal = open_to[effect]
             if count and not allowed:
                 raise REFUSALS(refusal, rule=rule, count=count, effect=effect)
-        used = sum(heroic.values())
+        used = heroic.get("berserk", 0) + heroic.get("poison", 0) + heroic.get("fury_of_yllan", 0)
         spent = dict(strike.spent or {})
         if used:
             spent["heroic"] = spent.get("heroic", 0) + used
@@ -1031,14 +1192,14 @@ class Rules(Game):
                 raise REFUSALS("heroic-overspent", rule=self.HEROIC["spending-dice"], spent=spent["heroic"], rolled=strike.results.get("heroic", 0))
         return used, spent
 
-    def _ferocious(self, target: dict[str, Any], hit: dict[str, Any], adjacent: bool) -> bool:
+    def _ferocious(self, target: AttackedUnit, hit: dict[str, Any], adjacent: bool) -> bool:
         """A Ferocious target forced to retreat may counterattack before it retreats, even when the retreat would take
         it from its hex or destroy it - not when the damage itself destroys it (battlelore/ferocious)."""
         forced = hit["retreats_required"] > hit["retreats_ignored"]
         killed_by_damage = hit["damage_before_retreat"] >= target["health"]
         return bool(target.get("ferocious")) and forced and not killed_by_damage and adjacent and not target.get("stunned")
 
-    def _counterattack_reasons(self, target: dict[str, Any], hit: dict[str, Any], adjacent: bool, before_retreat: bool) -> list[dict[str, str]]:
+    def _counterattack_reasons(self, target: AttackedUnit, hit: dict[str, Any], adjacent: bool, before_retreat: bool) -> list[dict[str, str]]:
         """Why the target may not counterattack (battlelore/counterattack, battlelore/stun): none, it may."""
         destroyed, moved = hit["destroyed"], hit["hexes_retreated"] > 0
         reasons = []
@@ -1055,17 +1216,17 @@ class Rules(Game):
     def _counterattack(
         self,
         answer: dict[str, Any],
-        attacker: dict[str, Any],
-        target: dict[str, Any],
+        attacker: AttackingUnit,
+        target: AttackedUnit,
         hit: dict[str, Any],
         before_retreat: bool,
-        back: dict[str, Any],
+        back: Counterattack,
     ) -> dict[str, Any] | None:
         """The counterattack's dice - the target in its hex with the damage just taken (before its retreat when it is
         Ferocious) - and, when its results are given, its damage and retreat on the attacking unit."""
         taken = hit["damage_before_retreat"] if before_retreat else hit["damage_taken"]
         health_left = max(target["health"] - taken, 0)
-        after = {**target, "damage_suffered": target.get("damage_suffered", 0) + taken, "health": health_left}
+        after: AttackedUnit = {**target, "damage_suffered": target.get("damage_suffered", 0) + taken, "health": health_left}
         strike = Strike(
             back.get("attack_type", "melee"),
             back.get("results", {}),
@@ -1094,12 +1255,12 @@ class Rules(Game):
     def _berserk(
         self,
         attacker_killed: bool | None,
-        target: dict[str, Any],
+        target: AttackedUnit,
         strike: Strike,
         hit: dict[str, Any],
         before_retreat: bool,
         struck: dict[str, Any] | None,
-        back: dict[str, Any],
+        back: Counterattack,
     ) -> dict[str, Any]:
         """The figures Berserk removes from each unit - the attacker's after its attack, the target's after its
         counterattack - and whether they leave it none; the rules and clarifications followed."""
@@ -1150,9 +1311,7 @@ class Rules(Game):
             raise REFUSALS("beyond-maximum-range", rule=self.RANGE_RULE, range=distance, high=high, reason=within)
         return bool(adjacent)
 
-    def _step_problems(
-        self, unit: dict[str, Any], step: int, here: Hex, last: bool, ground: dict[Hex, str], occupied: set[Any]
-    ) -> list[dict[str, Any]]:
+    def _step_problems(self, unit: MovingUnit, step: int, here: Hex, last: bool, ground: dict[Hex, str], occupied: set[Any]) -> list[dict[str, Any]]:
         """What forbids entering hex `here` as the step-th hex of a move (battlelore/movement and the terrain entries)."""
         terrain = ground.get(here, "plains")
         flying = bool(unit.get("flying"))
@@ -1180,8 +1339,8 @@ class Rules(Game):
         start: list[Any],
         path: list[Any],
         march_speed: int | None = None,
-        unit: dict[str, Any] | None = None,
-        terrain: list[Any] | None = None,
+        unit: MovingUnit | None = None,
+        terrain: list[TerrainSpot] | None = None,
         units: list[Any] | None = None,
     ) -> dict[str, Any]:
         """Whether a move is legal: `path` the hexes entered in order (axial (q, r), each adjacent to the one before),

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from fractions import Fraction
-from typing import Any
+from typing import Any, Literal, NotRequired, TypedDict, cast
 
 from ..core import DataFileError, Game, GameData, Refusals, RulesError, check
 
@@ -144,8 +145,139 @@ POWERS = ("khorne", "nurgle", "tzeentch", "slaanesh")  # the Power order, from c
 PEASANT = "peasant_token"
 
 
+Power = Literal["khorne", "nurgle", "tzeentch", "slaanesh"]
+
+
+class ChaosCard(TypedDict):
+    """A Chaos card a Power played in the region (dominance_input.chaos_cards.*, corruption_phase_input.regions.chaos_cards.*)."""
+
+    name: NotRequired[str]
+    cost: int
+
+
+class CardValues(TypedDict):
+    """The ruination card's awards (ruination_scoring_input.card_values)."""
+
+    first: int
+    second: int
+
+
+class FigureStats(TypedDict):
+    """A figure's attack and defense values, which the sources do not print (battle_input.stats.*)."""
+
+    attack: NotRequired[int]
+    defense: NotRequired[int]
+    defense_at_least: NotRequired[int]
+    only_hit_by_sixes: NotRequired[bool]
+
+
+class BattleCard(TypedDict):
+    """A Chaos card played in the battle's region (battle_input.cards)."""
+
+    power: Power
+    card: str
+    timing: NotRequired[Literal["start_of_battle", "battle"]]
+    dice: NotRequired[int]
+    defense_bonus: NotRequired[int]
+
+
+class WhatIf(TypedDict):
+    """The battle re-run with other rolls (battle_input.what_if)."""
+
+    name: str
+    dice_rolled: NotRequired[dict[str, list[int]]]
+    hit_assignment: NotRequired[dict[str, dict[str, int]]]
+    report: NotRequired[list[str]]
+
+
+class DialEvent(TypedDict):
+    """What a Power did in a region and phase (dial_advancement_counters_input.events, round_dials_input.powers.*.events)."""
+
+    region: NotRequired[str]
+    phase: NotRequired[str]
+    enemy_figures_killed: NotRequired[int]
+    corruption_placed: NotRequired[int]
+    cultists: NotRequired[int]
+    tokens: NotRequired[list[str]]
+    condition_met: NotRequired[bool]
+
+
+class OldWorldTrack(TypedDict):
+    """The Old World track, space -> card or null (old_world_track_input.old_world_track)."""
+
+    space_1: NotRequired[str | None]
+    space_2: NotRequired[str | None]
+
+
+# a figure summoned (summoning_input.summon); `class` and `from` are Python keywords, hence the functional form
+Summon = TypedDict(
+    "Summon",
+    {
+        "figure": str,
+        "class": NotRequired[Literal["cultist", "warrior", "greater_daemon"]],
+        "region": str,
+        "from": NotRequired[str],
+        "last_in_source": NotRequired[bool],
+    },
+)
+
+
+class PlayCard(TypedDict):
+    """A Chaos card played into a region (summoning_input.play_card)."""
+
+    card: str
+    region: str
+
+
+class RegionCard(TypedDict):
+    """A card's effect in the region (conflicting_effects_input.region_cards)."""
+
+    power: Power
+    card: str
+    kind: Literal["forbidding", "permitting"]
+    action: str
+    count: NotRequired[int]
+    condition: NotRequired[Literal["dominates"]]
+    effect: NotRequired[str]
+
+
+class RegionSpec(TypedDict):
+    """A region in the Corruption Phase (corruption_phase_input.regions)."""
+
+    region: str
+    figures: NotRequired[dict[str, dict[str, int]]]
+    chaos_cards: NotRequired[dict[str, list[ChaosCard]]]
+    resistance: NotRequired[int]
+    conquer_value: NotRequired[int]
+    noble_tokens: NotRequired[int]
+    skaven_tokens: NotRequired[int]
+    corruption_before: NotRequired[dict[str, int]]
+    cultists: NotRequired[dict[str, int]]
+    warpstone_tokens: NotRequired[int]
+    placed_earlier_this_round: NotRequired[list[Power]]
+    attack_values: NotRequired[dict[str, int]]
+
+
+class DialWindow(TypedDict):
+    """The dial's windows at one position (round_dials_input.powers.*.windows.*)."""
+
+    instruction: NotRequired[str]
+    threat: NotRequired[int]
+
+
+class PowerDial(TypedDict):
+    """A Power's dial in the dial step (round_dials_input.powers.*)."""
+
+    position: int
+    victory_at: NotRequired[int]
+    events: NotRequired[list[DialEvent]]
+    counters: NotRequired[int]
+    windows: NotRequired[dict[str, DialWindow]]
+    victory_points: NotRequired[int]
+
+
 class _Battle:
-    def __init__(self, rules: Rules, figures: dict[str, Any], stats: dict[str, Any], cards: list[Any], peasant_tokens: int):
+    def __init__(self, rules: Rules, figures: dict[str, Any], stats: dict[str, FigureStats], cards: list[BattleCard], peasant_tokens: int):
         self.rules = rules
         unknown = [p for p in figures if p not in POWERS]
         if unknown:
@@ -383,6 +515,12 @@ TOO_MANY_TOKENS = {"noble": "too-many-noble-tokens", "skaven": "too-many-skaven-
 SKULL_THRONE = "skull_throne"  # the card a Chaos card's name is matched against (_card_key)
 
 
+def _tokens(spec: RegionSpec, kind: str) -> int:
+    """A region's `<kind>_tokens` in `corruption_phase` (0 when not given), for kind noble, skaven or warpstone."""
+    given = {"noble": spec.get("noble_tokens", 0), "skaven": spec.get("skaven_tokens", 0), "warpstone": spec.get("warpstone_tokens", 0)}
+    return given[kind]
+
+
 def _card_key(name: str) -> str:
     """A card's name as a key: lower case, words joined by _, a leading 'the' dropped ("The Skull Throne" -> skull_throne)."""
     key = "_".join("".join(c if c.isalnum() else " " for c in name.lower()).split())
@@ -515,7 +653,7 @@ class Rules(Game):
     def dominance(
         self,
         figures: dict[str, Any],
-        chaos_cards: dict[str, Any] | None = None,
+        chaos_cards: dict[str, list[ChaosCard]] | None = None,
         region: str | None = None,
         resistance: int | None = None,
         conquer_value: int | None = None,
@@ -652,7 +790,7 @@ class Rules(Game):
 
     @check("ruination_scoring")
     def ruination_scoring(
-        self, corruption: dict[str, Any], ruination_card: int = 1, region: str | None = None, card_values: dict[str, Any] | None = None
+        self, corruption: dict[str, Any], ruination_card: int = 1, region: str | None = None, card_values: CardValues | None = None
     ) -> dict[str, Any]:
         """The ruination_scoring check: see describe()."""
         notes = []
@@ -772,13 +910,13 @@ class Rules(Game):
     def battle(
         self,
         figures: dict[str, Any],
-        stats: dict[str, Any],
+        stats: dict[str, FigureStats],
         dice_rolled: dict[str, Any] | None = None,
         hit_assignment: dict[str, Any] | None = None,
-        cards: list[Any] | None = None,
+        cards: list[BattleCard] | None = None,
         peasant_tokens: int = 0,
         region: str | None = None,
-        what_if: list[Any] | None = None,
+        what_if: list[WhatIf] | None = None,
     ) -> dict[str, Any]:
         """Inputs: `figures` {power: {figure: count}}; `stats` {figure: {attack, defense | defense_at_least, only_hit_by_sixes}}
         (the sources print no figure stats, so they are inputs); `cards` [{power, card, timing, dice, defense_bonus}]
@@ -886,7 +1024,7 @@ class Rules(Game):
         return result
 
     @check("dial_advancement_counters")
-    def dial_advancement_counters(self, power: str, events: list[dict[str, Any]]) -> dict[str, Any]:
+    def dial_advancement_counters(self, power: str, events: list[DialEvent]) -> dict[str, Any]:
         """`events` lists what happened, each with `region` and `phase`; events of the same region and phase are one
         occasion. Khorne: `enemy_figures_killed` (Peasant tokens are not figures). Slaanesh: `corruption_placed` (or
         `cultists`, one token each) and the `tokens` in the region. Nurgle and Tzeentch: the sources do not quote their
@@ -945,7 +1083,7 @@ class Rules(Game):
     @check("old_world_track")
     def old_world_track(
         self,
-        old_world_track: dict[str, Any],
+        old_world_track: OldWorldTrack,
         drawn_card: str,
         twin_tailed_comet: dict[str, Any] | None = None,
         drawn_card_effects: list[Any] | None = None,
@@ -962,7 +1100,8 @@ class Rules(Game):
         extra = [k for k in old_world_track if k not in spaces]
         if extra:
             raise REFUSALS("track-spaces", count=self.OLD_WORLD_TRACK_SPACES, spaces=spaces, given=extra)
-        track = [old_world_track.get(s) for s in spaces]
+        on_track = cast("Mapping[str, str | None]", old_world_track)  # read by space name: the data gives the spaces
+        track = [on_track.get(s) for s in spaces]
         cards = [c for c in track if c is not None]
         if len(set(cards)) != len(cards) or drawn_card in cards:
             raise REFUSALS("card-twice-on-the-track")
@@ -1026,7 +1165,7 @@ class Rules(Game):
             return True
         return False if all(link is False for link in links) else None
 
-    def _summon_from(self, summon: dict[str, Any], region: str, occupied: set[Any], known: dict[frozenset[str], bool]) -> dict[str, Any]:
+    def _summon_from(self, summon: Summon, region: str, occupied: set[Any], known: dict[frozenset[str], bool]) -> dict[str, Any]:
         """What taking the figure from a region on the board (`from`, `last_in_source`) adds to the answer."""
         if summon.get("from") is None:
             return {}
@@ -1047,8 +1186,8 @@ class Rules(Game):
         self,
         power: str | None = None,
         costs: dict[str, Any] | None = None,
-        summon: dict[str, Any] | None = None,
-        play_card: dict[str, Any] | None = None,
+        summon: Summon | None = None,
+        play_card: PlayCard | None = None,
         power_before: int | None = None,
         regions_with_own_figures: list[Any] | None = None,
         adjacent: list[Any] | None = None,
@@ -1065,13 +1204,15 @@ class Rules(Game):
         """
         if power is not None and power not in POWERS:
             raise REFUSALS("unknown-power", power=power)
-        if (summon is None) == (play_card is None):
+        if summon is not None and play_card is None:
+            name, destination = summon["figure"], summon["region"]
+        elif play_card is not None and summon is None:
+            name, destination = play_card["card"], play_card["region"]
+        else:
             raise REFUSALS("exactly-one-action")
-        action = summon if summon is not None else play_card or {}
-        name = action["figure"] if summon is not None else action["card"]
         costs = costs or {}
         cost = costs.get(name)  # None: not given (the sources print no cost table), so power is not judged
-        region = self._region(action["region"])
+        region = self._region(destination)
         known = self._adjacency(adjacent or [], not_adjacent or [])
         result: dict[str, Any] = {"power_marker_moves_left": cost}
         affordable = self._affordable(result, costs, cost, power_before)
@@ -1186,13 +1327,13 @@ class Rules(Game):
         }
 
     @check("conflicting_effects")
-    def conflicting_effects(self, region_cards: list[Any], dominant: str | None = None) -> dict[str, Any]:
+    def conflicting_effects(self, region_cards: list[RegionCard], dominant: str | None = None) -> dict[str, Any]:
         """`region_cards` [{power, card, kind: forbidding | permitting, action, count, condition, effect}]: a forbidding
         effect forbids its `action` (e.g. place_corruption); a permitting effect does its `action` `count` times when
         its `condition` holds ("dominates": its Power is the `dominant` one). `effect` is the card text, for reading.
         """
 
-        def holds(card: dict[str, Any]) -> bool:
+        def holds(card: RegionCard) -> bool:
             condition = card.get("condition")
             if condition is None:
                 return True
@@ -1234,7 +1375,7 @@ class Rules(Game):
     @check("corruption_phase")
     def corruption_phase(
         self,
-        regions: list[Any],
+        regions: list[RegionSpec],
         ruined_regions: list[Any] | None = None,
         ruination_cards_left: int | None = None,
         participants_vp: dict[str, Any] | None = None,
@@ -1266,9 +1407,9 @@ class Rules(Game):
             "old_world_tokens_left": supply_left,
         }
 
-    def _board(self, regions: list[Any]) -> dict[str, dict[str, Any]]:
+    def _board(self, regions: list[RegionSpec]) -> dict[str, RegionSpec]:
         """The regions of `corruption_phase` by name, each given once."""
-        given: dict[str, dict[str, Any]] = {}
+        given: dict[str, RegionSpec] = {}
         for spec in regions:
             name = self._region(spec["region"])
             if name in given:
@@ -1286,11 +1427,11 @@ class Rules(Game):
             raise REFUSALS("ruination-cards-left", ruined=len(ruined), left=cards_left, cards=self.RUINATION_CARDS, given=cards_left_given)
         return ruined
 
-    def _domination_step(self, given: dict[str, dict[str, Any]], ruined: set[str], report: dict[str, dict[str, Any]], vp: dict[str, Any]) -> None:
+    def _domination_step(self, given: dict[str, RegionSpec], ruined: set[str], report: dict[str, dict[str, Any]], vp: dict[str, Any]) -> None:
         """The Domination step, region by region in region order (ruined regions skipped): each region's `dominance`
         into `report`, its VP added to `vp`."""
         for name in self.REGION_ORDER:
-            spec, entry = given.get(name, {}), report[name]
+            spec, entry = given.get(name, RegionSpec(region=name)), report[name]
             if name in ruined and not self.RUINED_DOMINANCE_RESOLVED:
                 entry["dominance"] = None
                 continue
@@ -1309,14 +1450,14 @@ class Rules(Game):
                 vp[power] += gained
 
     def _corruption_step(
-        self, given: dict[str, dict[str, Any]], ruined: set[str], awards: dict[int, int], report: dict[str, dict[str, Any]], vp: dict[str, Any]
+        self, given: dict[str, RegionSpec], ruined: set[str], awards: dict[int, int], report: dict[str, dict[str, Any]], vp: dict[str, Any]
     ) -> dict[str, list[str]]:
         """The Corruption step, region by region in region order (ruined regions skipped): each region's `corruption`
         into `report`, ruination while cards last, its VP added to `vp`; the regions ruined, those at the threshold
         left unruined for lack of a card, and those whose award is unknown (cards 2-5 without `participants_vp`)."""
         step: dict[str, list[str]] = {"ruined": [], "not_ruined": [], "unknown": []}
         for name in self.REGION_ORDER:
-            spec, entry = given.get(name, {}), report[name]
+            spec, entry = given.get(name, RegionSpec(region=name)), report[name]
             if name in ruined and not self.RUINED_CORRUPTION_PLACED:
                 entry["corruption"] = None
                 continue
@@ -1343,7 +1484,7 @@ class Rules(Game):
         return step
 
     @staticmethod
-    def _region_figures(spec: dict[str, Any]) -> dict[str, int]:
+    def _region_figures(spec: RegionSpec) -> dict[str, int]:
         """Each Power's figures in one region of `corruption_phase`: its `figures`, with `cultists` for the cultists
         where given (they stand for the `cultist` class)."""
         figures, cultists = spec.get("figures", {}), spec.get("cultists", {})
@@ -1353,19 +1494,17 @@ class Rules(Game):
             counted[power] = sum(n for kind, n in kinds.items() if kind != "cultist") + cultists.get(power, kinds.get("cultist", 0))
         return counted
 
-    def _supply_left(self, given: dict[str, dict[str, Any]]) -> dict[str, int]:
+    def _supply_left(self, given: dict[str, RegionSpec]) -> dict[str, int]:
         """The Noble, Skaven and Warpstone tokens left in the supply once those on the board are counted; a position
         holding more of a kind than the box (citow/component-list), or more of a Power's figures than it owns, is
         refused: Old World tokens are strictly limited (citow/old-world-token-supply), and a Power summons only
         figures it has (citow/summoning-followers)."""
-        on_board = {kind: sum(spec.get(f"{kind}_tokens", 0) for spec in given.values()) for kind in self.TOKEN_SUPPLY}
+        on_board = {kind: sum(_tokens(spec, kind) for spec in given.values()) for kind in self.TOKEN_SUPPLY}
         if self.TOKEN_SUPPLY_LIMITED:
             for kind, count in on_board.items():
                 if count > self.TOKEN_SUPPLY[kind]:
                     where = [
-                        REFUSALS("count-in-region", region=name, count=spec[f"{kind}_tokens"])
-                        for name, spec in given.items()
-                        if spec.get(f"{kind}_tokens")
+                        REFUSALS("count-in-region", region=name, count=_tokens(spec, kind)) for name, spec in given.items() if _tokens(spec, kind)
                     ]
                     raise REFUSALS(
                         TOO_MANY_TOKENS[kind],
@@ -1388,7 +1527,7 @@ class Rules(Game):
                 )
         return {kind: self.TOKEN_SUPPLY[kind] - count for kind, count in on_board.items()}
 
-    def _dial_turn(self, power: str, spec: dict[str, Any], ticks: int) -> dict[str, Any]:
+    def _dial_turn(self, power: str, spec: PowerDial, ticks: int) -> dict[str, Any]:
         """One Power's dial in the dial step: the ticks it turns (it stops at Victory, its highest position), the
         windows it reveals, and what they add up to; None for what its given windows do not say."""
         position, victory_at = spec["position"], spec.get("victory_at")
@@ -1397,7 +1536,7 @@ class Rules(Game):
         turned = ticks if victory_at is None else min(ticks, victory_at - position)
         after = position + turned
         windows = spec.get("windows", {})
-        revealed = []
+        revealed: list[dict[str, Any]] = []
         for at in range(position + 1, after + 1):
             window = windows.get(str(at), {})
             instruction = "Victory!" if at == victory_at else window.get("instruction")
@@ -1417,7 +1556,7 @@ class Rules(Game):
         }
 
     @check("round_dials")
-    def round_dials(self, powers: dict[str, Any], ruined_regions: int = 0, old_world_deck_empty: bool = False) -> dict[str, Any]:
+    def round_dials(self, powers: dict[str, PowerDial], ruined_regions: int = 0, old_world_deck_empty: bool = False) -> dict[str, Any]:
         """`powers` {power: {position, victory_at, events | counters, windows, victory_points}}: `position` the ticks the
         dial has turned from Start; `events` what the Power did this round, read by `dial_advancement_counters` (or
         `counters` already counted); `victory_points` before the dial step. The dials are printed on the board, not in

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, TypedDict
+from typing import Any, Literal, NotRequired, TypedDict
 
 from ..core import DataFileError, Game, GameData, Refusals, RulesError, check
 
@@ -39,6 +39,63 @@ REFUSALS = Refusals(
 )
 
 Sheet = list[list[str | None]]  # a tribe's lines, each its spaces left to right (null: a free space)
+
+
+Frame = Literal["purple", "grey", "blue", "red", "green"]
+
+
+class ScoredLine(TypedDict):
+    """A line to score (score_input.lines, standings_input.tribes.*.lines)."""
+
+    position: NotRequired[int]
+    completed: bool
+    cards: int
+    scoring_cards: NotRequired[list[str]]
+    war_machines_with_crew: NotRequired[list[str]]
+    war_machines_without_crew: NotRequired[list[str]]
+
+
+class Tribe(TypedDict):
+    """A tribe at the end of the game (standings_input.tribes.*)."""
+
+    completed_three_lines_first: NotRequired[bool]
+    lines: list[ScoredLine]
+
+
+class LineCard(TypedDict):
+    """A card of an attacking or attacked line (attack_input.attacker.cards, attack_input.defender.cards)."""
+
+    card: NotRequired[str]
+    frame: Frame
+    attack_rating: NotRequired[int | None]
+
+
+class Defender(TypedDict):
+    """The attacked line (attack_input.defender)."""
+
+    completed: bool
+    tribe: NotRequired[str]
+    cards: NotRequired[list[LineCard]]
+    attack_strength: NotRequired[int]
+
+
+class Attacker(Defender):
+    """The attacking line (attack_input.attacker): a line as the defender's, and what the attacker may also say."""
+
+    attacks_made: NotRequired[int]
+    just_completed: NotRequired[bool]
+    completed_by_trophy: NotRequired[bool]
+    completed_with_end_of_turn_card: NotRequired[bool]
+    completed_lines: NotRequired[int]
+
+
+class Draw(TypedDict):
+    """A card drawn in the turn, and where it goes (turn_input.draws)."""
+
+    card: str
+    green: NotRequired[bool]
+    line: NotRequired[int]
+    space: NotRequired[int]
 
 
 class BrokenCard(TypedDict):
@@ -154,7 +211,7 @@ class Rules(Game):
             problems.append(REFUSALS("card-right-of-musician", rule=self.PLACEMENT_RULE))
         return problems
 
-    def _line_points(self, entry: dict[str, Any]) -> dict[str, Any]:
+    def _line_points(self, entry: ScoredLine) -> dict[str, Any]:
         points = {}
         if entry["completed"]:
             bonus = [vp for low, high, vp in self.LENGTH_BONUS if low <= entry["cards"] <= high]
@@ -174,7 +231,7 @@ class Rules(Game):
         return points
 
     @check("score")
-    def score(self, lines: list[dict[str, Any]], completed_three_lines_first: bool = False) -> dict[str, Any]:
+    def score(self, lines: list[ScoredLine], completed_three_lines_first: bool = False) -> dict[str, Any]:
         """A completed line of 4 cards scores no length bonus: the table starts at 5 (see the clarification named in
         the result)."""
         result: dict[str, Any] = {}
@@ -190,7 +247,7 @@ class Rules(Game):
             result["clarification"] = self.SHORT_LINE
         return result
 
-    def _strength(self, side: str, line: dict[str, Any]) -> int:
+    def _strength(self, side: str, line: Defender) -> int:
         """Attack strength: the sum of the cards' attack ratings (cards without a rating add nothing)."""
         cards, given = line.get("cards"), line.get("attack_strength")
         if cards is None:
@@ -211,10 +268,10 @@ class Rules(Game):
             raise REFUSALS("strength-not-the-sum", side=side, given=given, total=total)
         return total
 
-    def _name(self, card: dict[str, Any], position: int) -> str:
+    def _name(self, card: LineCard, position: int) -> str:
         return card.get("card") or f"#{position}"
 
-    def _outcome(self, face: str, lines: dict[str, Any]) -> dict[str, Any]:
+    def _outcome(self, face: str, lines: dict[str, Defender]) -> dict[str, Any]:
         result, broken, winner = OUTCOMES[face]
         outcome = {
             "face": face,
@@ -238,7 +295,7 @@ class Rules(Game):
         return outcome
 
     @check("attack")
-    def attack(self, attacker: dict[str, Any], defender: dict[str, Any], roll: str | None = None) -> dict[str, Any]:
+    def attack(self, attacker: Attacker, defender: Defender, roll: str | None = None) -> dict[str, Any]:
         """`attacker` and `defender` are lines: `completed`, and `cards` (each with `frame` and, if it has one,
         `attack_rating`) or just `attack_strength`. The attacker may also say `attacks_made` since this completion,
         `just_completed` (false: completed earlier and did not attack then), `completed_by_trophy`,
@@ -248,7 +305,7 @@ class Rules(Game):
         Grey cards are grey-framed cards and the discards follow the text as printed (purple only on the Orc Eye,
         grey and purple on the Mark of Chaos): the clarifications named in each outcome.
         """
-        lines = {"attacker": attacker, "defender": defender}
+        lines: dict[str, Defender] = {"attacker": attacker, "defender": defender}
         strength = {side: self._strength(side, line) for side, line in lines.items()}
         completed_lines = attacker.get("completed_lines", 1)
         if attacker["completed"] and not 1 <= completed_lines <= self.LINES_TO_END:
@@ -348,7 +405,7 @@ class Rules(Game):
     # -- whole situations: a whole turn, and the final standings -----------------------------------------------------
 
     @check("turn")
-    def turn(self, lines: list[Any], draws: list[dict[str, Any]]) -> dict[str, Any]:
+    def turn(self, lines: list[Any], draws: list[Draw]) -> dict[str, Any]:
         """A whole turn: each drawn card in order (`card`, `green`, and where it goes: `line` 1-3 and `space` 1-12, or
         no `line` for a card not placed), checked with `draw` (what the rules let it do, whether the turn ends) and
         `line` (placement, ends, duplicates); lines completed by it may attack, after which the turn ends.
@@ -409,7 +466,7 @@ class Rules(Game):
         }
 
     @check("standings")
-    def standings(self, tribes: dict[str, Any]) -> dict[str, Any]:
+    def standings(self, tribes: dict[str, Tribe]) -> dict[str, Any]:
         """The final standings: each tribe's victory points (as `score`), the 150 for the first to complete three lines
         (at most one tribe), the ranking, and a tie for first settled by the loudest Waaagh! (not computable)."""
         first = [name for name, tribe in tribes.items() if tribe.get("completed_three_lines_first")]
