@@ -57,6 +57,98 @@ def test_wq_joining_two_locations_never_lowers_what_the_kingdoms_count(rc):
         assert before["kingdom_locations"] + len(before["outside_kingdoms"]) == len(names)
 
 
+def _rampage(rc, neighbours: list[dict], rolls: str, orcs: int = 4) -> dict:
+    """orc_rampage from r0 with rolls written "21 56" (the orcs' die, then the defender's)."""
+    battles = [{"orcs_roll": int(pair[0]), "defender_roll": int(pair[1])} for pair in rolls.split()]
+    return rc.run("wizards-quest", "orc_rampage", {"rampaging_location": "r0", "orcs": orcs, "neighbours": neighbours, "rolls": battles})
+
+
+def test_wq_rampage_stops_at_1_orc_and_no_orc_moves_out_of_the_last(rc):
+    result = _rampage(rc, [{"location": "a", "men": 2}, {"location": "b", "orcs": 2}, {"location": "c", "men": 1, "terrain": "castle"}], "26 54 11")
+    assert result["targets_attacked"] == ["a", "c", "c"]  # b is the orcs' own; a, emptied, took 1 orc: no target in circle 2
+    assert [attack["circle"] for attack in result["attacks"]] == [1, 1, 2]
+    assert [attack["death_range"] for attack in result["attacks"]] == [
+        {"attacker": 4, "defender": 2},
+        {"attacker": 3, "defender": 3},  # 1 man, +2 in a castle
+        {"attacker": 2, "defender": 3},
+    ]
+    assert result["attacks"][1]["both_failed"] and result["attacks"][1]["attacker_losses"] == 1  # both fail: the attacker loses 1
+    assert [attack["orc_moved_in"] for attack in result["attacks"]] == [True, False, False]  # c emptied, but 1 orc cannot leave
+    assert (result["ended"], result["orcs_left"], result["orcs_moved_to"], result["next_target"]) == ("one_orc_or_none_left", 1, ["a"], None)
+    assert result["neighbours_after"][2] == {"location": "c", "men": 0, "orcs": 0, "hero": False, "sorcerer": False}
+    with pytest.raises(rc.RulesError, match=r"^roll 4: the rampage is over \(1 orc\(s\) left in the rampaging location\)"):
+        _rampage(rc, [{"location": "a", "men": 2}, {"location": "b", "orcs": 2}, {"location": "c", "men": 1, "terrain": "castle"}], "26 54 11 11")
+
+
+def test_wq_rampage_with_no_legal_target_attacks_nothing(rc):
+    not_targets = [
+        {"location": "hero", "men": 3, "hero": True},
+        {"location": "dragon", "men": 2, "dragon": True},
+        {"location": "wizard", "men": 2, "in_wizards_region": True},
+        {"location": "orcs", "orcs": 3},
+        {"location": "empty"},
+    ]
+    result = _rampage(rc, not_targets, "")
+    assert (result["attacks"], result["ended"], result["orcs_left"]) == ([], "no_legal_target", 4)
+    assert [place["not_a_target"] for place in result["targets_at_start"]] == ["hero", "dragon", "wizards_region", "orcs", "unoccupied"]
+    with pytest.raises(rc.RulesError, match=r"^roll 1: the rampage is over \(no legal target remains\)"):
+        _rampage(rc, not_targets, "16")
+    emptied = _rampage(rc, [*not_targets, {"location": "last", "men": 1, "sorcerer": True}], "26")  # 2 pieces: the man, the Sorcerer
+    assert (emptied["ended"], emptied["orcs_left"], emptied["orcs_moved_to"]) == ("no_legal_target", 3, ["last"])
+    assert emptied["attacks"][0]["leaders_lost"] == {"attacker": [], "defender": ["sorcerer"]}
+
+
+def test_wq_rampage_goes_round_more_than_once_and_tunnel_locations_come_last(rc):
+    neighbours = [{"location": "a", "men": 3}, {"location": "b", "men": 3}, {"location": "t", "men": 3, "attacked_across": "great_tunnel"}]
+    result = _rampage(rc, neighbours, "16 16 16 36 36 26")  # circle 2: 4, 3, then 2 orcs (death range 2)
+    assert result["targets_attacked"] == ["a", "b", "t", "a", "b", "t"]
+    assert [attack["circle"] for attack in result["attacks"]] == [1, 1, 1, 2, 2, 2]
+    assert result["attacks"][2]["death_range"]["defender"] == 5  # 3 men, +2 across the Great Tunnel
+    assert (result["ended"], result["orcs_left"], result["orcs_moved_to"]) == ("one_orc_or_none_left", 1, ["a", "b", "t"])
+    unfinished = _rampage(rc, neighbours, "16 16")
+    assert (unfinished["ended"], unfinished["next_target"]) == (None, "t")
+    with pytest.raises(rc.RulesError, match=r"^t is adjacent through the Great Tunnel: list it after"):
+        _rampage(rc, [neighbours[2], *neighbours[:2]], "")
+    with pytest.raises(rc.RulesError, match=r"^a location rampages only once its orcs have reached 4, not with 3"):
+        _rampage(rc, neighbours, "", orcs=3)
+
+
+def test_wq_a_rampage_never_gains_orcs_nor_attacks_a_location_not_adjacent_or_not_a_target(rc):
+    import random
+
+    chance = random.Random(30)
+    for _ in range(80):
+        neighbours = []
+        for i in range(chance.randint(0, 6)):
+            place: dict = {"location": f"n{i}"}
+            kind = chance.choice(["men", "men", "men", "orcs", "empty"])
+            if kind == "men":
+                place.update(men=chance.randint(0, 5), sorcerer=chance.random() < 0.2, hero=chance.random() < 0.15)
+                place.update(dragon=chance.random() < 0.1, in_wizards_region=chance.random() < 0.1)
+                place.update(terrain=chance.choice(["castle", "forest", "plain"]))
+                if place["hero"] and place["sorcerer"]:
+                    place["sorcerer"] = False
+            elif kind == "orcs":
+                place["orcs"] = chance.randint(1, 4)
+            neighbours.append(place)
+        rolls = " ".join(f"{chance.randint(1, 6)}{chance.randint(1, 6)}" for _ in range(40))
+        try:
+            result = _rampage(rc, neighbours, rolls)
+        except rc.RulesError as err:
+            number = int(str(err).split(":")[0].removeprefix("roll "))
+            result = _rampage(rc, neighbours, " ".join(rolls.split()[: number - 1]))
+        names = {place["location"]: place for place in neighbours}
+        orcs = [4, *(attack["orcs_left"] for attack in result["attacks"])]
+        assert all(later <= earlier for earlier, later in zip(orcs, orcs[1:], strict=False))
+        for attack in result["attacks"]:
+            place = names[attack["target"]]
+            assert not (place.get("hero") or place.get("dragon") or place.get("in_wizards_region") or place.get("orcs"))
+        circles = [(attack["circle"], attack["target"]) for attack in result["attacks"]]
+        assert len(circles) == len(set(circles))  # 1 attack per location a circle
+        assert result["orcs_left"] + result["orcs_lost"] + len(result["orcs_moved_to"]) == 4
+        assert result["ended"] is not None or result["next_target"] in names
+
+
 def test_wq_attack_losses_are_capped_and_leaders_go_last(rc):
     result = _wq_attack(rc, {"men": 4}, {"men": 1, "hero": False}, [{"attacker_roll": 4, "defender_roll": 6}])
     assert result["battles"][0]["defender_losses"] == 1  # rolled 4, only 1 piece there

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from fractions import Fraction
 from typing import Any, NotRequired, TypedDict
 
@@ -49,6 +49,14 @@ REFUSALS = Refusals(
             "the player's {leader} is already in the attacking location: a player moves his Hero or Sorcerer in"
         ),
         "location-given-twice": "{location} is given twice: list each of the player's locations once",
+        "rampage-below-4-orcs": "a location rampages only once its orcs have reached {at}, not with {orcs}",
+        "neighbour-given-twice": "{location} is given twice: list each adjacent location once, clockwise",
+        "neighbour-is-the-rampaging-location": "{location} is the rampaging location itself, not a location adjacent to it",
+        "great-tunnel-before-others": (
+            "{location} is adjacent through the Great Tunnel: list it after the locations adjacent otherwise (it is attacked last)"
+        ),
+        "rampage-over-orcs-left": "roll {number}: the rampage is over ({orcs} orc(s) left in the rampaging location)",
+        "rampage-over-no-target": "roll {number}: the rampage is over (no legal target remains)",
         "connection-to-another-location": (
             "a connection names {location}, which is not one of the player's locations: give the connections between his own locations"
         ),
@@ -85,6 +93,27 @@ class Connection(TypedDict):
 
     between: str
     to: str
+
+
+class Neighbour(TypedDict):
+    """A location adjacent to the rampaging one, and what it holds (orc_rampage_input.neighbours)."""
+
+    location: str
+    men: NotRequired[int]
+    orcs: NotRequired[int]
+    hero: NotRequired[bool]
+    sorcerer: NotRequired[bool]
+    dragon: NotRequired[bool]
+    in_wizards_region: NotRequired[bool]
+    terrain: NotRequired[str]
+    attacked_across: NotRequired[str]
+
+
+class RampageRoll(TypedDict):
+    """One attack's Battle in a rampage: the orcs' die and the defender's (orc_rampage_input.rolls)."""
+
+    orcs_roll: int
+    defender_roll: int
 
 
 class Destination(TypedDict):
@@ -145,6 +174,7 @@ class Rules(Game):
         self.PHASE_RULES = {  # the Dragon Attack Phase and scattering, and the readings they follow
             name: data.ref(f"wizards-quest/{name}")
             for name in (
+                "clarify-battle-resolution",
                 "dragon-attack",
                 "scatter",
                 "clarify-scatter-destination",
@@ -154,6 +184,10 @@ class Rules(Game):
                 "orc-rampage",
                 "orc-rampage-order",
                 "orc-settlement",
+                "orc-attack-direction",
+                "orc-attack-targets",
+                "orc-rampage-aftermath",
+                "clarify-rampage-great-tunnel",
                 "assist",
                 "hero-sorcerer-assist",
                 "free-attack",
@@ -400,6 +434,31 @@ class Rules(Game):
                 lost.append(leader)
         return taken, lost
 
+    def _fight(
+        self, attacking: dict[str, Any], defending: dict[str, Any], attacker_roll: int, defender_roll: int, terrain: str | None, across: str | None
+    ) -> dict[str, Any]:
+        """One Battle (wizards-quest/clarify-battle-resolution): both death ranges from the pieces present (the
+        defender's with its terrain or the bridge or Great Tunnel it is attacked across), each roll at or under its
+        roller's death range kills that many, both failing costs the attacker 1 (wizards-quest/orc-rampage-aftermath);
+        the losses are taken from `attacking` and `defending` in place."""
+        ranges = {
+            "attacker": self._force_range("attacker", attacking, None, None),
+            "defender": self._force_range("defender", defending, terrain, across),
+        }
+        rolls = {"attacker": attacker_roll, "defender": defender_roll}
+        inflicted = {side: self._inflicted({"roll": rolls[side], "death_range": ranges[side]}) for side in rolls}
+        both_failed = not inflicted["attacker"] and not inflicted["defender"]
+        defender_lost, defender_leaders = self._lose(defending, inflicted["attacker"])
+        attacker_lost, attacker_leaders = self._lose(attacking, self.BOTH_FAIL_LOSS if both_failed else inflicted["defender"])
+        return {
+            "death_range": ranges,
+            "rolls": rolls,
+            "both_failed": both_failed,
+            "attacker_losses": attacker_lost,
+            "defender_losses": defender_lost,
+            "leaders_lost": {"attacker": attacker_leaders, "defender": defender_leaders},
+        }
+
     @staticmethod
     def _occupied(force: dict[str, Any]) -> bool:
         return bool(force.get("men") or force.get("orcs") or force.get("hero") or force.get("sorcerer"))
@@ -453,25 +512,12 @@ class Rules(Game):
             if ended:
                 raise REFUSALS(ATTACK_OVER[ended], rule=self.DURATION_RULE, number=number)
             attacking["men"] = attacking.get("men", 0) + battle.get("assist_men", 0)
-            ranges = {
-                "attacker": self._force_range("attacker", attacking, None, None),
-                "defender": self._force_range("defender", defending, terrain, attacked_across),
-            }
-            rolls = {"attacker": battle["attacker_roll"], "defender": battle["defender_roll"]}
-            inflicted = {side: rolls[side] if rolls[side] <= ranges[side] else 0 for side in rolls}
-            both_failed = not inflicted["attacker"] and not inflicted["defender"]
-            defender_lost, defender_leaders = self._lose(defending, inflicted["attacker"])
-            attacker_lost, attacker_leaders = self._lose(attacking, self.BOTH_FAIL_LOSS if both_failed else inflicted["defender"])
-            removed["defender"]["scattered" if scatter_defender else "destroyed"] += defender_lost
-            removed["attacker"]["scattered" if scatter_attacker else "destroyed"] += attacker_lost
+            fought = self._fight(attacking, defending, battle["attacker_roll"], battle["defender_roll"], terrain, attacked_across)
+            removed["defender"]["scattered" if scatter_defender else "destroyed"] += fought["defender_losses"]
+            removed["attacker"]["scattered" if scatter_attacker else "destroyed"] += fought["attacker_losses"]
             result["battles"].append(
                 {
-                    "death_range": ranges,
-                    "rolls": rolls,
-                    "both_failed": both_failed,
-                    "attacker_losses": attacker_lost,
-                    "defender_losses": defender_lost,
-                    "leaders_lost": {"attacker": attacker_leaders, "defender": defender_leaders},
+                    **fought,
                     "attacker_after": {k: attacking.get(k, 0 if k == "men" else False) for k in ("men", "hero", "sorcerer")},
                     "defender_after": {k: defending[k] for k in ("men", "orcs", "hero", "sorcerer") if k in defending},
                 }
@@ -640,7 +686,7 @@ class Rules(Game):
     ) -> dict[str, Any]:
         """The Orc Phase as far as it goes without the map: growth for each player's roll, the locations that rampage
         (4 orcs) in the order they attack, and the orcs settled in the locations left unoccupied after the rampages.
-        The rampages themselves (targets clockwise round each location) need the map and are fought as Battles."""
+        Each rampage itself is the orc_rampage check: the players read the locations adjacent to it off the map."""
         orcs = [dict(place) for place in orc_locations]
         castles_next_to = (
             None if castles_adjacent_to_region is None else {entry["region"]: list(entry["castles"]) for entry in castles_adjacent_to_region}
@@ -653,6 +699,126 @@ class Rules(Game):
             "rampage_order": [{k: v for k, v in place.items() if k != "orcs"} for place in rampaging],
             "orcs_settled": None if unoccupied_after_rampages is None else unoccupied_after_rampages * self.SETTLED_PER_LOCATION,
             "rules": [self.PHASE_RULES[name] for name in ("orc-growth", "orc-rampage", "orc-rampage-order", "orc-settlement")],
+        }
+
+    @staticmethod
+    def _not_a_target(place: Mapping[str, Any]) -> str | None:
+        """Why rampaging orcs do not attack a location (wizards-quest/orc-attack-targets), or None: only locations
+        occupied by players, never one with a Hero or the Dragon, never a territory of the Wizard's region."""
+        if place.get("hero"):
+            return "hero"
+        if place.get("dragon"):
+            return "dragon"
+        if place.get("in_wizards_region"):
+            return "wizards_region"
+        if not (place.get("men") or place.get("sorcerer")):
+            return "orcs" if place.get("orcs") else "unoccupied"
+        return None
+
+    def _neighbours(self, location: str, neighbours: list[Neighbour]) -> list[dict[str, Any]]:
+        """The adjacent locations as given, checked: each once, not the rampaging one, no impossible space, those
+        through the Great Tunnel last (wizards-quest/orc-attack-direction)."""
+        places: list[dict[str, Any]] = []
+        tunnel_seen = False
+        for place in neighbours:
+            name = place["location"]
+            if name == location:
+                raise REFUSALS("neighbour-is-the-rampaging-location", rule=self.PHASE_RULES["orc-attack-direction"], location=name)
+            if any(other["location"] == name for other in places):
+                raise REFUSALS("neighbour-given-twice", rule=self.PHASE_RULES["orc-attack-direction"], location=name)
+            if place.get("orcs") and (place.get("men") or place.get("hero") or place.get("sorcerer")):
+                raise REFUSALS("orcs-with-players-pieces", rule=self.OCCUPANCY_RULE)
+            if place.get("hero") and place.get("sorcerer"):
+                raise REFUSALS("hero-and-sorcerer-in-one-space", rule=self.OCCUPANCY_RULE)
+            through_tunnel = place.get("attacked_across") == "great_tunnel"
+            if tunnel_seen and not through_tunnel:
+                tunnel = next(other["location"] for other in places if other.get("attacked_across") == "great_tunnel")
+                raise REFUSALS(
+                    "great-tunnel-before-others",
+                    rule=(self.PHASE_RULES["orc-attack-direction"], self.PHASE_RULES["clarify-rampage-great-tunnel"]),
+                    location=tunnel,
+                )
+            tunnel_seen = tunnel_seen or through_tunnel
+            places.append({"men": 0, "orcs": 0, "hero": False, "sorcerer": False, **place})
+        return places
+
+    @check("orc_rampage")
+    def orc_rampage(self, rampaging_location: str, orcs: int, neighbours: list[Neighbour], rolls: list[RampageRoll]) -> dict[str, Any]:
+        """One location's Orc rampage. The map is not printed: the players give the locations adjacent to the rampaging
+        one clockwise, from the lowest-numbered territory of the lowest-numbered region, those through the Great
+        Tunnel last (wizards-quest/orc-attack-direction; clarify-rampage-great-tunnel), and what each holds. Round and
+        round, each legal target (a player's location without a Hero or the Dragon, not a territory of the Wizard's
+        region: wizards-quest/orc-attack-targets) is attacked once a circle with one Battle, both sides rolling (the
+        `attack` check's Battle: wizards-quest/clarify-battle-resolution); a target left unoccupied takes 1 orc from the
+        rampaging location unless that would leave it unoccupied (wizards-quest/orc-rampage-aftermath), and is then the
+        orcs' own, no target. The rampage stops when 1 orc or none is left or no legal target remains
+        (wizards-quest/orc-rampage); with too few rolls given, the next target is named."""
+        if orcs < self.RAMPAGE_AT:
+            raise REFUSALS("rampage-below-4-orcs", rule=self.PHASE_RULES["orc-rampage"], at=self.RAMPAGE_AT, orcs=orcs)
+        places = self._neighbours(rampaging_location, neighbours)
+        starting = [{"location": place["location"], "not_a_target": self._not_a_target(place)} for place in places]
+        force: dict[str, Any] = {"orcs": orcs}
+        attacks: list[dict[str, Any]] = []
+        moved_to: list[str] = []
+        position, circle, used = 0, 1, 0
+        ended: str | None = None
+        next_target: str | None = None
+        while True:
+            if force["orcs"] <= 1:
+                ended = "one_orc_or_none_left"
+                break
+            if all(self._not_a_target(place) for place in places):
+                ended = "no_legal_target"
+                break
+            while self._not_a_target(places[position]):
+                position, circle = (0, circle + 1) if position + 1 == len(places) else (position + 1, circle)
+            target = places[position]
+            if used == len(rolls):
+                next_target = target["location"]
+                break
+            roll = rolls[used]
+            used += 1
+            defending = {k: target[k] for k in ("men", "sorcerer")}
+            fought = self._fight(force, defending, roll["orcs_roll"], roll["defender_roll"], target.get("terrain"), target.get("attacked_across"))
+            target.update(defending)
+            emptied = not self._occupied(defending)
+            moved_in = emptied and force["orcs"] > 1  # 1 orc moves in unless the rampaging location would be left unoccupied
+            if moved_in:
+                force["orcs"] -= 1
+                target["orcs"] = 1
+                moved_to.append(target["location"])
+            attacks.append(
+                {
+                    "number": used,
+                    "circle": circle,
+                    "target": target["location"],
+                    **fought,
+                    "orcs_left": force["orcs"],
+                    "target_after": {"men": target["men"], "sorcerer": target["sorcerer"], "orcs": target["orcs"]},
+                    "orc_moved_in": moved_in,
+                }
+            )
+            position, circle = (0, circle + 1) if position + 1 == len(places) else (position + 1, circle)
+        if used < len(rolls):
+            if ended == "one_orc_or_none_left":
+                raise REFUSALS("rampage-over-orcs-left", rule=self.PHASE_RULES["orc-rampage"], number=used + 1, orcs=force["orcs"])
+            raise REFUSALS("rampage-over-no-target", rule=self.PHASE_RULES["orc-attack-targets"], number=used + 1)
+        return {
+            "rampaging_location": rampaging_location,
+            "targets_at_start": starting,
+            "attacks": attacks,
+            "ended": ended,
+            "next_target": next_target,
+            "targets_attacked": [attack["target"] for attack in attacks],
+            "orcs_lost": sum(attack["attacker_losses"] for attack in attacks),
+            "defender_losses": sum(attack["defender_losses"] for attack in attacks),
+            "orcs_left": force["orcs"],
+            "orcs_moved_to": moved_to,
+            "neighbours_after": [{k: place[k] for k in ("location", "men", "orcs", "hero", "sorcerer")} for place in places],
+            "rules": [self.PHASE_RULES[name] for name in ("orc-rampage", "orc-attack-direction", "orc-attack-targets", "orc-rampage-aftermath")],
+            "clarifications": [
+                self.PHASE_RULES[name] for name in ("clarify-rampage-great-tunnel", "clarify-battle-resolution", "clarify-hero-sorcerer-losses")
+            ],
         }
 
     # -- free attacks, and the help an Attack may have ----------------------------------------------------------------
