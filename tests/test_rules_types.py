@@ -72,6 +72,8 @@ TYPES: list[tuple[str, str, Any]] = [
     ("wizards_quest", "dragon_phase_input.landings[]", wizards_quest.Landing),
     ("wizards_quest", "kingdoms_input.locations[]", wizards_quest.Held),
     ("wizards_quest", "kingdoms_input.connections[]", wizards_quest.Connection),
+    ("wizards_quest", "orc_rampage_input.neighbours[]", wizards_quest.Neighbour),
+    ("wizards_quest", "orc_rampage_input.rolls[]", wizards_quest.RampageRoll),
     ("wizards_quest", "scatter_input.destinations[]", wizards_quest.Destination),
 ]
 
