@@ -17,12 +17,49 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING, TypedDict
 
 from ruamel.yaml import YAML
 
+from .base.jsontypes import JSON, JSONObject
 from .base.paths import DATA, REPO, RULES_CHECK_DATA
+
+if TYPE_CHECKING:
+    from .serve import Status  # (the bench imports the server only where it starts one: edit_loop)
+
+
+class StageFigures(TypedDict):
+    seconds: float
+    peak_mb: float
+
+
+class SizeReport(TypedDict):
+    """One size's figures (`measure_size`), as `bench --one` prints them."""
+
+    entries: int
+    pages: int
+    median_page_kb: float
+    largest_page_kb: float
+    stages: dict[str, StageFigures]
+    queries: dict[str, QueryKB]
+    phone_storage: dict[str, int]
+
+
+class QueryKB(TypedDict):
+    """Kilobytes of search data a query downloads (`query_downloads`)."""
+
+    first_query_kb: float
+    later_query_kb: float
+    misspelt_query_kb: float
+
+
+class EditLoop(TypedDict):
+    no_change_rebuild_seconds: float
+    edit_to_page_seconds: float
+    build_again_seconds: float
 
 
 def sample_queries(site: Path, data_dir: Path) -> dict[str, list[str]]:
@@ -110,7 +147,7 @@ def children_peak_mb() -> float:
     return resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
 
 
-def measure_size(data: Path, out: Path) -> dict:
+def measure_size(data: Path, out: Path) -> SizeReport:
     """Run `build` with its stages one after another (the aids last, not alongside the site),
     timing each and recording its peak memory.
 
@@ -120,10 +157,10 @@ def measure_size(data: Path, out: Path) -> dict:
     from .pipeline import build
     from .render.offline import phone_storage
 
-    stages: dict[str, dict] = {}
+    stages: dict[str, StageFigures] = {}
 
     @contextmanager
-    def stage(name: str):
+    def stage(name: str) -> Iterator[None]:
         peak_reset()
         children_before = children_peak_mb()
         start = time.perf_counter()
@@ -157,7 +194,7 @@ def full_build(data: Path, out: Path) -> float:
     return round(time.perf_counter() - start, 2)
 
 
-def edit_loop(data: Path, out: Path) -> dict:
+def edit_loop(data: Path, out: Path) -> EditLoop:
     """The editor's loop on a built corpus, under a running `serve` once it has made its first build:
     a rebuild with nothing changed (a data file saved as it was, until `serve` has finished the
     rebuild), and the time from saving an edit of one entry's text to `serve` serving the page that
@@ -204,7 +241,8 @@ def wait_for_builds(base: str, count: int, seconds: float = 600) -> int:
 
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
-        builds = json.loads(urllib.request.urlopen(f"{base}/__kb/status", timeout=5).read())["builds"]
+        status: Status = json.loads(urllib.request.urlopen(f"{base}/__kb/status", timeout=5).read())
+        builds = status["builds"]
         if builds >= count:
             return builds
         time.sleep(0.05)
@@ -240,7 +278,7 @@ def edit_and_wait(chapter: Path, page: str, marker: str) -> float:
 # -- what a query downloads ----------------------------------------------------------------------
 
 
-def query_downloads(site: Path, queries_by_language: dict[str, list[str]]) -> dict:
+def query_downloads(site: Path, queries_by_language: dict[str, list[str]]) -> dict[str, QueryKB]:
     """Bytes of search data the browser fetches for a first query and a later one, per language,
     and for a misspelt query on a fresh page: search.replay runs kb-search.js's steps (meta, the
     query words' shards, typo files and the shards of the words one edit away, the document chunks
@@ -248,14 +286,14 @@ def query_downloads(site: Path, queries_by_language: dict[str, list[str]]) -> di
     from .render.search import payload_of, replay, script_config
 
     folding = script_config((site / "assets" / "kb-languages.js").read_text(encoding="utf-8"))["fold"]
-    report = {}
+    report: dict[str, QueryKB] = {}
     for lang, queries in queries_by_language.items():
         folder = site / "search" / lang
         sizes = []
         for page in (queries[:2], queries[2:]):  # one page: the first and a later query; a fresh page: the misspelt one
             fetched: set[str] = set()
 
-            def fetch(name: str, fetched: set[str] = fetched, folder: Path = folder):
+            def fetch(name: str, fetched: set[str] = fetched, folder: Path = folder) -> JSON:
                 fetched.add(name)
                 return payload_of((folder / name).read_text(encoding="utf-8"))
 
@@ -274,7 +312,7 @@ def query_downloads(site: Path, queries_by_language: dict[str, list[str]]) -> di
 # -- the report ----------------------------------------------------------------------------------
 
 
-def run_size(factor: int) -> dict:
+def run_size(factor: int) -> JSONObject:
     with tempfile.TemporaryDirectory(prefix=f"bench-{factor}x-") as folder:
         root = Path(folder)
         data = make_corpus(factor, root)
@@ -283,7 +321,7 @@ def run_size(factor: int) -> dict:
         )
         if done.returncode != 0:
             raise RuntimeError(f"{factor}x failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
-        result = json.loads(done.stdout)
+        result: JSONObject = json.loads(done.stdout)  # a SizeReport, with the figures added below
         if factor == 1:  # the 8-second target is about the real command, aids and site overlapping
             result["full_build_seconds"] = full_build(data, root / "full")
         if factor in (1, 10):
@@ -295,7 +333,7 @@ def run_size(factor: int) -> dict:
 GENERATOR_STAGES = ("load", "validate", "resolve", "render", "rules-check")  # ours, load to write
 
 
-def evaluate(results: list[dict]) -> list[tuple[str, bool | None, str]]:
+def evaluate(results: list[JSONObject]) -> list[tuple[str, bool | None, str]]:
     """(target, met, figure) of every target; met is None for a figure only reported."""
     by_factor = {r["factor"]: r for r in results}
     checks: list[tuple[str, bool | None, str]] = []
@@ -354,7 +392,7 @@ def evaluate(results: list[dict]) -> list[tuple[str, bool | None, str]]:
     return checks
 
 
-def format_table(results: list[dict]) -> str:
+def format_table(results: list[JSONObject]) -> str:
     names = list(results[0]["stages"])
     lines = ["stage".ljust(14) + "".join(f"{r['factor']}× s".rjust(11) + f"{r['factor']}× MB".rjust(11) for r in results)]
     for name in names:

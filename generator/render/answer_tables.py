@@ -17,11 +17,12 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any
 
 from rules_check.core import Game, RulesError
 
 from ..base.answer_cells import LayoutCell, layout, value_at, value_text
+from ..base.jsontypes import JSON, JSONObject
+from ..load.model import PerLanguage
 from ..load.rules_view import label_texts, rules_for
 from ..resolve.resolve import Resolved
 from .rules_data import render_rules_data
@@ -30,7 +31,7 @@ from .rules_data import render_rules_data
 @dataclass
 class Cell:
     text: str
-    inputs: dict | None  # the check's input (None: no check ran, the cell is a dash)
+    inputs: JSONObject | None  # the check's input (None: no check ran, the cell is a dash)
     output: str  # the output field shown (a dotted path into the check's output)
     kind: str  # how the value prints (Words.text)
 
@@ -60,9 +61,9 @@ class AnswerTables:
     def __init__(self, resolved: Resolved, rules_data: list[tuple[str, str]] | None = None):
         self.r = resolved
         self.rules = game_rules(rules_data if rules_data is not None else render_rules_data(resolved))
-        self._answers: dict[tuple[str, str, str], Any] = {}
+        self._answers: dict[tuple[str, str, str], JSON] = {}
 
-    def answer(self, game: str, check: str, inputs: dict, output: str) -> Any:
+    def answer(self, game: str, check: str, inputs: JSONObject, output: str) -> JSON:
         """The check's answer (one output field) to the input, or None when the rules refuse it; once per input."""
         key = (game, check, json.dumps(inputs, sort_keys=True) + output)
         if key not in self._answers:
@@ -92,19 +93,20 @@ class Words:
         return self.tables.r.text_in(label_texts(self.tables.r.kb, labels[key]), self.reader)
 
     def title(self, check: str) -> str:
-        return self.tables.r.text_in(self.calculators["checks"][check]["title"], self.reader)
+        title: PerLanguage = self.calculators["checks"][check]["title"]
+        return self.tables.r.text_in(title, self.reader)
 
     def cell(self, check: str, cell: LayoutCell) -> Cell:
         value = self.tables.answer(self.game, check, cell.inputs, cell.output)
         return Cell(self.text(value, cell.kind), cell.inputs, cell.output, cell.kind)
 
-    def text(self, value: Any, kind: str) -> str:
+    def text(self, value: JSON, kind: str) -> str:
         """How a table prints an answer (base/answer_cells.value_text), in the reader's decimal mark."""
         return value_text(value, kind, self.ui["decimal"])
 
 
 # -- the tables a game declares (calculators.yaml, answer_tables) ---------------------------------
-def declared(words: Words, declaration: dict) -> AnswerTable:
+def declared(words: Words, declaration: JSONObject) -> AnswerTable:
     """One declared table as base/answer_cells.layout lays it out, each cell answered by its check."""
     table = layout(declaration, words.game, None, lambda key: words.label(key, declaration["check"]), words.ui)
     return AnswerTable(

@@ -19,7 +19,7 @@ import os
 import shutil
 import tempfile
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +31,7 @@ from ..base.children import run_dying_with_this_process
 from ..base.errors import FrontEndMissing, KbError
 from ..base.json_schema import check_schemas
 from ..base.paths import BROWSER_WHEELS, MAKE_SNAPSHOT, PYODIDE, SNAPSHOT_CACHE
+from ..load.model import PerLanguage
 from ..load.rules_view import label_texts
 from ..resolve.pages import CALCULATORS
 from ..resolve.resolve import Resolved
@@ -79,7 +80,7 @@ def _choose_keys(field: dict[str, Any], values: list[str]) -> None:
         _choose_keys(inner, values)
 
 
-def calculators_spec(resolved: Resolved, game: str, reader: str, href) -> dict[str, Any]:
+def calculators_spec(resolved: Resolved, game: str, reader: str, href: Callable[[str], str]) -> dict[str, Any]:
     """What the forms of one game need in one language; `href(entry_id)` is an entry's URL from the
     game's folder. Text in another language than the reader's is listed in `fallback` (kb-calc.js marks it)."""
     kb = resolved.kb
@@ -254,7 +255,7 @@ class CalculatorBlocks:
     """The site's side of the calculators: a closed block per check on each entry it implements, the
     blocks of a game's Calculators page, and the spec files the blocks read when opened."""
 
-    def __init__(self, resolved: Resolved, fragment):
+    def __init__(self, resolved: Resolved, fragment: Callable[..., Markup]):
         self.r = resolved
         self.fragment = fragment  # SiteRenderer.fragment: an autoescaping template -> Markup
         self.by_entry: dict[str, list[tuple[str, str]]] = {}
@@ -278,7 +279,8 @@ class CalculatorBlocks:
 
     def title(self, game: str, name: str, reader: str) -> str:
         """The question a calculator answers, in the reader's language."""
-        return self.r.text_in(self.r.kb.calculators[game]["checks"][name]["title"], reader)
+        title: PerLanguage = self.r.kb.calculators[game]["checks"][name]["title"]
+        return self.r.text_in(title, reader)
 
     def questions(self, game: str, reader: str) -> list[dict[str, str]]:
         """Each calculator of a game as the question it answers and its place on the Calculators page."""
@@ -293,7 +295,7 @@ class CalculatorBlocks:
     def of_game(self, game: str, reader: str) -> list[Markup]:
         return [self.block(game, name, reader, "../../assets/", calculator_anchor(name)) for name in game_checks(self.r, game)]
 
-    def spec_file(self, game: str, reader: str, href) -> tuple[str, str]:
+    def spec_file(self, game: str, reader: str, href: Callable[[str], str]) -> tuple[str, str]:
         """(docs path, JSON) of the game's calculators.json in one language."""
         spec = calculators_spec(self.r, game, reader, href)
         return f"{reader}/{game}/calculators.json", json.dumps(spec, ensure_ascii=False, separators=(",", ":"))

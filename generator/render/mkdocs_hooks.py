@@ -17,31 +17,47 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from jinja2 import Environment
 from mkdocs.commands.build import get_context
+from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.structure.files import Files
+from mkdocs.structure.nav import Navigation
+from mkdocs.structure.pages import Page
 from mkdocs.structure.toc import get_toc
 from mkdocs.utils import write_file
+from mkdocs.utils.templates import TemplateContext
+
+# base/jsontypes.JSONObject, written again: mkdocs loads this file on its own, not as part of the package
+JSONObject = dict[str, Any]  # a mapping of loaded JSON (kb-site.json)
 
 SITE_META = "kb-site.json"
-_pages: dict[str, dict] = {}
-_sections: dict[str, dict] = {}  # language section -> {theme: Material's language, site_name} (data/languages/)
+_pages: dict[str, JSONObject] = {}  # page -> {title, toc} (kb-site.json)
+_sections: dict[str, JSONObject] = {}  # language section -> {theme: Material's language, site_name} (data/languages/)
 _defaults: dict[str, Any] = {}  # the root pages' theme language and site name (mkdocs.yml)
 built: dict[str, Any] = {}  # the theme's template environment, files and nav: for the sections' 404 pages,
 # and for engine.LiveEngine, which renders single pages again with them
 
 
-def read_site_meta(config) -> dict:
+class NotFoundContext(TemplateContext, total=False):
+    """A template's context, and on a 404 page "not found" in each language (the theme's 404.html reads it)."""
+
+    kb_not_found: list[dict[str, str]]  # {code, and the section's not_found words}
+
+
+def read_site_meta(config: MkDocsConfig) -> JSONObject:
     """Read kb-site.json: keep every page's title and table of contents, return all of it."""
-    meta = json.loads((Path(config.config_file_path).parent / SITE_META).read_text(encoding="utf-8"))
+    meta: JSONObject = json.loads((Path(config.config_file_path).parent / SITE_META).read_text(encoding="utf-8"))
     _pages.clear()
     _pages.update(meta["pages"])
     return meta
 
 
-def on_config(config):
+def on_config(config: MkDocsConfig) -> MkDocsConfig:
     meta = read_site_meta(config)
     _sections.clear()
     _sections.update(meta["sections"])
@@ -56,7 +72,7 @@ def on_config(config):
     return config
 
 
-def on_page_read_source(page, config):
+def on_page_read_source(page: Page, config: MkDocsConfig) -> str | None:
     """A generated page's "Markdown" is its HTML already (site.py), which Markdown would only parse to
     pass through untouched (most of the site engine's time): Markdown gets nothing, and the file is
     read when the page is rendered into its template (`on_page_context`). mkdocs makes every
@@ -65,14 +81,14 @@ def on_page_read_source(page, config):
     return "" if page.file.src_uri in _pages else None
 
 
-def on_page_markdown(markdown, page, config, files):
+def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Files) -> str:
     meta = _pages.get(page.file.src_uri)
     if meta is not None:
         page.meta["title"] = meta["title"]
     return markdown
 
 
-def on_page_context(context, page, config, nav):
+def on_page_context(context: TemplateContext, page: Page, config: MkDocsConfig, nav: Navigation) -> TemplateContext:
     """The page's HTML, read from its file now (see on_page_read_source); Material's chrome in the
     section's language ("Skip to content", "Back to top", aria-labels and <html lang>): its
     templates read config.theme.language when each page is rendered."""
@@ -82,24 +98,24 @@ def on_page_context(context, page, config, nav):
     return context
 
 
-def _use_section(config, section: dict) -> None:
+def _use_section(config: MkDocsConfig, section: Mapping[str, Any]) -> None:
     config.theme["language"] = section["theme"]
     config.site_name = section["site_name"]
     for palette, name in zip(config.theme["palette"], section["toggles"], strict=True):
         palette["toggle"]["name"] = name  # printed unescaped by Material: escaped by the generator
 
 
-def on_env(env, config, files):
+def on_env(env: Environment, config: MkDocsConfig, files: Files) -> Environment:
     built.update(env=env, files=files)
     return env
 
 
-def on_nav(nav, config, files):
+def on_nav(nav: Navigation, config: MkDocsConfig, files: Files) -> Navigation:
     built["nav"] = nav
     return nav
 
 
-def on_template_context(context, template_name, config):
+def on_template_context(context: NotFoundContext, template_name: str, config: MkDocsConfig) -> NotFoundContext:
     """The root 404 page says "not found" in every language, the default one first."""
     if template_name == "404.html":
         _use_section(config, _defaults)
@@ -109,7 +125,7 @@ def on_template_context(context, template_name, config):
     return context
 
 
-def on_post_build(config):
+def on_post_build(config: MkDocsConfig) -> None:
     """Each section's own 404 page, in its language (a server can show it for missing pages under /<lang>/)."""
     template = built["env"].get_template("404.html")
     base_url = urlsplit(config.site_url or "/").path  # as mkdocs does for its error pages
@@ -120,7 +136,7 @@ def on_post_build(config):
     _use_section(config, _defaults)
 
 
-def on_page_content(html, page, config, files):
+def on_page_content(html: str, page: Page, config: MkDocsConfig, files: Files) -> str:
     meta = _pages.get(page.file.src_uri)
     if meta is not None:
         html = ""  # made when the page is rendered (on_page_context)
@@ -129,6 +145,6 @@ def on_page_content(html, page, config, files):
     return html
 
 
-def on_post_page(output, page, config):
+def on_post_page(output: str, page: Page, config: MkDocsConfig) -> str:
     page.content = None
     return output

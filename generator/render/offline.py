@@ -22,11 +22,13 @@ import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TypedDict
 
 from PIL import Image, ImageDraw
 
 from ..base.errors import FrontEndMissing
 from ..base.escaping import js_literal
+from ..base.jsontypes import JSONObject
 from ..base.languages import Languages
 from ..base.paths import NODE_MODULES
 from ..resolve.pages import OFFLINE, SECTION_HOME
@@ -307,7 +309,7 @@ def precache_manifest(site: Path, code: str) -> list[dict[str, str]]:
     ]
 
 
-def shared_manifest(site: Path, code: str | None = None) -> dict:
+def shared_manifest(site: Path, code: str | None = None) -> SharedManifest:
     """The shared assets as a worker keeps them: the cache, named by a digest of their paths and contents (the
     same for every section of a build, and the root), the files (relative to <code>/sw.js, or the root's,
     packed twins where the file packs) and their bytes."""
@@ -318,6 +320,14 @@ def shared_manifest(site: Path, code: str | None = None) -> dict:
         "files": [relative_to_section(stored_as(path), code) if code else stored_as(path) for path in files],
         "bytes": sum((site / stored_as(path)).stat().st_size for path in files),
     }
+
+
+class SharedManifest(TypedDict):
+    """The shared assets as a worker keeps them (shared_manifest)."""
+
+    cache: str  # the cache's name: "kb-shared-" and a digest of the files' paths and contents
+    files: list[str]
+    bytes: int
 
 
 def relative_to_section(path: str, code: str) -> str:
@@ -396,9 +406,10 @@ def service_workers(site: Path, languages: Languages, data_version: str) -> Iter
         yield f"{language.code}/sw.js", script.encode()
 
 
-def section_manifest(worker: str) -> dict:
+def section_manifest(worker: str) -> JSONObject:
     """What a section's sw.js was written with (its SECTION literal): precache list, bytes kept, runtime cache."""
-    return json.loads(worker.split("const SECTION = ", 1)[1].split(";  /*", 1)[0])
+    section: JSONObject = json.loads(worker.split("const SECTION = ", 1)[1].split(";  /*", 1)[0])
+    return section
 
 
 def phone_storage(site: Path) -> dict[str, int]:

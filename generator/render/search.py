@@ -40,9 +40,10 @@ import re
 import unicodedata
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 from ..base.escaping import js_literal
+from ..base.jsontypes import JSON, JSONObject
 from ..base.textmatch import strip_links
 from ..load.model import Entry, Term
 from ..resolve.resolve import Resolved
@@ -126,6 +127,35 @@ def title_weight(kind: str, words: int = 0) -> int:
     return WEIGHT_KEYWORD if kind in QUESTION_KINDS else WEIGHT_TITLE - STEP * (words > SHORT_TITLE)
 
 
+class SearchDocument(TypedDict):
+    """One document of a language's search index (SearchIndex.documents): what its result shows, and the
+    (weight, text) fields its words are found in."""
+
+    url: str
+    game: str
+    id: str
+    title: str
+    context: str  # what the result names it within: the game, its chapter
+    kind: str
+    snippet: str
+    fields: list[tuple[int, str]]
+    shown: NotRequired[str]  # the language its text is shown in, when not the reader's ("" when it is)
+
+
+class SearchResult(TypedDict):
+    """One result of a query as kb-search.js lists it (`replay`)."""
+
+    doc: int
+    url: str
+    title: str
+    context: str
+    kind: str
+    id: str
+    snippet: str
+    score: float
+    shown: str
+
+
 def fold(text: str, folding: dict[str, str]) -> str:
     """NFC, lower case, and letters matched as others (the languages' `folding`, data/languages/)."""
     text = unicodedata.normalize("NFC", text).lower()
@@ -177,7 +207,7 @@ class SearchIndex:
             for name in term["names"].values():
                 self.named[self.kb.game_of(term["id"]), name.lower()].add(term["id"])
 
-    def aliases(self, term_ids) -> str:
+    def aliases(self, term_ids: Iterable[str]) -> str:
         """Names, variants and forms of the terms, in every language."""
         words = []
         for term_id in sorted(term_ids):
@@ -248,7 +278,7 @@ class SearchIndex:
             self._tables = AnswerTables(self.r)
         return self._tables
 
-    def calculator_documents(self, game: str, reader: str, game_title: str) -> Iterator[dict]:
+    def calculator_documents(self, game: str, reader: str, game_title: str) -> Iterator[SearchDocument]:
         """A game's Calculators page, and on it each answer table and calculator: found by the question
         it answers (its title, in every language, with the players' words for its words), the words its
         table is labelled with, and the terms of the rules it computes."""
@@ -313,7 +343,7 @@ class SearchIndex:
         """Every language's `search_common_words`, folded: each section's index holds words of all."""
         return frozenset(fold(word, self.folding) for lang in self.r.languages for word in lang.ui.get("search_common_words", ()))
 
-    def documents(self, reader: str) -> Iterable[dict]:
+    def documents(self, reader: str) -> Iterable[SearchDocument]:
         """The reader's documents in a fixed order (their numbers), one at a time; a game's
         documents are consecutive."""
         for game in self.r.games():
@@ -434,7 +464,7 @@ def typo_file(key: str, files: int) -> int:
     return h % files
 
 
-def index_files(docs: Iterable[dict], folding: dict[str, str], common: frozenset[str] = frozenset()) -> dict[str, str]:
+def index_files(docs: Iterable[SearchDocument], folding: dict[str, str], common: frozenset[str] = frozenset()) -> dict[str, str]:
     """The index files of a language's documents (dicts as `SearchIndex.documents` yields them)."""
     rows = []
     heads: dict[str, dict[int, list[int]]] = defaultdict(lambda: defaultdict(list))  # word -> weight -> docs
@@ -559,16 +589,17 @@ def pack(entries: list[tuple[str, Any]], cap: int) -> list[list[tuple[str, Any]]
     return files
 
 
-def _js(kind: str, key: str, payload) -> str:
+def _js(kind: str, key: str, payload: JSON) -> str:
     return f"kbSearchChunk({js_literal(kind)},{js_literal(key)},{js_literal(payload)});\n"
 
 
-def script_config(script: str) -> dict:
+def script_config(script: str) -> JSONObject:
     """The payload of assets/kb-languages.js (Languages.script_config), for Python replays."""
-    return json.loads(script[script.index("=") + 1 : script.rindex(";")])
+    config: JSONObject = json.loads(script[script.index("=") + 1 : script.rindex(";")])
+    return config
 
 
-def payload_of(script: str):
+def payload_of(script: str) -> JSON:
     """The payload of an index file (the inverse of `_js`)."""
     return json.loads(script[script.index(",", script.index(",") + 1) + 1 : script.rindex(")")])
 
@@ -688,7 +719,7 @@ def concept(title: str, folding: dict[str, str]) -> str:
     return " ".join(tokens(re.sub(r"\([^)]*\)", " ", title), folding))
 
 
-def replay(text: str, fetch: Callable[[str], Any], folding: dict[str, str], game: str | None = None) -> list[dict]:
+def replay(text: str, fetch: Callable[[str], Any], folding: dict[str, str], game: str | None = None) -> list[SearchResult]:
     """What kb-search.js does for a query, on a page of `game` (its results first) or on none:
     `fetch(name)` gives the payload of one index file of the language (meta.js, s-<n>.js, t-<n>.js,
     d-<n>.js), in the order the browser loads them; `folding` is the languages' (assets/kb-languages.js,
@@ -714,7 +745,7 @@ def replay(text: str, fetch: Callable[[str], Any], folding: dict[str, str], game
     for i, words_near in near.items():
         found[i] += [(TYPO_QUALITY * q, loaded[f"s-{file_for(meta['shards'], word)}.js"][word]) for q, word in words_near]
     ranked = rank(found, tuple(meta["games"][game]) if game in meta["games"] else None)
-    results: list[dict] = []
+    results: list[SearchResult] = []
     seen: set[str] = set()
     done = 0
     while len(results) < RESULTS and done < len(ranked):

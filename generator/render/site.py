@@ -13,18 +13,19 @@ from __future__ import annotations
 import functools
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias, TypedDict
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup, escape
 
+from ..base.jsontypes import JSONObject
 from ..base.languages import fill
 from ..base.paths import TEMPLATES
 from ..base.safe_markdown import Linker, render, without_tables
 from ..base.textmatch import reads_as_english
-from ..load.model import Entry, Game
+from ..load.model import Entry, Game, Source
 from ..resolve.pages import (
     A_TO_Z,
     ALL_CLARIFICATIONS,
@@ -42,6 +43,27 @@ from ..resolve.pages import (
 from ..resolve.resolve import Resolved, first_paragraph
 from .answer_tables import AnswerTables
 from .calculators import CalculatorBlocks, game_checks
+
+if TYPE_CHECKING:
+    from .aids.cards import AidLinks  # the aids import this module (its template environment)
+
+View: TypeAlias = dict[str, Any]  # what a template reads of one thing (an entry, a callout, a list item), by name
+Page: TypeAlias = tuple[str, str]  # (path under the docs folder, its HTML or JSON)
+NavItem: TypeAlias = dict[str, "str | list[NavItem]"]  # mkdocs' nav: a title -> a page, or a section's items
+
+
+class Link(TypedDict):
+    title: str
+    href: str
+
+
+class ListGroup(TypedDict):
+    """A group of a list page (list.html.j2): its heading, anchor and links."""
+
+    title: str | None  # None: the page's one group, without a heading
+    anchor: str | None
+    items: list[View]
+
 
 EDITORIAL_TOPICS = ("extraction-damage", "reference")  # clarifications that are editors' notes, not rulings
 
@@ -68,17 +90,17 @@ class PageMeta:
 
 
 class SiteRenderer:
-    def __init__(self, resolved: Resolved, aid_links: dict):
+    def __init__(self, resolved: Resolved, aid_links: dict[tuple[str, str], AidLinks]):
         self.r = resolved
         self.kb = resolved.kb
         self.env = environment("site")
         self.langs = resolved.languages
         self.aid_links = aid_links  # (game, lang) -> cards.AidLinks (paths relative to the site root)
         self.page_meta: dict[str, PageMeta] = {}  # docs path -> title and toc, filled as pages are made
-        self._rendered: dict[tuple[str, str, str, tuple[str, str] | None], tuple[Markup, frozenset]] = {}  # see text_html
+        self._rendered: dict[tuple[str, str, str, tuple[str, str] | None], tuple[Markup, frozenset[str]]] = {}  # see text_html
         self.calculators = CalculatorBlocks(resolved, self.fragment)
         self._page_terms: set[str] = set()  # glossary terms linked anywhere on the page being made (their previews)
-        self._previews: dict[tuple[str, str, str], dict] = {}  # see _term_preview
+        self._previews: dict[tuple[str, str, str], View] = {}  # see _term_preview
         self.answer_tables = AnswerTables(resolved)  # on each game's Calculators page
 
     # -- links -----------------------------------------------------------------------------
@@ -91,14 +113,14 @@ class SiteRenderer:
         own = f"{from_game}/"
         return path[len(own) :] if path.startswith(own) else "../" + path
 
-    def fragment(self, template: str, **context) -> Markup:
+    def fragment(self, template: str, **context: Any) -> Markup:
         """A piece of a page (an entry, a table…): HTML from an autoescaping template, safe to nest."""
         return Markup(self.env.get_template(template).render(**context))
 
     def game_name(self, game: Game, reader: str) -> str:
         return self.r.text_in(game["title"], reader)
 
-    def link(self, target_id: str, game: str, lang: str) -> dict:
+    def link(self, target_id: str, game: str, lang: str) -> Link:
         return {"title": self.r.title_of(target_id, lang), "href": self.href(target_id, game)}
 
     def text_html(self, text: str, game: str, lang: str, linked_terms: set[str], paragraphs: tuple[str, str] | None = None) -> Markup:
@@ -130,14 +152,14 @@ class SiteRenderer:
         self._page_terms.update(linked_terms)
         return html
 
-    def term_previews(self, game: str, reader: str) -> list[dict]:
+    def term_previews(self, game: str, reader: str) -> list[View]:
         """What a tap on a linked glossary term shows in place (kb-terms.js): for every term linked on the
         page, its name, the first paragraph of the entry defining it (else its names in the other
         languages) and links to the definition and to the glossary. Definitions link no terms: a
         preview is one step, not a chain."""
         return [self._term_preview(term_id, game, reader) for term_id in sorted(self._page_terms)]
 
-    def _term_preview(self, term_id: str, game: str, reader: str) -> dict:
+    def _term_preview(self, term_id: str, game: str, reader: str) -> View:
         """One term's preview, made once per game and reader (the same on every page of the game)."""
         key = (term_id, game, reader)
         if key in self._previews:
@@ -184,12 +206,12 @@ class SiteRenderer:
                 parts.append(f"{name}: {labels['authored']}")
         return parts
 
-    def table_html(self, table: dict, lang: str) -> Markup:
+    def table_html(self, table: JSONObject, lang: str) -> Markup:
         """A data table, every cell plain text (escaped) in the reader's language."""
         text = self.r.table(table, lang)
         return self.fragment("table.html.j2", head=text.head, rows=text.rows, note=text.note)
 
-    def example_html(self, example: dict, lang: str) -> Markup:
+    def example_html(self, example: JSONObject, lang: str) -> Markup:
         labels = self.langs.ui(lang)
         return self.fragment(
             "example.html.j2",
@@ -228,14 +250,14 @@ class SiteRenderer:
             affects=[self.link(a, game, lang) for a in data.get("affects", [])],
         )
 
-    def external_reference(self, reference: Mapping[str, Any], reader: str) -> dict:
+    def external_reference(self, reference: Mapping[str, Any], reader: str) -> View:
         """Material the text refers to that the knowledge base does not hold: what it is (in the reader's
         language where there is one), and the source's words that refer to it (in theirs)."""
         what = reference["what"] if isinstance(reference["what"], Mapping) else {"en": reference["what"]}
         text, lang = self.langs.shown(what, reader)
         return {"what": text, "what_lang": lang if lang != reader else None, "quote": reference["quote"], "quote_lang": reference["lang"]}
 
-    def source_line(self, source, reader: str) -> dict:
+    def source_line(self, source: Source, reader: str) -> View:
         """A source as the game page lists it: title (in its own language), language, kind, precedence and why."""
         reason, reason_lang = self.langs.shown(source.precedence_reason, reader)
         return {
@@ -248,7 +270,7 @@ class SiteRenderer:
             "reason_lang": reason_lang,
         }
 
-    def clarification_callout(self, clarification: Entry, game: str, reader: str) -> dict:
+    def clarification_callout(self, clarification: Entry, game: str, reader: str) -> View:
         """What an entry shows of a clarification about it: the ruling in the reader's language (else
         the shown language's, marked by the language name), its status and a link to the whole of it.
         Repairs of damaged text and references are editors' notes, not rulings."""
@@ -323,12 +345,12 @@ class SiteRenderer:
         return self.fragment("entry.html.j2", e=view, labels=labels)
 
     # -- pages -----------------------------------------------------------------------------
-    def page(self, path: str, template: str, title: str, toc: list[tuple[str, str]] | None = None, **context) -> tuple[str, str]:
+    def page(self, path: str, template: str, title: str, toc: list[tuple[str, str]] | None = None, **context: Any) -> Page:
         """(path, HTML) of one page; its title and table of contents are kept for mkdocs' hooks."""
         self.page_meta[path] = PageMeta(str(escape(title)), [(anchor, str(escape(text))) for anchor, text in toc or []])
         return path, self.env.get_template(template).render(title=title, **context)
 
-    def game_pages(self, game_id: str, reader: str):
+    def game_pages(self, game_id: str, reader: str) -> Iterator[Page]:
         """(path, HTML) of a game's pages in one language: its chapters, landing page, glossary and lists."""
         game = self.kb.games[game_id]
         labels = self.langs.ui(reader)
@@ -420,7 +442,7 @@ class SiteRenderer:
             )
             yield from self.calculators_data(game_id, reader)
 
-    def calculators_data(self, game_id: str, reader: str):
+    def calculators_data(self, game_id: str, reader: str) -> Iterator[Page]:
         """(path, JSON) of the game's calculators.json in one language, if it has calculators."""
         if game_checks(self.r, game_id):
             yield self.calculators.spec_file(game_id, reader, lambda entry_id: self.href(entry_id, game_id))
@@ -430,7 +452,7 @@ class SiteRenderer:
         lists), in the alphabetical order of the titles the reader is shown, under initial letters."""
         labels = self.langs.ui(reader)
         language = self.langs[reader]
-        items = []
+        items: list[tuple[tuple[tuple[int, int], ...], View]] = []
         for entry in self.kb.entries_of(game_id):
             if entry["kind"] in ("clarification", "example"):
                 continue
@@ -442,7 +464,7 @@ class SiteRenderer:
         for entry_id, (_, item) in zip(entries, items, strict=True):
             if titles.count(item["title"]) > 1:  # two entries of one name: say which chapter each is in
                 item["note"] = self.r.title_of(self.r.chapter_of(entry_id).id, reader)
-        groups: list[dict] = []
+        groups: list[ListGroup] = []
         for _, item in items:
             letter = language.initial(item["title"])
             if not groups or groups[-1]["title"] != letter:
@@ -450,13 +472,13 @@ class SiteRenderer:
             groups[-1]["items"].append(item)
         return self.list_page(path, f"{labels['a_to_z']} — {self.game_name(self.kb.games[game_id], reader)}", groups, letters=True)
 
-    def clarifications_by_topic(self, clarifications: list[Entry], game_id: str, reader: str) -> list[dict]:
+    def clarifications_by_topic(self, clarifications: list[Entry], game_id: str, reader: str) -> list[ListGroup]:
         """A game's clarifications grouped by the chapter of the rule they concern (in the game's
         chapter order), then those about no rule, then the editors' notes; each with its ruling's
         first sentence."""
         labels = self.langs.ui(reader)
         chapter_order = {c.id: n for n, c in enumerate(self.kb.chapters_of(game_id))}
-        groups: dict[str, dict] = {}
+        groups: dict[str, ListGroup] = {}
         for entry in clarifications:
             data = entry["clarification"]
             if data.get("topic") in EDITORIAL_TOPICS:
@@ -477,17 +499,19 @@ class SiteRenderer:
         rulings under their review dates, newest first, so a reader finds what changed after the date
         on the aid. Each date's heading has the anchor v<date>."""
         labels = self.langs.ui(reader)
-        by_date: dict[str, list[dict]] = {}
+        by_date: dict[str, list[View]] = {}
         for entry in clarifications:
             if "reviewed" in entry["clarification"]:
                 by_date.setdefault(str(entry["clarification"]["reviewed"]), []).append(
                     {**self.clarification_item(entry, game_id, reader), **self.ruling_summary(entry, game_id, reader)}
                 )
-        groups = [{"title": f"{labels['reviewed']} {date}", "anchor": f"v{date}", "items": by_date[date]} for date in sorted(by_date, reverse=True)]
+        groups: list[ListGroup] = [
+            {"title": f"{labels['reviewed']} {date}", "anchor": f"v{date}", "items": by_date[date]} for date in sorted(by_date, reverse=True)
+        ]
         title = f"{labels['aid_changes']} — {self.game_name(self.kb.games[game_id], reader)}"
         return self.list_page(path, title, groups, intro=labels["aid_changes_intro"] if groups else labels["aid_changes_none"])
 
-    def ruling_summary(self, clarification: Entry, game: str, reader: str) -> dict:
+    def ruling_summary(self, clarification: Entry, game: str, reader: str) -> View:
         """A clarification's ruling in one sentence (Resolved.ruling_sentence), in the reader's language or
         else marked with the language it is shown in."""
         ruling = self.r.ruling_sentence(clarification, reader)
@@ -500,15 +524,21 @@ class SiteRenderer:
             "summary_lang": shown,
         }
 
-    def clarification_item(self, entry: Entry, from_game: str, reader: str) -> dict:
+    def clarification_item(self, entry: Entry, from_game: str, reader: str) -> View:
         labels = self.langs.ui(reader)
         return {**self.link(entry["id"], from_game, reader), "note": labels[f"status_{entry['clarification']['status']}"]}
 
-    def list_page(self, path: str, title: str, groups: list[dict], letters: bool = False, intro: str | None = None) -> tuple[str, str]:
+    def list_page(self, path: str, title: str, groups: list[ListGroup], letters: bool = False, intro: str | None = None) -> tuple[str, str]:
         """A page of links in groups; `letters`: a row of the groups' titles (an A–Z's letters) first;
         `intro`: a paragraph of plain text before them."""
         return self.page(
-            path, "list.html.j2", title, toc=[(g["anchor"], g["title"]) for g in groups if g["title"]], groups=groups, letters=letters, intro=intro
+            path,
+            "list.html.j2",
+            title,
+            toc=[(g["anchor"], g["title"]) for g in groups if g["title"] and g["anchor"] is not None],
+            groups=groups,
+            letters=letters,
+            intro=intro,
         )
 
     def glossary_page(self, path: str, game_id: str, reader: str) -> tuple[str, str]:
@@ -556,7 +586,7 @@ class SiteRenderer:
             letters=letters,
         )
 
-    def language_pages(self, reader: str):
+    def language_pages(self, reader: str) -> Iterator[Page]:
         """(path, HTML) of a language's home and cross-game pages."""
         labels = self.langs.ui(reader)
         games = [g for g in self.r.games() if reader in g["languages"]]
@@ -569,7 +599,7 @@ class SiteRenderer:
             games=[self.home_item(g, reader) for g in games],
             elsewhere=[self.home_item(g, reader) for g in self.r.games() if reader not in g["languages"]],
         )
-        groups = []
+        groups: list[ListGroup] = []
         for game in games:
             clarifications = [e for e in self.kb.entries_of(game["id"]) if e["kind"] == "clarification"]
             items = [self.clarification_item(e, "", reader) for e in clarifications]
@@ -593,7 +623,7 @@ class SiteRenderer:
             ],
         )
 
-    def home_item(self, game: Game, reader: str) -> dict:
+    def home_item(self, game: Game, reader: str) -> View:
         """A game on a section's home: its title and summary (in a fallback language, marked, when the
         section lacks the game), and every language it is available in, each linking to its section."""
         shown = self.langs.pick(game["title"], reader)
@@ -609,7 +639,7 @@ class SiteRenderer:
             ],
         }
 
-    def pages(self, games: set[str] | None = None):
+    def pages(self, games: set[str] | None = None) -> Iterator[Page]:
         """(path under the docs folder, HTML) for every page, generated one game at a time:
         a large corpus never holds all its pages in memory (write them as they come), and each
         text is rendered once for all readers of its game.
@@ -663,13 +693,13 @@ class SiteRenderer:
             ensure_ascii=False,
         )
 
-    def nav(self) -> list:
+    def nav(self) -> list[NavItem]:
         """mkdocs nav: a tab per language, a section per game (pruned navigation keeps pages small).
 
         With many games, the games of a language are grouped alphabetically into about √n sections
         of about √n games: every page carries the nav around it, so a flat list of n games would make
         each page, and the site engine's work per page, grow with n."""
-        nav: list = [nav_item(self.root_title(), "index.md")]
+        nav: list[NavItem] = [nav_item(self.root_title(), "index.md")]
         for reader in self.langs.codes:
             labels = self.langs.ui(reader)
             games = []
@@ -678,14 +708,14 @@ class SiteRenderer:
                     continue
                 g = game["id"]
                 title = self.game_name(game, reader)
-                items: list = [nav_item(title, f"{reader}/{g}/{GAME_INDEX.md}")]
+                items: list[NavItem] = [nav_item(title, f"{reader}/{g}/{GAME_INDEX.md}")]
                 items += [nav_item(self.r.title_of(c.id, reader), f"{reader}/{g}/{self.r.page_of[c.id]}") for c in self.kb.chapters_of(g)]
                 items += [nav_item(kind.title(labels), f"{reader}/{g}/{kind.md}") for kind in REFERENCE_PAGES]
                 if g in self.kb.calculators:
                     items.append(nav_item(CALCULATORS.title(labels), f"{reader}/{g}/{CALCULATORS.md}"))
                 games.append((title, nav_item(title, items)))
             games.sort(key=lambda pair: self.langs[reader].collation_key(pair[0]))
-            section: list = [nav_item(SECTION_HOME.title(labels), f"{reader}/{SECTION_HOME.md}")]
+            section: list[NavItem] = [nav_item(SECTION_HOME.title(labels), f"{reader}/{SECTION_HOME.md}")]
             section += [entry for _, entry in games] if len(games) <= NAV_FLAT_GAMES else alphabetical_groups(games)
             section.append(nav_item(ALL_CLARIFICATIONS.title(labels), f"{reader}/{ALL_CLARIFICATIONS.md}"))
             nav.append(nav_item(self.langs[reader].name, section))
@@ -695,13 +725,13 @@ class SiteRenderer:
 NAV_FLAT_GAMES = 12  # up to this many games a language's nav lists them directly
 
 
-def nav_item(title: str, target: str | list) -> dict:
+def nav_item(title: str, target: str | list[NavItem]) -> NavItem:
     """One item of mkdocs' nav: a page or a section. Material prints nav titles as they are, so every
     title, data or interface text alike, is HTML-escaped here and nowhere else."""
     return {str(escape(title)): target}
 
 
-def alphabetical_groups(games: list[tuple[str, dict]]) -> list[dict]:
+def alphabetical_groups(games: list[tuple[str, NavItem]]) -> list[NavItem]:
     """(title, nav entry) pairs in title order -> about √n sections named like a dictionary's guide
     words: the first and last titles cut to the shortest length that tells the sections apart
     ("A–C", "D–F"; "Cha–Che", "Chi–Cy" when many titles share a first letter)."""

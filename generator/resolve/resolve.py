@@ -12,13 +12,16 @@ import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar, overload
 
+from ..base.jsontypes import JSON, JSONObject
 from ..base.languages import Languages
 from ..base.termmatch import TermMatcher, term_matcher, terms_in_text
 from ..load.model import Chapter, Entry, Game, KnowledgeBase
 from ..validate.validate_checks import checks_by_entry
 from .pages import GLOSSARY
+
+_Value = TypeVar("_Value")  # what a per-language mapping holds (a title's text, a cell's value)
 
 
 def slug_of(item_id: str) -> str:
@@ -87,14 +90,19 @@ class Resolved:
         item = self.kb.entries[item_id] if item_id in self.kb.entries else self.kb.chapters[item_id].data
         return item["title"][self.display_language(item, reader)]
 
-    def text_in(self, values, reader: str):
-        """A per-language value (game title, summary, table cell, term name) for a reader."""
+    @overload
+    def text_in(self, values: Mapping[str, _Value], reader: str) -> _Value: ...
+    @overload
+    def text_in(self, values: JSON, reader: str) -> JSON: ...
+    def text_in(self, values: JSON, reader: str) -> JSON:
+        """A per-language value (game title, summary, table cell, term name) for a reader; a value not
+        given per language (a number, a plain string) as it is."""
         return self.languages.text(values, reader)
 
-    def table(self, table: dict, reader: str) -> TableText:
+    def table(self, table: JSONObject, reader: str) -> TableText:
         """A data table's head, rows and note as plain text in the reader's language (empty cells '')."""
 
-        def cell(value) -> str:
+        def cell(value: JSON) -> str:
             value = self.text_in(value, reader)
             return "" if value is None else str(value)
 

@@ -13,21 +13,23 @@ the game's rules module (REFUSALS, English) needs its message in each other lang
 from __future__ import annotations
 
 import string
-from typing import Any
+from collections.abc import Mapping
 
 from rules_check.core import Game, module_name
 
-from ..base.answer_cells import layout
-from ..base.json_schema import check_schemas, field_schema, whole_numbers
+from ..base.answer_cells import Layout, layout
+from ..base.json_schema import check_schemas as check_schemas  # re-exported: validate.py reads it here (tests patch it here)
+from ..base.json_schema import field_schema, whole_numbers
+from ..base.jsontypes import JSON, JSONObject
 from ..base.problems import Problems
-from ..load.load import LoadedData
+from ..load.load import Document, LoadedData
 from ..load.model import KnowledgeBase, Where
 from ..load.rules_view import label_texts, refusal_messages
 from .schema import validator_for
 from .validate_aid_fit import answers, game_rules, printed_table, table_fit, too_wide
 
 
-def names_to_label(schema: Any) -> list[str]:
+def names_to_label(schema: JSON) -> list[str]:
     """The field names and the string choices a form built from `schema` shows, in schema order."""
     found: list[str] = []
     if isinstance(schema, dict):
@@ -41,7 +43,7 @@ def names_to_label(schema: Any) -> list[str]:
     return list(dict.fromkeys(found))
 
 
-def output_paths(schema: Any, prefix: str = "") -> set[str]:
+def output_paths(schema: JSON, prefix: str = "") -> set[str]:
     """Every dotted path of named fields in an output schema ("vp_gained", "attacker.losses")."""
     paths: set[str] = set()
     for alternative in [schema, *schema.get("oneOf", []), *schema.get("anyOf", [])]:
@@ -70,10 +72,10 @@ def check_calculators(loaded: LoadedData, kb: KnowledgeBase, problems: Problems)
         _check_game(kb, doc, game, checks, problems)
 
 
-def _check_game(kb: KnowledgeBase, doc, game: str, checks: dict, problems: Problems) -> None:
+def _check_game(kb: KnowledgeBase, doc: Document, game: str, checks: Mapping[str, JSONObject], problems: Problems) -> None:
     languages = kb.games[game]["languages"]
     texts = doc.data["checks"]
-    reported: set[tuple] = set()  # a label shared by several checks is reported once
+    reported: set[tuple[str, ...]] = set()  # a label shared by several checks is reported once
     for name in checks:
         if name not in texts:
             _report(problems, Where(doc, ["checks"]), "E080", f"check {game}.{name} has no calculator text (title and answer)")
@@ -105,7 +107,9 @@ def _check_game(kb: KnowledgeBase, doc, game: str, checks: dict, problems: Probl
             _report(problems, Where(doc, path), "E083", f"no glossary term '{label['term']}'")
 
 
-def _check_labels(doc, game: str, name: str, input_schema: dict, languages: list[str], reported: set[tuple], problems: Problems) -> None:
+def _check_labels(
+    doc: Document, game: str, name: str, input_schema: JSONObject, languages: list[str], reported: set[tuple[str, ...]], problems: Problems
+) -> None:
     """Every field name and choice of the check's input has a label in every language of the game."""
     own = doc.data["checks"][name].get("labels", {})
     labels = {**doc.data["labels"], **own}
@@ -121,7 +125,7 @@ def _check_labels(doc, game: str, name: str, input_schema: dict, languages: list
             _report(problems, Where(doc, path), "E081", f"label '{key}' has no {', '.join(missing)} text")
 
 
-def _check_answer(doc, name: str, answer: dict, output_schema: dict, problems: Problems) -> None:
+def _check_answer(doc: Document, name: str, answer: Mapping[str, str], output_schema: JSONObject, problems: Problems) -> None:
     known = output_paths(output_schema)
     for language, template in answer.items():
         where = Where(doc, ["checks", name, "answer", language])
@@ -156,7 +160,7 @@ def _places(template: str) -> set[str]:
     return places
 
 
-def _check_refusals(doc, game: str, languages: list[str], problems: Problems) -> None:
+def _check_refusals(doc: Document, game: str, languages: list[str], problems: Problems) -> None:
     """Each refusal of the game's rules module has its words in every language of the game besides English,
     naming the English message's {places} and no others; calculators.yaml translates no refusal the module lacks."""
     english = refusal_messages(game)
@@ -196,7 +200,7 @@ def _shown(places: set[str]) -> str:
     return ", ".join(f"{{{place}}}" for place in sorted(places)) or "none"
 
 
-def _check_answer_tables(kb: KnowledgeBase, doc, game: str, checks: dict, problems: Problems) -> None:
+def _check_answer_tables(kb: KnowledgeBase, doc: Document, game: str, checks: Mapping[str, JSONObject], problems: Problems) -> None:
     schemas = check_schemas(game)
     folder = doc.path.rsplit("/", 1)[0] + "/"
     rules: Game | None = None  # the game's checks, run for the values its tables print (once the first table asks)
@@ -211,11 +215,11 @@ def _check_answer_tables(kb: KnowledgeBase, doc, game: str, checks: dict, proble
                 _report(problems, Where(doc, ["answer_tables", i]), "E088", f"answer table {i + 1} ({table['check']}), {language}: {message}")
 
 
-def _too_wide(kb: KnowledgeBase, doc, game: str, table: dict, schemas: dict, rules: Game | None) -> list[tuple[str, str]]:
+def _too_wide(kb: KnowledgeBase, doc: Document, game: str, table: JSONObject, schemas: dict[str, JSON], rules: Game | None) -> list[tuple[str, str]]:
     """(language, message) for each language whose aid card the table would not fit; `rules`: the game's checks,
     which answer the cells (the same in every language), or None to measure the headings alone."""
     labels = {**doc.data["labels"], **doc.data["checks"][table["check"]].get("labels", {})}
-    layouts = {}
+    layouts: dict[str, Layout] = {}
     for language in kb.games[game]["languages"]:
         if language not in kb.languages:
             continue  # E063
@@ -235,7 +239,9 @@ def _too_wide(kb: KnowledgeBase, doc, game: str, table: dict, schemas: dict, rul
     return found
 
 
-def _answer_table_slips(table: dict, checks: dict, texts: dict, labels: dict, schemas: dict | None) -> list[str]:
+def _answer_table_slips(
+    table: JSONObject, checks: Mapping[str, JSONObject], texts: JSONObject, labels: JSONObject, schemas: dict[str, JSON] | None
+) -> list[str]:
     """What keeps an answer table from being filled and headed (render/answer_tables.py builds it)."""
     check = table["check"]
     if check not in checks or check not in texts:
@@ -266,7 +272,7 @@ def _answer_table_slips(table: dict, checks: dict, texts: dict, labels: dict, sc
     return slips
 
 
-def _axis_slips(name: str, axis: dict, input_schema: dict) -> list[str]:
+def _axis_slips(name: str, axis: JSONObject, input_schema: JSONObject) -> list[str]:
     node = field_schema(input_schema, axis["input"])
     if node is None:
         return [f"the {name}' input has no field '{axis['input']}'"]
@@ -290,7 +296,7 @@ def _axis_slips(name: str, axis: dict, input_schema: dict) -> list[str]:
     return []
 
 
-def _term_labels(doc) -> list[tuple[list, dict]]:
+def _term_labels(doc: Document) -> list[tuple[list[str], JSONObject]]:
     found = [(["labels", key], label) for key, label in doc.data["labels"].items() if "term" in label]
     for name, item in doc.data["checks"].items():
         found += [(["checks", name, "labels", key], label) for key, label in item.get("labels", {}).items() if "term" in label]

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pypdf import PageObject, PdfReader, PdfWriter
-from pypdf.generic import ArrayObject, BooleanObject, DictionaryObject, Fit, FloatObject, NameObject, StreamObject, TextStringObject
+from pypdf.generic import ArrayObject, BooleanObject, DictionaryObject, Fit, FloatObject, IndirectObject, NameObject, StreamObject, TextStringObject
 
 from .cards import (
     CARD_MARGIN,
@@ -74,7 +74,7 @@ class Composition:
     def __init__(self, sources: dict[str, PdfReader]):
         self.writer = PdfWriter()
         self.sources = sources
-        self.forms: dict[tuple[str, int], tuple[str, Any]] = {}  # (source, page) -> (name, form)
+        self.forms: dict[tuple[str, int], tuple[str, IndirectObject]] = {}  # (source, page) -> (name, form)
         self.pages: list[tuple[float, float, list[str]]] = []  # width, height, drawing operators
         self.origin = (0.0, 0.0)  # where (0, 0) of the coordinates given is, from the page's top left
 
@@ -132,7 +132,7 @@ class Composition:
         return _pdf_bytes(self.writer)
 
 
-def page_form(page: PageObject, writer: PdfWriter):
+def page_form(page: PageObject, writer: PdfWriter) -> IndirectObject:
     """A reference, in `writer`, to a form XObject that draws `page` (one WeasyPrint page: one
     content stream). Cloning maps each source object once per writer, hence the shared fonts."""
     form: Any = page["/Contents"].get_object().clone(writer)  # type: ignore[union-attr]  # one content stream
@@ -144,7 +144,8 @@ def page_form(page: PageObject, writer: PdfWriter):
             NameObject("/Resources"): page["/Resources"].clone(writer),
         }
     )
-    return form.indirect_reference
+    reference: IndirectObject = form.indirect_reference  # the clone is in `writer`: it has one
+    return reference
 
 
 def card_faces(items: list[ItemPieces], room: float) -> list[list[tuple[int, Piece]]]:

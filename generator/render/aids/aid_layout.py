@@ -19,12 +19,15 @@ import io
 import itertools
 import os
 import re
+from collections.abc import Iterator
 from functools import cache
+from typing import Any, NoReturn
 
 import pypdfium2
 from pypdf import PdfReader
 from weasyprint import HTML
-from weasyprint.formatting_structure.boxes import LineBox, MarginBox, ReplacedBox, TextBox
+from weasyprint.document import Document, Page
+from weasyprint.formatting_structure.boxes import Box, LineBox, MarginBox, ReplacedBox, TextBox
 from weasyprint.text.fonts import FontConfiguration
 from weasyprint.urls import URLFetcher
 
@@ -48,7 +51,7 @@ from .cards import (
 )
 
 
-def paints(box) -> bool:
+def paints(box: Box) -> bool:
     """Whether a box puts ink on paper: text, images, or a border or background of its own.
     (Layout containers such as column boxes may be a few points taller than their content.)"""
     if isinstance(box, (TextBox, LineBox, ReplacedBox)):
@@ -58,7 +61,7 @@ def paints(box) -> bool:
     return bool(borders) or bool(background is not None and getattr(background, "alpha", 0) > 0)
 
 
-def overflowing_boxes(document) -> list[str]:
+def overflowing_boxes(document: Document) -> list[str]:
     """Boxes that paint outside their page's content area (checked on WeasyPrint's laid-out page boxes)."""
     problems = []
     tolerance = 0.75  # points
@@ -76,9 +79,10 @@ def overflowing_boxes(document) -> list[str]:
     return problems
 
 
-def _resources_and_streams(pdf: bytes):
+def _resources_and_streams(pdf: bytes) -> Iterator[tuple[Any, bytes]]:
     """Every (resources, content bytes) of the PDF: pages and, recursively, their form XObjects
-    (imposed card sheets keep each card as a form XObject)."""
+    (imposed card sheets keep each card as a form XObject). The resources as pypdf reads them (untyped there):
+    a dictionary, a reference to one, or None."""
     for page in PdfReader(io.BytesIO(pdf)).pages:
         content = page.get_contents()
         stack = [(page.get("/Resources"), content.get_data() if content is not None else b"")]
@@ -161,7 +165,7 @@ def with_page_height(html: str, height: float) -> str:
     return html.replace("</style>", f"@page {{ size: {CARD_TEXT[0]:.3f}pt {height:.3f}pt; }}\n</style>", 1)
 
 
-def extent(page) -> tuple[float, float]:
+def extent(page: Page) -> tuple[float, float]:
     """Top and bottom, in points from the page's top, of what a laid-out page paints."""
     tops, bottoms = [], []
     for box in painted_boxes(page):
@@ -171,7 +175,7 @@ def extent(page) -> tuple[float, float]:
     return (min(tops) * PX, max(bottoms) * PX) if tops else (0.0, 0.0)
 
 
-def part_on(page, number: int) -> tuple[str, Piece]:
+def part_on(page: Page, number: int) -> tuple[str, Piece]:
     """The piece on page `number` of the parts' document (one a page), by its id."""
     box = next(box for box in all_boxes(page) if "piece" in class_of(box))
     top, bottom = extent(page)
@@ -180,7 +184,7 @@ def part_on(page, number: int) -> tuple[str, Piece]:
     )
 
 
-def item_pieces(job: AidJob, document, name: str) -> list[ItemPieces]:
+def item_pieces(job: AidJob, document: Document, name: str) -> list[ItemPieces]:
     """Each item of the aid, in order, with the pages it was laid out on (the items' document)."""
     listed = [(number, item) for number, section in enumerate(job.sections) for item in section.items]
     items: list[ItemPieces] = []
@@ -199,7 +203,7 @@ def item_pieces(job: AidJob, document, name: str) -> list[ItemPieces]:
     return items
 
 
-def all_boxes(page):
+def all_boxes(page: Page) -> Iterator[Box]:
     """Every box of a laid-out page but its margin boxes, parents before children."""
     stack = [child for child in reversed(page._page_box.children) if not isinstance(child, MarginBox)]
     while stack:
@@ -208,7 +212,7 @@ def all_boxes(page):
         stack.extend(reversed(getattr(box, "children", [])))
 
 
-def painted_boxes(page):
+def painted_boxes(page: Page) -> Iterator[Box]:
     """The boxes of a page that put ink on paper, with a position."""
     return (
         box
@@ -217,7 +221,7 @@ def painted_boxes(page):
     )
 
 
-def class_of(box) -> list[str]:
+def class_of(box: Box) -> list[str]:
     element = getattr(box, "element", None)
     return element.get("class", "").split() if element is not None and getattr(box, "element_tag", None) else []
 
@@ -235,16 +239,16 @@ os.register_at_fork(after_in_child=font_config.cache_clear)  # a worker makes it
 atexit.register(font_config.cache_clear)
 
 
-class NothingFetcher(URLFetcher):
+class NothingFetcher(URLFetcher):  # type: ignore[misc]  # WeasyPrint has no type information
     """WeasyPrint's URL fetcher for the aids: fetches nothing (no file, no network) and remembers
     what was asked. The aids need no resource (fonts come from fontconfig); WeasyPrint logs a
     failed fetch and goes on, so `checked_document` refuses the aid afterwards."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         super().__init__()
         self.requested: list[str] = []
 
-    def fetch(self, url, headers=None):
+    def fetch(self, url: str, headers: object = None) -> NoReturn:
         self.requested.append(url)
         raise ValueError("aids fetch nothing")
 
@@ -253,7 +257,7 @@ DENSE = "\n{selector} {{ font-size: 88%; line-height: 1.08; }}  /* cards that di
 APART = "\n.item h3.apart {{ break-before: page; }}  /* a table on a card of its own, under its item's title again */\n"
 
 
-def lay_out_cards(html: str, name: str):
+def lay_out_cards(html: str, name: str) -> tuple[str, Document]:
     """The items' HTML as printed and their laid-out document, one card a page. A card whose content runs on
     past its page (a long table and its footnotes) would leave an untitled card behind: it is
     set smaller instead (its prose: a table keeps its type, aid_geometry.TABLE_PT), and if it still runs on,
@@ -273,7 +277,7 @@ def lay_out_cards(html: str, name: str):
         f'.item[id="{css_string(overrun[0])}"] {{ break-before: auto; }}\n'
     )  # no blank first page
 
-    def remedied(apart: list[str]):
+    def remedied(apart: list[str]) -> tuple[str, Document, list[str | None]]:
         """The HTML with the overrunning cards set smaller but those in `apart`, whose tables go apart; and the
         overrunning cards laid out again, with whose card each page is."""
         dense = ", ".join(f'.item[id="{css_string(item)}"]' for item in overrun if item not in apart)
@@ -318,7 +322,7 @@ def item_span(html: str, card: str) -> tuple[int, int]:
     return start, end if end >= 0 else len(html)
 
 
-def card_of_each_page(document) -> list[str | None]:
+def card_of_each_page(document: Document) -> list[str | None]:
     """The id of the card whose title stands on each page; None for a page without a card title
     (the rest of a card that ran over its page)."""
     cards: list[str | None] = []
@@ -335,7 +339,7 @@ def card_of_each_page(document) -> list[str | None]:
     return cards
 
 
-def checked_document(html: str, name: str):
+def checked_document(html: str, name: str) -> Document:
     """`html` laid out by WeasyPrint, or an AidError: a glyph no font has, a fetch, overflow. (How many
     pages a sheet may have is checked where the sheet is arranged: aid_compose.arrange_sheet.)"""
     missing = uncovered_characters(html)

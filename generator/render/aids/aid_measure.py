@@ -27,7 +27,7 @@ class Glyph:
     box: tuple[float, float, float, float]  # left, bottom, right, top: points from the page's bottom left
 
 
-def glyphs(page) -> list[Glyph]:
+def glyphs(page: pypdfium2.PdfPage) -> list[Glyph]:
     """Every visible glyph of a page (spaces and the glyphs pdfium makes up between words left out)."""
     text = page.get_textpage()
     matrix = pdfium_c.FS_MATRIX()
@@ -44,7 +44,7 @@ def glyphs(page) -> list[Glyph]:
 TABLE_RULE_GREY = (153, 153, 153)  # the colour the rules of a table are stroked in (aid-style.css.j2: #999), and nothing else
 
 
-def table_rules(page) -> list[tuple[float, float, float, float]]:
+def table_rules(page: pypdfium2.PdfPage) -> list[tuple[float, float, float, float]]:
     """The rules of the page's tables (in the pieces drawn as form XObjects, aid_compose.py) as left, bottom,
     right, top in points from the page's bottom left: each a line, horizontal or vertical."""
     found = []
@@ -64,7 +64,7 @@ def table_rules(page) -> list[tuple[float, float, float, float]]:
     return found
 
 
-def in_tables(page, found: list[Glyph]) -> list[Glyph]:
+def in_tables(page: pypdfium2.PdfPage, found: list[Glyph]) -> list[Glyph]:
     """The glyphs of `found` (on `page`) that stand in a table's cell: between rules above and below them and
     rules to their left and right."""
     rules = table_rules(page)

@@ -7,6 +7,7 @@ and `build` says so (NO_SITE_URL, on standard output after its summary)."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import segno
 from markupsafe import Markup
@@ -14,6 +15,9 @@ from ruamel.yaml import YAML
 
 from ...base.paths import MKDOCS_CONFIG
 from ...resolve.pages import CHANGES
+
+if TYPE_CHECKING:
+    from .cards import AidItem  # cards.py imports this module
 
 NO_SITE_URL = "note: the aids carry no QR code: mkdocs.yml has no site_url (the site's public address) to point it at"
 
@@ -42,7 +46,7 @@ def qr_svg(url: str) -> Markup:
     return Markup(svg.replace("<svg ", '<svg class="qr" role="img" aria-label="QR" ', 1))
 
 
-def qr_item(game: str, lang: str, base: str, title: str) -> dict:
+def qr_item(game: str, lang: str, base: str, title: str) -> AidItem:
     """The aid's QR item under its version (`title`): the code and its address in print (for a reader without a
     camera). What the version means is said on the page it leads to, not on the aid: the item stays small
     enough for the longest sheet (Chaos in the Old World's, two pages full) to keep its pages."""

@@ -15,17 +15,27 @@ import importlib.metadata
 import os
 import re
 import signal
+from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from functools import cache, partial
 from pathlib import Path
+from typing import NotRequired, TypedDict
 
+from jinja2 import Environment
 from markupsafe import Markup
 
 from ...base import aid_geometry, colours
-from ...base.aid_geometry import CARD_MARGIN, CARD_SIZE, CARD_TEXT, FONT_SIZE, MM  # noqa: F401  (CARD_MARGIN: the aids read it from here)
+
+# the card's geometry, re-exported: the aids' other modules read it from here
+from ...base.aid_geometry import CARD_MARGIN as CARD_MARGIN
+from ...base.aid_geometry import CARD_SIZE as CARD_SIZE
+from ...base.aid_geometry import CARD_TEXT as CARD_TEXT
+from ...base.aid_geometry import FONT_SIZE
+from ...base.aid_geometry import MM as MM
 from ...base.children import die_with_parent, held_interrupts, let_interrupts_in
 from ...base.errors import KbError
+from ...base.jsontypes import JSON, JSONObject
 from ...base.languages import fill
 from ...base.safe_markdown import Linker, render, without_tables
 from ...load.model import Entry
@@ -101,6 +111,31 @@ class AidFetchError(AidError):
     code = "B005"
 
 
+class AidItem(TypedDict):
+    """One item of an aid (an entry, a faction, an answer table, the open questions, the QR code): one card
+    or more, and one block of the sheet."""
+
+    id: str
+    anchor: str  # its id in the aid's HTML
+    title: str
+    html: Markup  # its body
+    fallback: str | None  # "shown in <language>" when its text is not in the reader's language
+    questions: list[str]  # the open questions it is marked with (clarification ids)…
+    marks: NotRequired[list[int]]  # …and their numbers (number_questions)
+    ref: str  # its place on the site (several, joined by " · ", for a faction)
+    colour: str | None  # its own rule's colour (a faction's), else its section's
+    icon: str | None
+    faction: bool
+
+
+class AidSection(TypedDict):
+    title: str
+    colour: str
+    icon: str | None
+    items: list[AidItem]
+    last_on_sheet: NotRequired[bool]  # see PrintedSection
+
+
 @dataclass
 class AidFiles:
     game: str
@@ -113,7 +148,7 @@ ANSWERS_COLOUR, QUESTIONS_COLOUR = colours.ANSWERS, colours.QUESTIONS  # validat
 COLOUR = re.compile(r"#[0-9a-fA-F]{6}")
 
 
-def aid_sections(resolved: Resolved, game: str, lang: str, tables: AnswerTables | None = None, site: str | None = None) -> list[dict]:
+def aid_sections(resolved: Resolved, game: str, lang: str, tables: AnswerTables | None = None, site: str | None = None) -> list[AidSection]:
     """The aid's sections, each with its colour and icon and its items in the reader's language: an
     item is one entry (title, body as safe HTML), one faction (name, colour, icon, table rows, the
     bodies of its entries) or one answer table (last, in a section of their own). The printed cards stack the
@@ -121,7 +156,7 @@ def aid_sections(resolved: Resolved, game: str, lang: str, tables: AnswerTables 
     With the site's public address (`site`), a QR code to the game's changes page comes first (aid_qr.py): the first
     card; the sheet, whose first page is for the rules, puts it after them (`last_on_sheet`)."""
     kb = resolved.kb
-    sections = []
+    sections: list[AidSection] = []
     if site:
         labels = resolved.languages.ui(lang)
         date = rulings_date(resolved, game)
@@ -170,7 +205,7 @@ def aid_sections(resolved: Resolved, game: str, lang: str, tables: AnswerTables 
     return sections
 
 
-def number_questions(sections: list[dict]) -> list[str]:
+def number_questions(sections: list[AidSection]) -> list[str]:
     """Number the open questions in the order the aid first marks them: each item's `questions`
     (clarification ids) become its `marks` (their numbers). Returns the questions in that order."""
     order: list[str] = []
@@ -184,7 +219,7 @@ def number_questions(sections: list[dict]) -> list[str]:
 QUESTIONS_PER_CARD = 800  # characters of questions and rulings one card holds, with room to spare
 
 
-def questions_items(resolved: Resolved, game: str, lang: str, questions: list[str], printed: set[str]) -> list[dict]:
+def questions_items(resolved: Resolved, game: str, lang: str, questions: list[str], printed: set[str]) -> list[AidItem]:
     """The aid's footnotes: each open question once, numbered as its marks, asked in the reader's
     language, with the ruling the aid follows until it is checked (unless the aid prints that ruling),
     as many items (cards) as they need."""
@@ -219,7 +254,7 @@ def questions_items(resolved: Resolved, game: str, lang: str, questions: list[st
     ]
 
 
-def answer_item(resolved: Resolved, lang: str, table: AnswerTable) -> dict:
+def answer_item(resolved: Resolved, lang: str, table: AnswerTable) -> AidItem:
     """An answer table's card: the question it answers as its title, the table, a reference to the Calculators page."""
     html = Markup(aid_environment().get_template("answer-table.html.j2").render(t=table))
     return {
@@ -236,7 +271,7 @@ def answer_item(resolved: Resolved, lang: str, table: AnswerTable) -> dict:
     }
 
 
-def entry_item(resolved: Resolved, game: str, lang: str, entry_id: str) -> dict:
+def entry_item(resolved: Resolved, game: str, lang: str, entry_id: str) -> AidItem:
     entry = resolved.kb.entries[entry_id]
     labels = resolved.languages.ui(lang)
     html, shown = entry_body(resolved, game, lang, entry_id)
@@ -275,10 +310,12 @@ def entry_body(resolved: Resolved, game: str, lang: str, entry_id: str) -> tuple
     return Markup(html), shown
 
 
-def faction_item(resolved: Resolved, game: str, lang: str, faction: dict) -> dict:
+def faction_item(resolved: Resolved, game: str, lang: str, faction: JSONObject) -> AidItem:
     """A faction's card: its rows of a table (the column that names the faction left out), then the
     bodies of its entries, without their titles."""
-    parts, questions, refs = [], [], []
+    parts: list[Markup] = []
+    questions: list[str] = []
+    refs: list[str] = []
     if "rows" in faction:
         table_id, where = faction["rows"]["table"], faction["rows"]["where"]
         table = resolved.kb.entries[table_id]["table"]
@@ -337,14 +374,14 @@ def aid_text(resolved: Resolved, entry: Entry, lang: str) -> str:
     return text
 
 
-def table_html(resolved: Resolved, table: dict, lang: str, entry_id: str | None) -> Markup:
+def table_html(resolved: Resolved, table: JSONObject, lang: str, entry_id: str | None) -> Markup:
     """A data table for an aid, every cell plain text (escaped by the template); the table's note is
     an editors' note and stays off the aid (an open question about it is marked at the item's title). A heading or
     cell shown in another language than the reader's prints that language's code as a mark, named
     under the table like any fallback text."""
     text = resolved.table(table, lang)
 
-    def shown(value) -> str | None:
+    def shown(value: JSON) -> str | None:
         """The language a per-language value is shown in, when it is not the reader's."""
         if isinstance(value, dict) and value and lang not in value:
             return resolved.languages.pick(value, lang)
@@ -368,7 +405,7 @@ def table_html(resolved: Resolved, table: dict, lang: str, entry_id: str | None)
 
 
 @cache
-def aid_environment():
+def aid_environment() -> Environment:
     """The aids' templates (autoescaping), with their CSS filters; made once per process."""
     env = environment("cards")
     env.filters["css_string"] = css_string
@@ -617,7 +654,7 @@ class PendingAids:
         elif self.pool is not None:
             self.cancel()  # every aid came from the cache
 
-    def each(self):
+    def each(self) -> Iterator[AidFiles]:
         """Every aid, in game × language order, as it is ready; none is kept here once handed
         over, so a large corpus's aids can be written out without all being in memory at once.
         If an aid fails, its AidError is raised and the aids not started yet are dropped."""
@@ -635,7 +672,7 @@ class PendingAids:
         if self.pool is not None:
             self.pool.shutdown()
 
-    def files(self):
+    def files(self) -> Iterator[tuple[str, bytes]]:
         """(name under cards/, content) of every aid's files, as each aid is ready (see `each`)."""
         return (item for aid in self.each() for item in aid.files.items())
 
