@@ -478,3 +478,15 @@ def test_an_entry_taken_off_a_bundled_aid_fails_naming_it(game: str, entry: str,
     _, problems = validate(Path("data"))
     assert [(p.path, p.code) for p in problems.items] == [(f"data/games/{game}/cards.yaml", "E070")]
     assert f"'{entry}' is needed for" in problems.items[0].message
+
+
+@pytest.mark.unit
+def test_an_answer_table_whose_label_is_gone_is_a_problem_not_a_crash(tmp_path: Path, monkeypatch):
+    """A label an answer table heads its columns with, deleted (found by the fuzz test): E088's measure of the
+    table says the key itself; the missing label is reported, and validate does not raise."""
+    data = prepare("E088", tmp_path, monkeypatch)
+    calculators = data / "games/mini/calculators.yaml"
+    text = calculators.read_text(encoding="utf-8")
+    calculators.write_text("".join(line for line in text.splitlines(keepends=True) if not line.startswith("  retreats:")), encoding="utf-8")
+    kb, problems = validate(data)
+    assert problems and any("'retreats'" in line for line in printed_lines(problems)), printed_lines(problems)

@@ -225,8 +225,8 @@ def _too_wide(kb: KnowledgeBase, doc: Document, game: str, table: JSONObject, sc
             continue  # E063
 
         def label(key: str, language: str = language) -> str:
-            if "term" in labels[key] and labels[key]["term"] not in kb.terms:
-                return key  # E083
+            if key not in labels or ("term" in labels[key] and labels[key]["term"] not in kb.terms):
+                return key  # E081, E083
             return str(kb.languages.text(label_texts(kb, labels[key]), language))
 
         layouts[language] = layout(table, game, schemas, label, kb.languages.ui(language)["calculator"])
