@@ -313,10 +313,11 @@ class Rules(Game):
         bridge, the Great Tunnel: wizards-quest/adjacency; the map is not printed, so the player names them): each
         group of his connected locations holding a castle is one kingdom, each location in one kingdom only
         (wizards-quest/kingdom, wizards-quest/reinforcement); then the men they bring (the reinforcements check)."""
-        castles = {place["location"]: place.get("castle", False) for place in locations}
+        castles: dict[str, bool] = {}
         for place in locations:
-            if [other["location"] for other in locations].count(place["location"]) > 1:
+            if place["location"] in castles:
                 raise REFUSALS("location-given-twice", rule=self.KINGDOM_RULE, location=place["location"])
+            castles[place["location"]] = place.get("castle", False)
         next_to: dict[str, set[str]] = {name: set() for name in castles}
         for connection in connections or []:
             for end in (connection["between"], connection["to"]):
@@ -726,10 +727,7 @@ class Rules(Game):
                 raise REFUSALS("neighbour-is-the-rampaging-location", rule=self.PHASE_RULES["orc-attack-direction"], location=name)
             if any(other["location"] == name for other in places):
                 raise REFUSALS("neighbour-given-twice", rule=self.PHASE_RULES["orc-attack-direction"], location=name)
-            if place.get("orcs") and (place.get("men") or place.get("hero") or place.get("sorcerer")):
-                raise REFUSALS("orcs-with-players-pieces", rule=self.OCCUPANCY_RULE)
-            if place.get("hero") and place.get("sorcerer"):
-                raise REFUSALS("hero-and-sorcerer-in-one-space", rule=self.OCCUPANCY_RULE)
+            self._force_range("defender", dict(place), None, None)  # refuses an impossible space, as `attack` does
             through_tunnel = place.get("attacked_across") == "great_tunnel"
             if tunnel_seen and not through_tunnel:
                 tunnel = next(other["location"] for other in places if other.get("attacked_across") == "great_tunnel")
