@@ -74,9 +74,8 @@ def _choose_keys(field: dict[str, Any], values: list[str]) -> None:
     if "propertyNames" not in field:
         field["propertyNames"] = {"enum": values}
         return
-    inner = field["additionalProperties"]
+    inner = field["additionalProperties"]  # a copy already (with_choices copies every level)
     if isinstance(inner, dict) and inner.get("type") == "object" and "additionalProperties" in inner:
-        field["additionalProperties"] = inner = dict(inner)
         _choose_keys(inner, values)
 
 
