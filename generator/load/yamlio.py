@@ -269,7 +269,8 @@ def _parser_problem(err: MarkedYAMLError, text: str) -> tuple[tuple[int, int], s
     position = (mark.line + 1, mark.column + 1) if mark else (1, 1)
     message = " ".join(f"{err.context or ''} {err.problem or ''}".split()) or "invalid YAML"
     problem = err.problem or ""
-    unindented = _unindented_block_text(text.split("\n"), mark.line) if mark is not None else None
+    lines = text.split("\n")
+    unindented = _unindented_block_text(lines, mark.line) if mark is not None else None
     if unindented is not None:
         line, column, key, header = unindented
         return (
@@ -277,8 +278,11 @@ def _parser_problem(err: MarkedYAMLError, text: str) -> tuple[tuple[int, int], s
             "E007",
             (f"this line is the text of '{key}:' (line {header}) but is not indented under it: indent the text further than '{key}:'"),
         )
+    key_before_flow = KEY_BEFORE_FLOW.match(lines[mark.line]) if mark is not None and mark.line < len(lines) else None
+    if key_before_flow is not None:  # `name {en: …, ru: …}`: YAML reads text up to the first comma, then stops
+        name = key_before_flow.group(2)
+        return (position[0], key_before_flow.start(2) + 1), "E001", f"a colon is missing after '{name}': write '{name}: {{…}}'"
     if mark is not None and "mapping values are not allowed" in problem:
-        lines = text.split("\n")
         before = lines[mark.line][: mark.column] if mark.line < len(lines) else ""
         if re.search(r":(\s|$)", before):
             return position, "E001", "a colon and a space inside an unquoted value start a new mapping: put the value in quotes"
@@ -295,6 +299,7 @@ def _parser_problem(err: MarkedYAMLError, text: str) -> tuple[tuple[int, int], s
     return position, "E001", message
 
 
+KEY_BEFORE_FLOW = re.compile(r"^( *(?:- +)?)([A-Za-z_][\w-]*) +[{\[]")  # `labels {en: …, ru: …}`: a name, a space, a flow collection
 KEY_WITHOUT_COLON = re.compile(r"^( *(?:- +)?)([a-z_]+) +[^\s:#][^:#]*$")  # `- id citow/x`: a name, a space, a value, no colon
 
 
