@@ -13,7 +13,7 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 from browser import search, serve
-from conftest import REPO
+from conftest import REPO, bundled_validated
 from selenium.webdriver.support.ui import WebDriverWait
 
 from generator.base.problems import Problems
@@ -332,3 +332,26 @@ def test_the_glossary_defines_each_term_first_under_a_letter_bar(bundled_build: 
         for anchor, _ in headings:
             after = page[page.index(f'<h3 id="{anchor}"') :]
             assert '<p class="kb-gloss"' in after[: after.index("kb-glossary-names")], anchor  # the definition, then the names
+
+
+@pytest.mark.integration
+def test_the_glossary_says_where_the_readers_name_comes_from(bundled_build: Path):
+    """An English reader sees for every term whether its English name is the published edition's, ours or
+    unconfirmed (the glossary's `english`); a Polish reader sees it for the Polish names we rendered
+    (`status`); a Russian reader of a game whose sources are Russian sees nothing: the name is the source's."""
+    kb, _ = bundled_validated()
+    ui = {lang: load_yaml(REPO / "data" / "languages" / lang / "ui.yaml", "ui.yaml", Problems())["ui"] for lang in ("en", "pl", "ru")}
+    terms = {term["id"].rsplit("/", 1)[1]: term for term in kb.terms_of("marauders")}
+    for lang in ("en", "pl", "ru"):
+        page = (bundled_build / "site" / lang / "marauders" / GLOSSARY.html).read_text(encoding="utf-8")
+        shown = dict(re.findall(r'<h3 id="term-([^"]+)".*?<p class="kb-glossary-names">(?:<em>([^<]*)</em> · )?', page, re.S))
+        assert shown.keys() == terms.keys(), lang
+        for name, term in terms.items():
+            if lang == "en":
+                expected = ui["en"][f"english_{term['english']}"]
+            else:
+                status = term.get("status", {}).get(lang)
+                expected = ui[lang][f"name_{status}"] if status else ""
+            assert html.unescape(shown[name]) == expected, (lang, name)
+    assert {"published", "ours"} <= {t["english"] for t in terms.values()}  # both kinds are seen on the page
+    assert any(t.get("status", {}).get("pl") for t in terms.values())

@@ -25,7 +25,7 @@ from ..base.languages import fill
 from ..base.paths import TEMPLATES
 from ..base.safe_markdown import Linker, render, without_tables
 from ..base.textmatch import reads_as_english
-from ..load.model import Entry, Game, Source
+from ..load.model import Entry, Game, Source, Term
 from ..resolve.pages import (
     A_TO_Z,
     ALL_CLARIFICATIONS,
@@ -567,6 +567,7 @@ class SiteRenderer:
                     "variants": variants,
                     "definition": self.link(term["definition"], game_id, reader) if "definition" in term else None,
                     "gloss": self.langs.shown(term["gloss"], reader) if "gloss" in term else None,  # (text, its language)
+                    "standing": labels[standing] if name_lang == reader and (standing := name_standing(term, reader)) else None,
                 }
             )
         terms.sort(key=lambda t: t["sort"])
@@ -747,3 +748,13 @@ def alphabetical_groups(games: list[tuple[str, NavItem]]) -> list[NavItem]:
 
     names = next((labels(n) for n in range(1, 17) if len({x.lower() for x in labels(n)}) == len(chunks)), labels(16))
     return [nav_item(name, [entry for _, entry in chunk]) for name, chunk in zip(names, chunks, strict=True)]
+
+
+def name_standing(term: Term, reader: str) -> str | None:
+    """The label saying where a term's name in the reader's language comes from: English by the
+    glossary's `english` (a published edition's term, ours, or a guess to check), another language by
+    its `status` where its name is not the game's sources' own; None for a name the sources use."""
+    if reader == "en":
+        return f"english_{term['english']}"
+    status = term.get("status", {}).get(reader)
+    return f"name_{status}" if status else None
