@@ -62,10 +62,11 @@ REFUSALS = Refusals(
         ),
     }
 )
-# a Battle given after the Attack ended, as a location became unoccupied (Rules.attack's `ended`): the refusal that says which
+# a Battle given after the Attack ended, as a location became unoccupied (Rules.attack's `ended`, a code its calculator
+# labels): the refusal that says which
 ATTACK_OVER = {
-    "the attacked location is unoccupied": "attack-over-attacked-location-unoccupied",
-    "the attacking location is unoccupied": "attack-over-attacking-location-unoccupied",
+    "attacked_location_unoccupied": "attack-over-attacked-location-unoccupied",
+    "attacking_location_unoccupied": "attack-over-attacking-location-unoccupied",
 }
 
 
@@ -596,7 +597,7 @@ class Rules(Game):
         scatter_defender = bool(attacking.get("sorcerer"))
         scatter_attacker = bool(attacking.get("sorcerer") and defending.get("sorcerer"))
         removed = {"attacker": {"destroyed": 0, "scattered": 0}, "defender": {"destroyed": 0, "scattered": 0}}
-        ended = "the attacked location is unoccupied" if empty_from_the_start else None
+        ended = "attacked_location_unoccupied" if empty_from_the_start else None
         for number, battle in enumerate(battles, 1):
             if ended:
                 raise REFUSALS(ATTACK_OVER[ended], rule=self.DURATION_RULE, number=number)
@@ -612,11 +613,11 @@ class Rules(Game):
                 }
             )
             if not self._occupied(defending):
-                ended = "the attacked location is unoccupied"
+                ended = "attacked_location_unoccupied"
             elif not self._occupied(attacking):
-                ended = "the attacking location is unoccupied"
+                ended = "attacking_location_unoccupied"
         if not ended:
-            ended = "the attacker stopped" if stop else None
+            ended = "attacker_stopped" if stop else None
         result["ended"] = ended
         result["removed"] = removed
         captured = not self._occupied(defending) and self._occupied(attacking)
