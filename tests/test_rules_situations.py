@@ -363,7 +363,7 @@ def test_citow_round_dials_stop_at_victory(rc):
         },
     )
     assert result["ticks"] == {"khorne": 2, "nurgle": 1} and result["ticks_turned"] == {"khorne": 1, "nurgle": 1}
-    assert result["revealed"]["khorne"] == [{"position": 7, "instruction": "Victory!", "threat": None}]
+    assert result["revealed"]["khorne"] == [{"position": 7, "instruction": "victory", "threat": None}]
     assert result["instructions_to_carry_out"] == {"nurgle": {"chaos_cards_drawn": 1 * 2}}
     assert result["game_end"] == {"game_ends": True, "condition": "greatest_threat", "winners": ["khorne"]}
 
