@@ -57,8 +57,8 @@ def test_an_optional_part_is_said_only_when_its_fields_are_there():
 @pytest.mark.unit
 def test_a_place_names_a_field_of_each_record_of_a_list():
     ru = Words(SAY, "c", "ru")
-    reasons = {"reasons": [{"code": "khorne", "message": "Blood"}, {"code": "nurgle", "message": "Plague"}]}
-    assert sentence("{reasons.code}.[ ({reasons.code})]", reasons, ru) == "Кхорн, Нургл. (Кхорн, Нургл)"
+    reasons = {"reasons": [{"code": "nurgle", "message": "Plague"}, {"code": "nurgle", "message": "Plague again"}]}
+    assert sentence("{reasons.code}.[ ({reasons.code})]", reasons, ru) == "Нургл, Нургл. (Нургл, Нургл)"
     assert sentence("{reasons.code}.[ ({reasons.code})]", {"reasons": []}, ru) == "нет."  # no records: none, a [part] left out
     schema = {"properties": {"reasons": {"type": "array", "items": {"properties": {"code": {"enum": ["khorne"]}, "message": {}}}}}}
     assert output_paths(schema) == {"reasons", "reasons.code", "reasons.message"}
