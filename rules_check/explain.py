@@ -18,12 +18,23 @@ from .core import DataFileError, InputError, RulesError
 
 
 def _value_at(output: dict[str, Any], path: str) -> Any:
+    """The output's value at a dotted path; past a list of records, each record's field ({reasons.code}: the code of
+    each reason), and null when the list has none (said "none", and a [part] naming it is left out)."""
     value: Any = output
     for part in path.split("."):
-        if not isinstance(value, dict) or part not in value:
-            raise DataFileError(f"the answer template names '{path}', which the output lacks")
-        value = value[part]
+        if isinstance(value, list):
+            value = [_field(item, part, path) for item in value] or None
+            if value is None:
+                return None
+        else:
+            value = _field(value, part, path)
     return value
+
+
+def _field(value: Any, part: str, path: str) -> Any:
+    if not isinstance(value, dict) or part not in value:
+        raise DataFileError(f"the answer template names '{path}', which the output lacks")
+    return value[part]
 
 
 class Words:

@@ -20,7 +20,7 @@ from selenium.webdriver.support.ui import WebDriverWait
 from generator.base.json_schema import check_schemas
 from generator.render.calculators import calculator_anchor, with_choices
 from generator.resolve.pages import CALCULATORS, GAME_INDEX
-from generator.validate.validate_calculators import names_to_label
+from generator.validate.validate_calculators import names_to_label, output_paths
 from rules_check.core import CheckId
 from rules_check.explain import Words, sentence
 
@@ -52,6 +52,16 @@ def test_an_optional_part_is_said_only_when_its_fields_are_there():
     assert sentence(template, {"hits": 2, "kills": 1, "legal": False}, en) == "Hits: 2. Kills: 1. Legal: no."
     assert sentence(template, {"hits": 2, "legal": None}, en) == "Hits: 2."  # absent, and null (not judged)
     assert sentence("[{a}][ {b}]", {"a": "{x}", "b": 1}, en) == "{x} 1"  # braces in values stay text
+
+
+@pytest.mark.unit
+def test_a_place_names_a_field_of_each_record_of_a_list():
+    ru = Words(SAY, "c", "ru")
+    reasons = {"reasons": [{"code": "nurgle", "message": "Plague"}, {"code": "nurgle", "message": "Plague again"}]}
+    assert sentence("{reasons.code}.[ ({reasons.code})]", reasons, ru) == "Нургл, Нургл. (Нургл, Нургл)"
+    assert sentence("{reasons.code}.[ ({reasons.code})]", {"reasons": []}, ru) == "нет."  # no records: none, a [part] left out
+    schema = {"properties": {"reasons": {"type": "array", "items": {"properties": {"code": {"enum": ["khorne"]}, "message": {}}}}}}
+    assert output_paths(schema) == {"reasons", "reasons.code", "reasons.message"}
 
 
 def worked_examples(data: Path) -> list[tuple[str, str, dict, dict, str]]:

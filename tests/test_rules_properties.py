@@ -271,7 +271,7 @@ def test_wq_no_battle_is_fought_against_an_unoccupied_location(rc, men, hero, de
         before = [defender] + [b["defender_after"] for b in result["battles"]]
         assert all(_wq_occupied(force) for force in before[: len(result["battles"])])  # each Battle had a defender
         if not _wq_occupied(defender):
-            assert result["ended"] == "the attacked location is unoccupied" and result["capture"]["must_capture"] is (men > 1 or hero)
+            assert result["ended"] == "attacked_location_unoccupied" and result["capture"]["must_capture"] is (men > 1 or hero)
 
 
 # -- Chaos in the Old World: the Old World token supply is finite -------------------------------------------------

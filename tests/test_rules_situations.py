@@ -170,7 +170,7 @@ def test_wq_attack_ends_when_a_location_is_unoccupied(rc):
     assisted = _wq_attack(rc, {"men": 1}, {"men": 1}, [{"attacker_roll": 1, "defender_roll": 6, "assist_men": 2}])
     assert assisted["capture"] == {**assisted["capture"], "must_capture": True, "men_that_may_move_in": 2}
     going_on = _wq_attack(rc, {"men": 3}, {"men": 3}, [{"attacker_roll": 5, "defender_roll": 5}], stop=True)
-    assert going_on["ended"] == "the attacker stopped" and going_on["removed"]["attacker"]["destroyed"] == 1
+    assert going_on["ended"] == "attacker_stopped" and going_on["removed"]["attacker"]["destroyed"] == 1
 
 
 def test_wq_both_sorcerers_scatter_both_sides(rc):
@@ -363,7 +363,7 @@ def test_citow_round_dials_stop_at_victory(rc):
         },
     )
     assert result["ticks"] == {"khorne": 2, "nurgle": 1} and result["ticks_turned"] == {"khorne": 1, "nurgle": 1}
-    assert result["revealed"]["khorne"] == [{"position": 7, "instruction": "Victory!", "threat": None}]
+    assert result["revealed"]["khorne"] == [{"position": 7, "instruction": "victory", "threat": None}]
     assert result["instructions_to_carry_out"] == {"nurgle": {"chaos_cards_drawn": 1 * 2}}
     assert result["game_end"] == {"game_ends": True, "condition": "greatest_threat", "winners": ["khorne"]}
 
@@ -541,7 +541,7 @@ def test_wq_a_battle_against_an_unoccupied_location_is_refused(rc, defender):
     with pytest.raises(rc.RulesError, match="Battle 1: the attacked location is unoccupied.*clarify-attack-on-unoccupied"):
         _wq_attack(rc, {"men": 3}, defender, [{"attacker_roll": 1, "defender_roll": 6}])
     captured = _wq_attack(rc, {"men": 3}, defender, [])
-    assert captured["battles"] == [] and captured["ended"] == "the attacked location is unoccupied"
+    assert captured["battles"] == [] and captured["ended"] == "attacked_location_unoccupied"
     assert captured["capture"]["must_capture"] is True and captured["capture"]["men_that_may_move_in"] == 2
     assert "wizards-quest/clarify-attack-on-unoccupied-location" in captured["rules"]
 

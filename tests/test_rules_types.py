@@ -20,8 +20,9 @@ pytestmark = pytest.mark.unit
 SCHEMAS = Path(__file__).resolve().parent.parent / "rules_check" / "schemas"
 MODULES = {"battlelore": battlelore, "citow": citow, "marauders": marauders, "wizards_quest": wizards_quest}
 
-# (game, schema place, TypedDict): the place is `<check>_input` then `.key` (a property), `[]` (an array's items) or
-# `.*` (a map's values); a TypedDict that describes several places is listed at each
+# (game, schema place, TypedDict): the place is `<check>_input` then `.key` (a property), `[]` (an array's items),
+# `.*` (a map's values) or `|n` (the n-th form of a `oneOf`, from 0); a TypedDict that describes several places is
+# listed at each
 TYPES: list[tuple[str, str, Any]] = [
     ("marauders", "score_input.lines[]", marauders.ScoredLine),
     ("marauders", "standings_input.tribes.*", marauders.Tribe),
@@ -69,7 +70,20 @@ TYPES: list[tuple[str, str, Any]] = [
     ("battlelore", "attack_input.heroic_damage", battlelore.HeroicDamage),
     ("battlelore", "move_input.unit", battlelore.MovingUnit),
     ("battlelore", "move_input.terrain[]", battlelore.TerrainSpot),
+    ("wizards_quest", "battle_input|0.battles[]", wizards_quest.BattleRoll),
+    ("wizards_quest", "battle_input|1.battles[]", wizards_quest.BothRolls),
+    ("wizards_quest", "battle_input|1.battles[].attacker", wizards_quest.BattleRoll),
+    ("wizards_quest", "battle_input|1.battles[].defender", wizards_quest.BattleRoll),
+    ("wizards_quest", "may_attack_input.attacker", wizards_quest.AttackingForce),
+    ("wizards_quest", "may_attack_input.target", wizards_quest.Target),
+    ("wizards_quest", "attack_input.attacker", wizards_quest.AttackingForce),
+    ("wizards_quest", "attack_input.defender", wizards_quest.DefendingForce),
+    ("wizards_quest", "attack_input.battles[]", wizards_quest.AttackBattle),
     ("wizards_quest", "dragon_phase_input.landings[]", wizards_quest.Landing),
+    ("wizards_quest", "scatter_input.pieces", wizards_quest.Pieces),
+    ("wizards_quest", "orc_phase_input.orc_locations[]|0", wizards_quest.OrcTerritory),
+    ("wizards_quest", "orc_phase_input.orc_locations[]|1", wizards_quest.OrcCastle),
+    ("wizards_quest", "orc_phase_input.castles_adjacent_to_region[]", wizards_quest.RegionCastles),
     ("wizards_quest", "kingdoms_input.locations[]", wizards_quest.Held),
     ("wizards_quest", "kingdoms_input.connections[]", wizards_quest.Connection),
     ("wizards_quest", "orc_rampage_input.neighbours[]", wizards_quest.Neighbour),
@@ -93,15 +107,15 @@ def _resolve(schema: dict[str, Any], node: dict[str, Any]) -> dict[str, Any]:
 def _place(game: str, path: str) -> dict[str, Any]:
     """The schema object at `path` (see TYPES)."""
     schema = _schema(game)
-    head, _, rest = path.partition(".")
-    head, brackets = head.split("[", 1) if "[" in head else (head, "")
+    head, *steps = path.replace("[]", ".[]").replace("|", ".|").split(".")
     node = _resolve(schema, schema["$defs"][head])
-    steps = ("[" + brackets if brackets else "") + ("." + rest if rest else "")
-    for step in steps.replace("[]", ".[]").split(".")[1:]:
+    for step in steps:
         if step == "[]":
             node = node["items"]
         elif step == "*":
             node = node["additionalProperties"]
+        elif step.startswith("|"):
+            node = node["oneOf"][int(step[1:])]
         else:
             node = node["properties"][step]
         node = _resolve(schema, node)
@@ -154,6 +168,13 @@ def test_keys_see_a_missing_key() -> None:
     assert _keys(marauders.Draw) == ({"card"}, {"green", "line", "space"})
 
 
+def test_places_reach_the_forms_of_a_one_of() -> None:
+    """`|n` picks a `oneOf` form, and the forms' objects are among the places a TypedDict must describe."""
+    assert set(_place("wizards_quest", "orc_phase_input.orc_locations[]|1")["properties"]) == {"castle", "orcs"}
+    assert set(_place("wizards_quest", "battle_input|1.battles[].attacker")["properties"]) == {"death_range", "roll"}
+    assert {"battle_input|0.battles[]", "orc_phase_input.orc_locations[]|0"} <= set(_closed_objects("wizards_quest"))
+
+
 def _closed_objects(game: str) -> list[str]:
     """The places of every object with fixed keys nested in a check's input (the inputs themselves are the check
     methods' parameters), in TYPES' notation."""
@@ -162,6 +183,9 @@ def _closed_objects(game: str) -> list[str]:
 
     def walk(node: dict[str, Any], path: str, top: bool) -> None:
         node = _resolve(schema, node)
+        for number, form in enumerate(node.get("oneOf", [])):
+            if "properties" in _resolve(schema, form):
+                walk(form, f"{path}|{number}", top)
         if "properties" in node:
             if not top:
                 found.append(path)
@@ -178,8 +202,7 @@ def _closed_objects(game: str) -> list[str]:
     return found
 
 
-# wizards_quest is not held to it yet: its attack, may_attack, scatter and orc_phase inputs still have untyped objects
-@pytest.mark.parametrize("game", ["battlelore", "citow", "marauders"])
+@pytest.mark.parametrize("game", sorted(MODULES))
 def test_every_closed_input_object_has_a_typeddict(game: str) -> None:
     """A nested object the schema gives fixed keys has its TypedDict in TYPES: a new one in the schema fails here."""
     tabled = {path for tabled_game, path, _ in TYPES if tabled_game == game}

@@ -44,9 +44,11 @@ def names_to_label(schema: JSON) -> list[str]:
 
 
 def output_paths(schema: JSON, prefix: str = "") -> set[str]:
-    """Every dotted path of named fields in an output schema ("vp_gained", "attacker.losses")."""
+    """Every dotted path of named fields in an output schema ("vp_gained", "attacker.losses"), through a list of
+    records to their fields ("reasons.code": each reason's code)."""
     paths: set[str] = set()
-    for alternative in [schema, *schema.get("oneOf", []), *schema.get("anyOf", [])]:
+    records = [schema["items"]] if isinstance(schema.get("items"), dict) else []
+    for alternative in [schema, *schema.get("oneOf", []), *schema.get("anyOf", []), *records]:
         for name, sub in alternative.get("properties", {}).items():
             paths.add(prefix + name)
             paths |= output_paths(sub, f"{prefix}{name}.")

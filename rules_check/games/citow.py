@@ -1539,7 +1539,7 @@ class Rules(Game):
         revealed: list[dict[str, Any]] = []
         for at in range(position + 1, after + 1):
             window = windows.get(str(at), {})
-            instruction = "Victory!" if at == victory_at else window.get("instruction")
+            instruction = "victory" if at == victory_at else window.get("instruction")  # the Victory! window, by its code
             revealed.append({"position": at, "instruction": instruction, "threat": window.get("threat")})
         unknown = [r["position"] for r in revealed if r["instruction"] is None]
         effects = None if unknown else _dial_effects([r["instruction"] for r in revealed if r["position"] != victory_at])

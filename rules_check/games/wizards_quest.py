@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from fractions import Fraction
-from typing import Any, NotRequired, TypedDict
+from typing import Any, NotRequired, TypedDict, cast
 
 from ..core import Game, GameData, Refusals, check
 
@@ -62,11 +62,94 @@ REFUSALS = Refusals(
         ),
     }
 )
-# a Battle given after the Attack ended, as a location became unoccupied (Rules.attack's `ended`): the refusal that says which
+# a Battle given after the Attack ended, as a location became unoccupied (Rules.attack's `ended`, a code its calculator
+# labels): the refusal that says which
 ATTACK_OVER = {
-    "the attacked location is unoccupied": "attack-over-attacked-location-unoccupied",
-    "the attacking location is unoccupied": "attack-over-attacking-location-unoccupied",
+    "attacked_location_unoccupied": "attack-over-attacked-location-unoccupied",
+    "attacking_location_unoccupied": "attack-over-attacking-location-unoccupied",
 }
+
+
+class BattleRoll(TypedDict):
+    """One side's roll in a Battle and its own death range (battle_roll: battle_input.battles, one side's or each side's)."""
+
+    death_range: int
+    roll: int
+
+
+class BothRolls(TypedDict):
+    """A whole Battle: both sides' death ranges and rolls (battle_input.battles without `side`)."""
+
+    attacker: BattleRoll
+    defender: BattleRoll
+
+
+class AttackingForce(TypedDict):
+    """The forces in the attacking location (may_attack_input.attacker, attack_input.attacker)."""
+
+    men: NotRequired[int]
+    hero: NotRequired[bool]
+    sorcerer: NotRequired[bool]
+
+
+class Target(TypedDict):
+    """What an attack goes into (may_attack_input.target)."""
+
+    kind: str
+    hero: NotRequired[bool]
+    sorcerer: NotRequired[bool]
+    in_wizards_region: NotRequired[bool]
+    adjacent: NotRequired[bool]
+    own: NotRequired[bool]
+
+
+class DefendingForce(TypedDict):
+    """The forces in the attacked location (attack_input.defender)."""
+
+    men: NotRequired[int]
+    orcs: NotRequired[int]
+    hero: NotRequired[bool]
+    sorcerer: NotRequired[bool]
+    in_wizards_region: NotRequired[bool]
+
+
+class AttackBattle(TypedDict):
+    """One Battle of an Attack: both dice, and the men assisting before it (attack_input.battles)."""
+
+    attacker_roll: int
+    defender_roll: int
+    assist_men: NotRequired[int]
+
+
+class Pieces(TypedDict):
+    """One side's losses scattered rather than destroyed (scatter_input.pieces)."""
+
+    men: NotRequired[int]
+    orcs: NotRequired[int]
+    hero: NotRequired[bool]
+    sorcerer: NotRequired[bool]
+
+
+class OrcTerritory(TypedDict):
+    """A territory orcs hold before the Orc Phase (orc_phase_input.orc_locations, its first form)."""
+
+    region: int
+    territory: int
+    orcs: int
+
+
+class OrcCastle(TypedDict):
+    """A castle orcs hold before the Orc Phase (orc_phase_input.orc_locations, its second form)."""
+
+    castle: int
+    orcs: int
+
+
+class RegionCastles(TypedDict):
+    """The castles next to a region's territories (orc_phase_input.castles_adjacent_to_region)."""
+
+    region: int
+    castles: list[int]
 
 
 class Landing(TypedDict):
@@ -247,26 +330,31 @@ class Rules(Game):
                 parts["terrain_part"] = self.TERRAIN[terrain]
         return {"death_range": sum(parts.values()), **parts}
 
-    def _inflicted(self, roll: dict[str, Any]) -> int:
+    def _inflicted(self, roll: BattleRoll) -> int:
         return roll["roll"] if roll["roll"] <= roll["death_range"] else 0
 
     @check("battle")
-    def battle(self, battles: list[dict[str, Any]], side: str | None = None) -> dict[str, Any]:
+    def battle(self, battles: list[BattleRoll] | list[BothRolls], side: str | None = None) -> dict[str, Any]:
         """The rule is inferred from the tables (the text never states it): a roll at or under the roller's
         own death range kills as many of the opponent's pieces as the roll shows; a higher roll kills none.
         With both sides' rolls (no `side`), a Battle where both fail costs the attacker 1 (orc-rampage-aftermath,
         adopted for every Battle by the clarification). With one side's rolls (the sample tables) only what those
         rolls inflict is known.
         """
-        for number, b in enumerate(battles, 1):
-            for roller in [side] if side else ["attacker", "defender"]:
-                if (b if side else b[roller])["death_range"] == 0:
-                    self._refuse_death_range_0(roller, number)
-        if side is not None:
+        if side:  # one side's rolls (the schema's first form), else whole Battles (its second)
+            rolls = cast("list[BattleRoll]", battles)
+            for number, roll in enumerate(rolls, 1):
+                if roll["death_range"] == 0:
+                    self._refuse_death_range_0(side, number)
             key = "defender_losses" if side == "attacker" else "attacker_losses"
-            return {key: [self._inflicted(b) for b in battles], "clarification": self.BATTLE_RULE}
+            return {key: [self._inflicted(roll) for roll in rolls], "clarification": self.BATTLE_RULE}
+        whole = cast("list[BothRolls]", battles)
+        for number, b in enumerate(whole, 1):
+            for roller in ("attacker", "defender"):
+                if b[roller]["death_range"] == 0:
+                    self._refuse_death_range_0(roller, number)
         result: dict[str, Any] = {"attacker_losses": [], "defender_losses": [], "both_failed": []}
-        for b in battles:
+        for b in whole:
             by_attacker, by_defender = self._inflicted(b["attacker"]), self._inflicted(b["defender"])
             both_failed = by_attacker == 0 and by_defender == 0
             result["defender_losses"].append(by_attacker)
@@ -360,7 +448,7 @@ class Rules(Game):
         return [self.data.ref(i) for i in ids]
 
     @check("may_attack")
-    def may_attack(self, attacker: dict[str, Any], target: dict[str, Any]) -> dict[str, Any]:
+    def may_attack(self, attacker: AttackingForce, target: Target) -> dict[str, Any]:
         """Whether the forces in one location may attack a target: another player's forces, orcs, the Dragon or the
         Wizard. `attacker` holds `hero`/`sorcerer` (and `men`); `target` its `kind`, `hero`/`sorcerer`, whether it is a
         territory in the Wizard's region (`in_wizards_region`), `adjacent` (default true) and `own` (the attacker's
@@ -467,9 +555,9 @@ class Rules(Game):
     @check("attack")
     def attack(
         self,
-        attacker: dict[str, Any],
-        defender: dict[str, Any],
-        battles: list[dict[str, Any]],
+        attacker: AttackingForce,
+        defender: DefendingForce,
+        battles: list[AttackBattle],
         terrain: str | None = None,
         attacked_across: str | None = None,
         stop: bool = False,
@@ -485,9 +573,10 @@ class Rules(Game):
         (wizards-quest/clarify-attack-on-unoccupied-location). `treasure_here`: the treasure lying in the attacked
         location (own, another player's, or the dummy); captured, the player's own treasure is found.
         """
-        attacking, defending = dict(attacker), dict(defender)
+        attacking: dict[str, Any] = dict(attacker)  # the pieces left, Battle after Battle
+        defending: dict[str, Any] = dict(defender)
         permission = self.may_attack(
-            attacker={k: attacking[k] for k in ("men", "hero", "sorcerer") if k in attacking},
+            attacker=attacker,
             target={
                 "kind": "orcs" if defending.get("orcs") else "player",
                 "hero": defending.get("hero", False),
@@ -508,7 +597,7 @@ class Rules(Game):
         scatter_defender = bool(attacking.get("sorcerer"))
         scatter_attacker = bool(attacking.get("sorcerer") and defending.get("sorcerer"))
         removed = {"attacker": {"destroyed": 0, "scattered": 0}, "defender": {"destroyed": 0, "scattered": 0}}
-        ended = "the attacked location is unoccupied" if empty_from_the_start else None
+        ended = "attacked_location_unoccupied" if empty_from_the_start else None
         for number, battle in enumerate(battles, 1):
             if ended:
                 raise REFUSALS(ATTACK_OVER[ended], rule=self.DURATION_RULE, number=number)
@@ -524,11 +613,11 @@ class Rules(Game):
                 }
             )
             if not self._occupied(defending):
-                ended = "the attacked location is unoccupied"
+                ended = "attacked_location_unoccupied"
             elif not self._occupied(attacking):
-                ended = "the attacking location is unoccupied"
+                ended = "attacking_location_unoccupied"
         if not ended:
-            ended = "the attacker stopped" if stop else None
+            ended = "attacker_stopped" if stop else None
         result["ended"] = ended
         result["removed"] = removed
         captured = not self._occupied(defending) and self._occupied(attacking)
@@ -631,7 +720,7 @@ class Rules(Game):
             raise REFUSALS("scatter-hero-and-sorcerer", rule=self.PHASE_RULES["hero-and-sorcerer-cost"], location=where)
 
     @check("scatter")
-    def scatter(self, pieces: dict[str, Any], battle_location: str, destinations: list[Destination]) -> dict[str, Any]:
+    def scatter(self, pieces: Pieces, battle_location: str, destinations: list[Destination]) -> dict[str, Any]:
         """Where the pieces a Sorcerer scatters may go: every scattered piece placed, each destination checked."""
         if pieces.get("men") and pieces.get("orcs"):
             raise REFUSALS("orcs-with-players-pieces", rule=self.OCCUPANCY_RULE)
@@ -643,7 +732,12 @@ class Rules(Game):
             "hero": sum(bool(p.get("hero")) for p in destinations),
             "sorcerer": sum(bool(p.get("sorcerer")) for p in destinations),
         }
-        wanted = {k: int(pieces.get(k, 0)) for k in placed}
+        wanted = {
+            "men": pieces.get("men", 0),
+            "orcs": pieces.get("orcs", 0),
+            "hero": int(pieces.get("hero", False)),
+            "sorcerer": int(pieces.get("sorcerer", False)),
+        }
         if placed != wanted:
             raise REFUSALS("scattered-pieces-not-placed", rule=self.PHASE_RULES["scatter"], placed=placed, wanted=wanted)
         return {
@@ -681,14 +775,14 @@ class Rules(Game):
     def orc_phase(
         self,
         rolls: list[int],
-        orc_locations: list[dict[str, int]],
-        castles_adjacent_to_region: list[dict[str, Any]] | None = None,
+        orc_locations: list[OrcTerritory | OrcCastle],
+        castles_adjacent_to_region: list[RegionCastles] | None = None,
         unoccupied_after_rampages: int | None = None,
     ) -> dict[str, Any]:
         """The Orc Phase as far as it goes without the map: growth for each player's roll, the locations that rampage
         (4 orcs) in the order they attack, and the orcs settled in the locations left unoccupied after the rampages.
         Each rampage itself is the orc_rampage check: the players read the locations adjacent to it off the map."""
-        orcs = [dict(place) for place in orc_locations]
+        orcs = [cast("dict[str, int]", dict(place)) for place in orc_locations]  # either form's values are all numbers
         castles_next_to = (
             None if castles_adjacent_to_region is None else {entry["region"]: list(entry["castles"]) for entry in castles_adjacent_to_region}
         )
