@@ -16,7 +16,8 @@ import os
 import sys
 import unicodedata
 
-from . import CheckId, DataFileError, InputError, RulesError, available_games, describe, game, game_id, limits, run
+from . import CheckId, DataFileError, InputError, RulesError, available_games, describe, game, limits, run
+from .core import game_id
 
 
 def list_checks() -> None:

@@ -13,8 +13,8 @@ import re
 import string
 from typing import Any
 
-from . import game, game_id, limits, run
-from .core import DataFileError, InputError, RulesError
+from . import game, limits, run
+from .core import DataFileError, InputError, RulesError, game_id
 
 
 def _value_at(output: dict[str, Any], path: str) -> Any:
