@@ -62,7 +62,7 @@ class Incremental:
     def __init__(self, kept: Kept):
         self.kept = kept
         self.parsed: ParsedFiles | None = kept.parsed
-        self.based_on: Path | None = None  # the served release this rebuild's starts as a copy of
+        self.based_on: Path | None = None  # the served release this rebuild starts as a copy of
         self.changed_pages: list[str] = []  # the docs files the pages renderer changed
         self.partial = False  # whether the engine rendered only those
 
@@ -76,7 +76,7 @@ class Incremental:
         return self.site_pages
 
     def engine(self, pages: SitePages) -> Renderer:
-        return LiveSiteEngine(self)
+        return LiveSiteEngine(self, pages)
 
     def after(self, renderer: Renderer, release: Release, changed: list[str]) -> Release:
         if renderer is self.site_pages:
@@ -102,13 +102,13 @@ class LiveSiteEngine:
 
     name, part, folder = "site engine", "site", None
 
-    def __init__(self, plan: Incremental):
-        self.plan = plan
+    def __init__(self, plan: Incremental, pages: SitePages):
+        self.plan, self.pages = plan, pages  # the plan: the docs files `pages` changed; told whether the run was partial
 
     def files(self, release: Path) -> tuple[()]:
         plan, kept = self.plan, self.plan.kept
         changed = plan.changed_pages if plan.based_on == kept.engine_release else None
-        plan.partial = kept.engine.run(release / "docs", release / self.part, plan.site_pages.site_meta(), changed)
+        plan.partial = kept.engine.run(release / self.pages.part, release / self.part, self.pages.site_meta(), changed)
         kept.engine_release = release
         return ()
 

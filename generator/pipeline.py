@@ -195,5 +195,5 @@ class SiteEngine:
         self.pages = pages
 
     def files(self, release: Path) -> tuple[()]:
-        run_mkdocs(release / "docs", release / self.part, self.pages.site_meta(), release / WORK)
+        run_mkdocs(release / self.pages.part, release / self.part, self.pages.site_meta(), release / WORK)
         return ()
