@@ -1,6 +1,7 @@
-"""What `serve` keeps between its rebuilds, and which pages an edit may have changed: the policy that
-lets a rebuild do only what its edit changed (`Kept`, `games_to_render`). The rebuild itself is the
-ordinary pipeline (pipeline.build), given a `Kept`."""
+"""`serve`'s incremental policy: what it keeps between its rebuilds (`Kept`), which pages an edit may
+have changed (`games_to_render`), and how a rebuild makes its release (`Incremental`, the plan serve
+passes to the ordinary pipeline, pipeline.build): only what the edit changed, the changed pages
+served before the rest is made, the rest dropped when a newer edit is waiting."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .load.load import ParsedFiles
-from .render.site import PageMeta, SiteRenderer
+from .render.renderer import Renderer, SitePages
+from .render.site import PageMeta
 from .resolve.resolve import Resolved
 from .write.engine import LiveEngine
 from .write.release import Release
@@ -42,9 +44,73 @@ class Kept:
     on_publish: Callable[[str], None] = lambda release: None  # told the release whose pages were just published
     superseded: Callable[[], bool] = lambda: False
 
-    def published(self, release: Release, resolved: Resolved, renderer: SiteRenderer) -> None:
-        self.resolved, self.page_meta = resolved, dict(renderer.page_meta)
+    def published(self, release: Release, resolved: Resolved, pages: SitePages) -> None:
+        self.resolved, self.page_meta = resolved, dict(pages.page_meta)
         self.on_publish(release.folder.name)
+
+
+class Incremental:
+    """One rebuild of `serve` (a pipeline.Plan): its release starts as a copy of the served one; only the
+    games `games_to_render` names are rendered again, and the kept engine (`LiveSiteEngine`) renders
+    only the pages that changed. When it could, those pages are served at once, and the renderers after
+    it write into a second release, published whole; after the engine and after the offline files, the
+    rebuild stops (`Superseded`) if a newer edit is waiting."""
+
+    serving = True
+    SUPERSEDED_AFTER = ("site engine", "offline")  # the stages after which a newer edit stops the rebuild
+
+    def __init__(self, kept: Kept):
+        self.kept = kept
+        self.parsed: ParsedFiles | None = kept.parsed
+        self.based_on: Path | None = None  # the served release this rebuild starts as a copy of
+        self.changed_pages: list[str] = []  # the docs files the pages renderer changed
+        self.partial = False  # whether the engine rendered only those
+
+    def release(self, out: Path) -> Release:
+        self.based_on = Release.served(out) if self.kept.resolved is not None else None
+        return Release(out, self.based_on)
+
+    def pages(self, resolved: Resolved) -> SitePages:
+        games = games_to_render(self.kept.resolved, resolved) if self.based_on is not None else None
+        self.resolved, self.site_pages = resolved, SitePages(resolved, games, self.kept.page_meta if games is not None else None)
+        return self.site_pages
+
+    def engine(self, pages: SitePages) -> Renderer:
+        return LiveSiteEngine(self, pages)
+
+    def after(self, renderer: Renderer, release: Release, changed: list[str]) -> Release:
+        if renderer is self.site_pages:
+            self.changed_pages = changed
+        elif isinstance(renderer, LiveSiteEngine) and self.partial:  # only the changed pages: serve them now, publish them with the rest
+            release.serve_pages()
+            self.kept.published(release, self.resolved, self.site_pages)
+            release = Release(release.out, based_on=release.folder)
+        if renderer.name in self.SUPERSEDED_AFTER and self.kept.superseded():
+            raise Superseded
+        return release
+
+    def published(self, release: Release) -> None:
+        if release.based_on == self.kept.engine_release:  # the pages' release, with the rest added
+            self.kept.engine_release = release.folder
+        if self.kept.resolved is not self.resolved:
+            self.kept.published(release, self.resolved, self.site_pages)
+
+
+class LiveSiteEngine:
+    """The site engine kept loaded between rebuilds (engine.LiveEngine): only the changed pages when the
+    site it last made is the one this release started from, else all of them."""
+
+    name, part, folder = "site engine", "site", None
+
+    def __init__(self, plan: Incremental, pages: SitePages):
+        self.plan, self.pages = plan, pages  # the plan: the docs files `pages` changed; told whether the run was partial
+
+    def files(self, release: Path) -> tuple[()]:
+        plan, kept = self.plan, self.plan.kept
+        changed = plan.changed_pages if plan.based_on == kept.engine_release else None
+        plan.partial = kept.engine.run(release / self.pages.part, release / self.part, self.pages.site_meta(), changed)
+        kept.engine_release = release
+        return ()
 
 
 def games_to_render(before: Resolved | None, after: Resolved) -> set[str] | None:

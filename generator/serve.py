@@ -1,8 +1,8 @@
 """`serve`: the editor's loop. Serves the built site on 127.0.0.1, watches `data/` and the templates,
 rebuilds when they change and makes open pages reload themselves.
 
-- A rebuild is the ordinary `build`, run in this process with what it keeps between rebuilds
-  (`incremental.Kept`): the site engine stays loaded, only the pages an edit changed are made and
+- A rebuild is the ordinary `build`, run in this process with serve's plan (`incremental.Incremental`)
+  and what it keeps between rebuilds (`incremental.Kept`): the site engine stays loaded, only the pages an edit changed are made and
   rendered again, and they are served at once; the search index, offline lists and aids
   follow, and only the whole release is published (`site/`, through `build/current`): a `serve`
   killed between the two leaves the last whole site published (write/release.py). While a build
@@ -38,7 +38,7 @@ from watchdog.observers.api import BaseObserver
 from .base.errors import EXIT_INTERRUPTED, KbError, UsageError
 from .base.paths import TEMPLATES, serve_work, served_link
 from .base.problems import DataError
-from .incremental import Kept, Superseded
+from .incremental import Incremental, Kept, Superseded
 from .inputs import inputs_digest
 from .pipeline import build
 from .write.engine import LiveEngine
@@ -146,7 +146,7 @@ class LiveSite:
             print(f"no change since the published site ({time.perf_counter() - self.started:.2f} s)", flush=True)
             return
         try:
-            report = build(self.data_dir, self.out, kept=self.kept)
+            report = build(self.data_dir, self.out, plan=Incremental(self.kept))
         except Superseded:
             print("a newer change is waiting: the rest of this build is left to the next one", flush=True)
         except DataError as err:

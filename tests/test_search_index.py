@@ -466,7 +466,7 @@ def test_a_terms_own_entry_leads_a_query_naming_the_whole_term(bundled):
 
 
 def test_the_search_script_ships_within_15_kb_without_its_comments():
-    from generator.pipeline import asset_files, shipped_script
+    from generator.render.renderer import asset_files, shipped_script
 
     source = (REPO / "generator" / "templates" / "assets" / "kb-search.js").read_text(encoding="utf-8")
     shipped = dict(asset_files())["assets/kb-search.js"].decode("utf-8")

@@ -21,7 +21,7 @@ from conftest import REPO
 from ruamel.yaml import YAML
 
 from generator.base.paths import ASSETS
-from generator.pipeline import shipped_script
+from generator.render.renderer import shipped_script
 from generator.render.search import payload_of, replay
 
 pytestmark = pytest.mark.unit

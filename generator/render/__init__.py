@@ -1,5 +1,7 @@
 """Stage 4, render: from the resolved knowledge base to (path, content) pairs, one renderer per output;
-none of them writes the published output (write does).
+none of them writes the published output (write does). `renderer` holds their one interface
+(`Renderer`: a stage name, the release part it writes, `files(release)`) and the renderers the
+pipeline runs, in order.
 
 - `site`: one page per chapter per language, HTML from autoescaping templates; `mkdocs_hooks` hands
   its navigation, titles and tables of contents to mkdocs and Material, escaped;

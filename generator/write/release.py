@@ -81,6 +81,7 @@ def write_folder(root: Path, folder: str, files: Iterable[tuple[str, str | bytes
     return count
 
 
+WORK = "work"  # in a release folder: the build's scratch space (`Release.work`)
 INPUTS_FILE = "inputs.sha256"  # in a release folder: the digest of what it was built from
 
 
@@ -101,7 +102,7 @@ class Release:
         else:
             shutil.copytree(based_on, self.folder, symlinks=True, copy_function=os.link)
             (self.folder / INPUTS_FILE).unlink(missing_ok=True)  # made by another build: stamped anew or not at all
-        (self.folder / "work").mkdir(exist_ok=True)
+        self.work.mkdir(exist_ok=True)
 
     made = 0  # releases made by this process: two in one second get different names
 
@@ -141,7 +142,7 @@ class Release:
     @property
     def work(self) -> Path:
         """Scratch space of the build (the generated mkdocs.yml…), removed on publish."""
-        return self.folder / "work"
+        return self.folder / WORK
 
     def publish(self) -> None:
         """Make this release the published one with a single atomic rename (and the one `serve`
