@@ -151,7 +151,8 @@ def test_every_code_an_answer_can_show_has_words_in_each_language(rules_data: Pa
 
 
 # situations no worked example meets: a move onto a unit and off the board, a Skirmish by a unit not ordered, an
-# Attack the attacker stops and one whose attacking location is emptied; each with the codes the answer says
+# Attack the attacker stops and one whose attacking location is emptied, Marauders' attacks not allowed; each with the
+# codes the answer says
 SITUATIONS = [
     (
         "battlelore",
@@ -171,6 +172,31 @@ SITUATIONS = [
         "attack",
         {"attacker": {"men": 1}, "defender": {"men": 2}, "battles": [{"attacker_roll": 6, "defender_roll": 1}]},
         ["attacking_location_unoccupied"],
+    ),
+    (
+        "marauders",
+        "attack",
+        {
+            "attacker": {"completed": False, "tribe": "grom", "attack_strength": 3},
+            "defender": {"completed": True, "tribe": "grom", "attack_strength": 5},
+        },
+        ["attacker_not_completed", "defender_completed", "same_tribe", "not_stronger"],
+    ),
+    (
+        "marauders",
+        "attack",
+        {
+            "attacker": {
+                "completed": True,
+                "attack_strength": 9,
+                "attacks_made": 1,
+                "just_completed": False,
+                "completed_by_trophy": True,
+                "completed_lines": 3,
+            },
+            "defender": {"completed": False, "attack_strength": 5},
+        },
+        ["already_attacked", "not_just_completed", "completed_by_trophy", "game_over"],
     ),
 ]
 
