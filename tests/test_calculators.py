@@ -11,6 +11,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from browser import calculate, make_driver, open_calculator, press, serve
@@ -134,6 +135,33 @@ def test_a_choice_names_a_text_field_the_items_of_a_list_or_the_free_keys_of_a_m
     assert shown["figures"]["propertyNames"] == {"enum": ["khorne", "nurgle"]}
     assert shown["figures"]["additionalProperties"]["propertyNames"] == {"enum": ["a", "b"]}
     assert "propertyNames" not in schema["properties"]["figures"]["additionalProperties"]  # the check's own schema is unchanged
+
+
+def _fields_named(schema: Any, name: str) -> list[dict[str, Any]]:
+    """Every field called `name` within a form's schema."""
+    if isinstance(schema, list):
+        return [field for item in schema for field in _fields_named(item, name)]
+    if not isinstance(schema, dict):
+        return []
+    own = [schema["properties"][name]] if name in schema.get("properties", {}) else []
+    return own + [field for value in schema.values() for field in _fields_named(value, name)]
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize("check", ["score", "standings"])
+def test_the_marauders_forms_offer_the_cards_of_the_victory_point_table_by_their_names(check: str):
+    """A scoring card is picked from the victory-point table's cards (the ids the score check reads, "-" written "_"),
+    each named in every language by its glossary term (issue 27)."""
+    from ruamel.yaml import YAML
+
+    chapter = YAML(typ="safe").load((REPO / "data" / "games" / "marauders" / "chapters" / "70-end-of-game.yaml").read_text(encoding="utf-8"))
+    table = next(entry for entry in chapter["entries"] if entry["id"] == "marauders/victory-point-table")
+    cards = [row["card"].replace("-", "_") for row in table["table"]["rows"] if row["rule"] == "card"]
+    form = with_choices(check_schemas("marauders")[f"{check}_input"], form_choices("marauders", check))
+    offered = [field["items"].get("enum") for field in _fields_named(form, "scoring_cards")]
+    assert offered == [cards]
+    labels = calculators_data("marauders")["labels"]
+    assert all(labels[card] == {"term": f"marauders/term/{card.replace('_', '-')}"} for card in cards)
 
 
 @pytest.mark.unit
