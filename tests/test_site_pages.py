@@ -259,6 +259,20 @@ def test_battlelore_from_a_to_z_in_english_title_order(bundled: Path):
     assert russian[0][0] == "А" and len(russian) == len(english)
 
 
+def test_no_two_links_of_an_a_to_z_read_alike(bundled: Path):
+    """Where two entries of a game show the same title (a rule and its quick-reference summary: «Герой»,
+    "Dice results"), each link says what tells them apart (its chapter), on the A–Z as everywhere a link
+    names an entry (Resolved.link_title); every A–Z of every section has no two link texts alike."""
+    from html import unescape
+
+    for lang in ("en", "pl", "ru"):
+        for game in ("battlelore", "citow", "marauders", "wizards-quest"):
+            titles = [unescape(t) for t in entry_titles(bundled / lang / game / A_TO_Z.html)]
+            assert len(titles) == len(set(titles)), (lang, game, sorted(t for t in titles if titles.count(t) > 1))
+    russian = [unescape(t) for t in entry_titles(bundled / "ru" / "wizards-quest" / A_TO_Z.html)]
+    assert {"Герой (Атака)", "Герой (Герой и Колдун)"} <= set(russian), [t for t in russian if t.startswith("Герой")]
+
+
 def test_polish_lists_follow_the_polish_alphabet(bundled: Path):
     """The Polish A–Z sorts and groups by the Polish alphabet (data/languages/pl/language.yaml): Ł after L,
     Ś after S, Ż last; every title is Polish (no English fallback sorted among them)."""

@@ -108,7 +108,7 @@ def calculators_spec(resolved: Resolved, game: str, reader: str, href: Callable[
             "implements": kb.checks[game][name]["implements"],
             "examples": examples,
         }
-    named = {entry["id"]: {"title": resolved.title_of(entry["id"], reader), "href": href(entry["id"])} for entry in kb.entries_of(game)}
+    named = {entry["id"]: {"title": resolved.link_title(entry["id"], reader), "href": href(entry["id"])} for entry in kb.entries_of(game)}
     return {"game": game, "lang": reader, "data_version": resolved.data_version, "checks": checks, "entries": named}
 
 

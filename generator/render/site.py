@@ -121,7 +121,7 @@ class SiteRenderer:
         return self.r.text_in(game["title"], reader)
 
     def link(self, target_id: str, game: str, lang: str) -> Link:
-        return {"title": self.r.title_of(target_id, lang), "href": self.href(target_id, game)}
+        return {"title": self.r.link_title(target_id, lang), "href": self.href(target_id, game)}
 
     def text_html(self, text: str, game: str, lang: str, linked_terms: set[str], paragraphs: tuple[str, str] | None = None) -> Markup:
         """Entry text as safe HTML with links; adds the glossary terms it linked to `linked_terms`;
@@ -139,7 +139,7 @@ class SiteRenderer:
         matcher = self.r.matchers[(game, lang)]
         linker = Linker(
             reference_href=lambda ref: self.href(ref, game),
-            reference_label=lambda ref: self.r.title_of(ref, lang),
+            reference_label=lambda ref: self.r.link_title(ref, lang),
             find_terms=matcher.find,
             term_href=lambda term: self.href(term, game),
             linked_terms=linked_terms,
@@ -173,7 +173,7 @@ class SiteRenderer:
         elif definition is not None:
             shown = self.r.display_language(definition, reader)
             linker = Linker(
-                reference_href=lambda ref: self.href(ref, game), reference_label=functools.partial(self.r.title_of, reader=shown), language=shown
+                reference_href=lambda ref: self.href(ref, game), reference_label=functools.partial(self.r.link_title, reader=shown), language=shown
             )
             text = render(first_paragraph(without_tables(definition["text"][shown])), linker)
         name_lang = self.langs.pick(term["names"], reader)
@@ -456,14 +456,9 @@ class SiteRenderer:
         for entry in self.kb.entries_of(game_id):
             if entry["kind"] in ("clarification", "example"):
                 continue
-            title = self.r.title_of(entry["id"], reader)
-            items.append((language.collation_key(title), {**self.link(entry["id"], game_id, reader), "note": None, "id": entry["id"]}))
+            link = self.link(entry["id"], game_id, reader)  # two entries of one name say which chapter each is in
+            items.append((language.collation_key(link["title"]), {**link, "note": None}))
         items.sort(key=lambda pair: pair[0])
-        entries = [item.pop("id") for _, item in items]
-        titles = [item["title"] for _, item in items]
-        for entry_id, (_, item) in zip(entries, items, strict=True):
-            if titles.count(item["title"]) > 1:  # two entries of one name: say which chapter each is in
-                item["note"] = self.r.title_of(self.r.chapter_of(entry_id).id, reader)
         groups: list[ListGroup] = []
         for _, item in items:
             letter = language.initial(item["title"])

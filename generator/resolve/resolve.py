@@ -12,6 +12,7 @@ import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, TypeVar, overload
 
 from ..base.jsontypes import JSON, JSONObject
@@ -90,6 +91,30 @@ class Resolved:
         item = self.kb.entries[item_id] if item_id in self.kb.entries else self.kb.chapters[item_id].data
         return item["title"][self.display_language(item, reader)]
 
+    def link_title(self, item_id: str, reader: str) -> str:
+        """An item's title as a link names it: where other entries of its game show the reader the same
+        title (a rule and its quick-reference summary), followed by what tells them apart — its chapter's
+        title without its parenthesis ("Słownik", not "Słownik (litery rosyjskie Р–Я: …)"), or its number
+        where that does not; nothing for the entry of a chapter of its own name — so that no two links read alike."""
+        title = self.title_of(item_id, reader)
+        alike = self._alike.get((self.kb.game_of(item_id), reader, title), []) if item_id in self.kb.entries else []
+        if len(alike) < 2:
+            return title
+        chapters = [PARENTHESIS.sub("", self.title_of(self.kb.entry_chapter[other], reader)) for other in alike]
+        chapter = chapters[alike.index(item_id)]
+        if chapter == title and chapters.count(chapter) == 1:  # the chapter of that name: its entry needs no more
+            return title
+        return f"{title} ({chapter if chapters.count(chapter) == 1 else self.number_of[item_id]})"
+
+    @cached_property
+    def _alike(self) -> dict[tuple[str, str, str], list[str]]:
+        """(game, reader, title) -> the entries shown with that title."""
+        alike: dict[tuple[str, str, str], list[str]] = {}
+        for entry_id in self.kb.entries:
+            for reader in self.languages.codes:
+                alike.setdefault((self.kb.game_of(entry_id), reader, self.title_of(entry_id, reader)), []).append(entry_id)
+        return alike
+
     @overload
     def text_in(self, values: Mapping[str, _Value], reader: str) -> _Value: ...
     @overload
@@ -144,6 +169,7 @@ class Resolved:
         return self.kb.chapters[self.kb.entry_chapter[entry_id]]
 
 
+PARENTHESIS = re.compile(r"\s*\([^()]*\)\s*$")  # a title's closing "(…)"
 RULING_LABEL = re.compile(r"^\*\*[^*\n]+\*\*\s*")  # the bold "Resolution:" opening a ruling
 SENTENCE_END = re.compile(r"(?<=[.!?…])\s+(?=[«\"(\[*_]*[^\W\d_a-zà-ÿа-яёąćęłńóśźż])")  # before a capital, not "p. 7"
 
