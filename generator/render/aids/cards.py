@@ -119,6 +119,7 @@ class AidItem(TypedDict):
     anchor: str  # its id in the aid's HTML
     title: str
     html: Markup  # its body
+    table: NotRequired[Markup]  # an entry's own table, after its body: a card may set it apart, under the title again
     fallback: str | None  # "shown in <language>" when its text is not in the reader's language
     questions: list[str]  # the open questions it is marked with (clarification ids)…
     marks: NotRequired[list[int]]  # …and their numbers (number_questions)
@@ -274,7 +275,7 @@ def answer_item(resolved: Resolved, lang: str, table: AnswerTable) -> AidItem:
 def entry_item(resolved: Resolved, game: str, lang: str, entry_id: str) -> AidItem:
     entry = resolved.kb.entries[entry_id]
     labels = resolved.languages.ui(lang)
-    html, shown = entry_body(resolved, game, lang, entry_id)
+    html, table, shown = entry_body(resolved, game, lang, entry_id)
     summary_title = entry.get("summary", {}).get("title", {})
     title_lang = lang if lang in summary_title or lang in entry["title"] else resolved.display_language(entry, lang)
     title = summary_title.get(lang) or entry["title"][title_lang]
@@ -284,6 +285,7 @@ def entry_item(resolved: Resolved, game: str, lang: str, entry_id: str) -> AidIt
         "anchor": slug_of(entry_id),
         "title": title,
         "html": html,
+        "table": table,
         "fallback": None if other == lang else fill(labels["fallback"], shown=resolved.languages.name_in(other, lang)),
         "questions": open_questions(resolved, entry_id),
         "ref": resolved.url_of(entry_id, lang),
@@ -293,9 +295,9 @@ def entry_item(resolved: Resolved, game: str, lang: str, entry_id: str) -> AidIt
     }
 
 
-def entry_body(resolved: Resolved, game: str, lang: str, entry_id: str) -> tuple[Markup, str]:
-    """An entry's body on an aid, as safe HTML, and the language it is in: its summary in the
-    reader's language if it has one, else its text (with its table) in the language shown."""
+def entry_body(resolved: Resolved, game: str, lang: str, entry_id: str) -> tuple[Markup, Markup, str]:
+    """An entry's body on an aid and its table (empty if none), as safe HTML, and the language it is in: its
+    summary in the reader's language if it has one, else its text (and its table) in the language shown."""
     entry = resolved.kb.entries[entry_id]
     summary = entry.get("summary", {}).get("text", {})
     shown = lang if lang in summary else resolved.display_language(entry, lang)
@@ -303,11 +305,11 @@ def entry_body(resolved: Resolved, game: str, lang: str, entry_id: str) -> tuple
     html = render(summary[lang] if lang in summary else aid_text(resolved, entry, shown), linker)
     if "<img" in html:
         raise AidFetchError(f"entry '{entry_id}' has an image; aids fetch nothing (aid {game}-{lang})")
+    table = Markup()
     if "table" in entry and entry["table"].get("shown", True):
         hidden = resolved.kb.aids[game].get("hide_columns", {}).get(entry_id, [])
-        table = {**entry["table"], "columns": [c for c in entry["table"]["columns"] if c["key"] not in hidden]}
-        html += table_html(resolved, table, lang, entry_id)
-    return Markup(html), shown
+        table = table_html(resolved, {**entry["table"], "columns": [c for c in entry["table"]["columns"] if c["key"] not in hidden]}, lang, entry_id)
+    return Markup(html), table, shown
 
 
 def faction_item(resolved: Resolved, game: str, lang: str, faction: JSONObject) -> AidItem:
@@ -323,7 +325,8 @@ def faction_item(resolved: Resolved, game: str, lang: str, faction: JSONObject) 
         rows = [row for row in table["rows"] if all(resolved.text_in(row.get(k), "en") == v for k, v in where.items())]
         parts.append(table_html(resolved, {**table, "columns": columns, "rows": rows}, lang, None))
     for entry_id in faction.get("entries", []):
-        parts.append(entry_body(resolved, game, lang, entry_id)[0])
+        body, own_table, _ = entry_body(resolved, game, lang, entry_id)
+        parts += [body, own_table]
         questions += [q for q in open_questions(resolved, entry_id) if q not in questions]
         refs.append(resolved.url_of(entry_id, lang))
     name = resolved.text_in(faction["name"], lang)
