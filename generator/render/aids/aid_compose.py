@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import io
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from pypdf import PageObject, PdfReader, PdfWriter
@@ -67,6 +67,7 @@ class ItemPieces:
     pages: list[Piece]
     site_page: str = ""  # the page of the site it is on (cards.site_page; "" for none): cards of several items name it
     title_again: Piece | None = None  # the title above its table set apart, on the cards (the sheet prints it once)
+    anchor: str = ""  # its id in the aid's HTML
 
 
 class Composition:
@@ -297,6 +298,7 @@ class SheetLayout:
     placed: list[tuple[int, Piece, float, float]]  # page, piece, x, top
     outline: list[tuple[int, str, int, float]]  # level, label, page, top
     rules: list[tuple[int, float, float, float, str]]  # the items' rules: page, x, top, height, colour
+    plan: list[list[list[tuple[int, str]]]] = field(default_factory=list)  # each page's columns: (section, kind), in order
 
 
 def arrange_sheet(job: AidJob, items: list[ItemPieces], parts: dict[str, Piece], name: str) -> SheetLayout:
@@ -342,6 +344,7 @@ def arranged(
     placed: list[tuple[int, Piece, float, float]] = [(0, title, SHEET_LEFT, SHEET_MARGIN[0])]
     outline = [(0, job.title, 0, SHEET_MARGIN[0])]
     rules: list[tuple[int, float, float, float, str]] = []
+    plan: list[list[list[tuple[int, str]]]] = [[[]]]  # what the HTML sheet puts in each column (cards.sheet_page)
     begun: set[int] = set()  # the sections whose bar is placed
     for item in sorted(items, key=lambda item: job.sections[item.section].last_on_sheet):  # stable: in order otherwise
         bar = parts[f"section-{item.section}"]
@@ -354,6 +357,7 @@ def arranged(
             for head in heading:
                 top = columns.put(head)
                 placed.append((columns.page, head, columns.x, top))
+                column_plan(plan, columns).append((item.section, "bar" if head is bar else "more"))
                 if head is bar:
                     outline.append((1, job.sections[item.section].title, columns.page, top))
                     begun.add(item.section)
@@ -366,6 +370,7 @@ def arranged(
                 rules.append((columns.page, columns.x, top, piece.height, item.colour))
             if number == 0:
                 outline.append((2, item.title, columns.page, top))
+                column_plan(plan, columns).append((item.section, item.anchor))
             parted = bool(heading) and (columns.page, columns.column) != column  # a bar left alone at a column's foot
             if short is not None and (parted or columns.page == short[0] and top + piece.height > short[1]):
                 return None
@@ -375,11 +380,21 @@ def arranged(
     if short is not None and pages != short[0] + 1:
         return None  # the short page is no longer the last
     if pages > MAX_SHEET_PAGES:
-        return SheetLayout(pages, placed, outline, rules)  # refused (arrange_sheet), unless the QR code made it so long
+        return SheetLayout(pages, placed, outline, rules, plan)  # refused (arrange_sheet), unless the QR code made it so long
     for page in range(pages):
         foot = parts[f"{footer}-{page + 1}-{pages}"]
         placed.append((page, foot, SHEET_LEFT, footer_top(SHEET_AREA[1], SHEET_MARGIN[1], foot)))
-    return SheetLayout(pages, placed, outline, rules)
+    return SheetLayout(pages, placed, outline, rules, plan)
+
+
+def column_plan(plan: list[list[list[tuple[int, str]]]], columns: Columns) -> list[tuple[int, str]]:
+    """What the HTML sheet puts in the column `columns` is at: (section, "bar", "more" or an item's id), in order;
+    the pages and columns before it made, empty if nothing went in them."""
+    while len(plan) <= columns.page:
+        plan.append([[]])
+    while len(plan[columns.page]) <= columns.column:
+        plan[columns.page].append([])
+    return plan[columns.page][columns.column]
 
 
 def sheet_on_paper(job: AidJob, layout: SheetLayout, sources: dict[str, PdfReader], paper: str) -> bytes:

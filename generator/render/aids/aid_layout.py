@@ -48,6 +48,7 @@ from .cards import (
     AidJob,
     aid_file,
     css_string,
+    sheet_page,
 )
 
 
@@ -145,11 +146,8 @@ def produce(job: AidJob) -> AidFiles:
     sources = readers(items_document.write_pdf(), parts_document.write_pdf())
     items = item_pieces(job, items_document, name("cards"), apart)
     sheet = arrange_sheet(job, items, parts, name("sheet"))
-    files = {
-        name(SHEET_HTML["a4"]): job.sheet_html.encode("utf-8"),
-        name(SHEET_HTML["letter"]): job.sheet_letter_html.encode("utf-8"),
-        name("cards.html"): card_html.encode("utf-8"),
-    }
+    files = {name(SHEET_HTML[paper]): sheet_page(job, paper, sheet.plan).encode("utf-8") for paper in SHEETS}  # in the PDF's columns
+    files[name("cards.html")] = card_html.encode("utf-8")
     for paper in SHEETS:
         files[name(f"sheet-{paper}.pdf")] = sheet_on_paper(job, sheet, sources, paper)
         files[name(f"cards-{paper}.pdf")] = card_sheets(job, items, parts, sources, paper)
@@ -197,7 +195,7 @@ def item_pieces(job: AidJob, document: Document, name: str, apart: Collection[st
                 raise AidError(f"{name}: card '{card}' is not where the aid lists it")  # two items with one id
             section, (_, title, colour, site_page) = listed[len(items)]
             box = next(box for box in all_boxes(page) if "item" in class_of(box))
-            items.append(ItemPieces(section, title, colour, [], site_page))
+            items.append(ItemPieces(section, title, colour, [], site_page, anchor=card))
             margins = ((box.margin_top or 0) * PX, (box.margin_bottom or 0) * PX)
             below = [child for child in box.children if getattr(child, "element_tag", None)][-1]  # the text's last block
             bottom_margin = css_margin(below, "bottom") if card in apart else margins[1]  # its table follows on the sheet
