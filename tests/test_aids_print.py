@@ -180,7 +180,8 @@ def test_card_faces_are_mostly_used(aids, game: str, lang: str):
 @pytest.mark.parametrize("game, lang", [("citow", "ru"), ("marauders", "en")])
 def test_no_card_could_have_taken_the_next_item_of_its_section(resolved, monkeypatch, game: str, lang: str):
     """The cards are filled greedily: each item once, in the aid's order, one section a card, and no card
-    could have taken the next item of its section (but for one that ran on over cards of its own): with it
+    could have taken the next item of its section (but for one that ran on over cards of its own, or whose
+    table is set apart, on a card of its own under its title again): with it
     under its own items, they would run past the room a card leaves (its items' page height). Checked on
     the laid-out pieces of the aid (laid out here, in this process) that its cards are composed of; the
     cards' bookmarks name every item."""
@@ -205,9 +206,12 @@ def test_no_card_could_have_taken_the_next_item_of_its_section(resolved, monkeyp
         outline = PdfReader(io.BytesIO(files[f"{game}-{lang}-cards-{paper}.pdf"])).outline
         assert [entry.title for entry in outline] == [item.title for item in seen[0][0]]
     for items, room, faces in seen:
-        assert [(number, piece) for face in faces for number, piece in face] == [
-            (number, piece) for number, item in enumerate(items) for piece in item.pages
-        ]
+        expected = []
+        for number, item in enumerate(items):
+            expected += [(number, piece) for piece in item.pages]
+            if item.title_again is not None:  # a table set apart: under its item's title again
+                expected.insert(len(expected) - 1, (number, item.title_again))
+        assert [(number, piece) for face in faces for number, piece in face] == expected
         for face in faces:
             assert len({items[number].section for number, _ in face}) == 1
             assert aid_compose.stack_end([piece for _, piece in face]) <= room or len(face) == 1
@@ -384,3 +388,31 @@ def test_a_sheet_where_no_section_goes_on_has_no_continuation_bar(resolved, monk
         assert sum(1 for column in sheet_columns(pdf, paper) if column) >= 3, paper  # balanced over the columns
         assert continued_sections(pdf, paper, titles, resolved.languages.ui("pl")["aid_continued"]) == [], paper
         assert "(cd.)" not in pdf_text(pdf), paper
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("lang", ["en", "pl", "ru"])
+def test_a_table_set_apart_on_the_cards_stands_in_place_on_the_sheet(resolved, lang: str):
+    """Marauders' victory points (a 17-row table at 7 pt) overrun a card: the cards print the item's text
+    on one card and its table whole on the next, under the item's title again. The sheet printed it
+    so too, its title twice ("Victory points", «Победные очки»): it prints the item once, the table under
+    its text."""
+    from generator.render.aids.aid_layout import produce
+    from generator.render.aids.cards import aid_job, aid_sections
+    from generator.render.answer_tables import AnswerTables
+
+    tables = AnswerTables(resolved)
+    items = [item for section in aid_sections(resolved, "marauders", lang, tables) for item in section["items"]]
+    title = words(next(item["title"] for item in items if item["id"] == "marauders/victory-point-table"))
+    files = produce(aid_job(resolved, "marauders", lang, tables)).files
+
+    def titles(pdf: bytes) -> int:
+        """How many lines of the PDF are the item's title (and the numbers of its open questions)."""
+        import io
+
+        lines = [words(line) for page in PdfReader(io.BytesIO(pdf)).pages for line in page.extract_text().split("\n")]
+        return sum(1 for line in lines if re.fullmatch(re.escape(title) + r"[\d,]*", line))
+
+    for paper in ("a4", "letter"):
+        assert titles(files[f"marauders-{lang}-sheet-{paper}.pdf"]) == 1, paper
+        assert titles(files[f"marauders-{lang}-cards-{paper}.pdf"]) == 2, paper  # its text's card, its table's card

@@ -141,7 +141,7 @@ def test_a_column_that_starts_in_a_section_starts_with_its_continuation_bar():
     layout = arrange_sheet(job, items, parts, "test")
     names = {id(piece): name for name, piece in parts.items()}
     columns: dict[tuple[int, int], list[str]] = {}
-    for page, piece, x, _, _ in layout.placed[1:]:  # the title first
+    for page, piece, x, _ in layout.placed[1:]:  # the title first
         if not names.get(id(piece), "").startswith("sheet-foot"):
             columns.setdefault((page, round((x - SHEET_LEFT) / (COLUMN_WIDTH + COLUMN_GAP))), []).append(names.get(id(piece), "item"))
     assert columns == {(0, 0): ["section-0", "item"], (0, 1): ["section-more-0", "item", "item"], (0, 2): ["section-1", "item"]}

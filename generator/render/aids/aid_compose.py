@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import io
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from pypdf import PageObject, PdfReader, PdfWriter
@@ -58,13 +58,16 @@ class Piece:
 
 @dataclass
 class ItemPieces:
-    """One item of the aid as laid out: usually one page, more if it ran on."""
+    """One item of the aid as laid out: usually one page, more if it ran on; or two, its text and its table
+    set apart (aid_layout.lay_out_cards), with its title again (`title_again`) to print above the table on a card."""
 
     section: int
     title: str
     colour: str  # of its rule on the sheet
     pages: list[Piece]
     site_page: str = ""  # the page of the site it is on (cards.site_page; "" for none): cards of several items name it
+    title_again: Piece | None = None  # the title above its table set apart, on the cards (the sheet prints it once)
+    anchor: str = ""  # its id in the aid's HTML
 
 
 class Composition:
@@ -156,7 +159,8 @@ def card_faces(items: list[ItemPieces], room: float) -> list[list[tuple[int, Pie
     cards held one line). An item that ran on over more pages (longer than a card) takes a card for
     each page, alone. Sections never share a card (the band names the section), so the QR code,
     a section of its own, stays the first card alone. Answer tables and factions stack like the
-    rest: each keeps its own title (a faction its coloured bar), so they read apart."""
+    rest: each keeps its own title (a faction its coloured bar), so they read apart. An item whose
+    table is set apart takes a card for its text and one for its table, under its title again."""
     faces: list[list[tuple[int, Piece]]] = []
     for number, item in enumerate(items):
         alone = len(item.pages) > 1
@@ -171,13 +175,15 @@ def card_faces(items: list[ItemPieces], room: float) -> list[list[tuple[int, Pie
             last.append((number, item.pages[0]))
         else:
             faces += [[(number, piece)] for piece in item.pages]
+            if item.title_again is not None:
+                faces[-1].insert(0, (number, item.title_again))
     return faces
 
 
 def card_footer(items: list[ItemPieces], face: list[tuple[int, Piece]]) -> str:
     """The part that is a card's footer: its game, the aid's version and where its items are on the
-    site (aid-parts.html.j2). One item (or a page of one that ran on): that item's place, page and
-    anchor (`card-foot-N`). Several items from one page of the site: that page, without an anchor
+    site (aid-parts.html.j2). One item (or a page of one that ran on, or its table set apart): that item's
+    place, page and anchor (`card-foot-N`). Several items from one page of the site: that page, without an anchor
     (`card-foot-page-N`, N the first item). Several from more pages: the first item's page and " …"
     (`card-foot-more-N`): the others follow it on the site, found by their titles. Pages without
     anchors keep these footers within the two lines of one item's (with its anchor, a third line
@@ -185,7 +191,7 @@ def card_footer(items: list[ItemPieces], face: list[tuple[int, Piece]]) -> str:
     item's footer does. Each is laid out with the other parts, so the room a card keeps for its
     footer holds the longest of them."""
     first = face[0][0]
-    if len(face) == 1:
+    if all(number == first for number, _ in face):
         return f"card-foot-{first}"
     pages = {items[number].site_page for number, _ in face}
     return f"card-foot-page-{first}" if len(pages) == 1 and "" not in pages else f"card-foot-more-{first}"
@@ -289,8 +295,10 @@ class SheetLayout:
     """Where each piece of the sheet goes, on SHEET_AREA (points from its top left)."""
 
     pages: int
-    placed: list[tuple[int, Piece, float, float, str | None]]  # page, piece, x, top, colour of its rule
+    placed: list[tuple[int, Piece, float, float]]  # page, piece, x, top
     outline: list[tuple[int, str, int, float]]  # level, label, page, top
+    rules: list[tuple[int, float, float, float, str]]  # the items' rules: page, x, top, height, colour
+    plan: list[list[list[tuple[int, str]]]] = field(default_factory=list)  # each page's columns: (section, kind), in order
 
 
 def arrange_sheet(job: AidJob, items: list[ItemPieces], parts: dict[str, Piece], name: str) -> SheetLayout:
@@ -333,8 +341,10 @@ def arranged(
     `{footer}-{page}-{pages}`), as many as MAX_SHEET_PAGES."""
     title = parts["title"]
     columns = Columns(SHEET_MARGIN[0] + title.height + title.margin_bottom, *(short or (None, 0.0)))
-    placed: list[tuple[int, Piece, float, float, str | None]] = [(0, title, SHEET_LEFT, SHEET_MARGIN[0], None)]
+    placed: list[tuple[int, Piece, float, float]] = [(0, title, SHEET_LEFT, SHEET_MARGIN[0])]
     outline = [(0, job.title, 0, SHEET_MARGIN[0])]
+    rules: list[tuple[int, float, float, float, str]] = []
+    plan: list[list[list[tuple[int, str]]]] = [[[]]]  # what the HTML sheet puts in each column (cards.sheet_page)
     begun: set[int] = set()  # the sections whose bar is placed
     for item in sorted(items, key=lambda item: job.sections[item.section].last_on_sheet):  # stable: in order otherwise
         bar = parts[f"section-{item.section}"]
@@ -346,15 +356,21 @@ def arranged(
                 heading = [parts[f"section-more-{item.section}"]]
             for head in heading:
                 top = columns.put(head)
-                placed.append((columns.page, head, columns.x, top, None))
+                placed.append((columns.page, head, columns.x, top))
+                column_plan(plan, columns).append((item.section, "bar" if head is bar else "more"))
                 if head is bar:
                     outline.append((1, job.sections[item.section].title, columns.page, top))
                     begun.add(item.section)
             column = (columns.page, columns.column)
             top = columns.put(piece)
-            placed.append((columns.page, piece, columns.x + sum(RULE), top, item.colour))
+            placed.append((columns.page, piece, columns.x + sum(RULE), top))
+            if number > 0 and rules[-1][:2] == (columns.page, columns.x):  # under its last piece: one rule for both
+                rules[-1] = (columns.page, columns.x, rules[-1][2], top + piece.height - rules[-1][2], item.colour)
+            else:
+                rules.append((columns.page, columns.x, top, piece.height, item.colour))
             if number == 0:
                 outline.append((2, item.title, columns.page, top))
+                column_plan(plan, columns).append((item.section, item.anchor))
             parted = bool(heading) and (columns.page, columns.column) != column  # a bar left alone at a column's foot
             if short is not None and (parted or columns.page == short[0] and top + piece.height > short[1]):
                 return None
@@ -364,11 +380,21 @@ def arranged(
     if short is not None and pages != short[0] + 1:
         return None  # the short page is no longer the last
     if pages > MAX_SHEET_PAGES:
-        return SheetLayout(pages, placed, outline)  # refused (arrange_sheet), unless the QR code made it so long
+        return SheetLayout(pages, placed, outline, rules, plan)  # refused (arrange_sheet), unless the QR code made it so long
     for page in range(pages):
         foot = parts[f"{footer}-{page + 1}-{pages}"]
-        placed.append((page, foot, SHEET_LEFT, footer_top(SHEET_AREA[1], SHEET_MARGIN[1], foot), None))
-    return SheetLayout(pages, placed, outline)
+        placed.append((page, foot, SHEET_LEFT, footer_top(SHEET_AREA[1], SHEET_MARGIN[1], foot)))
+    return SheetLayout(pages, placed, outline, rules, plan)
+
+
+def column_plan(plan: list[list[list[tuple[int, str]]]], columns: Columns) -> list[tuple[int, str]]:
+    """What the HTML sheet puts in the column `columns` is at: (section, "bar", "more" or an item's id), in order;
+    the pages and columns before it made, empty if nothing went in them."""
+    while len(plan) <= columns.page:
+        plan.append([[]])
+    while len(plan[columns.page]) <= columns.column:
+        plan[columns.page].append([])
+    return plan[columns.page][columns.column]
 
 
 def sheet_on_paper(job: AidJob, layout: SheetLayout, sources: dict[str, PdfReader], paper: str) -> bytes:
@@ -377,9 +403,9 @@ def sheet_on_paper(job: AidJob, layout: SheetLayout, sources: dict[str, PdfReade
     composition.origin = ((SHEETS[paper][0] - SHEET_AREA[0]) / 2, (SHEETS[paper][1] - SHEET_AREA[1]) / 2)
     for _ in range(layout.pages):
         composition.new_page(*SHEETS[paper])
-    for page, piece, x, top, rule in layout.placed:
-        if rule is not None:
-            composition.rectangle(page, rule, x - sum(RULE), top, RULE[0], piece.height)
+    for page, x, top, height, colour in layout.rules:
+        composition.rectangle(page, colour, x, top, RULE[0], height)
+    for page, piece, x, top in layout.placed:
         composition.place(page, piece, x, top)
     return composition.pdf(job.title, job.lang, layout.outline)
 

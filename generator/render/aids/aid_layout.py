@@ -19,7 +19,7 @@ import io
 import itertools
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from functools import cache
 from typing import Any, NoReturn
 
@@ -48,6 +48,7 @@ from .cards import (
     AidJob,
     aid_file,
     css_string,
+    sheet_page,
 )
 
 
@@ -141,15 +142,12 @@ def produce(job: AidJob) -> AidFiles:
     band_room = max((band.height + band.margin_bottom for band in bands), default=0)
     foot_room = max((piece.height for part, piece in parts.items() if part.startswith("card-foot-")), default=0) + FOOT_INSET + MM / 2
     item_height = CARD_SIZE[1] - CARD_MARGIN[0] - band_room - foot_room  # what a card leaves between its band and its footer
-    card_html, items_document = lay_out_cards(with_page_height(job.card_html, item_height), name("cards"))
+    card_html, items_document, apart = lay_out_cards(with_page_height(job.card_html, item_height), name("cards"))
     sources = readers(items_document.write_pdf(), parts_document.write_pdf())
-    items = item_pieces(job, items_document, name("cards"))
+    items = item_pieces(job, items_document, name("cards"), apart)
     sheet = arrange_sheet(job, items, parts, name("sheet"))
-    files = {
-        name(SHEET_HTML["a4"]): job.sheet_html.encode("utf-8"),
-        name(SHEET_HTML["letter"]): job.sheet_letter_html.encode("utf-8"),
-        name("cards.html"): card_html.encode("utf-8"),
-    }
+    files = {name(SHEET_HTML[paper]): sheet_page(job, paper, sheet.plan).encode("utf-8") for paper in SHEETS}  # in the PDF's columns
+    files[name("cards.html")] = card_html.encode("utf-8")
     for paper in SHEETS:
         files[name(f"sheet-{paper}.pdf")] = sheet_on_paper(job, sheet, sources, paper)
         files[name(f"cards-{paper}.pdf")] = card_sheets(job, items, parts, sources, paper)
@@ -184,23 +182,42 @@ def part_on(page: Page, number: int) -> tuple[str, Piece]:
     )
 
 
-def item_pieces(job: AidJob, document: Document, name: str) -> list[ItemPieces]:
-    """Each item of the aid, in order, with the pages it was laid out on (the items' document)."""
+def item_pieces(job: AidJob, document: Document, name: str, apart: Collection[str] = ()) -> list[ItemPieces]:
+    """Each item of the aid, in order, with the pages it was laid out on (the items' document). An item in
+    `apart` (its id) has two, its text and its table, and its title again on a page between them."""
     listed = [(number, item) for number, section in enumerate(job.sections) for item in section.items]
     items: list[ItemPieces] = []
     for page_number, (page, card) in enumerate(zip(document.pages, card_of_each_page(document), strict=True)):
         top, bottom = extent(page)
-        if card is not None and not (items and card == listed[len(items) - 1][1][0]):  # a table apart: the same item
+        again = card in apart and bool(items) and listed[len(items) - 1][1][0] == card and items[-1].title_again is None
+        if card is not None and not again:
             if len(items) == len(listed) or listed[len(items)][1][0] != card:
                 raise AidError(f"{name}: card '{card}' is not where the aid lists it")  # two items with one id
             section, (_, title, colour, site_page) = listed[len(items)]
             box = next(box for box in all_boxes(page) if "item" in class_of(box))
-            items.append(ItemPieces(section, title, colour, [], site_page))
+            items.append(ItemPieces(section, title, colour, [], site_page, anchor=card))
             margins = ((box.margin_top or 0) * PX, (box.margin_bottom or 0) * PX)
-        items[-1].pages.append(Piece("items", page_number, top, CARD_TEXT[0], bottom - top, *margins))
+            below = [child for child in box.children if getattr(child, "element_tag", None)][-1]  # the text's last block
+            bottom_margin = css_margin(below, "bottom") if card in apart else margins[1]  # its table follows on the sheet
+            items[-1].pages.append(Piece("items", page_number, top, CARD_TEXT[0], bottom - top, margins[0], bottom_margin))
+        elif card is not None:  # the title again
+            heading = next(box for box in all_boxes(page) if getattr(box, "element_tag", None) == "h3")
+            items[-1].title_again = Piece("items", page_number, top, CARD_TEXT[0], bottom - top, margins[0], css_margin(heading, "bottom"))
+        elif items[-1].title_again is not None and len(items[-1].pages) == 1:  # the table set apart
+            table = next(box for box in all_boxes(page) if getattr(box, "element_tag", None) == "table")
+            items[-1].pages.append(Piece("items", page_number, top, CARD_TEXT[0], bottom - top, css_margin(table, "top"), margins[1]))
+        else:  # the rest of an item that ran on
+            items[-1].pages.append(Piece("items", page_number, top, CARD_TEXT[0], bottom - top, *margins))
     if len(items) != len(listed):
         raise AidError(f"{name}: {len(listed) - len(items)} item(s) missing from the laid-out cards")
     return items
+
+
+def css_margin(box: Box, side: str) -> float:
+    """A box's margin on `side` ("top", "bottom") in points, as its style gives it: a page break keeps none
+    of a margin before it (CSS), and a piece keeps its margins for where it is stacked (aid_compose.stack_end)."""
+    value = box.style[f"margin_{side}"]
+    return float(value.value) * PX if value.unit == "px" else 0.0
 
 
 def all_boxes(page: Page) -> Iterator[Box]:
@@ -254,23 +271,25 @@ class NothingFetcher(URLFetcher):  # type: ignore[misc]  # WeasyPrint has no typ
 
 
 DENSE = "\n{selector} {{ font-size: 88%; line-height: 1.08; }}  /* cards that did not fit at full size (their tables keep their size) */\n"
-APART = "\n.item h3.apart {{ break-before: page; }}  /* a table on a card of its own, under its item's title again */\n"
+APART = "\n{selector} {{ display: block; break-before: page; break-after: page; }}  /* its title again, its table on a card of its own */\n"
 
 
-def lay_out_cards(html: str, name: str) -> tuple[str, Document]:
-    """The items' HTML as printed and their laid-out document, one card a page. A card whose content runs on
-    past its page (a long table and its footnotes) would leave an untitled card behind: it is
-    set smaller instead (its prose: a table keeps its type, aid_geometry.TABLE_PT), and if it still runs on,
-    its table goes whole onto a card of its own under the item's title again, both at full size (`table_apart`:
-    Marauders' victory points at 7 pt). Only those cards are laid out again (the others hidden), and their
-    pages replace the overrunning ones. A card that still does not fit runs on over more cards, its reference
-    in their footer (only text no editor would print does: the layout tests hold the bundled aids to titled
-    cards, each table whole on one)."""
+def lay_out_cards(html: str, name: str) -> tuple[str, Document, set[str]]:
+    """The items' HTML as printed, their laid-out document, one card a page, and the items whose table is set
+    apart. A card whose content runs on past its page (a long table and its footnotes) would leave an untitled
+    card behind: it is set smaller instead (its prose: a table keeps its type, aid_geometry.TABLE_PT), and if it
+    still runs on, its own table (an entry's, `data-table`) goes whole onto a page of its own after the item's
+    title again, alone on a page (APART: `h3.again`, aid.html.j2), both at full size: the item's text and its
+    table are then two pieces and its title a third (`item_pieces`); the cards print the text, then the table
+    under the title, and the sheet the text and the table one under the other (aid_compose: Marauders' victory
+    points at 7 pt). Only those cards are laid out again (the others hidden), and their pages replace the
+    overrunning ones. A card that still does not fit runs on over more cards, its reference in their footer (only
+    text no editor would print does: the layout tests hold the bundled aids to titled cards, each table whole on one)."""
     document = checked_document(html, name)
     items = card_of_each_page(document)
     overrun = [card for card, next_page in itertools.pairwise(items) if card is not None and next_page is None]
     if not overrun:
-        return html, document
+        return html, document, set()
     chosen = ", ".join(f'.item[id="{css_string(item)}"]' for item in overrun)
     hide_others = (
         f".item:not({chosen.replace(', ', '):not(')}) {{ display: none; }}\n"
@@ -278,48 +297,57 @@ def lay_out_cards(html: str, name: str) -> tuple[str, Document]:
     )  # no blank first page
 
     def remedied(apart: list[str]) -> tuple[str, Document, list[str | None]]:
-        """The HTML with the overrunning cards set smaller but those in `apart`, whose tables go apart; and the
-        overrunning cards laid out again, with whose card each page is."""
+        """The HTML with the overrunning cards set smaller but those in `apart`, whose tables go on a page of
+        their own; and the overrunning cards laid out again, with whose card each page is."""
         dense = ", ".join(f'.item[id="{css_string(item)}"]' for item in overrun if item not in apart)
-        new_html = table_apart(html.replace("</style>", DENSE.format(selector=dense) + "</style>", 1) if dense else html, apart)
+        tables = ", ".join(f'.item[id="{css_string(item)}"] h3.again' for item in apart)
+        style = (DENSE.format(selector=dense) if dense else "") + (APART.format(selector=tables) if tables else "")
+        new_html = html.replace("</style>", style + "</style>", 1)
         small = checked_document(new_html.replace("</style>", hide_others + "</style>", 1), name)
         return new_html, small, card_of_each_page(small)
 
     new_html, small, small_items = remedied([])
-    still = [card for card, next_page in itertools.pairwise(small_items) if card is not None and next_page is None]
-    apart = [card for card in still if "<table" in html[slice(*item_span(html, card))]]
+    with_tables = items_with_tables(small)
+    apart = [card for card, count in pages_of_each_card(small_items).items() if count > 1 and card in with_tables]
     if apart:
         new_html, small, small_items = remedied(apart)
-    if None in small_items:  # still too long: it runs on rather than failing the whole build
-        return new_html, checked_document(new_html, name)
+    counts = pages_of_each_card(small_items)
+    set_apart = {card for card in apart if counts[card] == 3}  # its text, its title again, its table: a page each
+    if any(count > (3 if card in set_apart else 1) for card, count in counts.items()):  # still too long: it runs on
+        return new_html, checked_document(new_html, name), set_apart  # rather than failing the whole build
     pages = []
     for item, page in zip(items, document.pages, strict=True):
         if item in overrun:
             pages += [small_page for small_item, small_page in zip(small_items, small.pages, strict=True) if small_item == item]
+            pages += [small.pages[small_items.index(item) + 2]] if item in set_apart else []  # the table: untitled
         elif item is not None:
             pages.append(page)
-    return new_html, document.copy(pages)
+    return new_html, document.copy(pages), set_apart
 
 
-def table_apart(html: str, cards: list[str]) -> str:
-    """The items' HTML with each of `cards` (item ids) printing its title again above its first table, on a
-    page (card) of its own (APART)."""
-    if not cards:
-        return html
+def pages_of_each_card(cards: list[str | None]) -> dict[str, int]:
+    """How many pages each card takes, from `card_of_each_page`: its titled page and the untitled ones after it."""
+    counts: dict[str, int] = {}
+    last = None
     for card in cards:
-        start = item_span(html, card)[0]
-        title = re.search(r"<h3>.*?</h3>", html[start:], re.S)
-        table = html.index("<table", start)
-        assert title is not None, card
-        html = html[:table] + title.group(0).replace("<h3>", '<h3 class="apart">', 1) + "\n" + html[table:]
-    return html.replace("</style>", APART + "</style>", 1)
+        last = card if card is not None else last
+        if last is not None:
+            counts[last] = counts.get(last, 0) + 1
+    return counts
 
 
-def item_span(html: str, card: str) -> tuple[int, int]:
-    """Where the item `card` (its id) is in the items' HTML: from its id up to the next item."""
-    start = html.index(f' id="{html_module.escape(card)}"')
-    end = html.find('<div class="item', start)
-    return start, end if end >= 0 else len(html)
+def items_with_tables(document: Document) -> set[str]:
+    """The ids of the items with a table of their own (an entry's: `data-table`, after its title again), as laid out."""
+    found = set()
+    for page in document.pages:
+        stack: list[tuple[Box, str | None]] = [(page._page_box, None)]
+        while stack:
+            box, item = stack.pop()
+            item = box.element.get("id") if "item" in class_of(box) else item
+            if item is not None and getattr(box, "element_tag", None) == "table" and box.element.get("data-table"):
+                found.add(item)
+            stack.extend((child, item) for child in getattr(box, "children", []))
+    return found
 
 
 def card_of_each_page(document: Document) -> list[str | None]:

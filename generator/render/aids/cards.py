@@ -17,10 +17,10 @@ import re
 import signal
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache, partial
 from pathlib import Path
-from typing import NotRequired, TypedDict
+from typing import Any, NotRequired, TypedDict
 
 from jinja2 import Environment
 from markupsafe import Markup
@@ -119,6 +119,7 @@ class AidItem(TypedDict):
     anchor: str  # its id in the aid's HTML
     title: str
     html: Markup  # its body
+    table: NotRequired[Markup]  # an entry's own table, after its body: a card may set it apart, under the title again
     fallback: str | None  # "shown in <language>" when its text is not in the reader's language
     questions: list[str]  # the open questions it is marked with (clarification ids)…
     marks: NotRequired[list[int]]  # …and their numbers (number_questions)
@@ -274,7 +275,7 @@ def answer_item(resolved: Resolved, lang: str, table: AnswerTable) -> AidItem:
 def entry_item(resolved: Resolved, game: str, lang: str, entry_id: str) -> AidItem:
     entry = resolved.kb.entries[entry_id]
     labels = resolved.languages.ui(lang)
-    html, shown = entry_body(resolved, game, lang, entry_id)
+    html, table, shown = entry_body(resolved, game, lang, entry_id)
     summary_title = entry.get("summary", {}).get("title", {})
     title_lang = lang if lang in summary_title or lang in entry["title"] else resolved.display_language(entry, lang)
     title = summary_title.get(lang) or entry["title"][title_lang]
@@ -284,6 +285,7 @@ def entry_item(resolved: Resolved, game: str, lang: str, entry_id: str) -> AidIt
         "anchor": slug_of(entry_id),
         "title": title,
         "html": html,
+        "table": table,
         "fallback": None if other == lang else fill(labels["fallback"], shown=resolved.languages.name_in(other, lang)),
         "questions": open_questions(resolved, entry_id),
         "ref": resolved.url_of(entry_id, lang),
@@ -293,9 +295,9 @@ def entry_item(resolved: Resolved, game: str, lang: str, entry_id: str) -> AidIt
     }
 
 
-def entry_body(resolved: Resolved, game: str, lang: str, entry_id: str) -> tuple[Markup, str]:
-    """An entry's body on an aid, as safe HTML, and the language it is in: its summary in the
-    reader's language if it has one, else its text (with its table) in the language shown."""
+def entry_body(resolved: Resolved, game: str, lang: str, entry_id: str) -> tuple[Markup, Markup, str]:
+    """An entry's body on an aid and its table (empty if none), as safe HTML, and the language it is in: its
+    summary in the reader's language if it has one, else its text (and its table) in the language shown."""
     entry = resolved.kb.entries[entry_id]
     summary = entry.get("summary", {}).get("text", {})
     shown = lang if lang in summary else resolved.display_language(entry, lang)
@@ -303,11 +305,11 @@ def entry_body(resolved: Resolved, game: str, lang: str, entry_id: str) -> tuple
     html = render(summary[lang] if lang in summary else aid_text(resolved, entry, shown), linker)
     if "<img" in html:
         raise AidFetchError(f"entry '{entry_id}' has an image; aids fetch nothing (aid {game}-{lang})")
+    table = Markup()
     if "table" in entry and entry["table"].get("shown", True):
         hidden = resolved.kb.aids[game].get("hide_columns", {}).get(entry_id, [])
-        table = {**entry["table"], "columns": [c for c in entry["table"]["columns"] if c["key"] not in hidden]}
-        html += table_html(resolved, table, lang, entry_id)
-    return Markup(html), shown
+        table = table_html(resolved, {**entry["table"], "columns": [c for c in entry["table"]["columns"] if c["key"] not in hidden]}, lang, entry_id)
+    return Markup(html), table, shown
 
 
 def faction_item(resolved: Resolved, game: str, lang: str, faction: JSONObject) -> AidItem:
@@ -323,7 +325,8 @@ def faction_item(resolved: Resolved, game: str, lang: str, faction: JSONObject) 
         rows = [row for row in table["rows"] if all(resolved.text_in(row.get(k), "en") == v for k, v in where.items())]
         parts.append(table_html(resolved, {**table, "columns": columns, "rows": rows}, lang, None))
     for entry_id in faction.get("entries", []):
-        parts.append(entry_body(resolved, game, lang, entry_id)[0])
+        body, own_table, _ = entry_body(resolved, game, lang, entry_id)
+        parts += [body, own_table]
         questions += [q for q in open_questions(resolved, entry_id) if q not in questions]
         refs.append(resolved.url_of(entry_id, lang))
     name = resolved.text_in(faction["name"], lang)
@@ -433,13 +436,14 @@ class AidJob:
 
     game: str
     lang: str
-    sheet_html: str  # the sheet as a web page printing on A4 (site/cards/<game>-<lang>-sheet.html)
+    sheet_html: str  # the sheet as a web page printing on A4, in CSS columns (what the version and the cache key read)
     card_html: str  # every item on a page of its own, the size of a card's text: both PDFs are made of these pages
     parts_html: str  # the other pieces of the printed aids, one a page (aid-parts.html.j2)
     title: str  # the sheet PDF's title
     sections: list[PrintedSection]
     cards_title: str = ""  # the cards PDF's title
-    sheet_letter_html: str = ""  # the same web page printing on US Letter (…-sheet-letter.html)
+    sheet_letter_html: str = ""  # the same web page printing on US Letter
+    sheet_context: dict[str, Any] = field(default_factory=dict)  # the web sheet's template context but its paper (sheet_page)
 
 
 def aid_job(resolved: Resolved, game: str, lang: str, tables: AnswerTables | None = None, site: str | None = None) -> AidJob:
@@ -460,17 +464,21 @@ def aid_job(resolved: Resolved, game: str, lang: str, tables: AnswerTables | Non
     def footer(version: str, changes: str = changes) -> str:
         return f"{game_title} · {labels['full_rules']}: {lang}/{game}/ · {version} · {changes} · {labels['aid_print_at_100']}"
 
-    def html(kind: str, version: str) -> str:
+    def context(kind: str, version: str) -> dict[str, Any]:
         layout, kind_label = layouts[kind]
-        return env.get_template("aid.html.j2").render(
+        return {
             **layout,
-            lang=lang,
-            game_title=game_title,
-            kind=kind_label,
-            title=f"{game_title} · {kind_label}",
-            sections=sections,
-            footer=footer(version),
-        )
+            "lang": lang,
+            "game_title": game_title,
+            "kind": kind_label,
+            "title": f"{game_title} · {kind_label}",
+            "sections": sections,
+            "footer": footer(version),
+            "continued": labels["aid_continued"],
+        }
+
+    def html(kind: str, version: str) -> str:
+        return env.get_template("aid.html.j2").render(**context(kind, version))
 
     # The printed version is a digest of what this aid shows, not of the whole data: an edit in
     # one game changes neither the version nor the cache key of another game's aids.
@@ -516,7 +524,29 @@ def aid_job(resolved: Resolved, game: str, lang: str, tables: AnswerTables | Non
         printed,
         f"{game_title} · {labels['aid_cards']}",
         html("sheet-letter", version),
+        {name: value for name, value in context("sheet", version).items() if name != "page_size"},
     )
+
+
+def sheet_page(job: AidJob, paper: str, plan: list[list[list[tuple[int, str]]]]) -> str:
+    """The sheet as a web page printing on `paper` (site/cards/<game>-<lang>-sheet.html, …-sheet-letter.html), laid
+    out in the pages and columns of the sheet PDF (`plan`: aid_compose.SheetLayout.plan), each column a block of its
+    own: a section going on in a column opens it with its bar marked as continued, as on the PDF (in CSS columns,
+    its items went on under no heading). On a phone the columns follow one another, without those bars."""
+    sections = job.sheet_context["sections"]
+    items = {item["anchor"]: item for section in sections for item in section["items"]}
+    pages: list[list[list[dict[str, Any]]]] = []
+    for page in plan:
+        pages.append([])
+        for column in page:
+            parts: list[dict[str, Any]] = []
+            for section, what in column:
+                if what in ("bar", "more") or not parts or parts[-1]["section"] is not sections[section]:
+                    parts.append({"section": sections[section], "head": what if what in ("bar", "more") else None, "items": []})
+                if what not in ("bar", "more"):
+                    parts[-1]["items"].append(items[what])
+            pages[-1].append(parts)
+    return aid_environment().get_template("aid.html.j2").render(**job.sheet_context, page_size=SHEET_PAGE_SIZES[paper], pages=pages)
 
 
 def rulings_date(resolved: Resolved, game: str) -> str | None:
@@ -566,8 +596,12 @@ def job_key(job: AidJob) -> str:
 
 @cache
 def layout_code_version() -> str:
-    """The aids' code and WeasyPrint's version: read once, not once per aid looked up."""
-    code = b"".join(Path(__file__).with_name(name).read_bytes() for name in ("cards.py", "aid_layout.py", "aid_compose.py"))
+    """The aids' code, their templates (the workers render the web sheet: sheet_page) and WeasyPrint's version: read
+    once, not once per aid looked up."""
+    templates = sorted((Path(__file__).parents[2] / "templates" / "cards").glob("*.j2"))
+    code = b"".join(
+        path.read_bytes() for path in [Path(__file__).with_name(name) for name in ("cards.py", "aid_layout.py", "aid_compose.py")] + templates
+    )
     return hashlib.sha256(code).hexdigest() + importlib.metadata.version("weasyprint")
 
 
