@@ -149,3 +149,35 @@ def test_sheet_is_made_of_the_items_and_its_own_pieces_only(bundled_build: Path,
         expected.append((1, section["title"]))
         expected += [(2, " ".join(item["title"].split())) for item in section["items"]]
     assert list(levels(reader.outline)) == expected
+
+
+@pytest.mark.integration
+def test_a_heading_in_an_items_own_text_on_a_page_it_runs_on_to_is_that_items(tmp_path: Path):
+    """An entry's text may hold headings of its own («### …»); where such an item runs on over its card, a
+    page that opens with one of them is still that item's (the layout took it for the item's title and
+    refused the aid: 'card … is not where the aid lists it', found by the hostile-data browser test)."""
+    from conftest import MINI
+
+    from generator.base.problems import Problems
+    from generator.load.load import load
+    from generator.render.aids.aid_layout import produce, start_worker
+    from generator.render.aids.cards import aid_job
+    from generator.render.answer_tables import AnswerTables
+    from generator.resolve.resolve import resolve
+    from generator.validate.validate import check
+
+    problems = Problems()
+    kb = check(load(MINI, problems), problems)
+    assert not problems
+    part = "### A heading of the rule's own\n\nA unit that must retreat moves back one space, and again, and again.\n\n"
+    kb.entries["mini/retreat"]["text"]["en"] = part * 12  # several cards' worth, a heading on each of them
+    resolved = resolve(kb)
+    start_worker()
+    aid = produce(aid_job(resolved, "mini", "en", AnswerTables(resolved)))
+    cards = next(content for name, content in aid.files.items() if name.endswith("cards-a4.pdf"))
+    import io
+
+    from pypdf import PdfReader
+
+    text = " ".join(page.extract_text() for page in PdfReader(io.BytesIO(cards)).pages)
+    assert text.count("A heading of the rule's own") == 12  # every part printed, once

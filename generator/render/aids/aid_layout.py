@@ -189,8 +189,9 @@ def item_pieces(job: AidJob, document: Document, name: str, apart: Collection[st
     items: list[ItemPieces] = []
     for page_number, (page, card) in enumerate(zip(document.pages, card_of_each_page(document), strict=True)):
         top, bottom = extent(page)
-        again = card in apart and bool(items) and listed[len(items) - 1][1][0] == card and items[-1].title_again is None
-        if card is not None and not again:
+        same = bool(items) and listed[len(items) - 1][1][0] == card  # a heading of the item's own text on a page it ran on to
+        again = same and card in apart and items[-1].title_again is None and any("again" in class_of(box) for box in all_boxes(page))
+        if card is not None and not same:
             if len(items) == len(listed) or listed[len(items)][1][0] != card:
                 raise AidError(f"{name}: card '{card}' is not where the aid lists it")  # two items with one id
             section, (_, title, colour, site_page) = listed[len(items)]
@@ -200,10 +201,10 @@ def item_pieces(job: AidJob, document: Document, name: str, apart: Collection[st
             below = [child for child in box.children if getattr(child, "element_tag", None)][-1]  # the text's last block
             bottom_margin = css_margin(below, "bottom") if card in apart else margins[1]  # its table follows on the sheet
             items[-1].pages.append(Piece("items", page_number, top, CARD_TEXT[0], bottom - top, margins[0], bottom_margin))
-        elif card is not None:  # the title again
+        elif again:  # the title again
             heading = next(box for box in all_boxes(page) if getattr(box, "element_tag", None) == "h3")
             items[-1].title_again = Piece("items", page_number, top, CARD_TEXT[0], bottom - top, margins[0], css_margin(heading, "bottom"))
-        elif items[-1].title_again is not None and len(items[-1].pages) == 1:  # the table set apart
+        elif card is None and items[-1].title_again is not None and len(items[-1].pages) == 1:  # the table set apart
             table = next(box for box in all_boxes(page) if getattr(box, "element_tag", None) == "table")
             items[-1].pages.append(Piece("items", page_number, top, CARD_TEXT[0], bottom - top, css_margin(table, "top"), margins[1]))
         else:  # the rest of an item that ran on
