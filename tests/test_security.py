@@ -8,9 +8,10 @@ Each payload would set localStorage.kbxss if it ran.
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
-from urllib.parse import urlsplit
+from urllib.parse import urljoin, urlsplit
 
 import pytest
 from browser import search, serve
@@ -128,16 +129,27 @@ def test_search_with_the_payloads_words_runs_nothing(driver, server):
 
 
 def test_clicking_every_link_runs_nothing(driver, server, hostile_site: Path):
-    """Every link on every page is clicked (each distinct target once per page)."""
-    clicked, ran_on = 0, []
-    for page in all_pages(hostile_site):
+    """Every link on every page is followed: clicked (each distinct target once per page) wherever a click
+    could do more than open one of the site's own pages — any scheme but http(s), a link within the page,
+    a file that is not a page; a link that only opens another page of the site is that page, which this
+    test loads and checks itself. (Clicking those too, each after loading its page again, took ~4× as long: of
+    487 links, 393 only open a page.)"""
+    pages = all_pages(hostile_site)
+    clicked, opened, ran_on = 0, 0, []
+    for page in pages:
         url = f"{server}/{page}"
         driver.get(url)
+        if value := ran(driver):
+            ran_on.append((page, None, value))
         targets = driver.execute_script("return [...new Set([...document.querySelectorAll('a[href]')].map(a => a.getAttribute('href')))]")
         for target in targets:
             if urlsplit(target).scheme in ("http", "https") and not target.startswith(server):
                 continue  # nothing external is linked from the data; Material's own links stay unclicked
-            driver.get(url)
+            if site_page(url, target, server) in pages:
+                opened += 1
+                continue
+            if driver.current_url.split("#")[0] != url:
+                driver.get(url)
             driver.execute_script(
                 "const a = [...document.querySelectorAll('a[href]')].find(a => a.getAttribute('href') === arguments[0]);if (a) a.click();", target
             )
@@ -146,8 +158,21 @@ def test_clicking_every_link_runs_nothing(driver, server, hostile_site: Path):
             if value:
                 ran_on.append((page, target, value))
                 driver.execute_script("localStorage.removeItem('kbxss')")
-    assert clicked > 100
+    assert clicked > 50 and opened > 100, (clicked, opened)
+    print(f"links clicked {clicked}, opened as their pages {opened}")
     assert ran_on == []
+
+
+def site_page(url: str, target: str, server: str) -> str | None:
+    """The site's page (path under the site, as all_pages lists it) a plain link opens, else None: a link
+    with a scheme, a query, or only a fragment, or a fragment that is not a plain id (a page's script may
+    read either), or to something other than a page."""
+    parts = urlsplit(target)
+    if parts.scheme or parts.netloc or not parts.path or parts.query or not re.fullmatch(r"[\w-]*", parts.fragment):
+        return None
+    path = urlsplit(urljoin(url, target)).path
+    path += "index.html" if path.endswith("/") else ""
+    return path.removeprefix(urlsplit(server).path.rstrip("/") + "/").lstrip("/") if path.endswith(".html") else None
 
 
 # Scripts the build writes from data (vendored runtimes and Material's bundles are copied as they are).
