@@ -165,6 +165,27 @@ def test_the_marauders_forms_offer_the_cards_of_the_victory_point_table_by_their
 
 
 @pytest.mark.unit
+@pytest.mark.parametrize("check", ["advance_dials", "round_dials"])
+def test_the_citow_dial_forms_offer_the_instruction_kinds_by_their_glossary_names(check: str):
+    """A revealed threat-dial instruction is a kind picked from the list (the kinds the check counts, DIAL_EFFECTS),
+    each named in every language by a glossary term of the list (category dial-instruction), and X a number field
+    labelled in every language (issue 27)."""
+    from ruamel.yaml import YAML
+
+    from rules_check.games import citow
+
+    form = with_choices(check_schemas("citow")[f"{check}_input"], form_choices("citow", check))
+    assert [field.get("enum") for field in _fields_named(form, "kind")] == [list(citow.DIAL_EFFECTS)]
+    assert [(field["type"], field["minimum"]) for field in _fields_named(form, "count")] == [("integer", 1)]
+    glossary = YAML(typ="safe").load((REPO / "data" / "games" / "citow" / "glossary.yaml").read_text(encoding="utf-8"))
+    instructions = {term["id"] for term in glossary["terms"] if term.get("category") == "dial-instruction"}
+    words = calculators_data("citow")
+    assert all(words["labels"][kind]["term"] in instructions for kind in citow.DIAL_EFFECTS)
+    own = words["checks"][check]["labels"]
+    assert all(set(own[field]) == {"en", "ru", "pl"} for field in ("kind", "count"))
+
+
+@pytest.mark.unit
 @pytest.mark.parametrize("game,check,inputs,expected,entry", EXAMPLES, ids=[e[4] for e in EXAMPLES])
 def test_the_form_can_show_every_worked_example_of_its_check(game, check, inputs, expected, entry):
     """ "Fill in the example" puts each value of the example into the form: a choice list offers each of them."""
