@@ -37,6 +37,13 @@ def _field(value: Any, part: str, path: str) -> Any:
     return value[part]
 
 
+def label_key(name: str) -> str:
+    """A name as the key of its label: lower case, apostrophes dropped, each other run of characters but letters and
+    digits one _, a leading "the" dropped ("The Blood God's Call" -> blood_gods_call)."""
+    key = re.sub(r"[^a-z0-9]+", "_", re.sub(r"['’]", "", name.lower())).strip("_")
+    return key.removeprefix("the_")
+
+
 class Words:
     """How one language writes the values of an answer: labels of names and choices, yes/no/none."""
 
@@ -47,7 +54,9 @@ class Words:
         self.words: dict[str, str] = say["words"].get(language) or say["words"]["en"]
 
     def label(self, key: str) -> str:
-        return self.labels.get(key, key)
+        """A code or name in words: its label; else the label of its key (a card the player names as the game's
+        English does, "Battle Cry": battle_cry) where the game has one; else the value as it is."""
+        return self.labels.get(key) or self.labels.get(label_key(key), key)
 
     def value(self, value: Any, kind: str = "") -> str:
         if kind == "percent" and isinstance(value, (int, float)) and not isinstance(value, bool):

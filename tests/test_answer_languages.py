@@ -4,8 +4,9 @@ that calculators.yaml labels in that language, not an English phrase of the chec
 an attack is not allowed, why a counterattack is not. The strings an answer may give back as they are: numbers, entry
 ids, a scenario card's printed code, and the player's own words (the names he gave locations, tribes). A Chaos
 Marauders card is not his word but the game's: the checks echo its id, which the answer says by its name (GAME_NAMES).
-Still let through as his words: the Chaos cards of CitOW's conflicting_effects and the dial instructions of its
-round_dials, free text the data has no closed list of (issue 27)."""
+Nor are CitOW's threat-dial instructions (a kind from the list, labelled) or the cards of its checks: a card the
+glossary names is said by its name in the reader's language, looked up by its English name (explain.label_key)
+(issue 27)."""
 
 from __future__ import annotations
 
@@ -34,11 +35,13 @@ AS_IT_IS = re.compile(r"[0-9]+(/[0-9]+)?|[a-z0-9-]+/[a-z0-9/-]+|[A-Z][0-9]+")  #
 # game_end_needs, the input fields the CLI asks for (test_no_answer_names_a_field_left_to_the_cli holds them unsaid)
 UNSAID = {"message", "game_end_needs"}
 # input fields whose strings name the game's things, not the player's words: Chaos Marauders' cards (in a battle line's
-# spaces, drawn, broken, taken as trophies, scoring), which an answer says by their labels
+# spaces, drawn, broken, taken as trophies, scoring), CitOW's dial instructions (their kinds) and cards, which an
+# answer says by their labels
 GAME_NAMES = {
     "marauders": frozenset(
         {"card", "drawn", "spaces", "lines", "winner_lines", "scoring_cards", "war_machines_with_crew", "war_machines_without_crew"}
-    )
+    ),
+    "citow": frozenset({"kind", "instruction", "card"}),
 }
 
 
@@ -66,8 +69,9 @@ def _players_words(inputs: Any, names: frozenset[str] = frozenset()) -> set[str]
 
 
 def _has_words(say: dict[str, Any], check: str, value: str, language: str) -> bool:
-    """The value has a label in `language` (the check's own, or the game's)."""
-    texts = {**say["labels"], **say["checks"][check].get("labels", {})}.get(value)
+    """The value has a label in `language` (the check's own, or the game's), by itself or by its key (a card's name)."""
+    labels = {**say["labels"], **say["checks"][check].get("labels", {})}
+    texts = labels.get(value) or labels.get(explain.label_key(value))
     return texts is not None and language in texts
 
 

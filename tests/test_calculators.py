@@ -23,7 +23,7 @@ from generator.render.calculators import calculator_anchor, with_choices
 from generator.resolve.pages import CALCULATORS, GAME_INDEX
 from generator.validate.validate_calculators import names_to_label, output_paths
 from rules_check.core import CheckId
-from rules_check.explain import Words, sentence
+from rules_check.explain import Words, label_key, sentence
 
 SAY = {  # a game's `say` data as the build writes it (rules_check/data/<game>.json)
     "labels": {"khorne": {"en": "Khorne", "ru": "Кхорн"}, "nurgle": {"en": "Nurgle", "ru": "Нургл"}},
@@ -44,6 +44,21 @@ def test_a_sentence_says_values_in_the_readers_language():
         sentence("{ok} {no} {list} {records}", {"ok": True, "no": None, "list": [], "records": [{"nurgle": 1}, {"nurgle": 2}]}, en)
         == "yes none none Nurgle 1; Nurgle 2"
     )
+
+
+@pytest.mark.unit
+def test_a_name_without_a_label_of_its_own_is_said_by_the_label_of_its_key():
+    """A card the player names as the game's English does ("Stench of Death") is said by the label of its key
+    (stench_of_death) in the reader's language; a name with no such label stays as it is (issue 27)."""
+    say = {**SAY, "labels": {**SAY["labels"], "stench_of_death": {"en": "The Stench of Death", "ru": "Смрад смерти"}}}
+    ru = Words(say, "c", "ru")
+    names = ["Stench of Death", "The Stench of Death", "stench of death!", "Nurgle", "khorne", "Battle Cry"]
+    assert [ru.label(name) for name in names] == ["Смрад смерти", "Смрад смерти", "Смрад смерти", "Нургл", "Khorne (Blood Frenzy)", "Battle Cry"]
+    assert [label_key(name) for name in ("The Blood God's Call", "Field of Carnage", "The Skull Throne")] == [
+        "blood_gods_call",
+        "field_of_carnage",
+        "skull_throne",
+    ]
 
 
 @pytest.mark.unit
@@ -162,6 +177,46 @@ def test_the_marauders_forms_offer_the_cards_of_the_victory_point_table_by_their
     assert offered == [cards]
     labels = calculators_data("marauders")["labels"]
     assert all(labels[card] == {"term": f"marauders/term/{card.replace('_', '-')}"} for card in cards)
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize("check", ["advance_dials", "round_dials"])
+def test_the_citow_dial_forms_offer_the_instruction_kinds_by_their_glossary_names(check: str):
+    """A revealed threat-dial instruction is a kind picked from the list (the kinds the check counts, DIAL_EFFECTS),
+    each named in every language by a glossary term of the list (category dial-instruction), and X a number field
+    labelled in every language (issue 27)."""
+    from ruamel.yaml import YAML
+
+    from rules_check.games import citow
+
+    form = with_choices(check_schemas("citow")[f"{check}_input"], form_choices("citow", check))
+    assert [field.get("enum") for field in _fields_named(form, "kind")] == [list(citow.DIAL_EFFECTS)]
+    assert [(field["type"], field["minimum"]) for field in _fields_named(form, "count")] == [("integer", 1)]
+    glossary = YAML(typ="safe").load((REPO / "data" / "games" / "citow" / "glossary.yaml").read_text(encoding="utf-8"))
+    instructions = {term["id"] for term in glossary["terms"] if term.get("category") == "dial-instruction"}
+    words = calculators_data("citow")
+    assert all(words["labels"][kind]["term"] in instructions for kind in citow.DIAL_EFFECTS)
+    own = words["checks"][check]["labels"]
+    assert all(set(own[field]) == {"en", "ru", "pl"} for field in ("kind", "count"))
+
+
+@pytest.mark.unit
+def test_every_card_the_citow_glossary_names_is_labelled_by_its_english_names():
+    """A card of CitOW's glossary (its card-name terms: Chaos cards, Old World cards) is labelled by the key of its
+    English name and of each English variant, so an answer echoing a card the player names says it in the reader's
+    language (conflicting_effects; issue 27)."""
+    from ruamel.yaml import YAML
+
+    glossary = YAML(typ="safe").load((REPO / "data" / "games" / "citow" / "glossary.yaml").read_text(encoding="utf-8"))
+    labels = calculators_data("citow")["labels"]
+    cards = [
+        (term["id"], name)
+        for term in glossary["terms"]
+        if term.get("category") == "card-name"
+        for name in [term["names"]["en"], *term.get("variants", {}).get("en", [])]
+    ]
+    assert len(cards) > 16
+    assert [(term, name) for term, name in cards if labels.get(label_key(name)) != {"term": term}] == []
 
 
 @pytest.mark.unit

@@ -201,6 +201,7 @@ CITOW_REFUSED = {
         },
     ),
     "tokens": ("corruption_phase", {"regions": [{"region": "kislev", "skaven_tokens": 4}, {"region": "estalia", "skaven_tokens": 3}]}),
+    "no X": ("round_dials", {"powers": {"khorne": {"position": 0, "counters": 1, "windows": {"1": {"instruction": {"kind": "gain_vp"}}}}}}),
 }
 
 
@@ -218,12 +219,14 @@ def test_a_citow_refusal_reads_in_the_readers_language_with_its_values_named_as_
         "own followers": "khorne: a player cannot assign hits to his own followers (bloodthirster) (citow/assigning-hits)",
         "tokens": "7 Skaven tokens on the board (kislev 4; estalia 3), but the game has 6: Old World tokens of each type are strictly "
         "limited, none is replaced when they run out (citow/old-world-token-supply, citow/component-list)",
+        "no X": "khorne: give X of the instruction gain_vp, the number its dial window shows",
     }
     assert {situation: said["message"] for situation, said in ru.items()} == {
         "too few results": "слишком мало значений: кубики атаки — 3, дополнительные броски — 0, нужно бросков — 3, получено значений — 1",
         "own followers": "Кхорн: игрок не может применять ранения к своим последователям (Кровожад)",
         "tokens": "маркеров Скавенов на поле: 7 (Кислев: 4; Эсталия: 3), а в игре их 6: маркеры Старого Света каждого типа строго "
         "ограничены, закончившиеся не заменяются",
+        "no X": "Кхорн: укажите X в инструкции «Получите X победных очков» — число в окне круга влияния",
     }
     rules = {
         "too few results": ["citow/battle-dice"],
@@ -233,4 +236,5 @@ def test_a_citow_refusal_reads_in_the_readers_language_with_its_values_named_as_
     for situation, rule in rules.items():
         assert (ru[situation]["language"], ru[situation]["rules"]) == ("ru", rule)
         assert (pl[situation]["language"], pl[situation]["rules"], pl[situation]["refused"]) == ("pl", rule, "rules")
+    assert pl["no X"]["message"] == "Khorne: podaj X instrukcji „Otrzymujesz X PZ” — liczbę w okienku wskaźnika Zagrożenia"
     assert pl["own followers"]["message"] == "Khorne: gracz nie może przydzielać obrażeń swoim wyznawcom (Krwiopijec Khorna)"

@@ -39,13 +39,16 @@ def test_citow_advance_dials_one_instruction_per_tick(rc):
         rc.run(
             "citow",
             "advance_dials",
-            {"advancement_counters": {"khorne": 1, "slaanesh": 0}, "dial_instructions_revealed": {"slaanesh": ["gain 5 VP"]}},
+            {"advancement_counters": {"khorne": 1, "slaanesh": 0}, "dial_instructions_revealed": {"slaanesh": [{"kind": "gain_vp", "count": 5}]}},
         )
     with pytest.raises(rc.RulesError, match="khorne's dial turns 1 tick"):
         rc.run(
             "citow",
             "advance_dials",
-            {"advancement_counters": {"khorne": 1, "nurgle": 1}, "dial_instructions_revealed": {"khorne": ["gain 2 VP", "gain 2 VP"]}},
+            {
+                "advancement_counters": {"khorne": 1, "nurgle": 1},
+                "dial_instructions_revealed": {"khorne": [{"kind": "gain_vp", "count": 2}, {"kind": "gain_vp", "count": 2}]},
+            },
         )
 
 
@@ -57,7 +60,10 @@ def test_citow_advance_dials_reads_every_instruction_on_the_list(rc):
         "advance_dials",
         {
             "advancement_counters": {"khorne": 2, "nurgle": 1},
-            "dial_instructions_revealed": {"khorne": ["draw 2 Chaos cards", "place 1 Noble token"], "nurgle": ["remove 2 Old World tokens"]},
+            "dial_instructions_revealed": {
+                "khorne": [{"kind": "draw_chaos_cards", "count": 2}, {"kind": "place_noble_tokens", "count": 1}],
+                "nurgle": [{"kind": "remove_old_world_tokens", "count": 2}],
+            },
         },
     )
     assert result["chaos_cards_drawn"] == {"khorne": 2} and result["noble_tokens_placed"] == {"khorne": 1}

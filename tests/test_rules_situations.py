@@ -359,11 +359,17 @@ def test_citow_round_dials_stop_at_victory(rc):
         rc,
         {
             "khorne": {"position": 6, "victory_at": 7, "counters": 3, "victory_points": 10},
-            "nurgle": {"position": 0, "victory_at": 7, "counters": 1, "victory_points": 12, "windows": {"1": {"instruction": "draw 2 Chaos cards"}}},
+            "nurgle": {
+                "position": 0,
+                "victory_at": 7,
+                "counters": 1,
+                "victory_points": 12,
+                "windows": {"1": {"instruction": {"kind": "draw_chaos_cards", "count": 2}}},
+            },
         },
     )
     assert result["ticks"] == {"khorne": 2, "nurgle": 1} and result["ticks_turned"] == {"khorne": 1, "nurgle": 1}
-    assert result["revealed"]["khorne"] == [{"position": 7, "instruction": "victory", "threat": None}]
+    assert result["revealed"]["khorne"] == [{"position": 7, "instruction": {"kind": "victory"}, "threat": None}]
     assert result["instructions_to_carry_out"] == {"nurgle": {"chaos_cards_drawn": 1 * 2}}
     assert result["game_end"] == {"game_ends": True, "condition": "greatest_threat", "winners": ["khorne"]}
 
@@ -390,13 +396,19 @@ def test_citow_round_dials_tie_breaks_at_the_end_of_the_round(rc):
     shared = _dials(rc, {p: {"position": 4, "victory_at": 5, "counters": 1, "victory_points": 30} for p in ("khorne", "tzeentch", "nurgle")})
     assert shared["extra_tick"] is None and shared["game_end"]["winners"] == ["khorne", "nurgle", "tzeentch"]  # shared victory
     fifty = {
-        "khorne": {"position": 1, "victory_at": 9, "counters": 1, "victory_points": 48, "windows": {"2": {"instruction": "gain 3 VP", "threat": 2}}},
+        "khorne": {
+            "position": 1,
+            "victory_at": 9,
+            "counters": 1,
+            "victory_points": 48,
+            "windows": {"2": {"instruction": {"kind": "gain_vp", "count": 3}, "threat": 2}},
+        },
         "nurgle": {
             "position": 3,
             "victory_at": 9,
             "counters": 1,
             "victory_points": 51,
-            "windows": {"4": {"instruction": "upgrade card", "threat": 4}},
+            "windows": {"4": {"instruction": {"kind": "upgrade_card"}, "threat": 4}},
         },
     }
     result = _dials(rc, fifty)
@@ -431,8 +443,21 @@ def test_citow_round_dials_refusals(rc):
     with pytest.raises(rc.RulesError, match="the game ended then"):
         _dials(rc, {"khorne": {"position": 8, "victory_at": 8}})
     with pytest.raises(rc.InputError) as refused:
-        _dials(rc, {"khorne": {"position": 0, "windows": {"1": {"instruction": "gain 999 VP"}}}})
-    assert refused.value.field == "powers/khorne/windows/1/instruction"
+        _dials(rc, {"khorne": {"position": 0, "windows": {"1": {"instruction": {"kind": "gain_vp", "count": 999}}}}})
+    assert refused.value.field == "powers/khorne/windows/1/instruction/count"
+    with pytest.raises(rc.InputError) as refused:  # an instruction is one of the list's kinds, not text
+        _dials(rc, {"khorne": {"position": 0, "windows": {"1": {"instruction": {"kind": "gain 4 VP"}}}}})
+    assert refused.value.field == "powers/khorne/windows/1/instruction/kind"
+    with pytest.raises(rc.RulesError, match="khorne: give X of the instruction gain_vp"):
+        _dials(rc, {"khorne": {"position": 0, "counters": 1, "windows": {"1": {"instruction": {"kind": "gain_vp"}}}}})
+
+
+def test_citow_round_dials_upgrade_card_has_no_number(rc):
+    """The Upgrade Card instruction brings one card into play: a count given with it is ignored, and not echoed."""
+    upgrade = {"1": {"instruction": {"kind": "upgrade_card", "count": 3}}}
+    result = _dials(rc, {"khorne": {"position": 0, "counters": 1, "windows": upgrade}, "nurgle": {"position": 0, "counters": 1, "windows": upgrade}})
+    assert result["revealed"]["khorne"] == [{"position": 1, "instruction": {"kind": "upgrade_card"}, "threat": None}]
+    assert result["instructions_to_carry_out"]["khorne"] == {"upgrade_cards_brought_into_play": 1}
 
 
 # -- BattleLore: a whole attack -----------------------------------------------------------------

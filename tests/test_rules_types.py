@@ -49,6 +49,8 @@ TYPES: list[tuple[str, str, Any]] = [
     ("citow", "round_dials_input.powers.*", citow.PowerDial),
     ("citow", "round_dials_input.powers.*.events[]", citow.DialEvent),
     ("citow", "round_dials_input.powers.*.windows.*", citow.DialWindow),
+    ("citow", "round_dials_input.powers.*.windows.*.instruction", citow.DialInstruction),
+    ("citow", "advance_dials_input.dial_instructions_revealed.*[]", citow.DialInstruction),
     ("battlelore", "combat_dice_input.attacker", battlelore.DiceUnit),
     ("battlelore", "combat_dice_input.target", battlelore.DiceUnit),
     ("battlelore", "combat_dice_input.counterattack", battlelore.CounterattackDice),

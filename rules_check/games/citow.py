@@ -71,7 +71,7 @@ REFUSALS = Refusals(
         ),
         "count-in-region": "{region} {count}",
         # threat dials and the end of the game
-        "unknown-dial-instruction": "unknown dial instruction '{instruction}'",
+        "dial-instruction-count-missing": "{power}: give X of the instruction {kind}, the number its dial window shows",
         "one-instruction-per-tick": "{power}'s dial turns {ticks} tick(s) and shows one instruction per tick, not {given}",
         "condition-not-quoted": "the sources do not quote {power}'s dial advancement condition: give condition_met for each event",
         "events-or-counters": "{power}: give events or counters, not both",
@@ -258,10 +258,30 @@ class RegionSpec(TypedDict):
     attack_values: NotRequired[dict[str, int]]
 
 
+# the kinds of threat-dial instructions a player gives (citow/dial-instruction-list): those that do something
+# (DIAL_EFFECTS); Start is never revealed by a tick, and the Victory! window is given as victory_at
+DialKind = Literal[
+    "gain_vp",
+    "place_warpstone_tokens",
+    "place_noble_tokens",
+    "draw_chaos_cards",
+    "remove_corruption_tokens",
+    "remove_old_world_tokens",
+    "upgrade_card",
+]
+
+
+class DialInstruction(TypedDict):
+    """A threat-dial instruction (dial_instruction): its kind, and X, the number its window shows (none for the Upgrade Card)."""
+
+    kind: DialKind
+    count: NotRequired[int]
+
+
 class DialWindow(TypedDict):
     """The dial's windows at one position (round_dials_input.powers.*.windows.*)."""
 
-    instruction: NotRequired[str]
+    instruction: NotRequired[DialInstruction]
     threat: NotRequired[int]
 
 
@@ -469,16 +489,18 @@ class _Battle:
                 raise REFUSALS("unassigned-held-hits", roller=roller, hits=left, kind=h[2], owner=h[1])
 
 
-# the threat-dial instructions (citow/dial-instruction-list) that do something: instruction pattern -> what it counts
+# the threat-dial instructions (citow/dial-instruction-list) that do something, by kind: what each counts, X of the
+# instruction (the number its window shows) or one for the Upgrade Card, which has no number (COUNTLESS)
 DIAL_EFFECTS = {
-    r"gain (\d+) VP": "vp_gained",
-    r"place (\d+) Warpstone tokens?": "warpstone_tokens_placed",
-    r"place (\d+) Noble tokens?": "noble_tokens_placed",
-    r"draw (\d+) Chaos cards?": "chaos_cards_drawn",
-    r"remove (\d+) corruption tokens?": "corruption_tokens_to_remove",
-    r"remove (\d+) Old World tokens?": "old_world_tokens_to_remove",
-    r"upgrade card": "upgrade_cards_brought_into_play",
+    "gain_vp": "vp_gained",
+    "place_warpstone_tokens": "warpstone_tokens_placed",
+    "place_noble_tokens": "noble_tokens_placed",
+    "draw_chaos_cards": "chaos_cards_drawn",
+    "remove_corruption_tokens": "corruption_tokens_to_remove",
+    "remove_old_world_tokens": "old_world_tokens_to_remove",
+    "upgrade_card": "upgrade_cards_brought_into_play",
 }
+COUNTLESS = ("upgrade_card",)
 
 
 def _scorers(corruption: dict[str, int]) -> list[str]:
@@ -490,17 +512,21 @@ def _scorers(corruption: dict[str, int]) -> list[str]:
     return leaders + [p for p in POWERS if corruption.get(p, 0) == counts[1]]
 
 
-def _dial_effects(instructions: list[str]) -> dict[str, int]:
-    """What a list of revealed dial instructions adds up to, by kind; RulesError for an instruction not on the list."""
+def _dial_instruction(power: str, instruction: DialInstruction) -> DialInstruction:
+    """The instruction as the answer gives it back: its kind, and X unless the kind has none; RulesError for X left out."""
+    kind = instruction["kind"]
+    if kind in COUNTLESS:
+        return {"kind": kind}
+    if "count" not in instruction:
+        raise REFUSALS("dial-instruction-count-missing", power=power, kind=kind)
+    return {"kind": kind, "count": instruction["count"]}
+
+
+def _dial_effects(instructions: list[DialInstruction]) -> dict[str, int]:
+    """What a list of revealed dial instructions (each as _dial_instruction gives it back) adds up to, by what each counts."""
     totals = dict.fromkeys(DIAL_EFFECTS.values(), 0)
     for instruction in instructions:
-        for pattern, key in DIAL_EFFECTS.items():
-            match = re.fullmatch(pattern, instruction, flags=re.IGNORECASE)
-            if match:
-                totals[key] += int(match.group(1)) if match.groups() else 1
-                break
-        else:
-            raise REFUSALS("unknown-dial-instruction", instruction=instruction)
+        totals[DIAL_EFFECTS[instruction["kind"]]] += instruction.get("count", 1)
     return totals
 
 
@@ -821,10 +847,14 @@ class Rules(Game):
 
     @check("advance_dials")
     def advance_dials(
-        self, advancement_counters: dict[str, Any], round: int | None = None, dial_instructions_revealed: dict[str, Any] | None = None
+        self,
+        advancement_counters: dict[str, Any],
+        round: int | None = None,
+        dial_instructions_revealed: dict[str, list[DialInstruction]] | None = None,
     ) -> dict[str, Any]:
         """`dial_instructions_revealed` {power: the instructions its dial shows at each tick, in order}: one per tick
-        turned (citow/dial-instruction-list names them; the dials themselves are not in the sources).
+        turned, each {kind, count} (citow/dial-instruction-list names the kinds; the dials themselves, and so the
+        numbers, are not in the sources).
         """
         ticks = {p: (1 if n >= 1 else 0) for p, n in advancement_counters.items()}
         most = max(advancement_counters.values(), default=0)
@@ -837,7 +867,7 @@ class Rules(Game):
             for power, instructions in dial_instructions_revealed.items():
                 if len(instructions) != ticks.get(power, 0):
                     raise REFUSALS("one-instruction-per-tick", power=power, ticks=ticks.get(power, 0), given=len(instructions))
-            effects = {p: _dial_effects(dial_instructions_revealed.get(p, [])) for p in advancement_counters}
+            effects = {p: _dial_effects([_dial_instruction(p, i) for i in dial_instructions_revealed.get(p, [])]) for p in advancement_counters}
             result["vp_gained"] = {p: e.pop("vp_gained") for p, e in effects.items()}
             for key in DIAL_EFFECTS.values():
                 if key != "vp_gained":
@@ -1539,7 +1569,11 @@ class Rules(Game):
         revealed: list[dict[str, Any]] = []
         for at in range(position + 1, after + 1):
             window = windows.get(str(at), {})
-            instruction = "victory" if at == victory_at else window.get("instruction")  # the Victory! window, by its code
+            if at == victory_at:
+                instruction: dict[str, Any] | None = {"kind": "victory"}  # the Victory! window, by its code
+            else:
+                given = window.get("instruction")
+                instruction = None if given is None else dict(_dial_instruction(power, given))
             revealed.append({"position": at, "instruction": instruction, "threat": window.get("threat")})
         unknown = [r["position"] for r in revealed if r["instruction"] is None]
         effects = None if unknown else _dial_effects([r["instruction"] for r in revealed if r["position"] != victory_at])
