@@ -264,11 +264,12 @@ def test_braces_and_long_titles_up_to_the_limit_are_fine(mini_data: Path):
     assert printed_lines(problems) == []
 
 
-@pytest.mark.unit
-def test_a_large_chapter_with_one_mistake_is_checked_quickly(mini_data: Path):
+@pytest.mark.integration
+def test_a_large_chapter_with_one_mistake_is_reported_at_its_line(mini_data: Path):
     """Issue 12: a 50 MB chapter with one error took 109 s and 1.8 GB (its positions came from a second,
     round-trip parse). Now files stop at 5 MB (E010), and a 4 MB chapter with a mistake at its end
-    is parsed once more only by the fast parser."""
+    is parsed once more only by the fast parser (about 4 s on the 2-core machine; timings are not
+    asserted in tests). This test holds what is reported. Not in the unit lane: it makes and reads a 4 MB file."""
     entry = """  - id: mini/filler-{n}
     kind: flavour
     title: {{en: Filler {n}}}
@@ -285,9 +286,7 @@ def test_a_large_chapter_with_one_mistake_is_checked_quickly(mini_data: Path):
         encoding="utf-8",
     )
     assert 3_000_000 < chapter.stat().st_size < 5_000_000
-    start = time.process_time()
     _, problems = validate(mini_data)
-    assert time.process_time() - start < 30
     [line] = printed_lines(problems)
     assert line.endswith(
         ":45006:11: E014 entry mini/last: kind: 'rulez' is not one of ['rule', 'procedure', 'term', "
