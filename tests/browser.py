@@ -77,8 +77,9 @@ def search(driver, query: str, timeout: float = 10) -> list[dict]:
 
 
 def press(driver, element) -> None:
-    """Tap an element as a player would: scrolled to the middle of the screen first."""
-    driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", element)
+    """Tap an element as a player would: scrolled to the middle of the screen first, at once (a smooth
+    scroll still running would move the element from under the tap: a long form's button was missed)."""
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center', behavior: 'instant'})", element)
     element.click()
 
 
