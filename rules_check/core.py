@@ -63,11 +63,13 @@ class Refusals:
 
 
 class InputError(ValueError):
-    """The input does not match the check's schema (exit 2); `field` names the offending field."""
+    """The input does not match the check's schema (exit 2); `field` names the offending field; `rule` and
+    `limit`, where the schema says it, the schema's keyword that refused it and that keyword's value
+    ("maximum", 20), for a calculator to say it in the reader's language (explain.input_refusal)."""
 
-    def __init__(self, field: str, message: str):
+    def __init__(self, field: str, message: str, rule: str | None = None, limit: Any = None):
         super().__init__(f"{field}: {message}")
-        self.field = field
+        self.field, self.rule, self.limit = field, rule, limit
 
 
 class DataFileError(Exception):
@@ -218,7 +220,7 @@ def check_sizes(game: str, name: str, document: Any) -> None:
     try:
         limits.walk(document, input_shape(game, name), [])
     except limits.SizeError as err:
-        raise InputError(limits.field_name(err.path), str(err)) from None
+        raise InputError(limits.field_name(err.path), str(err), err.rule, err.limit) from None
     except RecursionError:
         raise InputError("(input)", "nested too deeply") from None
 
@@ -239,4 +241,4 @@ def validate(game: str, name: str, direction: str, document: Any) -> None:
         path = [str(p) for p in error.absolute_path]
         if error.validator == "required":  # the field that is missing, not the object that lacks it
             path += [name for name in error.validator_value if isinstance(error.instance, dict) and name not in error.instance][:1]
-        raise InputError(limits.field_name(path), limits.shorten(error.message, error.instance))
+        raise InputError(limits.field_name(path), limits.shorten(error.message, error.instance), str(error.validator), error.validator_value)

@@ -51,7 +51,9 @@ class Words:
         self.language = language
         labels = {**say["labels"], **say["checks"][check].get("labels", {})}
         self.labels: dict[str, str] = {key: texts.get(language) or texts["en"] for key, texts in labels.items()}
-        self.words: dict[str, str] = say["words"].get(language) or say["words"]["en"]
+        words: dict[str, Any] = say["words"].get(language) or say["words"]["en"]
+        self.words: dict[str, str] = {key: text for key, text in words.items() if isinstance(text, str)}  # yes, no, none, decimal
+        self.input: dict[str, str] = words.get("input", {})  # a refused field's words, by schema keyword (INPUT_RULES)
 
     def label(self, key: str) -> str:
         """A code or name in words: its label; else the label of its key (a card the player names as the game's
@@ -161,6 +163,37 @@ def _parse(inputs_json: str) -> Any:
         raise InputError("(input)", str(err)) from None
 
 
+# the schema keywords a calculator says in the reader's words (ui.yaml: calculator.input), by those words' keys
+INPUT_RULES = {
+    "required": "required",
+    "minimum": "minimum",
+    "maximum": "maximum",
+    "minItems": "min_items",
+    "maxItems": "max_items",
+    "minLength": "min_length",
+    "maxLength": "max_length",
+    "enum": "choice",
+    "const": "choice",
+    "type": "kind",
+    "minProperties": "min_properties",
+}
+
+
+def input_refusal(game_name: str, check: str, err: InputError, language: str) -> tuple[str, str]:
+    """(message, its language) of a field the schema refuses: in the reader's words where the calculator has
+    them for that schema keyword, with its limit written as the reader writes numbers; else the schema's
+    English message."""
+    english = str(err).split(": ", 1)[-1]
+    key = INPUT_RULES.get(err.rule or "")
+    if key is None:
+        return english, "en"
+    words = Words(game(game_name).data.say, check, language)
+    template = words.input.get(key)
+    if template is None:
+        return english, "en"
+    return template.format(limit=words.value(err.limit)), words.language
+
+
 def answer(game_name: str, check: str, inputs_json: str, language: str) -> str:
     """What a calculator shows, as JSON: the output, its sentence and the entries followed; or the
     refusal — `input` with the field and the schema's message, or `rules` with the rule's message (refusal())."""
@@ -168,7 +201,8 @@ def answer(game_name: str, check: str, inputs_json: str, language: str) -> str:
     try:
         output = run(name, check, _parse(inputs_json))
     except InputError as err:
-        return json.dumps({"refused": "input", "field": err.field, "message": str(err).split(": ", 1)[-1]}, ensure_ascii=False)
+        message, message_lang = input_refusal(name, check, err, language)
+        return json.dumps({"refused": "input", "field": err.field, "message": message, "message_lang": message_lang}, ensure_ascii=False)
     except RulesError as err:
         return json.dumps({"refused": "rules", **refusal(name, check, err, language)}, ensure_ascii=False)
     info = game(name).data.checks[check]

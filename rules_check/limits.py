@@ -30,11 +30,12 @@ QUOTE_CHARS = 60
 
 
 class SizeError(ValueError):
-    """The document breaks a bound of its schema (core turns it into an InputError naming the field)."""
+    """The document breaks a bound of its schema (core turns it into an InputError naming the field); `rule` and
+    `limit`: the schema keyword it breaks and its value, as jsonschema names them ("maximum", 20)."""
 
-    def __init__(self, path: list[str], message: str):
+    def __init__(self, path: list[str], message: str, rule: str | None = None, limit: Any = None):
         super().__init__(message)
-        self.path = path
+        self.path, self.rule, self.limit = path, rule, limit
 
 
 # -- quoting a value in a message ----------------------------------------------------------------------------------
@@ -340,9 +341,9 @@ def _scan(value: Any, path: list[str]) -> None:
 def _string(value: str, here: Shape, path: list[str]) -> None:
     _text(value, path)
     if here.max_length is not None and len(value) > here.max_length:
-        raise SizeError(path, f"{quote(value)} is too long: {len(value):,} characters, at most {here.max_length}")
+        raise SizeError(path, f"{quote(value)} is too long: {len(value):,} characters, at most {here.max_length}", "maxLength", here.max_length)
     if here.strings is not None and value not in here.strings:
-        raise SizeError(path, f"{quote(value)} is not one of {sorted(here.strings)!r}")
+        raise SizeError(path, f"{quote(value)} is not one of {sorted(here.strings)!r}", "enum")
     if here.pattern is not None and not here.pattern.search(value):
         raise SizeError(path, f"{quote(value)} does not match {here.pattern.pattern!r}")
 
@@ -351,9 +352,9 @@ def _number(value: int | float, here: Shape, path: list[str]) -> None:
     if isinstance(value, float) and not math.isfinite(value):
         raise SizeError(path, f"{value!r} is not a JSON number")
     if here.maximum is not None and value > here.maximum:
-        raise SizeError(path, f"{quote(value)} is greater than the maximum of {here.maximum}")
+        raise SizeError(path, f"{quote(value)} is greater than the maximum of {here.maximum}", "maximum", here.maximum)
     if here.minimum is not None and value < here.minimum:
-        raise SizeError(path, f"{quote(value)} is less than the minimum of {here.minimum}")
+        raise SizeError(path, f"{quote(value)} is less than the minimum of {here.minimum}", "minimum", here.minimum)
 
 
 def _object(value: dict[str, Any], here: Shape, path: list[str]) -> None:
@@ -367,7 +368,7 @@ def _object(value: dict[str, Any], here: Shape, path: list[str]) -> None:
     for key in sorted({*value, *here.required}, key=str):
         where = [*path, str(key)]
         if key not in value:
-            raise SizeError(where, f"{key!r} is a required property")
+            raise SizeError(where, f"{key!r} is a required property", "required")
         if not isinstance(key, str):
             continue  # not from JSON; the schema refuses it
         _text(key, where)
@@ -386,7 +387,7 @@ def walk(value: Any, here: Shape, path: list[str]) -> None:
         return
     if here.kinds and _kind_refused(value, here) and isinstance(value, (str, list, tuple, dict, int, float, type(None))):
         kinds = ", ".join(repr(kind) for kind in sorted(here.kinds))
-        raise SizeError(path, f"{quote(value)} is not of type {kinds}")
+        raise SizeError(path, f"{quote(value)} is not of type {kinds}", "type")
     if isinstance(value, str):
         _string(value, here, path)
     elif isinstance(value, bool):
@@ -395,7 +396,7 @@ def walk(value: Any, here: Shape, path: list[str]) -> None:
         _number(value, here, path)
     elif isinstance(value, (list, tuple)):
         if here.max_items is not None and len(value) > here.max_items:
-            raise SizeError(path, f"{quote(value)} is too long: {len(value):,} items, at most {here.max_items}")
+            raise SizeError(path, f"{quote(value)} is too long: {len(value):,} items, at most {here.max_items}", "maxItems", here.max_items)
         for index in sorted(range(len(value)), key=str):  # as jsonschema orders its errors: "10" before "2"
             walk(value[index], here.items or Shape(any=True), [*path, str(index)])
     elif isinstance(value, dict):

@@ -373,8 +373,9 @@ def test_bad_input_shows_the_fields_message_and_a_rule_its_refusal(bundled_build
         calc_driver.get(f"{url}/ru/citow/{CALCULATORS.html}")
         console_errors(calc_driver)
         block = open_calculator(calc_driver, "battle_hits")
-        shown = calculate(calc_driver, block)  # nothing filled in: the dice are required
-        assert shown["errors"] and shown["errors"][0]["field"] == "dice" and "'dice' is a required property" in shown["errors"][0]["text"]
+        shown = calculate(calc_driver, block)  # nothing filled in: the dice are required, said in Russian
+        assert shown["errors"] and shown["errors"][0]["field"] == "dice" and shown["errors"][0]["text"].endswith("Заполните это поле.")
+        assert block.find_element("css selector", ".kb-calc-error span:last-child").get_attribute("lang") == "ru"
         assert block.find_element("css selector", "input[name='dice']").get_attribute("aria-invalid") == "true"
         dice = block.find_element("css selector", "input[name='dice']")
         dice.send_keys("3")

@@ -238,3 +238,23 @@ def test_a_citow_refusal_reads_in_the_readers_language_with_its_values_named_as_
         assert (pl[situation]["language"], pl[situation]["rules"], pl[situation]["refused"]) == ("pl", rule, "rules")
     assert pl["no X"]["message"] == "Khorne: podaj X instrukcji „Otrzymujesz X PZ” — liczbę w okienku wskaźnika Zagrożenia"
     assert pl["own followers"]["message"] == "Khorne: gracz nie może przydzielać obrażeń swoim wyznawcom (Krwiopijec Khorna)"
+
+
+@pytest.mark.unit
+def test_a_field_the_form_refuses_is_said_in_the_readers_language_with_its_bound(rules_data: Path, monkeypatch):
+    """A calculator's refused field reads in the reader's words (ui.yaml: calculator.input) for the schema keywords
+    a form meets — a field left empty, a number past its bound — with the bound as the reader writes numbers;
+    a keyword without words stays the schema's English, marked as English. The CLI's message stays English."""
+    monkeypatch.setenv("RULES_CHECK_DATA", str(rules_data))
+    empty = {language: _answer("citow", "battle_hits", {}, language) for language in ("en", "ru", "pl")}
+    assert empty["ru"] == {"refused": "input", "field": "dice", "message": "Заполните это поле.", "message_lang": "ru"}
+    assert empty["pl"] == {"refused": "input", "field": "dice", "message": "Wypełnij to pole.", "message_lang": "pl"}
+    assert empty["en"]["message"] == "Fill in this field." and empty["en"]["message_lang"] == "en"
+    schema = rules_check.core.schema("citow")["$defs"]["battle_hits_input"]["properties"]["dice"]
+    too_many = _answer("citow", "battle_hits", {"dice": schema["maximum"] + 1}, "ru")
+    assert too_many == {"refused": "input", "field": "dice", "message": f"Не больше {schema['maximum']}.", "message_lang": "ru"}
+    with pytest.raises(rules_check.InputError) as raised:
+        rules_check.run("citow", "battle_hits", {})
+    assert str(raised.value) == "dice: 'dice' is a required property"
+    unknown = _answer("citow", "battle_hits", {"dice": 1, "no_such_field": 1}, "ru")  # a keyword no form meets
+    assert unknown["message_lang"] == "en" and "no_such_field" in unknown["message"], unknown

@@ -23,7 +23,7 @@ def render_rules_data(resolved: Resolved) -> list[tuple[str, str]]:
     return files
 
 
-WORDS = ("yes", "no", "none", "decimal")  # ui.yaml calculator words an answer's values are written with
+WORDS = ("yes", "no", "none", "decimal", "input")  # ui.yaml calculator words an answer's values and refused fields are said with
 
 
 def say_data(resolved: Resolved, game: str) -> dict[str, Any]:

@@ -84,6 +84,10 @@ PLACES: dict[JSONPath, frozenset[str]] = {
     ("calculator", "megabytes"): frozenset({"n"}),
     ("calculator", "keep"): frozenset({"size"}),
     ("calculator", "keeping"): frozenset({"done", "size"}),
+    **{
+        ("calculator", "input", rule): frozenset({"limit"})
+        for rule in ("minimum", "maximum", "min_items", "max_items", "min_length", "max_length", "min_properties")
+    },
 }
 BRACE = re.compile(r"[{}]")
 

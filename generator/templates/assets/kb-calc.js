@@ -364,7 +364,7 @@
             while (path && !places[path]) path = path.indexOf("/") >= 0 ? path.slice(0, path.lastIndexOf("/")) : "";
             var place = places[path] || form;
             var message = el("p", {className: "kb-calc-error", role: "alert"}, [
-              el("span", {text: ui.refused_input + " "}), el("span", {lang: "en", text: refused.message})]);
+              el("span", {text: ui.refused_input + " "}), el("span", {lang: refused.message_lang || "en", text: refused.message})]);
             place.appendChild(message);
             var input = place.querySelector("input,select");
             if (input) { input.setAttribute("aria-invalid", "true"); input.focus(); }
