@@ -176,49 +176,108 @@ def test_card_faces_are_mostly_used(aids, game: str, lang: str):
         assert cards.median_face_use >= FULL_FACE, (paper, cards.face_use)
 
 
-@pytest.mark.integration
-@pytest.mark.parametrize("game, lang", [("citow", "ru"), ("marauders", "en")])
-def test_no_card_could_have_taken_the_next_item_of_its_section(resolved, monkeypatch, game: str, lang: str):
-    """The cards are filled greedily: each item once, in the aid's order, one section a card, and no card
-    could have taken the next item of its section (but for one that ran on over cards of its own, or whose
-    table is set apart, on a card of its own under its title again): with it
-    under its own items, they would run past the room a card leaves (its items' page height). Checked on
-    the laid-out pieces of the aid (laid out here, in this process) that its cards are composed of; the
-    cards' bookmarks name every item."""
-    from itertools import pairwise
-
+def composed_cards(resolved, monkeypatch, game: str, lang: str, site: str | None = None):
+    """The aid laid out here, in this process, and what its cards were composed of: its files, and for each
+    paper (job, items, the parts, the room a card leaves for its items, what each card holds: aid_compose.card_faces);
+    `site`: the site's address, for a QR code."""
     from generator.render.aids import aid_compose, aid_layout
     from generator.render.aids.cards import aid_job
 
-    seen = []
-    card_faces = aid_compose.card_faces
+    seen, faces_seen = [], []
+    card_faces, card_sheets = aid_compose.card_faces, aid_layout.card_sheets
 
-    def spy(items, room):
-        seen.append((items, room, card_faces(items, room)))
-        return seen[-1][2]
+    def faces_spy(items, room, *rest):
+        faces_seen.append(card_faces(items, room, *rest))
+        return faces_seen[-1]
 
-    monkeypatch.setattr(aid_compose, "card_faces", spy)
-    files = aid_layout.produce(aid_job(resolved, game, lang)).files
+    def sheets_spy(job, items, parts, sources, paper):
+        pdf = card_sheets(job, items, parts, sources, paper)
+        seen.append((job, items, parts, float(sources["items"].pages[0].mediabox.height), faces_seen[-1]))
+        return pdf
+
+    monkeypatch.setattr(aid_compose, "card_faces", faces_spy)
+    monkeypatch.setattr(aid_layout, "card_sheets", sheets_spy)
+    files = aid_layout.produce(aid_job(resolved, game, lang, site=site)).files
     assert seen
-    import io
+    return files, seen
 
+
+@pytest.mark.integration
+@pytest.mark.parametrize("game, lang, site", [("citow", "ru", None), ("marauders", "en", None), ("battlelore", "ru", "https://example.org/kb/")])
+def test_no_card_could_have_taken_the_next_item(resolved, monkeypatch, game: str, lang: str, site: str | None):
+    """The cards are filled greedily: each item once, in the aid's order, and no card could have taken the
+    next item, of its section or, under that section's band, of the next (but for one that ran on over cards
+    of its own, or whose table is set apart, on a card of its own under its title again; and the QR code, alone):
+    with it under its own items, they would run past the room a card leaves (its items' page height). A card
+    holding more than one section has each later section's band just above its first item. Checked on the
+    laid-out pieces of the aid that its cards are composed of; the cards' bookmarks name every item.
+    (Sections never shared a card: a section's last item left 3–8 cards of each aid under 60 % used.)"""
+    import io
+    from itertools import pairwise
+
+    from generator.render.aids import aid_compose
+
+    files, seen = composed_cards(resolved, monkeypatch, game, lang, site)
     for paper in ("a4", "letter"):  # the cards' bookmarks still name every item
         outline = PdfReader(io.BytesIO(files[f"{game}-{lang}-cards-{paper}.pdf"])).outline
-        assert [entry.title for entry in outline] == [item.title for item in seen[0][0]]
-    for items, room, faces in seen:
+        assert [entry.title for entry in outline] == [item.title for item in seen[0][1]]
+    for job, items, parts, room, faces in seen:
+        bands = [parts[f"band-{number}"] for number in range(len(job.sections))]
+        alone = {number for number, section in enumerate(job.sections) if section.last_on_sheet}
+        assert bool(alone) == bool(site) and (not site or [items[number].section for number, _ in faces[0]] == [*alone])  # the QR code first
         expected = []
         for number, item in enumerate(items):
             expected += [(number, piece) for piece in item.pages]
             if item.title_again is not None:  # a table set apart: under its item's title again
                 expected.insert(len(expected) - 1, (number, item.title_again))
-        assert [(number, piece) for face in faces for number, piece in face] == expected
+        assert [(number, piece) for face in faces for number, piece in face if piece not in bands] == expected
         for face in faces:
-            assert len({items[number].section for number, _ in face}) == 1
-            assert aid_compose.stack_end([piece for _, piece in face]) <= room or len(face) == 1
+            in_face = [items[number] for number, piece in face if piece not in bands]
+            for (number, piece), (_, following) in pairwise(face):  # a band: just above the first item of its section
+                assert piece not in bands or (items[number].section != items[number - 1].section and following is items[number].pages[0])
+            sections = [item.section for item in in_face]
+            assert sum(piece in bands for _, piece in face) == sum(1 for a, b in pairwise(sections) if a != b)
+            assert not alone & set(sections) or len(set(sections)) == 1
+            assert aid_compose.stack_end([piece for _, piece in face]) <= room or len(in_face) == 1
         for face, following in pairwise(faces):
             last, (number, piece) = items[face[-1][0]], following[0]
-            if number != face[-1][0] and last.section == items[number].section and len(last.pages) == len(items[number].pages) == 1:
-                assert aid_compose.stack_end([piece for _, piece in face] + [piece]) > room, (items[number].title, room)
+            if number != face[-1][0] and len(last.pages) == len(items[number].pages) == 1 and not alone & {last.section, items[number].section}:
+                band = [bands[items[number].section]] if last.section != items[number].section else []
+                assert aid_compose.stack_end([piece for _, piece in face] + band + [piece]) > room, (items[number].title, room)
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("game, lang", [("marauders", "en"), ("battlelore", "en")])
+def test_a_card_of_two_sections_shows_the_second_sections_band_above_its_first_item(resolved, monkeypatch, game: str, lang: str):
+    """Read on the printed card, top to bottom: the first section's band, its items, then the next section's
+    band (its title) and under it that section's first item's title; every item under the name of its section."""
+    import pypdfium2
+
+    from generator.render.aids.cards import CARD_SIZE, SHEETS
+
+    files, seen = composed_cards(resolved, monkeypatch, game, lang)
+    job, items, parts, _, faces = seen[0]
+    shared = [(card, face) for card, face in enumerate(faces) if len({items[number].section for number, _ in face}) > 1]
+    assert shared, "no card holds two sections"
+    width, height = SHEETS["a4"]
+    x0, y0 = (width - 3 * CARD_SIZE[0]) / 2, (height - 3 * CARD_SIZE[1]) / 2
+    document = pypdfium2.PdfDocument(files[f"{game}-{lang}-cards-a4.pdf"])
+    for card, face in shared:
+        left, top = x0 + card % 3 * CARD_SIZE[0], height - y0 - card % 9 // 3 * CARD_SIZE[1]
+        text = words(document[card // 9].get_textpage().get_text_bounded(left, top - CARD_SIZE[1], left + CARD_SIZE[0], top))
+        numbers = sorted({number for number, _ in face})
+        expected = [job.sections[items[numbers[0]].section].title]
+        for before, number in zip([None, *numbers], numbers, strict=False):
+            if before is not None and items[before].section != items[number].section:
+                expected.append(job.sections[items[number].section].title)
+            expected.append(items[number].title)
+        at = 0
+        for title in expected:
+            assert words(title) in text[at:], (card, title, text)
+            at = text.index(words(title), at) + len(words(title))
+        pages = {items[number].site_page for number in numbers}  # the footer: their one page, or the first's and " …"
+        footer = words(items[numbers[0]].site_page) + ("" if len(pages) == 1 else " …")
+        assert text.replace(" ", "").endswith(footer.replace(" ", "")) and "#" not in text[at:], (card, text[at:])  # as the footer wraps
 
 
 @pytest.mark.integration

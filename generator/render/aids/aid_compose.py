@@ -3,7 +3,7 @@
 WeasyPrint lays out each item of an aid once, on a page of its own the size of a card's text, and
 the other pieces once, a page each (the sheet's title, section bars, continuation bars and footers,
 the cards' bands and footers: aid-parts.html.j2). Both PDFs are made of those pages, each drawn where it belongs
-as a PDF form XObject: the cards (band, the items of one section that fit, footer on each 63 × 88 mm
+as a PDF form XObject: the cards (band, the items that fit, a later section's under its own band, footer on each 63 × 88 mm
 card: `card_faces`) and the sheet (items
 in columns under their sections' bars, at most MAX_SHEET_PAGES pages), each composed directly on
 A4 and on US Letter. Text stays text, and each font is embedded once per source document. The
@@ -13,7 +13,7 @@ layout checks ran on the pieces (aid_layout.py); a sheet over its page limit is 
 from __future__ import annotations
 
 import io
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -151,28 +151,32 @@ def page_form(page: PageObject, writer: PdfWriter) -> IndirectObject:
     return reference
 
 
-def card_faces(items: list[ItemPieces], room: float) -> list[list[tuple[int, Piece]]]:
+def card_faces(items: list[ItemPieces], room: float, bands: Sequence[Piece], alone: Collection[int] = ()) -> list[list[tuple[int, Piece]]]:
     """What each card holds, in order: (item number, laid-out piece) stacked down its face. Consecutive
-    items of one section share a card while they fit one under the other in `room` (the height a card
-    leaves between its band and its footer: the items' page height), each whole with its own title,
-    the cards filled greedily in the aid's order (issue 28: a third of a face was used, and many
-    cards held one line). An item that ran on over more pages (longer than a card) takes a card for
-    each page, alone. Sections never share a card (the band names the section), so the QR code,
-    a section of its own, stays the first card alone. Answer tables and factions stack like the
-    rest: each keeps its own title (a faction its coloured bar), so they read apart. An item whose
-    table is set apart takes a card for its text and one for its table, under its title again."""
+    items share a card while they fit one under the other in `room` (the height a card leaves between
+    its band and its footer: the items' page height), each whole with its own title, the cards filled
+    greedily in the aid's order (issue 28: a third of a face was used, and many cards held one line).
+    The card's band names the section of its first item; an item of another section that fits below
+    comes under that section's band (`bands`, one a section: the piece the band at a card's top is),
+    stacked in the items area as (its number, the band) just above it, so every item stands under the
+    name of its section (a section's last item and a short section no longer leave a card mostly empty).
+    An item that ran on over more pages (longer than a card) takes a card for each page, alone, and
+    nothing joins its last page. The sections in `alone` never share a card: the QR code stays the first
+    card alone. Answer tables and factions stack like the rest: each keeps its own title (a faction its
+    coloured bar), so they read apart. An item whose table is set apart takes a card for its text and one
+    for its table, under its title again."""
     faces: list[list[tuple[int, Piece]]] = []
     for number, item in enumerate(items):
-        alone = len(item.pages) > 1
         last = faces[-1] if faces else []
+        before = items[last[-1][0]] if last else None
+        joining = [(number, piece) for piece in ([bands[item.section]] if before and before.section != item.section else []) + item.pages]
         if (
-            not alone
-            and last
-            and items[last[-1][0]].section == item.section
-            and len(items[last[-1][0]].pages) == 1
-            and stack_end([piece for _, piece in last] + item.pages) <= room
+            before is not None
+            and len(item.pages) == len(before.pages) == 1
+            and not {before.section, item.section} & set(alone)
+            and stack_end([piece for _, piece in last + joining]) <= room
         ):
-            last.append((number, item.pages[0]))
+            last += joining
         else:
             faces += [[(number, piece)] for piece in item.pages]
             if item.title_again is not None:
@@ -189,7 +193,9 @@ def card_footer(items: list[ItemPieces], face: list[tuple[int, Piece]]) -> str:
     anchors keep these footers within the two lines of one item's (with its anchor, a third line
     came on cards whose room a footer takes from all). A faction names its entries' places as one
     item's footer does. Each is laid out with the other parts, so the room a card keeps for its
-    footer holds the longest of them."""
+    footer holds the longest of them. A card of two sections or more is named so too: by its items' one page,
+    or by its first item's page and " …" (the later section's items follow on the site, found by their titles
+    under its band)."""
     first = face[0][0]
     if all(number == first for number, _ in face):
         return f"card-foot-{first}"
@@ -200,12 +206,14 @@ def card_footer(items: list[ItemPieces], face: list[tuple[int, Piece]]) -> str:
 def card_sheets(job: AidJob, items: list[ItemPieces], parts: dict[str, Piece], sources: dict[str, PdfReader], paper: str) -> bytes:
     """The cards, nine to a sheet of `paper`, 3 × 3, centred, with cut marks in the margins and
     "print at 100 %" above the middle column and where the changes since the aid's version are listed above
-    the right one. On each card the section's band, its items one under the other (`card_faces`), and
-    its footer (`card_footer`) in the bottom margin. An item that ran on makes more cards, each with
-    its band and footer. A bookmark for each item, where its title stands."""
+    the right one. On each card its first section's band, its items one under the other (`card_faces`; a
+    later section's under its band, placed as they are), and its footer (`card_footer`) in the bottom margin.
+    An item that ran on makes more cards, each with its band and footer. A bookmark for each item, where its title stands."""
     sheet_w, sheet_h = SHEETS[paper]
     x0, y0 = (sheet_w - 3 * CARD_SIZE[0]) / 2, (sheet_h - 3 * CARD_SIZE[1]) / 2
-    cards = card_faces(items, float(sources["items"].pages[0].mediabox.height))
+    bands = [parts[f"band-{number}"] for number in range(len(job.sections))]
+    alone = [number for number, section in enumerate(job.sections) if section.last_on_sheet]  # the QR code's
+    cards = card_faces(items, float(sources["items"].pages[0].mediabox.height), bands, alone)
     composition = Composition(sources)
     outline = []
     note, changes = parts["print-note"], parts["changes-note"]
@@ -215,7 +223,7 @@ def card_sheets(job: AidJob, items: list[ItemPieces], parts: dict[str, Piece], s
         composition.place(page, changes, x0 + 2 * CARD_SIZE[0] + CARD_MARGIN[1], y0 - CUT_MARK[0] - changes.height - 1)
         for slot, face in enumerate(cards[start : start + 9]):
             left, top = x0 + slot % 3 * CARD_SIZE[0], y0 + slot // 3 * CARD_SIZE[1]  # the card's corner
-            band, footer = parts[f"band-{items[face[0][0]].section}"], parts[card_footer(items, face)]
+            band, footer = bands[items[face[0][0]].section], parts[card_footer(items, face)]
             composition.place(page, band, left + CARD_MARGIN[1], top + CARD_MARGIN[0])
             y, margin = top + CARD_MARGIN[0] + band.height + band.margin_bottom, None
             for number, piece in face:

@@ -153,7 +153,7 @@ def aid_sections(resolved: Resolved, game: str, lang: str, tables: AnswerTables 
     """The aid's sections, each with its colour and icon and its items in the reader's language: an
     item is one entry (title, body as safe HTML), one faction (name, colour, icon, table rows, the
     bodies of its entries) or one answer table (last, in a section of their own). The printed cards stack the
-    items of a section that fit on one card (aid_compose.card_faces).
+    items that fit on one card, a later section's under its own band (aid_compose.card_faces).
     With the site's public address (`site`), a QR code to the game's changes page comes first (aid_qr.py): the first
     card; the sheet, whose first page is for the rules, puts it after them (`last_on_sheet`)."""
     kb = resolved.kb
