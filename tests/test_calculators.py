@@ -180,6 +180,23 @@ def test_the_marauders_forms_offer_the_cards_of_the_victory_point_table_by_their
 
 
 @pytest.mark.unit
+@pytest.mark.parametrize("check", ["dial_advancement_counters", "round_dials"])
+def test_the_citow_dial_forms_offer_the_phases_and_tokens_of_an_event_by_their_glossary_names(check: str):
+    """What a Power did is told per region and phase, with the tokens in the region (Slaanesh's condition reads Noble
+    and Hero tokens): the phase is picked from the round's six phases and each token from the game's token kinds,
+    each named by its glossary term — a Russian or Polish player types no English word (issue 27)."""
+    form = with_choices(check_schemas("citow")[f"{check}_input"], form_choices("citow", check))
+    phases = ["old_world", "draw", "summoning", "battle", "corruption", "end"]
+    assert [field.get("enum") for field in _fields_named(form, "phase")] == [phases]
+    tokens = [field["items"].get("enum") for field in _fields_named(form, "tokens")]
+    assert len(tokens) == 1 and {"noble", "hero"} <= set(tokens[0])
+    words = calculators_data("citow")
+    labels = {**words["labels"], **words["checks"][check]["labels"]}
+    assert all(labels[phase] == {"term": f"citow/term/{phase.replace('_', '-')}-phase"} for phase in phases)
+    assert all(labels[token] == {"term": f"citow/term/{token}-token"} for token in tokens[0])
+
+
+@pytest.mark.unit
 @pytest.mark.parametrize("check", ["advance_dials", "round_dials"])
 def test_the_citow_dial_forms_offer_the_instruction_kinds_by_their_glossary_names(check: str):
     """A revealed threat-dial instruction is a kind picked from the list (the kinds the check counts, DIAL_EFFECTS),
