@@ -180,6 +180,17 @@ def test_the_marauders_forms_offer_the_cards_of_the_victory_point_table_by_their
 
 
 @pytest.mark.unit
+def test_the_citow_summoning_form_offers_the_regions_of_each_adjacent_pair():
+    """Adjacency is the players' to give (no map in the sources), as pairs of regions: each region of a pair is
+    picked from the game's regions, named in the reader's language, as every other region field is (issue 27)."""
+    form = with_choices(check_schemas("citow")["summoning_input"], form_choices("citow", "summoning"))
+    regions = form_choices("citow", "summoning")["region"]
+    for name in ("adjacent", "not_adjacent"):
+        assert form["properties"][name]["items"]["items"]["enum"] == regions, name
+    assert "enum" not in check_schemas("citow")["summoning_input"]["properties"]["adjacent"]["items"]["items"]  # the check's own
+
+
+@pytest.mark.unit
 @pytest.mark.parametrize("check", ["dial_advancement_counters", "round_dials"])
 def test_the_citow_dial_forms_offer_the_phases_and_tokens_of_an_event_by_their_glossary_names(check: str):
     """What a Power did is told per region and phase, with the tokens in the region (Slaanesh's condition reads Noble

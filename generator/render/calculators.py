@@ -49,9 +49,10 @@ def game_checks(resolved: Resolved, game: str) -> list[str]:
 
 def with_choices(schema: Any, choices: dict[str, list[str]]) -> Any:
     """The input schema as the form shows it: a text field named in calculators.yaml's `choices` (or the
-    items of such a list, or the free keys of such a map: a map of maps whose outer keys are already chosen,
-    each Power's figures say, takes the choice for its inner keys) becomes a choice among those values. The
-    check's own schema is unchanged (rules_check validates what is sent)."""
+    texts of such a list, or of its lists — region pairs —, or the free keys of such a map: a map of maps
+    whose outer keys are already chosen, each Power's figures say, takes the choice for its inner keys)
+    becomes a choice among those values. The check's own schema is unchanged (rules_check validates what
+    is sent)."""
     if isinstance(schema, list):
         return [with_choices(item, choices) for item in schema]
     if not isinstance(schema, dict):
@@ -60,13 +61,20 @@ def with_choices(schema: Any, choices: dict[str, list[str]]) -> Any:
     for name, field in shown.get("properties", {}).items():
         if name not in choices:
             continue
-        if field.get("type") == "string":
-            field["enum"] = choices[name]
-        elif field.get("type") == "array" and field.get("items", {}).get("type") == "string":
-            field["items"] = {**field["items"], "enum": choices[name]}
-        elif field.get("type") == "object" and "additionalProperties" in field:
+        if field.get("type") == "object" and "additionalProperties" in field:
             _choose_keys(field, choices[name])
+        else:
+            shown["properties"][name] = _choose_text(field, choices[name])
     return shown
+
+
+def _choose_text(field: dict[str, Any], values: list[str]) -> dict[str, Any]:
+    """A text field as a choice among `values`; a list's texts (a list of lists: region pairs), each a choice."""
+    if field.get("type") == "string":
+        return {**field, "enum": values}
+    if field.get("type") == "array" and isinstance(field.get("items"), dict):
+        return {**field, "items": _choose_text(field["items"], values)}
+    return field
 
 
 def _choose_keys(field: dict[str, Any], values: list[str]) -> None:
