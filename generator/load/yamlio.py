@@ -270,6 +270,10 @@ def _parser_problem(err: MarkedYAMLError, text: str) -> tuple[tuple[int, int], s
     message = " ".join(f"{err.context or ''} {err.problem or ''}".split()) or "invalid YAML"
     problem = err.problem or ""
     lines = text.split("\n")
+    unclosed = _unclosed_quote_above(lines, mark.line) if mark is not None else None
+    if unclosed is not None:
+        (line, column), quote = unclosed
+        return (line, column), "E001", f"this quoted text is not closed on its line: end it with {quote} (or remove the opening {quote})"
     unindented = _unindented_block_text(lines, mark.line) if mark is not None else None
     if unindented is not None:
         line, column, key, header = unindented
@@ -310,6 +314,21 @@ def _key_without_colon_above(lines: list[str], line: int) -> tuple[tuple[int, in
         if lines[n].strip() and not lines[n].lstrip().startswith("#"):
             lost = KEY_WITHOUT_COLON.match(lines[n])
             return ((n + 1, lost.start(2) + 1), lost.group(2)) if lost else None
+    return None
+
+
+QUOTED_VALUE = re.compile(r"^ *(?:- +)?(?:[^\s#:\"'][^:#]*: +)?([\"'])(.*)$")  # `key: "text`, `- 'text`: a value that opens a quote
+UNCLOSED = {'"': re.compile(r'^(?:[^"\\]|\\.)*\\?$'), "'": re.compile(r"^(?:[^']|'')*$")}  # the rest of the line never closes it
+
+
+def _unclosed_quote_above(lines: list[str], line: int, reach: int = 30) -> tuple[tuple[int, int], str] | None:
+    """((line, column), quote) of the nearest line at or above `line` whose quoted value is not
+    closed on that line: YAML reads on into the lines below (the data never spans a quoted value
+    over lines), so the error it reports stands lower, where the quotes stop pairing up."""
+    for n in range(min(line, len(lines) - 1), max(-1, line - reach), -1):
+        match = QUOTED_VALUE.match(lines[n])
+        if match and UNCLOSED[match.group(1)].match(match.group(2)):
+            return (n + 1, match.start(1) + 1), match.group(1)
     return None
 
 

@@ -17,43 +17,29 @@ from typing import Any
 from ..base.jsontypes import JSON, JSONPath
 from ..base.languages import PLACEHOLDER, Language, Languages, language_from
 from ..base.problems import Problems
-from ..load.load import Document, LoadedData
+from ..load.load import LANGUAGE_FILES, Document, LoadedData
 from ..load.model import KnowledgeBase
 
 
 def check(loaded: LoadedData, kb: KnowledgeBase, problems: Problems, sound: set[int]) -> None:
     """Build kb.languages from the loaded language files whose shape is sound (ids in `sound`)."""
     folders: dict[str, dict[str, Document]] = {}
+    broken: set[str] = set()  # folders with a language file whose problem is already reported
     for doc in loaded.documents:
         if id(doc) in sound:
-            folders.setdefault(doc.path.replace("\\", "/").split("/")[-2], {})[doc.kind] = doc
-    found: list[Language] = []
-    for folder, docs in sorted(folders.items()):
-        if not {"language", "ui"} <= set(docs):
-            present = next(iter(docs.values()))
-            missing = "ui.yaml" if "ui" not in docs else "language.yaml"
-            problems.add(present.path, (1, 1), "E062", f"language folder '{folder}' has no {missing}")
-            continue
-        definition, ui = docs["language"].data["language"], docs["ui"].data["ui"]
-        if definition["code"] != folder:
-            problems.add(
-                docs["language"].path,
-                docs["language"].positions.of(["language", "code"]),
-                "E062",
-                f"code '{definition['code']}' is not the folder's name '{folder}'",
-            )
-            continue
-        check_places(docs["ui"], ui, problems)
-        check_folding(docs["language"], definition, problems)
-        check_theme(docs["language"], definition, problems)
-        synonyms = docs["synonyms"].data["synonyms"] if "synonyms" in docs else {}
-        if synonyms:
-            check_synonyms(docs["synonyms"], synonyms, folder, kb, problems)
-        found.append(language_from(definition, ui, synonyms))
-    kb.languages = Languages(found)
+            folders.setdefault(_folder(doc.path), {})[doc.kind] = doc
+        elif doc.kind in LANGUAGE_FILES.values():
+            broken.add(_folder(doc.path))
+    broken |= {_folder(file.path) for file in loaded.unloaded if file.kind in LANGUAGE_FILES.values()}
+    kb.languages = Languages(
+        language
+        for folder, docs in sorted(folders.items())
+        if folder not in broken  # what is wrong in the folder is said once, by its file's problem
+        and (language := _language_of(folder, docs, kb, problems)) is not None
+    )
     for language in kb.languages:
         for fallback in language.fallback:
-            if fallback not in kb.languages:
+            if fallback not in kb.languages and fallback not in broken:
                 doc = folders[language.code]["language"]
                 problems.add(
                     doc.path,
@@ -61,18 +47,49 @@ def check(loaded: LoadedData, kb: KnowledgeBase, problems: Problems, sound: set[
                     "E062",
                     f"language '{language.code}' falls back to '{fallback}', which has no definition",
                 )
-    if kb.games and not len(kb.languages) and not any(d.kind in ("language", "ui") for d in loaded.documents):
+    if kb.games and not len(kb.languages) and not broken and not any(d.kind in ("language", "ui") for d in loaded.documents):
         problems.add(str(loaded.root / "languages"), (1, 1), "E062", "no language is defined (data/languages/<code>/)")
     for game_id, game in kb.games.items():
         where = kb.where[game_id]
         for lang in game.get("languages", []):
-            if len(kb.languages) and lang not in kb.languages:
+            if len(kb.languages) and lang not in kb.languages and lang not in broken:
                 problems.add(
                     where.document.path,
                     where.document.positions.of([*where.path, "languages"]),
                     "E063",
                     f"game '{game_id}' is offered in '{lang}', which has no definition in data/languages/",
                 )
+
+
+def _language_of(folder: str, docs: dict[str, Document], kb: KnowledgeBase, problems: Problems) -> Language | None:
+    """The language a folder's sound files define, its texts checked; None if a file is missing or
+    the code is not the folder's name (the problem is added)."""
+    if not {"language", "ui"} <= set(docs):
+        present = next(iter(docs.values()))
+        missing = "ui.yaml" if "ui" not in docs else "language.yaml"
+        problems.add(present.path, (1, 1), "E062", f"language folder '{folder}' has no {missing}")
+        return None
+    definition, ui = docs["language"].data["language"], docs["ui"].data["ui"]
+    if definition["code"] != folder:
+        problems.add(
+            docs["language"].path,
+            docs["language"].positions.of(["language", "code"]),
+            "E062",
+            f"code '{definition['code']}' is not the folder's name '{folder}'",
+        )
+        return None
+    check_places(docs["ui"], ui, problems)
+    check_folding(docs["language"], definition, problems)
+    check_theme(docs["language"], definition, problems)
+    synonyms = docs["synonyms"].data["synonyms"] if "synonyms" in docs else {}
+    if synonyms:
+        check_synonyms(docs["synonyms"], synonyms, folder, kb, problems)
+    return language_from(definition, ui, synonyms)
+
+
+def _folder(path: str) -> str:
+    """The language code a data/languages/<code>/ file's folder names."""
+    return path.replace("\\", "/").split("/")[-2]
 
 
 # The {places} the generator fills in each interface text (by its key path); any other brace is refused.
