@@ -1,3 +1,4 @@
+import fcntl
 import functools
 import os
 import shutil
@@ -37,10 +38,33 @@ def assert_tables_at_7pt(card_html: str, *measures) -> None:
 HOSTILE = "<script>window.__pwned = 'script'</script><img src=x onerror=\"window.__pwned = 'img'\">"
 
 
+def made_once_per_run(tmp_path_factory, worker_id: str, name: str, make) -> Path:
+    """The folder `make(folder)` fills, made once for the whole run: with pytest-xdist's workers the first
+    to need it makes it in the run's shared temporary folder while the others wait (a lock file), and all
+    read it (each worker built the bundled site, ~30 s, and the mini site again). Only for folders no test changes."""
+    if worker_id == "master":  # one process: its own temporary folder
+        folder = tmp_path_factory.mktemp(name)
+        make(folder)
+        return folder
+    shared = tmp_path_factory.getbasetemp().parent  # the run's folder, above each worker's
+    folder, made = shared / name, shared / f"{name}.made"
+    with open(shared / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not made.exists():
+            shutil.rmtree(folder, ignore_errors=True)
+            folder.mkdir()
+            make(folder)  # a failure raises here, and the next worker to wait tries again (and fails alike)
+            made.touch()
+    return folder
+
+
 @pytest.fixture(scope="session")
-def mini_build(tmp_path_factory) -> Path:
+def mini_build(tmp_path_factory, worker_id: str) -> Path:
     """Build the mini data set (one entry carrying hostile text) into a temporary folder; returns it."""
-    root = tmp_path_factory.mktemp("mini-build")
+    return made_once_per_run(tmp_path_factory, worker_id, "mini-build", _build_mini)
+
+
+def _build_mini(root: Path) -> None:
     data = root / "data"
     shutil.copytree(MINI, data)
     chapter = data / "games/mini/chapters/10-rules.yaml"
@@ -51,16 +75,17 @@ def mini_build(tmp_path_factory) -> Path:
     chapter.write_text(text, encoding="utf-8")
     result = run_generator("build", "--data", str(data), "--out", str(root))
     assert result.returncode == 0, result.stdout + result.stderr
-    return root
 
 
 @pytest.fixture(scope="session")
-def bundled_build(tmp_path_factory) -> Path:
+def bundled_build(tmp_path_factory, worker_id: str) -> Path:
     """Build the bundled data (the real knowledge base) into a temporary folder; returns it."""
-    root = tmp_path_factory.mktemp("bundled-build")
+    return made_once_per_run(tmp_path_factory, worker_id, "bundled-build", _build_bundled)
+
+
+def _build_bundled(root: Path) -> None:
     result = run_generator("build", "--out", str(root))
     assert result.returncode == 0, result.stdout + result.stderr
-    return root
 
 
 @functools.cache
