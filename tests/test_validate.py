@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 from conftest import FIXTURES, MINI, REPO, bundled_validated, run_generator
 
+from generator.__main__ import main
 from generator.base.problems import CODES, DATA_CODES, Problems
 from generator.validate import validate_calculators
 from generator.validate.validate import validate
@@ -155,17 +156,19 @@ def test_invalid_fixture_prints_exactly_its_problems(case: str, tmp_path: Path, 
 
 @pytest.mark.integration
 @pytest.mark.parametrize("case", [case for case in CASES if case not in SETUP])
-def test_the_command_prints_the_same_with_hints_and_exits_1(case: str, tmp_path: Path):
+def test_the_command_prints_the_same_with_hints_and_exits_1(case: str, tmp_path: Path, monkeypatch, capsys):
+    """The command's own code (`main`), in this process: a process per fixture cost a second each (117 cases);
+    the command as a process is run by test_validate_reports_what_the_renderer_would_refuse and the clean-data tests."""
     prepare(case, tmp_path)
-    result = run_generator("validate", "--data", "data", cwd=tmp_path)
-    assert result.returncode == 1
-    assert "Traceback" not in result.stderr
-    shown = [line for line in result.stdout.splitlines() if not line.startswith("    hint: ")]
+    monkeypatch.chdir(tmp_path)
+    assert main(["validate", "--data", "data"]) == 1
+    printed = capsys.readouterr().out
+    shown = [line for line in printed.splitlines() if not line.startswith("    hint: ")]
     assert shown == expected_lines(case)
     codes = {line.split(": ")[1].split()[0] for line in shown if not line.startswith("    ")}
-    assert result.stdout.count("    hint: ") == len([line for line in shown if not line.startswith("    ")])
+    assert printed.count("    hint: ") == len([line for line in shown if not line.startswith("    ")])
     for code in codes:
-        assert f"    hint: {CODES[code][1]}" in result.stdout
+        assert f"    hint: {CODES[code][1]}" in printed
 
 
 @pytest.mark.integration
