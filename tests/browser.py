@@ -64,12 +64,20 @@ def serve(directory: Path, requests: list[str] | None = None, port: int = 0):
         server.server_close()
 
 
+POLL = 0.05  # seconds between a wait's looks: Selenium's 0.5 s was most of a search's or a calculator's answer time
+
+
+def wait(driver, timeout: float, poll_frequency: float = POLL, **options) -> WebDriverWait:
+    """A WebDriverWait that looks every POLL seconds (the page's own work takes milliseconds)."""
+    return WebDriverWait(driver, timeout, poll_frequency=poll_frequency, **options)
+
+
 def search(driver, query: str, timeout: float = 10) -> list[dict]:
     """Type a query into the page's search box like a player; return the results shown."""
-    box = WebDriverWait(driver, timeout).until(lambda d: d.find_element("css selector", ".kb-search input"))
+    box = wait(driver, timeout).until(lambda d: d.find_element("css selector", ".kb-search input"))
     box.clear()
     box.send_keys(query)
-    WebDriverWait(driver, timeout).until(lambda d: d.execute_script("return document.querySelector('.kb-search').dataset.query") == query)
+    wait(driver, timeout).until(lambda d: d.execute_script("return document.querySelector('.kb-search').dataset.query") == query)
     return driver.execute_script(
         "return Array.from(document.querySelectorAll('.kb-search-results a.kb-search-result'))"
         ".map(a => ({entry: a.dataset.entry, href: a.href, title: a.querySelector('.kb-search-title').textContent}))"
@@ -88,7 +96,7 @@ def open_calculator(driver, check: str, timeout: float = 180):
     its runtime has started; returns the calculator's block."""
     block = driver.find_element("css selector", f".kb-calc[data-check='{check}']")
     press(driver, block.find_element("css selector", ".kb-calc-open"))
-    WebDriverWait(driver, timeout).until(lambda d: block.get_attribute("data-ready"))
+    wait(driver, timeout).until(lambda d: block.get_attribute("data-ready"))
     assert block.get_attribute("data-ready") == "yes", block.find_element("css selector", ".kb-calc-status").text
     return block
 
@@ -98,7 +106,7 @@ def calculate(driver, block, timeout: float = 60) -> dict:
     (from "The answer as JSON"), the rules' refusal and the fields' messages."""
     driver.execute_script("arguments[0].querySelector('.kb-calc-answer').textContent = ''", block)
     press(driver, block.find_element("css selector", "button[type=submit]"))
-    WebDriverWait(driver, timeout).until(
+    wait(driver, timeout).until(
         lambda d: block.find_element("css selector", ".kb-calc-answer").text or block.find_elements("css selector", ".kb-calc-error")
     )
     return driver.execute_script(

@@ -13,8 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
-from browser import calculate, make_driver, open_calculator, press, search, serve
-from selenium.webdriver.support.ui import WebDriverWait
+from browser import calculate, make_driver, open_calculator, press, search, serve, wait
 
 from generator.render.offline import section_files, section_manifest, stored_as
 from generator.resolve.pages import CALCULATORS
@@ -25,7 +24,7 @@ CACHES = "return caches.keys()"
 def install(driver, url: str, page: str) -> list[str]:
     """Visit a page of a section and wait until its service worker controls the page; the precache names."""
     driver.get(f"{url}/{page}")
-    WebDriverWait(driver, 180, poll_frequency=0.5).until(lambda d: d.execute_script("return navigator.serviceWorker.controller !== null"))
+    wait(driver, 180).until(lambda d: d.execute_script("return navigator.serviceWorker.controller !== null"))
     return driver.execute_script(CACHES)
 
 
@@ -45,11 +44,11 @@ def test_a_visited_section_works_with_the_network_off(bundled_build: Path, offli
         names = [name for name in install(driver, url, "ru/citow/10-round.html") if not name.startswith(("kb-root-", "kb-shared-"))]
         assert len(names) == 1 and names[0].startswith("kb-ru-precache")
         # the root's worker too: it answers the root, the sections never visited and the aids
-        WebDriverWait(driver, 60).until(
+        wait(driver, 60).until(
             lambda d: d.execute_script("return navigator.serviceWorker.getRegistrations().then(rs => rs.filter(r => r.active).length)") == 2
         )
         assert driver.execute_cdp_cmd("Page.getInstallabilityErrors", {})["installabilityErrors"] == []  # "Install app" offered
-        notice = WebDriverWait(driver, 10).until(lambda d: d.find_elements("css selector", ".kb-offline-notice"))
+        notice = wait(driver, 10).until(lambda d: d.find_elements("css selector", ".kb-offline-notice"))
         # it says how much it keeps, and what the calculators would add
         pages = sum(p.stat().st_size for p in (bundled_build / "site" / "ru").rglob("*.html"))
         kept = float(re.search(r"сохранено ([0-9]+,[0-9]) МБ", notice[0].text)[1].replace(",", "."))
@@ -58,10 +57,10 @@ def test_a_visited_section_works_with_the_network_off(bundled_build: Path, offli
         assert not [r for r in requests if "/assets/calc/" in r and not r.endswith("runtime.json")]  # no runtime yet
         # the reader chooses to keep the calculators: the packed files come, with progress, then "kept"
         driver.get(f"{url}/ru/wizards-quest/{CALCULATORS.html}")
-        keep = WebDriverWait(driver, 10).until(lambda d: d.find_elements("css selector", ".kb-calc-keep"))[0]
+        keep = wait(driver, 10).until(lambda d: d.find_elements("css selector", ".kb-calc-keep"))[0]
         assert f"{runtime['fetch_bytes'] / 1e6:.1f}".replace(".", ",") in keep.text
         press(driver, keep)
-        WebDriverWait(driver, 120).until(lambda d: d.find_element("css selector", ".kb-calc-keep-box").get_attribute("data-kept"))
+        wait(driver, 120).until(lambda d: d.find_element("css selector", ".kb-calc-keep-box").get_attribute("data-kept"))
         assert any(r.endswith(".bin.gz") for r in requests) and not any(r.endswith(".bin") for r in requests)
         count = driver.execute_script("return caches.open(arguments[0]).then(c => c.keys()).then(k => k.length)", names[0])
         assert (
@@ -93,7 +92,7 @@ def test_a_visited_section_works_with_the_network_off(bundled_build: Path, offli
     assert "BattleLore" in driver.title
     driver.get(f"{url}/en/citow/index.html")  # another section, never visited: its offline page, offering what is kept
     assert driver.current_url.startswith(f"{url}/en/offline.html") and driver.title.startswith("Not kept offline")
-    listed = WebDriverWait(driver, 10).until(lambda d: d.find_element("css selector", ".kb-kept").get_attribute("data-listed"))
+    listed = wait(driver, 10).until(lambda d: d.find_element("css selector", ".kb-kept").get_attribute("data-listed"))
     kept = driver.execute_script("return Array.from(document.querySelectorAll('.kb-kept a')).map(a => a.getAttribute('href'))")
     assert int(listed) == len(kept) and f"{url}/ru/index.html" in kept and any(link.endswith(aid) for link in kept)
     assert not driver.find_element("css selector", ".kb-offline-games").is_displayed()  # en is not kept: its games are not offered
@@ -117,12 +116,12 @@ def test_a_new_build_replaces_the_cached_one_and_the_page_says_so(bundled_build:
         worker = site / "pl" / "sw.js"  # a new build: another data version, one page changed
         worker.write_text(worker.read_text(encoding="utf-8").replace(old[0].rsplit("-", 1)[1], "nextversion"), encoding="utf-8")
         driver.execute_script("return navigator.serviceWorker.getRegistration().then(r => r.update())")
-        button = WebDriverWait(driver, 120).until(lambda d: d.find_elements("css selector", ".kb-offline-notice button"))[0]
+        button = wait(driver, 120).until(lambda d: d.find_elements("css selector", ".kb-offline-notice button"))[0]
         assert "nowa wersja" in button.find_element("xpath", "..").text.lower()
         driver.execute_script("window.__before_reload = true")
         press(driver, button)
-        WebDriverWait(driver, 30).until(lambda d: d.execute_script("return window.__before_reload === undefined"))
-        WebDriverWait(driver, 30).until(
+        wait(driver, 30).until(lambda d: d.execute_script("return window.__before_reload === undefined"))
+        wait(driver, 30).until(
             lambda d: [name for name in d.execute_script(CACHES) if name.startswith("kb-pl-")] == [old[0].rsplit("-", 1)[0] + "-nextversion"]
         )  # (the runtime's and the root's are theirs)
         # the aid kept from the old version went with it: the phone gets the new build's aid
@@ -149,16 +148,16 @@ def take_update(driver, url: str, page: str) -> None:
     offers "Reload", the reader takes it."""
     driver.get(f"{url}/{page}")
     driver.execute_script("return navigator.serviceWorker.getRegistration().then(r => r.update())")
-    button = WebDriverWait(driver, 180).until(lambda d: d.find_elements("css selector", ".kb-offline-notice button"))[0]
+    button = wait(driver, 180).until(lambda d: d.find_elements("css selector", ".kb-offline-notice button"))[0]
     driver.execute_script("window.__before_reload = true")
     press(driver, button)
-    WebDriverWait(driver, 30).until(lambda d: d.execute_script("return window.__before_reload === undefined"))
+    wait(driver, 30).until(lambda d: d.execute_script("return window.__before_reload === undefined"))
 
 
 def settle(driver, *scopes: str) -> None:
     """Wait until the workers of these scopes are settled (SETTLED)."""
     for scope in scopes:
-        WebDriverWait(driver, 120, poll_frequency=0.5).until(lambda d, scope=scope: d.execute_script(SETTLED, scope))
+        wait(driver, 120).until(lambda d, scope=scope: d.execute_script(SETTLED, scope))
 
 
 @pytest.mark.browser
@@ -176,7 +175,7 @@ def test_shared_assets_are_kept_once_for_every_section_and_go_only_when_no_secti
         port = int(url.rsplit(":", 1)[1])
         for code in ("en", "ru"):
             install(driver, url, f"{code}/citow/index.html")  # (the root's worker, once there, controls a new section's page at first)
-            WebDriverWait(driver, 180, poll_frequency=0.5).until(lambda d, code=code: d.execute_script(CONTROLLER) == f"{url}/{code}/sw.js")
+            wait(driver, 180).until(lambda d, code=code: d.execute_script(CONTROLLER) == f"{url}/{code}/sw.js")
             settle(driver, f"{url}/{code}/", f"{url}/")  # the section's worker and the root's
         kept = driver.execute_script(KEPT)
         holding = {path: sorted(name for name, urls in kept.items() if f"{url}/{path}" in urls) for path in assets}
@@ -203,10 +202,8 @@ def test_shared_assets_are_kept_once_for_every_section_and_go_only_when_no_secti
         take_update(driver, url, "en/citow/index.html")
         driver.execute_script("return navigator.serviceWorker.getRegistration(arguments[0]).then(r => r.update())", f"{url}/")
         settle(driver, f"{url}/en/", f"{url}/")
-        WebDriverWait(driver, 60).until(
-            lambda d: any(n.startswith("kb-en-precache") and n.endswith("-nextversion") for n in d.execute_script(CACHES))
-        )
-        WebDriverWait(driver, 60).until(lambda d: "kb-root-nextversion" in d.execute_script(CACHES))
+        wait(driver, 60).until(lambda d: any(n.startswith("kb-en-precache") and n.endswith("-nextversion") for n in d.execute_script(CACHES)))
+        wait(driver, 60).until(lambda d: "kb-root-nextversion" in d.execute_script(CACHES))
         assert driver.execute_script(STYLED)["mark"] == "next"
         kept = driver.execute_script(KEPT)
         assert old in kept and f"{url}/assets/kb.css.gz" in kept[old]  # ru's worker still names the old copy
@@ -223,7 +220,7 @@ def test_shared_assets_are_kept_once_for_every_section_and_go_only_when_no_secti
     worker.write_text(worker.read_text(encoding="utf-8").replace(old, "kb-shared-nextbuild").replace(version, "nextversion"), encoding="utf-8")
     with serve(site, port=port):
         take_update(driver, url, "ru/citow/index.html")
-        WebDriverWait(driver, 120).until(lambda d: old not in d.execute_script(CACHES))
+        wait(driver, 120).until(lambda d: old not in d.execute_script(CACHES))
         assert "kb-shared-nextbuild" in driver.execute_script(CACHES)
         assert driver.execute_script(STYLED) == {"material": True, "site": True, "mark": "next"}
 
@@ -287,11 +284,11 @@ def test_a_broken_section_worker_is_replaced_on_the_next_visit_after_the_fix(min
         driver.get(page)
         title = driver.title
         assert title != "hijacked"
-        WebDriverWait(driver, 60, poll_frequency=0.5).until(lambda d: d.execute_script(SETTLED, f"{url}/en/"))
+        wait(driver, 60).until(lambda d: d.execute_script(SETTLED, f"{url}/en/"))
         driver.get(page)
         assert driver.title == "hijacked"  # every navigation of the section answered by the broken worker
         worker.write_bytes(good)  # the fix is published
-        WebDriverWait(driver, 30, poll_frequency=1).until(lambda d: d.execute_script(CHECK_FOR_UPDATE, f"{url}/en/"))  # from the broken worker's page
-        WebDriverWait(driver, 60, poll_frequency=0.5).until(lambda d: d.execute_script(SETTLED, f"{url}/en/"))
+        wait(driver, 30, poll_frequency=1).until(lambda d: d.execute_script(CHECK_FOR_UPDATE, f"{url}/en/"))  # from the broken worker's page
+        wait(driver, 60).until(lambda d: d.execute_script(SETTLED, f"{url}/en/"))
         driver.get(page)  # one more visit, the tab never closed
         assert driver.title == title

@@ -9,8 +9,7 @@ import unicodedata
 from pathlib import Path
 
 import pytest
-from browser import make_driver, search, serve
-from selenium.webdriver.support.ui import WebDriverWait
+from browser import make_driver, search, serve, wait
 
 from generator.render.search import payload_of, replay, script_config
 
@@ -57,7 +56,7 @@ def press(driver, label: str, scope: str) -> list[dict]:
     """Tap the scope button named `label`; wait until the results are those of `scope`."""
     button = next(b for b in driver.find_elements("css selector", ".kb-search-scope") if b.text == label)
     button.click()
-    WebDriverWait(driver, 10).until(lambda d: d.execute_script("return document.querySelector('.kb-search').dataset.scope") == scope)
+    wait(driver, 10).until(lambda d: d.execute_script("return document.querySelector('.kb-search').dataset.scope") == scope)
     return shown(driver)
 
 

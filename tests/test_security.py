@@ -223,8 +223,7 @@ def test_generated_scripts_hold_data_only_in_json_strings(hostile_site: Path):
 def test_every_section_service_worker_installs_and_runs_nothing_from_the_data(hostile_site: Path):
     """Each section's worker is installed in Chromium and controls its pages; a payload in the
     language's name or texts never runs in it (it would ask the server for WORKER_MARK)."""
-    from browser import make_driver
-    from selenium.webdriver.support.ui import WebDriverWait
+    from browser import make_driver, wait
 
     sections = sorted(p.parent.name for p in hostile_site.glob("*/sw.js"))
     assert len(sections) >= 2
@@ -234,7 +233,7 @@ def test_every_section_service_worker_installs_and_runs_nothing_from_the_data(ho
         with serve(hostile_site, requests) as url:
             for code in sections:
                 chrome.get(f"{url}/{code}/index.html")
-                WebDriverWait(chrome, 120, poll_frequency=0.5).until(lambda d: d.execute_script("return navigator.serviceWorker.controller !== null"))
+                wait(chrome, 120).until(lambda d: d.execute_script("return navigator.serviceWorker.controller !== null"))
                 chrome.get(f"{url}/{code}/index.html")  # a navigation the worker answers
                 assert chrome.execute_script("return localStorage.getItem('kbxss')") is None, code
     finally:

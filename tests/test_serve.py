@@ -15,6 +15,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from browser import wait
 from conftest import MINI, REPO, run_generator
 from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.support.ui import WebDriverWait
@@ -52,7 +53,7 @@ def served(tmp_path: Path):
 
 def page_wait(driver) -> WebDriverWait:
     """Wait on the open page; it may be reloading (live.js) while it is looked at."""
-    return WebDriverWait(driver, 60, poll_frequency=0.2, ignored_exceptions=[StaleElementReferenceException])
+    return wait(driver, 60, ignored_exceptions=[StaleElementReferenceException])
 
 
 @pytest.mark.browser

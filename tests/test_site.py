@@ -12,9 +12,8 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import pytest
-from browser import search, serve
+from browser import search, serve, wait
 from conftest import REPO, bundled_validated
-from selenium.webdriver.support.ui import WebDriverWait
 
 from generator.base.problems import Problems
 from generator.load.yamlio import load_yaml
@@ -141,14 +140,14 @@ def test_switching_language_keeps_the_entry(driver, server):
     choices = driver.execute_script("return [...document.querySelectorAll('a.md-select__link[hreflang]')].map(a => a.getAttribute('hreflang'))")
     assert choices == ["en", "pl", "ru"]
     driver.execute_script("document.querySelector(\"a.md-select__link[hreflang='en']\").click()")
-    WebDriverWait(driver, 10).until(lambda d: urlsplit(d.current_url).path.endswith("/en/mini/10-rules.html"))
+    wait(driver, 10).until(lambda d: urlsplit(d.current_url).path.endswith("/en/mini/10-rules.html"))
     assert urlsplit(driver.current_url).fragment == "support"
     assert driver.find_element("id", "support").text.startswith("Support")
     driver.get(f"{server}/ru/mini/10-rules.html#retreat")
     details = driver.find_element("css selector", "section:has(> #retreat) details.kb-details")
     driver.execute_script("arguments[0].open = true; arguments[0].scrollIntoView({block: 'center'})", details)
     details.find_element("css selector", "a.kb-lang[hreflang='pl']").click()
-    WebDriverWait(driver, 10).until(lambda d: urlsplit(d.current_url).path.endswith("/pl/mini/10-rules.html"))
+    wait(driver, 10).until(lambda d: urlsplit(d.current_url).path.endswith("/pl/mini/10-rules.html"))
     assert urlsplit(driver.current_url).fragment == "retreat"
 
 

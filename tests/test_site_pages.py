@@ -8,11 +8,10 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-from browser import serve
+from browser import serve, wait
 from conftest import REPO
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.keys import Keys
-from selenium.webdriver.support.ui import WebDriverWait
 
 from generator.resolve.pages import A_TO_Z, CLARIFICATIONS, GLOSSARY
 
@@ -54,12 +53,12 @@ def test_a_tapped_term_shows_its_definition_in_place(driver, server):
     box, screen = preview.rect, driver.execute_script("return [innerWidth, innerHeight]")
     assert 0 <= box["x"] and box["x"] + box["width"] <= screen[0] and 0 <= box["y"] and box["y"] + box["height"] <= screen[1]
     ActionChains(driver).send_keys(Keys.ESCAPE).perform()
-    WebDriverWait(driver, 5).until(lambda d: open_preview(d) is None)
+    wait(driver, 5).until(lambda d: open_preview(d) is None)
     term.click()
     assert open_preview(driver) == "preview-term-retreat"
     heading = driver.find_element("css selector", ".kb-page > h1")
     ActionChains(driver).move_to_element_with_offset(heading, 0, 0).click().perform()  # a tap outside
-    WebDriverWait(driver, 5).until(lambda d: open_preview(d) is None)
+    wait(driver, 5).until(lambda d: open_preview(d) is None)
     assert driver.current_url.endswith("/ru/mini/10-rules.html")
 
 
@@ -75,7 +74,7 @@ def test_a_term_preview_opens_from_the_keyboard(driver, server):
     assert "unit" in preview.text and "отряд" in preview.text
     assert driver.execute_script("return arguments[0].contains(document.activeElement)", preview)
     ActionChains(driver).send_keys(Keys.ESCAPE).perform()
-    WebDriverWait(driver, 5).until(lambda d: open_preview(d) is None)
+    wait(driver, 5).until(lambda d: open_preview(d) is None)
     assert driver.execute_script("return document.activeElement") == term
 
 
@@ -346,7 +345,7 @@ def test_a_paragraphs_number_copies_a_link_that_lands_on_it_below_the_header(dri
     assert driver.execute_script("return arguments[0].closest('p, li').id", mark) == target
     driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", mark)
     mark.click()
-    said = WebDriverWait(driver, 5).until(lambda d: d.find_elements("css selector", ".kb-para-copied"))
+    said = wait(driver, 5).until(lambda d: d.find_elements("css selector", ".kb-para-copied"))
     assert said[0].text == "Ссылка скопирована"
     link = driver.execute_async_script("navigator.clipboard.readText().then(arguments[0], e => arguments[0](String(e)))")
     assert link == f"{server}/ru/mini/10-rules.html#{target}" == driver.current_url
