@@ -317,27 +317,39 @@ def test_sheet_columns_are_full_or_balanced(aids, game: str, lang: str):
 @pytest.mark.integration
 @pytest.mark.parametrize("game, lang", AIDS)
 def test_section_bars_are_set_larger_than_item_titles(aids, resolved, game: str, lang: str):
-    """Read from the sheet PDF: the first section's bar is printed in larger type than the titles of
-    its items (bars were 8.25 pt beside 8.6 pt titles)."""
+    """Read from the sheet PDF and from the HTML sheet printed: the first section's bar is printed in larger type
+    than the titles of its items (bars were 8.25 pt beside 8.6 pt titles), and the HTML sheet's titles are the
+    size of the PDF's, 1.15 times its body text (they were 1em there; printed by WeasyPrint, as a browser sizes them)."""
+    import io
+    from collections import Counter
+
     import pypdfium2
     import pypdfium2.raw as pdfium_c
+    from weasyprint import HTML
 
     from generator.render.aids.cards import aid_sections
 
     section = aid_sections(resolved, game, lang)[0]
-    page = pypdfium2.PdfDocument(aids[f"{game}-{lang}-sheet-a4.pdf"])[0]
-    text = page.get_textpage()
-    chars = [(text.get_text_range(i, 1), pdfium_c.FPDFText_GetFontSize(text.raw, i)) for i in range(text.count_chars())]
-    printed = "".join(c for c, _ in chars)
+    html_printed = HTML(string=aids[f"{game}-{lang}-sheet.html"].decode("utf-8")).write_pdf()
+    sizes = []
+    for pdf in (aids[f"{game}-{lang}-sheet-a4.pdf"], html_printed):
+        text = pypdfium2.PdfDocument(io.BytesIO(pdf))[0].get_textpage()
+        chars = [(text.get_text_range(i, 1), pdfium_c.FPDFText_GetFontSize(text.raw, i)) for i in range(text.count_chars())]
+        printed = "".join(c for c, _ in chars)
 
-    def size_of(words: str, start: int = 0) -> tuple[float, int]:
-        at = printed.index(words[:12], start)
-        return chars[at][1], at + len(words)
+        def size_of(words: str, start: int = 0, chars=chars, printed=printed) -> tuple[float, int]:
+            at = printed.index(words[:12], start)
+            return chars[at][1], at + len(words)
 
-    bar, after = size_of(section["title"])
-    for item in section["items"]:
-        title, after = size_of(item["title"], after)
-        assert bar > title + 0.5, (section["title"], bar, item["title"], title)
+        bar, after = size_of(section["title"])
+        body = Counter(size for _, size in chars).most_common(1)[0][0]
+        titles = []
+        for item in section["items"]:
+            title, after = size_of(item["title"], after)
+            assert bar > title + 0.5, (section["title"], bar, item["title"], title)
+            titles.append(round(title / body, 2))
+        sizes.append(titles)
+    assert set(sizes[1]) == {1.15} and set(sizes[0]) <= {1.15, 1.01}, sizes  # on the PDF, a card set smaller (aid_layout.DENSE) is at 88 %
 
 
 def sheet_columns(pdf: bytes, paper: str) -> list[list[tuple[str, bool]]]:
