@@ -48,6 +48,7 @@ from .aid_qr import changes_url, qr_item, site_url
 SHEETS = {"a4": (210 * MM, 297 * MM), "letter": (8.5 * 72, 11 * 72)}
 # The printed aids are made of pieces laid out once (aid_compose.py); their sizes, in points: the card's
 # (CARD_SIZE, CARD_MARGIN, CARD_TEXT) are in base/aid_geometry.py, which validate reads too (E088).
+FULL_FACE = 0.6  # issue 28: a card face at least 60 % used (aid_compose.card_faces; aid_measure measures it on the printed cards)
 FOOT_INSET = 4.25 * MM  # a card's footer stands this far inside the cut, below and at the sides (issue 28: at least 4 mm)
 # The sheet PDF is made once, on the area both papers have (210 × 279.4 mm), and centred on each.
 SHEET_AREA = (min(w for w, _ in SHEETS.values()), min(h for _, h in SHEETS.values()))
@@ -493,6 +494,7 @@ def aid_job(resolved: Resolved, game: str, lang: str, tables: AnswerTables | Non
         font_size=FONT_SIZE,
         sections=sections,
         card_refs=[(item["ref"], site_page(item["ref"])) for section in sections for item in section["items"]],
+        card_items=[(item, item["colour"] or section["colour"]) for section in sections for item in section["items"]],
         version=version,
         footer=footer(version),
         # a sheet with no room for the QR code names the page it leads to in full in its footer (aid_compose.arrange_sheet)
