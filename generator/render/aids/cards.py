@@ -43,7 +43,7 @@ from ...resolve.pages import CALCULATORS, CHANGES
 from ...resolve.resolve import Resolved, slug_of
 from ..answer_tables import AnswerTable, AnswerTables
 from ..site import environment
-from .aid_qr import changes_url, qr_item, site_url
+from .aid_qr import changes_url, qr_item, section_url, site_url
 
 SHEETS = {"a4": (210 * MM, 297 * MM), "letter": (8.5 * 72, 11 * 72)}
 # The printed aids are made of pieces laid out once (aid_compose.py); their sizes, in points: the card's
@@ -462,8 +462,10 @@ def aid_job(resolved: Resolved, game: str, lang: str, tables: AnswerTables | Non
 
     changes = f"{labels['aid_changes']}: {lang}/{game}/{CHANGES.html}"  # what changed after the version's date (site.changes_page)
 
+    rules = section_url(site, game, lang) if site else f"{lang}/{game}/"  # with the site's address, as one types it in
+
     def footer(version: str, changes: str = changes) -> str:
-        return f"{game_title} · {labels['full_rules']}: {lang}/{game}/ · {version} · {changes} · {labels['aid_print_at_100']}"
+        return f"{game_title} · {labels['full_rules']}: {rules} · {version} · {changes} · {labels['aid_print_at_100']}"
 
     def context(kind: str, version: str) -> dict[str, Any]:
         layout, kind_label = layouts[kind]
