@@ -144,7 +144,7 @@ def produce(job: AidJob) -> AidFiles:
     band_room = max((band.height + band.margin_bottom for band in bands), default=0)
     foot_room = max((piece.height for part, piece in parts.items() if part.startswith("card-foot-")), default=0) + FOOT_INSET + MM / 2
     item_height = CARD_SIZE[1] - CARD_MARGIN[0] - band_room - foot_room  # what a card leaves between its band and its footer
-    card_html, items_document, apart = lay_out_cards(with_page_height(job.card_html, item_height), name("cards"))
+    card_html, items_document, apart, smaller = lay_out_cards(with_page_height(job.card_html, item_height), name("cards"))
     items = item_pieces(job, items_document, name("cards"), apart)
     sheet = arrange_sheet(job, items, parts, name("sheet"))  # each item whole
     for number, item in enumerate(items):
@@ -153,7 +153,8 @@ def produce(job: AidJob) -> AidFiles:
     splits = chosen_breaks(items, card_faces(items, item_height, bands, alone))
     card_items, items_document = split_items(card_html, items_document, items, splits, name("cards"))
     sources = readers(items_document.write_pdf(), parts_document.write_pdf())
-    files = {name(SHEET_HTML[paper]): sheet_page(job, paper, sheet.plan).encode("utf-8") for paper in SHEETS}  # in the PDF's columns
+    sheet_pages = {paper: sheet_page(job, paper, sheet.plan, smaller_css(smaller)) for paper in SHEETS}  # in the PDF's columns, as set there
+    files = {name(SHEET_HTML[paper]): page.encode("utf-8") for paper, page in sheet_pages.items()}
     files[name("cards.html")] = card_html.encode("utf-8")
     for paper in SHEETS:
         files[name(f"sheet-{paper}.pdf")] = sheet_on_paper(job, sheet, sources, paper)
@@ -361,30 +362,30 @@ DENSE = "\n{selector} {{ font-size: 88%; line-height: 1.08; }}  /* cards that di
 APART = "\n{selector} {{ display: block; break-before: page; break-after: page; }}  /* its title again, its table on a card of its own */\n"
 
 
-def lay_out_cards(html: str, name: str) -> tuple[str, Document, set[str]]:
-    """The items' HTML as printed, their laid-out document, one card a page, and the items whose table is set
-    apart. A card whose content runs on past its page (a long table and its footnotes) would leave an untitled
-    card behind: it is set smaller instead (its prose: a table keeps its type, aid_geometry.TABLE_PT), and if it
-    still runs on, its own table (an entry's, `data-table`) goes whole onto a page of its own after the item's
-    title again, alone on a page (APART: `h3.again`, aid.html.j2), both at full size: the item's text and its
-    table are then two pieces and its title a third (`item_pieces`); the cards print the text, then the table
-    under the title, and the sheet the text and the table one under the other (aid_compose: Marauders' victory
-    points at 7 pt). Only those cards are laid out again (the others hidden), and their pages replace the
-    overrunning ones. A card that still does not fit runs on over more cards, its reference in their footer (only
-    text no editor would print does: the layout tests hold the bundled aids to titled cards, each table whole on one)."""
+def lay_out_cards(html: str, name: str) -> tuple[str, Document, set[str], list[str]]:
+    """The items' HTML as printed, their laid-out document, one card a page, the items whose table is set apart
+    and those set smaller (the HTML sheet sets them so too: `smaller_css`). A card whose content runs on past
+    its page (a long table and its footnotes) would leave an untitled card behind: it is set smaller instead
+    (its prose: a table keeps its type, aid_geometry.TABLE_PT), and if it still runs on, its own table (an
+    entry's, `data-table`) goes whole onto a page of its own after the item's title again, alone on a page
+    (APART: `h3.again`, aid.html.j2), both at full size: the item's text and its table are then two pieces and
+    its title a third (`item_pieces`); the cards print the text, then the table under the title, and the sheet
+    the text and the table one under the other (aid_compose: Marauders' victory points at 7 pt). Only those
+    cards are laid out again (the others hidden), and their pages replace the overrunning ones. A card that
+    still does not fit runs on over more cards, its reference in their footer (only text no editor would print
+    does: the layout tests hold the bundled aids to titled cards, each table whole on one)."""
     document = checked_document(html, name)
     items = card_of_each_page(document)
     overrun = [card for card, next_page in itertools.pairwise(items) if card is not None and next_page is None]
     if not overrun:
-        return html, document, set()
+        return html, document, set(), []
     hide_others = only_these(overrun)
 
     def remedied(apart: list[str]) -> tuple[str, Document, list[str | None]]:
         """The HTML with the overrunning cards set smaller but those in `apart`, whose tables go on a page of
         their own; and the overrunning cards laid out again, with whose card each page is."""
-        dense = ", ".join(f'.item[id="{css_string(item)}"]' for item in overrun if item not in apart)
         tables = ", ".join(f'.item[id="{css_string(item)}"] h3.again' for item in apart)
-        style = (DENSE.format(selector=dense) if dense else "") + (APART.format(selector=tables) if tables else "")
+        style = smaller_css([item for item in overrun if item not in apart]) + (APART.format(selector=tables) if tables else "")
         new_html = html.replace("</style>", style + "</style>", 1)
         small = checked_document(new_html.replace("</style>", hide_others + "</style>", 1), name)
         return new_html, small, card_of_each_page(small)
@@ -397,7 +398,7 @@ def lay_out_cards(html: str, name: str) -> tuple[str, Document, set[str]]:
     counts = pages_of_each_card(small_items)
     set_apart = {card for card in apart if counts[card] == 3}  # its text, its title again, its table: a page each
     if any(count > (3 if card in set_apart else 1) for card, count in counts.items()):  # still too long: it runs on
-        return new_html, checked_document(new_html, name), set_apart  # rather than failing the whole build
+        return new_html, checked_document(new_html, name), set_apart, [item for item in overrun if item not in apart]  # rather than failing
     pages = []
     for item, page in zip(items, document.pages, strict=True):
         if item in overrun:
@@ -405,7 +406,12 @@ def lay_out_cards(html: str, name: str) -> tuple[str, Document, set[str]]:
             pages += [small.pages[small_items.index(item) + 2]] if item in set_apart else []  # the table: untitled
         elif item is not None:
             pages.append(page)
-    return new_html, document.copy(pages), set_apart
+    return new_html, document.copy(pages), set_apart, [item for item in overrun if item not in apart]
+
+
+def smaller_css(cards: list[str]) -> str:
+    """The CSS that sets the items `cards` (their ids) smaller (DENSE); "" for none."""
+    return DENSE.format(selector=", ".join(f'.item[id="{css_string(card)}"]' for card in cards)) if cards else ""
 
 
 def pages_of_each_card(cards: list[str | None]) -> dict[str, int]:

@@ -532,11 +532,12 @@ def aid_job(resolved: Resolved, game: str, lang: str, tables: AnswerTables | Non
     )
 
 
-def sheet_page(job: AidJob, paper: str, plan: list[list[list[tuple[int, str]]]]) -> str:
+def sheet_page(job: AidJob, paper: str, plan: list[list[list[tuple[int, str]]]], smaller: str = "") -> str:
     """The sheet as a web page printing on `paper` (site/cards/<game>-<lang>-sheet.html, …-sheet-letter.html), laid
     out in the pages and columns of the sheet PDF (`plan`: aid_compose.SheetLayout.plan), each column a block of its
     own: a section going on in a column opens it with its bar marked as continued, as on the PDF (in CSS columns,
-    its items went on under no heading). On a phone the columns follow one another, without those bars."""
+    its items went on under no heading). On a phone the columns follow one another, without those bars. `smaller`:
+    CSS that sets the items the cards (and so the PDF sheet) set smaller so (aid_layout.smaller_css: its ids escaped)."""
     sections = job.sheet_context["sections"]
     items = {item["anchor"]: item for section in sections for item in section["items"]}
     pages: list[list[list[dict[str, Any]]]] = []
@@ -550,7 +551,11 @@ def sheet_page(job: AidJob, paper: str, plan: list[list[list[tuple[int, str]]]])
                 if what not in ("bar", "more"):
                     parts[-1]["items"].append(items[what])
             pages[-1].append(parts)
-    return aid_environment().get_template("aid.html.j2").render(**job.sheet_context, page_size=SHEET_PAGE_SIZES[paper], pages=pages)
+    return (
+        aid_environment()
+        .get_template("aid.html.j2")
+        .render(**job.sheet_context, page_size=SHEET_PAGE_SIZES[paper], pages=pages, smaller=Markup(smaller))
+    )
 
 
 def rulings_date(resolved: Resolved, game: str) -> str | None:
