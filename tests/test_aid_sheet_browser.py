@@ -91,3 +91,20 @@ def test_a_section_going_on_in_the_next_column_shows_its_bar_again_on_screen_and
                 assert (round(float(page.mediabox.width)), round(float(page.mediabox.height))) == tuple(round(v) for v in size), paper
             text = " ".join(" ".join(page.extract_text().split()) for page in reader.pages)
             assert text.count(continued) == repeated, paper
+
+
+def test_the_fullest_html_sheet_prints_on_the_pages_of_its_pdf(driver, tmp_path: Path):
+    """Wizard's Quest's Russian sheet fills its one page (a column at 99 %): printed from Chromium on A4 and on Letter,
+    its HTML keeps to that page, its titles at the PDF's 1.15em, its tables and an item set smaller on the cards as
+    on the PDF (at 1.15em with the HTML's own tables and sizes, it ran onto a second Letter page)."""
+    from generator.render.aids.aid_layout import produce
+    from generator.render.aids.cards import aid_job
+    from generator.render.answer_tables import AnswerTables
+
+    for name, content in produce(aid_job(bundled_resolved(), "wizards-quest", "ru", AnswerTables(bundled_resolved()))).files.items():
+        (tmp_path / name).write_bytes(content)
+    with serve(tmp_path) as url:
+        for name in ("sheet.html", "sheet-letter.html"):
+            driver.get(f"{url}/wizards-quest-ru-{name}")
+            printed = driver.execute_cdp_cmd("Page.printToPDF", {"preferCSSPageSize": True})
+            assert len(PdfReader(io.BytesIO(base64.b64decode(printed["data"]))).pages) == 1, name

@@ -155,6 +155,28 @@ def test_a_qr_code_on_the_sheet_and_the_first_card_leads_to_the_changes_page(qr_
         assert changes_url() in "".join(shown.split()), (kind, paper)
 
 
+@pytest.mark.integration
+@pytest.mark.parametrize("paper", ["a4", "letter"])
+def test_the_qr_codes_card_and_every_sheet_footer_print_the_games_section_by_its_whole_address(qr_aids, paper: str):
+    """A reader without a phone camera types the address in: the QR code's card names the game's section by its whole
+    address in its footer, as every page's footer of the sheet does ("Full rules: ru/battlelore/" named it within a
+    site whose address the aid did not print)."""
+    import pypdfium2
+
+    from generator.render.aids.aid_measure import FOOT_ZONE
+    from generator.render.aids.cards import CARD_SIZE, SHEET_AREA, SHEET_MARGIN, SHEETS
+
+    section = f"{SITE}ru/battlelore/"
+    width, height = SHEETS[paper]
+    left, top = (width - 3 * CARD_SIZE[0]) / 2, height - (height - 3 * CARD_SIZE[1]) / 2  # the first card's
+    first_card = pypdfium2.PdfDocument(qr_aids[f"battlelore-ru-cards-{paper}.pdf"])[0].get_textpage()
+    footer = first_card.get_text_bounded(left, top - CARD_SIZE[1], left + CARD_SIZE[0], top - CARD_SIZE[1] + FOOT_ZONE)
+    assert section in "".join(footer.split()), footer
+    for page in pypdfium2.PdfDocument(qr_aids[f"battlelore-ru-sheet-{paper}.pdf"]):
+        bottom = page.get_textpage().get_text_bounded(0, 0, width, (height - SHEET_AREA[1]) / 2 + SHEET_MARGIN[1])  # the footer's margin
+        assert f"Полныеправила:{section}" in "".join(bottom.split()), bottom  # as it wraps
+
+
 def test_without_a_site_url_the_aids_have_no_qr_code_and_the_build_says_so(tmp_path: Path, resolved, capsys):
     from generator.render.aids.aid_qr import NO_SITE_URL, site_url
     from generator.render.aids.cards import aid_job

@@ -290,3 +290,12 @@ def test_bundled_aids_exist_fit_and_carry_their_titles(bundled_build: Path):
                         shown = entry.get("summary", {}).get("title", {}).get(lang) or entry["title"][resolved.display_language(entry, lang)]
                         title = " ".join(shown.split()).replace("-", "")
                         assert title[:40] in whole, (game, lang, fmt, entry_id, title)
+
+
+def test_every_icon_is_drawn_in_its_text_colour_alone():
+    """An icon's detail is a hole in its shape, not paint of another colour: on a section bar the icon is white, and
+    the open questions' "!" and the dice's pips, painted white on it, printed from the browser as a plain disc and
+    a plain square."""
+    icons = (Path(__file__).parents[1] / "generator/templates/cards/icons.html.j2").read_text(encoding="utf-8")
+    painted = re.findall(r'(?:fill|stroke)="([^"]+)"', icons)
+    assert painted and set(painted) <= {"currentColor", "none"}, sorted(set(painted))

@@ -26,6 +26,7 @@ from .cards import (
     COLUMN_GAP,
     COLUMN_WIDTH,
     FOOT_INSET,
+    FULL_FACE,
     MAX_SHEET_PAGES,
     MM,
     RULE,
@@ -57,9 +58,21 @@ class Piece:
 
 
 @dataclass
+class Break:
+    """A place where a one-page item may be split over two cards, after one of its blocks (a paragraph, a list item, a
+    table whole: aid_layout.item_breaks): its `head` (its title and the blocks above) and its `rest` (the blocks
+    below), each as high as it would be laid out on a page of its own; `selector`: CSS for the block it comes after."""
+
+    head: Piece
+    rest: Piece
+    selector: str
+
+
+@dataclass
 class ItemPieces:
     """One item of the aid as laid out: usually one page, more if it ran on; or two, its text and its table
-    set apart (aid_layout.lay_out_cards), with its title again (`title_again`) to print above the table on a card."""
+    set apart (aid_layout.lay_out_cards), with its title again (`title_again`) to print above the table on a card;
+    or two, when it is split over two cards (`split`): its head and its rest, under its title marked as continued."""
 
     section: int
     title: str
@@ -68,6 +81,14 @@ class ItemPieces:
     site_page: str = ""  # the page of the site it is on (cards.site_page; "" for none): cards of several items name it
     title_again: Piece | None = None  # the title above its table set apart, on the cards (the sheet prints it once)
     anchor: str = ""  # its id in the aid's HTML
+    breaks: list[Break] = field(default_factory=list)  # where it may be split (a one-page item's), the card_faces choose
+    title_more: Piece | None = None  # its title marked as continued (a part: `title-more-N`), above the rest of it split
+    split: bool = False  # its pages are its head and its rest, laid out again with a page break between (aid_layout)
+
+    @property
+    def runs_on(self) -> bool:
+        """Longer than a card: its pages take a card each, alone."""
+        return len(self.pages) > 1 and self.title_again is None and not self.split
 
 
 class Composition:
@@ -154,34 +175,57 @@ def page_form(page: PageObject, writer: PdfWriter) -> IndirectObject:
 def card_faces(items: list[ItemPieces], room: float, bands: Sequence[Piece], alone: Collection[int] = ()) -> list[list[tuple[int, Piece]]]:
     """What each card holds, in order: (item number, laid-out piece) stacked down its face. Consecutive
     items share a card while they fit one under the other in `room` (the height a card leaves between
-    its band and its footer: the items' page height), each whole with its own title, the cards filled
+    its band and its footer: the items' page height), each with its own title, the cards filled
     greedily in the aid's order (issue 28: a third of a face was used, and many cards held one line).
     The card's band names the section of its first item; an item of another section that fits below
     comes under that section's band (`bands`, one a section: the piece the band at a card's top is),
     stacked in the items area as (its number, the band) just above it, so every item stands under the
     name of its section (a section's last item and a short section no longer leave a card mostly empty).
-    An item that ran on over more pages (longer than a card) takes a card for each page, alone, and
-    nothing joins its last page. The sections in `alone` never share a card: the QR code stays the first
+
+    An item that does not fit what is left of a card under FULL_FACE used is split, as a designer would: it starts
+    on that card and runs on to the next, under its title marked as continued (`title_more`), at the `breaks` place
+    that leaves the most of it on the first card (the rest must fit the next). Here a split is chosen with the
+    pieces its head and rest would be; aid_layout lays those items out again, split, and the cards are composed of
+    them (`split`). An item that ran on over more pages (longer than a card) takes a card for each page, alone,
+    and nothing joins its last page. The sections in `alone` never share a card: the QR code stays the first
     card alone. Answer tables and factions stack like the rest: each keeps its own title (a faction its
-    coloured bar), so they read apart. An item whose table is set apart takes a card for its text and one
-    for its table, under its title again."""
+    coloured bar), so they read apart. An item whose table is set apart has its text where it fits and its
+    table on a card of its own, under its title again."""
     faces: list[list[tuple[int, Piece]]] = []
     for number, item in enumerate(items):
         last = faces[-1] if faces else []
         before = items[last[-1][0]] if last else None
-        joining = [(number, piece) for piece in ([bands[item.section]] if before and before.section != item.section else []) + item.pages]
-        if (
-            before is not None
-            and len(item.pages) == len(before.pages) == 1
-            and not {before.section, item.section} & set(alone)
-            and stack_end([piece for _, piece in last + joining]) <= room
-        ):
-            last += joining
-        else:
-            faces += [[(number, piece)] for piece in item.pages]
-            if item.title_again is not None:
-                faces[-1].insert(0, (number, item.title_again))
+        band = [bands[item.section]] if before is not None and before.section != item.section else []
+        above = [piece for _, piece in last] + band
+        shares = before is not None and not before.runs_on and not item.runs_on and not {before.section, item.section} & set(alone)
+        pages, title_above_last = item.pages, item.title_again or (item.title_more if item.split else None)
+        if shares and stack_end(above + pages[:1]) > room and stack_end([piece for _, piece in last]) < FULL_FACE * room:
+            split = best_break(item, above, room)
+            if split is not None:
+                pages, title_above_last = [split.head, split.rest], item.title_more
+        if shares and stack_end(above + pages[:1]) <= room:
+            last += [(number, piece) for piece in band + pages[:1]]
+            pages = pages[1:]
+        faces += [[(number, piece)] for piece in pages]
+        if pages and title_above_last is not None:
+            faces[-1].insert(0, (number, title_above_last))
     return faces
+
+
+def best_break(item: ItemPieces, above: list[Piece], room: float) -> Break | None:
+    """Where to split `item` below the pieces `above` on a card: the break that leaves the most of it there, its rest
+    fitting the next card under its title marked as continued; None if none does."""
+    if item.title_more is None:
+        return None
+    more = item.title_more
+    fitting = [b for b in item.breaks if stack_end([*above, b.head]) <= room and stack_end([more, b.rest]) <= room]
+    return max(fitting, key=lambda b: b.head.height, default=None)
+
+
+def chosen_breaks(items: list[ItemPieces], faces: list[list[tuple[int, Piece]]]) -> dict[int, Break]:
+    """Item number -> the break `card_faces` split it at."""
+    placed = {id(piece) for face in faces for _, piece in face}
+    return {number: b for number, item in enumerate(items) for b in item.breaks if id(b.head) in placed}
 
 
 def card_footer(items: list[ItemPieces], face: list[tuple[int, Piece]]) -> str:

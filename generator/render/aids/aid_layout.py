@@ -4,10 +4,11 @@ only: the build's own process never imports WeasyPrint, so the workers load it w
 loads and checks the data.
 
 Layout (WeasyPrint) is nearly all the cost, so each item of an aid is laid out once, on a page of
-its own the size of a card's text, and the other pieces (titles, bars, bands, footers) once, in a
-small second document; the sheet and the cards, on either paper, are made of those pages without
-laying anything out again. Layout problems are build errors, not surprises on paper: an aid longer
-than its page limit, a box running off its page, or a glyph no font has.
+its own the size of a card's text (an item the cards split over two, again: `split_items`), and the
+other pieces (titles, bars, bands, footers) once, in a small second document; the sheet and the
+cards, on either paper, are made of those pages without laying anything out again. Layout problems
+are build errors, not surprises on paper: an aid longer than its page limit, a box running off its
+page, or a glyph no font has.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import itertools
 import os
 import re
 from collections.abc import Collection, Iterator
+from dataclasses import replace
 from functools import cache
 from typing import Any, NoReturn
 
@@ -32,7 +34,7 @@ from weasyprint.text.fonts import FontConfiguration
 from weasyprint.urls import URLFetcher
 
 from ...base.fonts import FONT_FAMILY, font_coverage, uncovered
-from .aid_compose import ItemPieces, Piece, arrange_sheet, card_sheets, readers, sheet_on_paper
+from .aid_compose import Break, ItemPieces, Piece, arrange_sheet, card_faces, card_sheets, chosen_breaks, readers, sheet_on_paper
 from .cards import (
     CARD_MARGIN,
     CARD_SIZE,
@@ -142,15 +144,21 @@ def produce(job: AidJob) -> AidFiles:
     band_room = max((band.height + band.margin_bottom for band in bands), default=0)
     foot_room = max((piece.height for part, piece in parts.items() if part.startswith("card-foot-")), default=0) + FOOT_INSET + MM / 2
     item_height = CARD_SIZE[1] - CARD_MARGIN[0] - band_room - foot_room  # what a card leaves between its band and its footer
-    card_html, items_document, apart = lay_out_cards(with_page_height(job.card_html, item_height), name("cards"))
-    sources = readers(items_document.write_pdf(), parts_document.write_pdf())
+    card_html, items_document, apart, smaller = lay_out_cards(with_page_height(job.card_html, item_height), name("cards"))
     items = item_pieces(job, items_document, name("cards"), apart)
-    sheet = arrange_sheet(job, items, parts, name("sheet"))
-    files = {name(SHEET_HTML[paper]): sheet_page(job, paper, sheet.plan).encode("utf-8") for paper in SHEETS}  # in the PDF's columns
+    sheet = arrange_sheet(job, items, parts, name("sheet"))  # each item whole
+    for number, item in enumerate(items):
+        item.title_more = parts[f"title-more-{number}"]
+    alone = [number for number, section in enumerate(job.sections) if section.last_on_sheet]
+    splits = chosen_breaks(items, card_faces(items, item_height, bands, alone))
+    card_items, items_document = split_items(card_html, items_document, items, splits, name("cards"))
+    sources = readers(items_document.write_pdf(), parts_document.write_pdf())
+    sheet_pages = {paper: sheet_page(job, paper, sheet.plan, smaller_css(smaller)) for paper in SHEETS}  # in the PDF's columns, as set there
+    files = {name(SHEET_HTML[paper]): page.encode("utf-8") for paper, page in sheet_pages.items()}
     files[name("cards.html")] = card_html.encode("utf-8")
     for paper in SHEETS:
         files[name(f"sheet-{paper}.pdf")] = sheet_on_paper(job, sheet, sources, paper)
-        files[name(f"cards-{paper}.pdf")] = card_sheets(job, items, parts, sources, paper)
+        files[name(f"cards-{paper}.pdf")] = card_sheets(job, card_items, parts, sources, paper)
     files[name(PREVIEW)] = first_page_png(files[name("sheet-a4.pdf")])  # the one the site shows (cards.aid_links)
     return AidFiles(job.game, job.lang, files)
 
@@ -201,6 +209,7 @@ def item_pieces(job: AidJob, document: Document, name: str, apart: Collection[st
             below = [child for child in box.children if getattr(child, "element_tag", None)][-1]  # the text's last block
             bottom_margin = css_margin(below, "bottom") if card in apart else margins[1]  # its table follows on the sheet
             items[-1].pages.append(Piece("items", page_number, top, CARD_TEXT[0], bottom - top, margins[0], bottom_margin))
+            items[-1].breaks = item_breaks(box, items[-1].pages[0], card) if card not in apart else []
         elif again:  # the title again
             heading = next(box for box in all_boxes(page) if getattr(box, "element_tag", None) == "h3")
             items[-1].title_again = Piece("items", page_number, top, CARD_TEXT[0], bottom - top, margins[0], css_margin(heading, "bottom"))
@@ -212,6 +221,84 @@ def item_pieces(job: AidJob, document: Document, name: str, apart: Collection[st
     if len(items) != len(listed):
         raise AidError(f"{name}: {len(listed) - len(items)} item(s) missing from the laid-out cards")
     return items
+
+
+HEADINGS = {"h1", "h2", "h3", "h4", "h5", "h6"}
+LEAST_LINES = 2  # an item split over two cards keeps this many lines of its text at least on each (no lone line)
+SPLIT_SLACK = 0.5  # points: a split item's head and rest, laid out on pages of their own, come out as high as here or less
+
+
+def item_breaks(item: Box, piece: Piece, card: str) -> list[Break]:
+    """Where the item laid out in `item` (its box; `piece`: its page) may be split over two cards: after one of its
+    blocks (a paragraph, a table whole) or list items, never after a heading, leaving LEAST_LINES lines of its text
+    at least on either side. Each break's head and rest as high as they are on this page, their own pages to come
+    (page -1: aid_layout.split_items lays them out)."""
+    own = [child for child in item.children if getattr(child, "element", None) is not None and child.element in list(item.element)]
+    element_number = {id(element): number for number, element in enumerate((e for e in item.element if isinstance(e.tag, str)), 1)}
+    blocks: list[tuple[Box, str]] = []  # in order, each with its CSS selector
+    for child in own[1:]:  # below the title
+        selector = f'.item[id="{css_string(card)}"] > :nth-child({element_number[id(child.element)]})'
+        if child.element_tag in ("ul", "ol"):
+            entries = [entry for entry in child.children if getattr(entry, "element_tag", None) == "li"]
+            numbers = {id(element): number for number, element in enumerate((e for e in child.element if isinstance(e.tag, str)), 1)}
+            blocks += [(entry, f"{selector} > :nth-child({numbers[id(entry.element)]})") for entry in entries]
+        else:
+            blocks.append((child, selector))
+    lines = [len({round(line.position_y, 1) for line in all_boxes_of(block) if isinstance(line, LineBox)}) for block, _ in blocks]
+    breaks = []
+    for at in range(1, len(blocks)):
+        above, below = blocks[at - 1][0], blocks[at][0]
+        if above.element_tag in HEADINGS or sum(lines[:at]) < LEAST_LINES or sum(lines[at:]) < LEAST_LINES:
+            continue
+        head_bottom = (above.position_y + (above.margin_top or 0) + above.border_height()) * PX
+        rest_top = (below.position_y + (below.margin_top or 0)) * PX
+        head = Piece("items", piece.page, piece.top, piece.width, head_bottom - piece.top + SPLIT_SLACK, piece.margin_top, 0.0)
+        rest = Piece("items", -1, 0.0, piece.width, piece.top + piece.height - rest_top + SPLIT_SLACK, 0.0, piece.margin_bottom)
+        breaks.append(Break(head, rest, blocks[at - 1][1]))
+    return breaks
+
+
+def all_boxes_of(box: Box) -> Iterator[Box]:
+    """`box` and every box inside it."""
+    stack = [box]
+    while stack:
+        box = stack.pop()
+        yield box
+        stack.extend(getattr(box, "children", []))
+
+
+def split_items(html: str, document: Document, items: list[ItemPieces], splits: dict[int, Break], name: str) -> tuple[list[ItemPieces], Document]:
+    """The items as the cards print them, and the items' document with the pages they need: each item in `splits`
+    laid out again (only those), with a page break after the block its break comes after, its head and its rest on a
+    page each (`split`, appended to the document). Where card_faces put the split pieces (`item_breaks`: a little
+    higher than they are here), the pieces laid out fit; an item whose head or rest came out higher stays whole (that
+    should not happen: the item is laid out at the same width)."""
+    cards = [replace(item, breaks=[]) for item in items]
+    if not splits:
+        return cards, document
+    style = "".join(f"{split.selector} {{ break-after: page; }}\n" for split in splits.values())
+    style += only_these([items[number].anchor for number in splits])
+    again = checked_document(html.replace("</style>", style + "</style>", 1), name)
+    pages, laid_out = list(document.pages), list(zip(again.pages, card_of_each_page(again), strict=True))
+    if len(laid_out) != 2 * len(splits):
+        raise AidError(f"{name}: the items split over two cards took {len(laid_out)} pages, not {2 * len(splits)}")
+    for at, (number, split) in enumerate(splits.items()):
+        (head_page, card), (rest_page, untitled) = laid_out[2 * at : 2 * at + 2]
+        if card != items[number].anchor or untitled is not None:
+            raise AidError(f"{name}: '{items[number].title[:40]}' did not split where the cards split it")
+        (head_top, head_bottom), (rest_top, rest_bottom) = extent(head_page), extent(rest_page)
+        head_piece = replace(split.head, page=len(pages), top=head_top, height=head_bottom - head_top)
+        rest_piece = replace(split.rest, page=len(pages) + 1, top=rest_top, height=rest_bottom - rest_top)
+        if head_piece.height <= split.head.height and rest_piece.height <= split.rest.height:
+            cards[number] = replace(cards[number], pages=[head_piece, rest_piece], split=True)
+            pages += [head_page, rest_page]
+    return cards, document.copy(pages)
+
+
+def only_these(ids: list[str]) -> str:
+    """CSS that hides every item but those whose ids are `ids`, the first of them on the first page (no blank page)."""
+    chosen = [f'.item[id="{css_string(anchor)}"]' for anchor in ids]
+    return f".item{''.join(f':not({selector})' for selector in chosen)} {{ display: none; }}\n{chosen[0]} {{ break-before: auto; }}\n"
 
 
 def css_margin(box: Box, side: str) -> float:
@@ -275,34 +362,30 @@ DENSE = "\n{selector} {{ font-size: 88%; line-height: 1.08; }}  /* cards that di
 APART = "\n{selector} {{ display: block; break-before: page; break-after: page; }}  /* its title again, its table on a card of its own */\n"
 
 
-def lay_out_cards(html: str, name: str) -> tuple[str, Document, set[str]]:
-    """The items' HTML as printed, their laid-out document, one card a page, and the items whose table is set
-    apart. A card whose content runs on past its page (a long table and its footnotes) would leave an untitled
-    card behind: it is set smaller instead (its prose: a table keeps its type, aid_geometry.TABLE_PT), and if it
-    still runs on, its own table (an entry's, `data-table`) goes whole onto a page of its own after the item's
-    title again, alone on a page (APART: `h3.again`, aid.html.j2), both at full size: the item's text and its
-    table are then two pieces and its title a third (`item_pieces`); the cards print the text, then the table
-    under the title, and the sheet the text and the table one under the other (aid_compose: Marauders' victory
-    points at 7 pt). Only those cards are laid out again (the others hidden), and their pages replace the
-    overrunning ones. A card that still does not fit runs on over more cards, its reference in their footer (only
-    text no editor would print does: the layout tests hold the bundled aids to titled cards, each table whole on one)."""
+def lay_out_cards(html: str, name: str) -> tuple[str, Document, set[str], list[str]]:
+    """The items' HTML as printed, their laid-out document, one card a page, the items whose table is set apart
+    and those set smaller (the HTML sheet sets them so too: `smaller_css`). A card whose content runs on past
+    its page (a long table and its footnotes) would leave an untitled card behind: it is set smaller instead
+    (its prose: a table keeps its type, aid_geometry.TABLE_PT), and if it still runs on, its own table (an
+    entry's, `data-table`) goes whole onto a page of its own after the item's title again, alone on a page
+    (APART: `h3.again`, aid.html.j2), both at full size: the item's text and its table are then two pieces and
+    its title a third (`item_pieces`); the cards print the text, then the table under the title, and the sheet
+    the text and the table one under the other (aid_compose: Marauders' victory points at 7 pt). Only those
+    cards are laid out again (the others hidden), and their pages replace the overrunning ones. A card that
+    still does not fit runs on over more cards, its reference in their footer (only text no editor would print
+    does: the layout tests hold the bundled aids to titled cards, each table whole on one)."""
     document = checked_document(html, name)
     items = card_of_each_page(document)
     overrun = [card for card, next_page in itertools.pairwise(items) if card is not None and next_page is None]
     if not overrun:
-        return html, document, set()
-    chosen = ", ".join(f'.item[id="{css_string(item)}"]' for item in overrun)
-    hide_others = (
-        f".item:not({chosen.replace(', ', '):not(')}) {{ display: none; }}\n"
-        f'.item[id="{css_string(overrun[0])}"] {{ break-before: auto; }}\n'
-    )  # no blank first page
+        return html, document, set(), []
+    hide_others = only_these(overrun)
 
     def remedied(apart: list[str]) -> tuple[str, Document, list[str | None]]:
         """The HTML with the overrunning cards set smaller but those in `apart`, whose tables go on a page of
         their own; and the overrunning cards laid out again, with whose card each page is."""
-        dense = ", ".join(f'.item[id="{css_string(item)}"]' for item in overrun if item not in apart)
         tables = ", ".join(f'.item[id="{css_string(item)}"] h3.again' for item in apart)
-        style = (DENSE.format(selector=dense) if dense else "") + (APART.format(selector=tables) if tables else "")
+        style = smaller_css([item for item in overrun if item not in apart]) + (APART.format(selector=tables) if tables else "")
         new_html = html.replace("</style>", style + "</style>", 1)
         small = checked_document(new_html.replace("</style>", hide_others + "</style>", 1), name)
         return new_html, small, card_of_each_page(small)
@@ -315,7 +398,7 @@ def lay_out_cards(html: str, name: str) -> tuple[str, Document, set[str]]:
     counts = pages_of_each_card(small_items)
     set_apart = {card for card in apart if counts[card] == 3}  # its text, its title again, its table: a page each
     if any(count > (3 if card in set_apart else 1) for card, count in counts.items()):  # still too long: it runs on
-        return new_html, checked_document(new_html, name), set_apart  # rather than failing the whole build
+        return new_html, checked_document(new_html, name), set_apart, [item for item in overrun if item not in apart]  # rather than failing
     pages = []
     for item, page in zip(items, document.pages, strict=True):
         if item in overrun:
@@ -323,7 +406,12 @@ def lay_out_cards(html: str, name: str) -> tuple[str, Document, set[str]]:
             pages += [small.pages[small_items.index(item) + 2]] if item in set_apart else []  # the table: untitled
         elif item is not None:
             pages.append(page)
-    return new_html, document.copy(pages), set_apart
+    return new_html, document.copy(pages), set_apart, [item for item in overrun if item not in apart]
+
+
+def smaller_css(cards: list[str]) -> str:
+    """The CSS that sets the items `cards` (their ids) smaller (DENSE); "" for none."""
+    return DENSE.format(selector=", ".join(f'.item[id="{css_string(card)}"]' for card in cards)) if cards else ""
 
 
 def pages_of_each_card(cards: list[str | None]) -> dict[str, int]:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import pypdfium2
 import pypdfium2.raw as pdfium_c
 
-from .cards import CARD_SIZE, COLUMN_GAP, COLUMN_WIDTH, SHEET_AREA, SHEET_COLUMNS, SHEET_MARGIN, SHEET_TEXT_WIDTH, SHEETS
+from .cards import CARD_SIZE, COLUMN_GAP, COLUMN_WIDTH, FULL_FACE, SHEET_AREA, SHEET_COLUMNS, SHEET_MARGIN, SHEET_TEXT_WIDTH, SHEETS
 
 MM = 72 / 25.4
 
@@ -85,7 +85,6 @@ def body_type(sizes: list[float]) -> float:
     return Counter(sizes).most_common(1)[0][0]
 
 
-FULL_FACE = 0.6  # issue 28: a card face at least 60 % used
 FOOT_ZONE = 12 * MM  # a card's footer stands in its last 12 mm; the item ends above it (aid_layout.produce)
 
 

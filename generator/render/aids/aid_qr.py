@@ -34,9 +34,14 @@ def site_url(mkdocs_yml: Path = MKDOCS_CONFIG) -> str | None:
     return url.strip().rstrip("/") + "/"
 
 
+def section_url(base: str, game: str, lang: str) -> str:
+    """The public address of a game's section of the site in one language (its full rules)."""
+    return f"{base}{lang}/{game}/"
+
+
 def changes_url(base: str, game: str, lang: str) -> str:
     """The public address of a game's changes page in one language (site.changes_page writes it)."""
-    return f"{base}{lang}/{game}/{CHANGES.html}"
+    return f"{section_url(base, game, lang)}{CHANGES.html}"
 
 
 def qr_svg(url: str) -> Markup:
@@ -48,8 +53,9 @@ def qr_svg(url: str) -> Markup:
 
 def qr_item(game: str, lang: str, base: str, title: str) -> AidItem:
     """The aid's QR item under its version (`title`): the code and its address in print (for a reader without a
-    camera). What the version means is said on the page it leads to, not on the aid: the item stays small
-    enough for the longest sheet (Chaos in the Old World's, two pages full) to keep its pages."""
+    camera); its card's footer names the game's section by its whole address too. What the version means is said
+    on the page it leads to, not on the aid: the item stays small enough for the longest sheet (Chaos in the Old
+    World's, two pages full) to keep its pages."""
     url = changes_url(base, game, lang)
     html = Markup('<div class="qr-box">{}<p class="qr-url">{}</p></div>').format(qr_svg(url), url)
     return {
@@ -60,7 +66,7 @@ def qr_item(game: str, lang: str, base: str, title: str) -> AidItem:
         "fallback": None,
         "questions": [],
         "marks": [],
-        "ref": f"{lang}/{game}/{CHANGES.html}",
+        "ref": section_url(base, game, lang),
         "colour": None,
         "icon": None,
         "faction": False,

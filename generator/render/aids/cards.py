@@ -43,11 +43,12 @@ from ...resolve.pages import CALCULATORS, CHANGES
 from ...resolve.resolve import Resolved, slug_of
 from ..answer_tables import AnswerTable, AnswerTables
 from ..site import environment
-from .aid_qr import changes_url, qr_item, site_url
+from .aid_qr import changes_url, qr_item, section_url, site_url
 
 SHEETS = {"a4": (210 * MM, 297 * MM), "letter": (8.5 * 72, 11 * 72)}
 # The printed aids are made of pieces laid out once (aid_compose.py); their sizes, in points: the card's
 # (CARD_SIZE, CARD_MARGIN, CARD_TEXT) are in base/aid_geometry.py, which validate reads too (E088).
+FULL_FACE = 0.6  # issue 28: a card face at least 60 % used (aid_compose.card_faces; aid_measure measures it on the printed cards)
 FOOT_INSET = 4.25 * MM  # a card's footer stands this far inside the cut, below and at the sides (issue 28: at least 4 mm)
 # The sheet PDF is made once, on the area both papers have (210 × 279.4 mm), and centred on each.
 SHEET_AREA = (min(w for w, _ in SHEETS.values()), min(h for _, h in SHEETS.values()))
@@ -461,8 +462,10 @@ def aid_job(resolved: Resolved, game: str, lang: str, tables: AnswerTables | Non
 
     changes = f"{labels['aid_changes']}: {lang}/{game}/{CHANGES.html}"  # what changed after the version's date (site.changes_page)
 
+    rules = section_url(site, game, lang) if site else f"{lang}/{game}/"  # with the site's address, as one types it in
+
     def footer(version: str, changes: str = changes) -> str:
-        return f"{game_title} · {labels['full_rules']}: {lang}/{game}/ · {version} · {changes} · {labels['aid_print_at_100']}"
+        return f"{game_title} · {labels['full_rules']}: {rules} · {version} · {changes} · {labels['aid_print_at_100']}"
 
     def context(kind: str, version: str) -> dict[str, Any]:
         layout, kind_label = layouts[kind]
@@ -493,6 +496,7 @@ def aid_job(resolved: Resolved, game: str, lang: str, tables: AnswerTables | Non
         font_size=FONT_SIZE,
         sections=sections,
         card_refs=[(item["ref"], site_page(item["ref"])) for section in sections for item in section["items"]],
+        card_items=[(item, item["colour"] or section["colour"]) for section in sections for item in section["items"]],
         version=version,
         footer=footer(version),
         # a sheet with no room for the QR code names the page it leads to in full in its footer (aid_compose.arrange_sheet)
@@ -528,11 +532,12 @@ def aid_job(resolved: Resolved, game: str, lang: str, tables: AnswerTables | Non
     )
 
 
-def sheet_page(job: AidJob, paper: str, plan: list[list[list[tuple[int, str]]]]) -> str:
+def sheet_page(job: AidJob, paper: str, plan: list[list[list[tuple[int, str]]]], smaller: str = "") -> str:
     """The sheet as a web page printing on `paper` (site/cards/<game>-<lang>-sheet.html, …-sheet-letter.html), laid
     out in the pages and columns of the sheet PDF (`plan`: aid_compose.SheetLayout.plan), each column a block of its
     own: a section going on in a column opens it with its bar marked as continued, as on the PDF (in CSS columns,
-    its items went on under no heading). On a phone the columns follow one another, without those bars."""
+    its items went on under no heading). On a phone the columns follow one another, without those bars. `smaller`:
+    CSS that sets the items the cards (and so the PDF sheet) set smaller so (aid_layout.smaller_css: its ids escaped)."""
     sections = job.sheet_context["sections"]
     items = {item["anchor"]: item for section in sections for item in section["items"]}
     pages: list[list[list[dict[str, Any]]]] = []
@@ -546,7 +551,11 @@ def sheet_page(job: AidJob, paper: str, plan: list[list[list[tuple[int, str]]]])
                 if what not in ("bar", "more"):
                     parts[-1]["items"].append(items[what])
             pages[-1].append(parts)
-    return aid_environment().get_template("aid.html.j2").render(**job.sheet_context, page_size=SHEET_PAGE_SIZES[paper], pages=pages)
+    return (
+        aid_environment()
+        .get_template("aid.html.j2")
+        .render(**job.sheet_context, page_size=SHEET_PAGE_SIZES[paper], pages=pages, smaller=Markup(smaller))
+    )
 
 
 def rulings_date(resolved: Resolved, game: str) -> str | None:
