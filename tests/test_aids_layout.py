@@ -95,7 +95,7 @@ def test_a_table_to_check_is_marked_once_at_its_title_not_in_every_cell(resolved
         number = re.search(r'<sup class="mark">(\d+)</sup></h3>', item.group(1))
         assert number, lang
         question = resolved.kb.entries["citow/clarify-ruination-card-tables"]["title"][lang]
-        assert html.count(f'<li value="{number.group(1)}"><span class="question">{question}') == 1
+        assert html.count(f'<li><span class="number">{number.group(1)}.</span> <span class="question">{question}') == 1
 
 
 def test_no_ids_or_editors_notes_on_the_sheet(bundled_build: Path, resolved):
