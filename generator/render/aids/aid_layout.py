@@ -259,12 +259,12 @@ def item_breaks(item: Box, piece: Piece, card: str) -> list[Break]:
 
 
 def all_boxes_of(box: Box) -> Iterator[Box]:
-    """`box` and every box inside it."""
+    """`box` and every box inside it, parents before children, in the document's order."""
     stack = [box]
     while stack:
         box = stack.pop()
         yield box
-        stack.extend(getattr(box, "children", []))
+        stack.extend(reversed(getattr(box, "children", [])))
 
 
 def split_items(html: str, document: Document, items: list[ItemPieces], splits: dict[int, Break], name: str) -> tuple[list[ItemPieces], Document]:
@@ -310,11 +310,9 @@ def css_margin(box: Box, side: str) -> float:
 
 def all_boxes(page: Page) -> Iterator[Box]:
     """Every box of a laid-out page but its margin boxes, parents before children."""
-    stack = [child for child in reversed(page._page_box.children) if not isinstance(child, MarginBox)]
-    while stack:
-        box = stack.pop()
-        yield box
-        stack.extend(reversed(getattr(box, "children", [])))
+    for child in page._page_box.children:
+        if not isinstance(child, MarginBox):
+            yield from all_boxes_of(child)
 
 
 def painted_boxes(page: Page) -> Iterator[Box]:
