@@ -10,6 +10,7 @@ import json
 import re
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -324,49 +325,74 @@ def test_pages_without_a_calculator_load_no_calculator_script(bundled_build: Pat
 
 @pytest.mark.integration
 @pytest.mark.parametrize("game,check,inputs,expected,entry", EXAMPLES, ids=[e[4] for e in EXAMPLES])
-def test_every_worked_example_reads_as_a_sentence_in_every_language(bundled_build: Path, answers, game, check, inputs, expected, entry):
+def test_every_worked_example_reads_as_a_sentence_in_every_language(bundled_build: Path, asked, game, check, inputs, expected, entry):
     """explain.answer (what a calculator calls) gives the command line's output and a sentence per language."""
     data = bundled_build / "rules_check" / "data"
-    status, output = cli(game, check, inputs, data)
+    status, output = asked.command_line[entry]
     assert status == 0 and contains(output, expected), output
     rules = json.loads((data / f"{game}.json").read_text(encoding="utf-8"))
     languages = rules["say"]["checks"][check]["answer"]
     assert languages
     for lang in languages:
-        answer = json.loads(answers[entry, lang])
+        answer = json.loads(asked.answers[entry, lang])
         assert answer["output"] == output
         assert answer["sentence"] and "{" not in answer["sentence"] and "[" not in answer["sentence"]
         assert entry.split("/")[0] == game and set(answer["followed"]) >= set(rules["checks"][check]["implements"])
 
 
+@dataclass(frozen=True)
+class Asked:
+    """Every worked example asked of rules_check as built: `command_line[entry]` is the command line's (status,
+    output or error), `answers[entry, lang]` what rules_check.explain.answer (a calculator's call) gives."""
+
+    command_line: dict[str, tuple[int, dict | str]]
+    answers: dict[tuple[str, str], str]
+
+
+ASK = """
+import contextlib, io, json, sys
+import rules_check.explain as explain
+from rules_check.__main__ import main
+
+def command_line(game, check, inputs):
+    sys.stdin, out, err = io.StringIO(json.dumps(inputs)), io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        status = main([game, check])
+    return [status, json.loads(out.getvalue()) if status == 0 else err.getvalue()]
+
+examples, questions = json.load(sys.stdin)
+print(json.dumps([[command_line(*example) for example in examples], [explain.answer(*question) for question in questions]]))
+"""
+
+
 @pytest.fixture(scope="module")
-def answers(bundled_build: Path) -> dict[tuple[str, str], str]:
-    """(worked example, language) -> rules_check.explain.answer's text for it, run against the built data in a
-    fresh process per game that answers one question after another, as a calculator's worker does (a process
-    per answer cost ~0.4 s each, 220 of them)."""
+def asked(bundled_build: Path) -> Asked:
+    """Each game's worked examples asked in a fresh process against the built data, one question after another as a
+    calculator's worker does, through the command line's main() and through explain.answer in every language it
+    speaks (a process per question cost ~0.4 s each, 290 of them; the command line as its own process is
+    tested on every worked example by test_rules_cli.py)."""
     data = bundled_build / "rules_check" / "data"
-    code = (
-        "import json, sys, rules_check.explain as e\n"
-        "print(json.dumps([e.answer(game, check, json.dumps(inputs), lang) for game, check, inputs, lang in json.load(sys.stdin)]))"
-    )
-    found: dict[tuple[str, str], str] = {}
+    command_line: dict[str, tuple[int, dict | str]] = {}
+    answers: dict[tuple[str, str], str] = {}
     for game in sorted({example[0] for example in EXAMPLES}):
-        asked = []
-        for example_game, check, inputs, _, entry in EXAMPLES:
-            if example_game == game:
-                languages = json.loads((data / f"{game}.json").read_text(encoding="utf-8"))["say"]["checks"][check]["answer"]
-                asked += [(entry, [game, check, inputs, lang]) for lang in languages]
+        examples = [(entry, [game, check, inputs]) for example_game, check, inputs, _, entry in EXAMPLES if example_game == game]
+        say = json.loads((data / f"{game}.json").read_text(encoding="utf-8"))["say"]["checks"]
+        questions = [
+            ((entry, lang), [game, check, json.dumps(inputs), lang]) for entry, [_, check, inputs] in examples for lang in say[check]["answer"]
+        ]
         result = subprocess.run(
-            [sys.executable, "-c", code],
-            input=json.dumps([question for _, question in asked]),
+            [sys.executable, "-c", ASK],
+            input=json.dumps([[example for _, example in examples], [question for _, question in questions]]),
             capture_output=True,
             text=True,
             cwd=REPO,
             env={"RULES_CHECK_DATA": str(data), "PATH": "/usr/bin:/bin"},
             check=True,
         )
-        found |= {(entry, question[3]): answer for (entry, question), answer in zip(asked, json.loads(result.stdout), strict=True)}
-    return found
+        outputs, texts = json.loads(result.stdout)
+        command_line |= {entry: (status, output) for (entry, _), (status, output) in zip(examples, outputs, strict=True)}
+        answers |= {key: text for (key, _), text in zip(questions, texts, strict=True)}
+    return Asked(command_line, answers)
 
 
 @pytest.fixture(scope="module")
@@ -382,12 +408,11 @@ def console_errors(driver) -> list[str]:
 
 @pytest.mark.browser
 @pytest.mark.parametrize("game,lang", [("citow", "pl"), ("battlelore", "ru"), ("marauders", "en"), ("wizards-quest", "ru")])
-def test_each_calculator_shows_its_worked_examples_outcome(bundled_build: Path, calc_driver, game: str, lang: str):
+def test_each_calculator_shows_its_worked_examples_outcome(bundled_build: Path, asked, calc_driver, game: str, lang: str):
     """On the game's Calculators page, every worked example filled in through the form (its button)
     shows the example's printed outcome and the command line's answer, with a sentence in the language."""
     site = bundled_build / "site"
     spec = json.loads((site / lang / game / "calculators.json").read_text(encoding="utf-8"))
-    data = bundled_build / "rules_check" / "data"
     tried = 0
     with serve(site) as url:
         calc_driver.get(f"{url}/{lang}/{game}/{CALCULATORS.html}")
@@ -399,7 +424,7 @@ def test_each_calculator_shows_its_worked_examples_outcome(bundled_build: Path, 
             for example in check["examples"]:
                 press(calc_driver, block.find_element("css selector", f".kb-calc-example[data-example='{example['id']}']"))
                 shown = calculate(calc_driver, block)
-                status, output = cli(game, name, example["inputs"], data)
+                status, output = asked.command_line[example["id"]]
                 expected = next(e[3] for e in EXAMPLES if e[4] == example["id"])
                 assert status == 0 and shown["json"] == output, (example["id"], shown)
                 assert contains(shown["json"], expected)
