@@ -39,12 +39,13 @@ def test_the_lookup_set_is_realistic_and_large_enough():
 
 @pytest.fixture(scope="module")
 def shown(driver, server) -> dict[tuple[str, str], list[str]]:
-    """(language, query) -> the entries the browser shows, searching all games from /<lang>/index.html."""
+    """(language, query) -> the entries the browser shows, searching all games from /<lang>/index.html (each query
+    pasted: typing is tried by test_search_browser.py)."""
     results = {}
     for lang, items in LOOKUPS.items():
         driver.get(f"{server}/{lang}/index.html")
         for item in items:
-            results[lang, item["q"]] = [r["entry"] for r in search(driver, item["q"])]
+            results[lang, item["q"]] = [r["entry"] for r in search(driver, item["q"], pasted=True)]
     return results
 
 
