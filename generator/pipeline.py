@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator
-from concurrent.futures import ProcessPoolExecutor
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,7 +14,7 @@ from .base.paths import REPO, cards_cache
 from .base.problems import DataError, Problems
 from .inputs import inputs_digest
 from .load.load import ParsedFiles, load
-from .render.aids.cards import layout_workers, start_aids
+from .render.aids.cards import layout_workers
 from .render.renderer import Aids, CalculatorRuntime, OfflineFiles, Renderer, RulesData, SearchFiles, SitePages
 from .resolve.resolve import Resolved, resolve
 from .validate.validate import check
@@ -62,7 +61,8 @@ def build(
     Everything is written into a new release folder and published with one atomic switch only
     when every stage has succeeded (see write/release.py).
     The bench passes its own `stage` (a context manager per stage name, which also weighs memory)
-    and `aids_alongside=False`, to measure each stage on its own.
+    and `aids_alongside=False`, to measure each stage on its own: the workers are started as early, but
+    lay out the aids only in their stage.
     `plan` is how the release is made: whole (`Whole`, the default), or as `serve` makes it between
     its rebuilds (incremental.Incremental: only what the edit changed, the pages served before the
     rest is made).
@@ -77,7 +77,8 @@ def build(
         return report
     stage = stage or report.stage
     problems = Problems()
-    workers = layout_workers() if aids_alongside and not plan.serving else None  # they load WeasyPrint meanwhile
+    # Started before the data is loaded, so that they are forked from a small process; they load WeasyPrint meanwhile
+    workers = layout_workers() if not plan.serving else None
     try:
         with stage("load"):
             loaded = load(data_dir, problems, plan.parsed)
@@ -89,7 +90,7 @@ def build(
             resolved = resolve(kb)
         try:
             with build_lock(out, serving=plan.serving):
-                _render_and_publish(resolved, out, stage, workers, report, plan, inputs)
+                _render_and_publish(resolved, out, stage, Aids(resolved, cards_cache(out), workers, start_now=aids_alongside), report, plan, inputs)
         except OSError as err:
             raise OutputError(f"writing the output failed: {err.strerror or err} ({err.filename or out}); nothing was replaced") from err
     except BaseException:
@@ -101,11 +102,8 @@ def build(
     return report
 
 
-def _render_and_publish(
-    resolved: Resolved, out: Path, stage: Stage, workers: ProcessPoolExecutor | None, report: BuildReport, plan: Plan, inputs: str | None
-) -> None:
+def _render_and_publish(resolved: Resolved, out: Path, stage: Stage, aids: Aids, report: BuildReport, plan: Plan, inputs: str | None) -> None:
     """Run the renderers one after another, each timed as its stage, into a new release; publish it."""
-    aids = Aids(resolved, cards_cache(out), start_aids(resolved, cache=cards_cache(out), workers=workers) if workers is not None else None)
     release = plan.release(out)
     try:
         pages, rules = plan.pages(resolved), RulesData(resolved)

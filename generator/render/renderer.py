@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterable, Iterator
+from concurrent.futures import ProcessPoolExecutor
 from functools import cached_property
 from pathlib import Path
 from typing import Protocol
 
 from ..base.paths import ASSETS
 from ..resolve.resolve import Resolved
-from .aids.cards import PendingAids, aid_links, start_aids
+from .aids.cards import aid_links, start_aids
 from .calculators import RUNTIME, runtime_files
 from .offline import offline_files, packed_twins, root_service_worker, service_workers
 from .rules_data import render_rules_data
@@ -138,22 +139,26 @@ class OfflineFiles:
 
 
 class Aids:
-    """The player aids, into site/cards: `pending` when they were started early (in worker processes,
-    while the rest was made: the stage then only waits for them), else laid out now."""
+    """The player aids, into site/cards, laid out by `workers` (None: a pool started when they are laid out). With
+    `start_now` they are started at once (in the worker processes, while the rest is made: their stage then only
+    waits for them), else in their stage (the bench, which times each stage on its own)."""
 
     part, folder = "site", "cards"
 
-    def __init__(self, resolved: Resolved, cache: Path, pending: PendingAids | None):
-        self.resolved, self.cache, self.pending = resolved, cache, pending
-        self.name = "cards" if pending is None else "cards (waiting)"
+    def __init__(self, resolved: Resolved, cache: Path, workers: ProcessPoolExecutor | None, start_now: bool = True):
+        self.resolved, self.cache, self.workers = resolved, cache, workers
+        self.pending = start_aids(resolved, cache=cache, workers=workers) if workers is not None and start_now else None
+        self.name = "cards" if self.pending is None else "cards (waiting)"
 
     def files(self, release: Path) -> Iterator[File]:
-        aids = self.pending or start_aids(self.resolved, cache=self.cache)
+        aids = self.pending or start_aids(self.resolved, cache=self.cache, workers=self.workers)
         return ((f"{self.folder}/{name}", content) for name, content in aids.files())
 
     def cancel(self) -> None:
         if self.pending is not None:
             self.pending.cancel()
+        elif self.workers is not None:
+            self.workers.shutdown(wait=False, cancel_futures=True)
 
 
 def asset_files() -> Iterator[tuple[str, bytes]]:

@@ -16,7 +16,7 @@ import os
 import re
 import signal
 from collections.abc import Iterator
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from functools import cache, partial
 from pathlib import Path
@@ -698,16 +698,18 @@ class PendingAids:
             self.cancel()  # every aid came from the cache
 
     def each(self) -> Iterator[AidFiles]:
-        """Every aid, in game × language order, as it is ready; none is kept here once handed
-        over, so a large corpus's aids can be written out without all being in memory at once.
-        If an aid fails, its AidError is raised and the aids not started yet are dropped."""
+        """Every aid, the cached ones first, then each as soon as it is laid out: none waits in memory for one
+        laid out after it, and none is kept here once handed over, so a large corpus's aids can be written
+        out without all being in memory at once. If an aid fails, its AidError is raised and the aids not
+        started yet are dropped."""
         try:
-            for index in range(len(self.jobs)):
-                if index in self.futures:
-                    aid = self.futures.pop(index).result()
-                    store(aid, self.jobs[index], self.cache)
-                else:
-                    aid = self.done.pop(index)
+            for index in sorted(self.done):
+                yield self.done.pop(index)
+            job_of = {future: self.jobs[index] for index, future in self.futures.items()}
+            self.futures = {}
+            for future in as_completed(job_of):
+                aid = future.result()
+                store(aid, job_of.pop(future), self.cache)
                 yield aid
         except BaseException:
             self.cancel()
