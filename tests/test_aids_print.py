@@ -280,6 +280,53 @@ def test_an_item_run_on_to_the_next_card_prints_each_of_its_words_once(resolved,
             assert len(own) >= 3, (card, items[number].title, lines)  # two lines of its text at least, and more
 
 
+def printed_chars(pdf: bytes) -> list[tuple[str, float]]:
+    """Every visible character of a PDF, page by page in the order drawn, with the size it is printed at (points):
+    spaces and the characters pdfium makes up between words left out."""
+    import ctypes
+
+    import pypdfium2
+    import pypdfium2.raw as pdfium_c
+
+    found, matrix = [], pdfium_c.FS_MATRIX()
+    for page in pypdfium2.PdfDocument(pdf):
+        text = page.get_textpage()
+        for index in range(text.count_chars()):
+            char = text.get_text_range(index, 1)
+            if char.isspace() or pdfium_c.FPDFText_IsGenerated(text.raw, index) == 1:
+                continue
+            pdfium_c.FPDFText_GetMatrix(text.raw, index, ctypes.byref(matrix))
+            scale = abs(matrix.a * matrix.d - matrix.b * matrix.c) ** 0.5
+            found.append((char, round(pdfium_c.FPDFText_GetFontSize(text.raw, index) * scale, 2)))
+    return found
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("game, lang", [("battlelore", "ru"), ("citow", "ru")])
+def test_an_item_run_on_to_the_next_card_keeps_its_titles_size(resolved, monkeypatch, game: str, lang: str):
+    """An item split over two cards prints its title marked as continued at the size of its own title on the card
+    before: an item set smaller (aid_layout.DENSE, at 88 %) has both titles smaller (BattleLore's «Бой по шагам»,
+    set smaller, had its continued title at full size, 9.2 pt above its 8.1 pt text). Read from the printed cards."""
+    files, seen, _ = composed_cards(resolved, monkeypatch, game, lang)
+    continued = "".join(resolved.languages.ui(lang)["aid_continued"].split())
+    items = seen[0][1]
+    split = [item for item in items if item.split]
+    assert split, "no item runs on to the next card"
+    for paper in ("a4", "letter"):
+        chars = printed_chars(files[f"{game}-{lang}-cards-{paper}.pdf"])
+        text = "".join(char for char, _ in chars)
+        for item in split:
+            title = "".join(item.title.split())
+            at = [match.start() for match in re.finditer(re.escape(title), text)]
+            marked = [start for start in at if re.match(r"[0-9,]*" + re.escape(continued), text[start + len(title) :])]
+            assert len(marked) == 1, (paper, item.title, at, marked)
+            more = marked[0]
+            own = max(start for start in at if start < more)  # its own title, on the card before (its text may name it too)
+            sizes = {size for _, size in chars[own : own + len(title)]}
+            assert len(sizes) == 1, (paper, item.title, sizes)
+            assert {size for _, size in chars[more : more + len(title)]} == sizes, (paper, item.title)
+
+
 @pytest.mark.integration
 @pytest.mark.parametrize("game, lang", [("wizards-quest", "en"), ("battlelore", "en")])
 def test_no_text_on_the_cards_is_hidden_under_other_text_or_off_its_card(aids, game: str, lang: str):

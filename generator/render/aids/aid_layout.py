@@ -270,29 +270,37 @@ def all_boxes_of(box: Box) -> Iterator[Box]:
 def split_items(html: str, document: Document, items: list[ItemPieces], splits: dict[int, Break], name: str) -> tuple[list[ItemPieces], Document]:
     """The items as the cards print them, and the items' document with the pages they need: each item in `splits`
     laid out again (only those), with a page break after the block its break comes after, its head and its rest on a
-    page each (`split`, appended to the document). Where card_faces put the split pieces (`item_breaks`: a little
-    higher than they are here), the pieces laid out fit; an item whose head or rest came out higher stays whole (that
-    should not happen: the item is laid out at the same width)."""
+    page each (`split`, appended to the document), and its title marked as continued (aid.html.j2: `h3.more`) on a
+    third: laid out with its item, it is set at the item's size (an item set smaller, DENSE, had it at full size).
+    Where card_faces put the split pieces (`item_breaks`: a little higher than they are here), the pieces laid out
+    fit; an item whose head or rest came out higher stays whole (that should not happen: the item is laid out at the
+    same width)."""
     cards = [replace(item, breaks=[]) for item in items]
     if not splits:
         return cards, document
     style = "".join(f"{split.selector} {{ break-after: page; }}\n" for split in splits.values())
     style += only_these([items[number].anchor for number in splits])
+    style += "".join(f'.item[id="{css_string(items[number].anchor)}"] h3.more {{ {MORE} }}\n' for number in splits)
     again = checked_document(html.replace("</style>", style + "</style>", 1), name)
     pages, laid_out = list(document.pages), list(zip(again.pages, card_of_each_page(again), strict=True))
-    if len(laid_out) != 2 * len(splits):
-        raise AidError(f"{name}: the items split over two cards took {len(laid_out)} pages, not {2 * len(splits)}")
+    if len(laid_out) != 3 * len(splits):
+        raise AidError(f"{name}: the items split over two cards took {len(laid_out)} pages, not {3 * len(splits)}")
     for at, (number, split) in enumerate(splits.items()):
-        (head_page, card), (rest_page, untitled) = laid_out[2 * at : 2 * at + 2]
-        if card != items[number].anchor or untitled is not None:
+        (head_page, card), (rest_page, untitled), (more_page, more_card) = laid_out[3 * at : 3 * at + 3]
+        if card != items[number].anchor or untitled is not None or more_card != card:
             raise AidError(f"{name}: '{items[number].title[:40]}' did not split where the cards split it")
-        (head_top, head_bottom), (rest_top, rest_bottom) = extent(head_page), extent(rest_page)
+        (head_top, head_bottom), (rest_top, rest_bottom), (more_top, more_bottom) = extent(head_page), extent(rest_page), extent(more_page)
         head_piece = replace(split.head, page=len(pages), top=head_top, height=head_bottom - head_top)
         rest_piece = replace(split.rest, page=len(pages) + 1, top=rest_top, height=rest_bottom - rest_top)
+        heading = next(box for box in all_boxes(more_page) if getattr(box, "element_tag", None) == "h3")
+        more = Piece("items", len(pages) + 2, more_top, CARD_TEXT[0], more_bottom - more_top, 0.0, css_margin(heading, "bottom"))
         if head_piece.height <= split.head.height and rest_piece.height <= split.rest.height:
-            cards[number] = replace(cards[number], pages=[head_piece, rest_piece], split=True)
-            pages += [head_page, rest_page]
+            cards[number] = replace(cards[number], pages=[head_piece, rest_piece], split=True, title_more=more)
+            pages += [head_page, rest_page, more_page]
     return cards, document.copy(pages)
+
+
+MORE = "display: block; break-before: page;"  # a split item's title marked as continued (aid.html.j2: h3.more), on a page of its own
 
 
 def only_these(ids: list[str]) -> str:
