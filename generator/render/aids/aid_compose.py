@@ -82,8 +82,8 @@ class ItemPieces:
     title_again: Piece | None = None  # the title above its table set apart, on the cards (the sheet prints it once)
     anchor: str = ""  # its id in the aid's HTML
     breaks: list[Break] = field(default_factory=list)  # where it may be split (a one-page item's), the card_faces choose
-    title_more: Piece | None = None  # its title marked as continued, above the rest of it split: as planned (a part: `title-more-N`),
-    # then as printed, laid out with its item, at its item's size (aid_layout.split_items)
+    title_more: Piece | None = None  # its title marked as continued, above the rest of it split: as planned, foreseen from its
+    # own title (aid_layout.planned_title_more), then as printed, laid out with its item, at its item's size (split_items)
     split: bool = False  # its pages are its head and its rest, laid out again with a page break between (aid_layout)
 
     @property
