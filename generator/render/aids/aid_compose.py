@@ -59,13 +59,15 @@ class Piece:
 
 @dataclass
 class Break:
-    """A place where a one-page item may be split over two cards, after one of its blocks (a paragraph, a list item, a
-    table whole: aid_layout.item_breaks): its `head` (its title and the blocks above) and its `rest` (the blocks
-    below), each as high as it would be laid out on a page of its own; `selector`: CSS for the block it comes after."""
+    """A place where a one-page item may be split over two cards (aid_layout.item_breaks): after one of its blocks (a
+    paragraph, a list item, a table whole), or `within` one, between two lines of a paragraph or list item or two rows
+    of a table (its head row repeated); its `head` (its title and what stands above) and its `rest` (what follows),
+    each as high as it would be laid out on a page of its own; `css`: what makes the item's page end there."""
 
     head: Piece
     rest: Piece
-    selector: str
+    css: str
+    within: bool = False
 
 
 @dataclass
@@ -215,12 +217,13 @@ def card_faces(items: list[ItemPieces], room: float, bands: Sequence[Piece], alo
 
 def best_break(item: ItemPieces, above: list[Piece], room: float) -> Break | None:
     """Where to split `item` below the pieces `above` on a card: the break that leaves the most of it there, its rest
-    fitting the next card under its title marked as continued; None if none does."""
+    fitting the next card under its title marked as continued, after a block whole if one fits, else within one (a
+    paragraph's lines, a table's rows); None if none does."""
     if item.title_more is None:
         return None
     more = item.title_more
     fitting = [b for b in item.breaks if stack_end([*above, b.head]) <= room and stack_end([more, b.rest]) <= room]
-    return max(fitting, key=lambda b: b.head.height, default=None)
+    return max(fitting, key=lambda b: (not b.within, b.head.height), default=None)
 
 
 def chosen_breaks(items: list[ItemPieces], faces: list[list[tuple[int, Piece]]]) -> dict[int, Break]:

@@ -29,10 +29,11 @@ import pypdfium2
 from pypdf import PdfReader
 from weasyprint import HTML
 from weasyprint.document import Document, Page
-from weasyprint.formatting_structure.boxes import BlockBox, Box, InlineBox, LineBox, MarginBox, ReplacedBox, TextBox
+from weasyprint.formatting_structure.boxes import BlockBox, Box, InlineBox, LineBox, MarginBox, ReplacedBox, TableRowBox, TableRowGroupBox, TextBox
 from weasyprint.text.fonts import FontConfiguration
 from weasyprint.urls import URLFetcher
 
+from ...base.aid_geometry import TABLE_RULE
 from ...base.fonts import FONT_FAMILY, font_coverage, uncovered
 from .aid_compose import Break, ItemPieces, Piece, arrange_sheet, card_faces, card_sheets, chosen_breaks, readers, sheet_on_paper, stack_end
 from .cards import (
@@ -214,7 +215,7 @@ def item_pieces(job: AidJob, document: Document, name: str, apart: Collection[st
             below = [child for child in box.children if getattr(child, "element_tag", None)][-1]  # the text's last block
             bottom_margin = css_margin(below, "bottom") if card in apart else margins[1]  # its table follows on the sheet
             items[-1].pages.append(Piece("items", page_number, top, CARD_TEXT[0], bottom - top, margins[0], bottom_margin))
-            items[-1].breaks = item_breaks(box, items[-1].pages[0], card) if card not in apart else []
+            items[-1].breaks = item_breaks(box, items[-1].pages[0], card, page.height) if card not in apart else []
         elif again:  # the title again
             heading = next(box for box in all_boxes(page) if getattr(box, "element_tag", None) == "h3")
             items[-1].title_again = Piece("items", page_number, top, CARD_TEXT[0], bottom - top, margins[0], css_margin(heading, "bottom"))
@@ -233,11 +234,11 @@ LEAST_LINES = 2  # an item split over two cards keeps this many lines of its tex
 SPLIT_SLACK = 0.5  # points: a split item's head and rest, laid out on pages of their own, come out as high as here or less
 
 
-def item_breaks(item: Box, piece: Piece, card: str) -> list[Break]:
-    """Where the item laid out in `item` (its box; `piece`: its page) may be split over two cards: after one of its
-    blocks (a paragraph, a table whole) or list items, never after a heading, leaving LEAST_LINES lines of its text
-    at least on either side. Each break's head and rest as high as they are on this page, their own pages to come
-    (page -1: aid_layout.split_items lays them out)."""
+def item_breaks(item: Box, piece: Piece, card: str, page_height: float) -> list[Break]:
+    """Where the item laid out in `item` (its box; `piece`: its page, `page_height` high in CSS pixels) may be split
+    over two cards: after one of its blocks (a paragraph, a table whole) or list items, never after a heading, leaving
+    LEAST_LINES lines of its text at least on either side; and within one (`within_breaks`). Each break's head and
+    rest as high as they are on this page, their own pages to come (page -1: aid_layout.split_items lays them out)."""
     own = [child for child in item.children if getattr(child, "element", None) is not None and child.element in list(item.element)]
     element_number = {id(element): number for number, element in enumerate((e for e in item.element if isinstance(e.tag, str)), 1)}
     blocks: list[tuple[Box, str]] = []  # in order, each with its CSS selector
@@ -259,7 +260,46 @@ def item_breaks(item: Box, piece: Piece, card: str) -> list[Break]:
         rest_top = (below.position_y + (below.margin_top or 0)) * PX
         head = Piece("items", piece.page, piece.top, piece.width, head_bottom - piece.top + SPLIT_SLACK, piece.margin_top, 0.0)
         rest = Piece("items", -1, 0.0, piece.width, piece.top + piece.height - rest_top + SPLIT_SLACK, 0.0, piece.margin_bottom)
-        breaks.append(Break(head, rest, blocks[at - 1][1]))
+        breaks.append(Break(head, rest, f"{blocks[at - 1][1]} {{ break-after: page; }}\n"))
+    return breaks + within_breaks(item, piece, card, page_height, blocks)
+
+
+LEAST_ROWS = 2  # a table split over two cards keeps this many of its body rows at least on each, under its head row
+END_SLACK = 1.0  # CSS pixels left below the last line or row of a split item's head on its page (less than a line)
+
+
+def within_breaks(item: Box, piece: Piece, card: str, page_height: float, blocks: list[tuple[Box, str]]) -> list[Break]:
+    """Where the item laid out in `item` may be split within one of its `blocks` (each with its CSS selector): between
+    two lines of a paragraph or list item (not one holding a list: LEAST_LINES at least on either side, as WeasyPrint's
+    orphans and widows keep them), or two body rows of a table (LEAST_ROWS on either side, its head row repeated above
+    the rest, as WeasyPrint repeats a thead). Such an item is laid out again with a spacer above its title
+    (`::before`) that leaves its first page room down to that line or row only, and WeasyPrint breaks the page there."""
+    start = item.position_y + (item.margin_top or 0)
+    breaks = []
+    for block, selector in blocks:
+        table = ""
+        if block.element_tag == "table":
+            groups = [box for box in all_boxes_of(block) if isinstance(box, TableRowGroupBox)]
+            body = [row for group in groups if group.element_tag == "tbody" for row in group.children if isinstance(row, TableRowBox)]
+            head_rows = sum(group.border_height() for group in groups if group.element_tag == "thead")
+            parts = [(row.position_y, row.position_y + row.height) for row in body]
+            least, extra, table = LEAST_ROWS, head_rows + TABLE_RULE / PX, f"{selector} {{ break-inside: auto; }}\n"
+        elif any(isinstance(box, BlockBox) and box.element is not block.element for box in all_boxes_of(block)):
+            continue  # a list item holding a list
+        else:
+            lines = [
+                box
+                for box in all_boxes_of(block)
+                if isinstance(box, LineBox) and box.element is block.element and box.element_tag == block.element_tag
+            ]
+            parts, least, extra = [(line.position_y, line.position_y + line.height) for line in lines], LEAST_LINES, 0.0
+        for at in range(least, len(parts) - least + 1):
+            head_bottom, rest_top = parts[at - 1][1] + (TABLE_RULE / PX if table else 0.0), parts[at][0]
+            spacer = page_height - (head_bottom - start) - END_SLACK
+            head = Piece("items", piece.page, piece.top, piece.width, head_bottom * PX - piece.top + SPLIT_SLACK, piece.margin_top, 0.0)
+            rest = Piece("items", -1, 0.0, piece.width, piece.top + piece.height - (rest_top - extra) * PX + SPLIT_SLACK, 0.0, piece.margin_bottom)
+            css = table + f'.item[id="{css_string(card)}"]::before {{ content: ""; display: block; height: {spacer:.3f}px; }}\n'
+            breaks.append(Break(head, rest, css, within=True))
     return breaks
 
 
@@ -283,7 +323,7 @@ def split_items(html: str, document: Document, items: list[ItemPieces], splits: 
     cards = [replace(item, breaks=[]) for item in items]
     if not splits:
         return cards, document
-    style = "".join(f"{split.selector} {{ break-after: page; }}\n" for split in splits.values())
+    style = "".join(split.css for split in splits.values())
     style += only_these([items[number].anchor for number in splits])
     style += "".join(f'.item[id="{css_string(items[number].anchor)}"] h3.more {{ {MORE} }}\n' for number in splits)
     again = checked_document(html.replace("</style>", style + "</style>", 1), name)
