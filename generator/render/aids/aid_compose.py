@@ -187,7 +187,8 @@ def card_faces(items: list[ItemPieces], room: float, bands: Sequence[Piece], alo
 
     An item that does not fit what is left of a card under FULL_FACE used is split, as a designer would: it starts
     on that card and runs on to the next, under its title marked as continued (`title_more`), at the `breaks` place
-    that leaves the most of it on the first card (the rest must fit the next). Here a split is chosen with the
+    that leaves the most of it on the first card (the rest must fit the next; after a block whole where one fits,
+    else within one: `best_break`). Here a split is chosen with the
     pieces its head and rest would be; aid_layout lays those items out again, split, and the cards are composed of
     them (`split`). An item that ran on over more pages (longer than a card) takes a card for each page, alone,
     and nothing joins its last page. The sections in `alone` never share a card: the QR code stays the first
