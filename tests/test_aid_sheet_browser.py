@@ -108,3 +108,39 @@ def test_the_fullest_html_sheet_prints_on_the_pages_of_its_pdf(driver, tmp_path:
             driver.get(f"{url}/wizards-quest-ru-{name}")
             printed = driver.execute_cdp_cmd("Page.printToPDF", {"preferCSSPageSize": True})
             assert len(PdfReader(io.BytesIO(base64.b64decode(printed["data"]))).pages) == 1, name
+
+
+TABLES = """
+const found = [];
+for (const table of document.querySelectorAll('.item table')) {
+  const item = table.closest('.item'), style = getComputedStyle(item);
+  const box = table.getBoundingClientRect(), outer = item.getBoundingClientRect();
+  found.push({
+    item: item.id,
+    answer: table.matches('[data-answer-table]'),
+    left: box.left - (outer.left + parseFloat(style.borderLeftWidth) + parseFloat(style.paddingLeft)),
+    right: outer.right - parseFloat(style.borderRightWidth) - parseFloat(style.paddingRight) - box.right,
+  });
+}
+return found;"""
+
+
+def test_every_table_of_the_html_sheet_keeps_to_its_column_printed(driver, sheets: Path):
+    """Laid out for print on each paper (print media, the page's text width), Chromium keeps every table of the HTML
+    sheet, the answer tables too, within its item's column: none wider than the column it stands in (checked on
+    Chaos in the Old World's Russian sheet, whose answer table has the widest numbers: 8 columns of "<0,1")."""
+    from generator.render.aids.cards import SHEET_HTML, SHEET_LAYOUT, SHEETS
+
+    side = float(SHEET_LAYOUT["margin"].split()[1].removesuffix("mm")) * 96 / 25.4  # CSS pixels
+    with serve(sheets) as url:
+        for paper, name in SHEET_HTML.items():
+            driver.get(f"{url}/{GAME}-{LANG}-{name}")
+            width = round(SHEETS[paper][0] / 0.75 - 2 * side)
+            driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {"width": width, "height": 1100, "deviceScaleFactor": 1, "mobile": False})
+            driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": "print"})
+            try:
+                tables = driver.execute_script(TABLES)
+            finally:
+                driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": ""})
+            assert any(table["answer"] for table in tables), paper
+            assert [table for table in tables if table["left"] < -0.5 or table["right"] < -0.5] == [], paper

@@ -59,13 +59,15 @@ class Piece:
 
 @dataclass
 class Break:
-    """A place where a one-page item may be split over two cards, after one of its blocks (a paragraph, a list item, a
-    table whole: aid_layout.item_breaks): its `head` (its title and the blocks above) and its `rest` (the blocks
-    below), each as high as it would be laid out on a page of its own; `selector`: CSS for the block it comes after."""
+    """A place where a one-page item may be split over two cards (aid_layout.item_breaks): after one of its blocks (a
+    paragraph, a list item, a table whole), or `within` one, between two lines of a paragraph or list item or two rows
+    of a table (its head row repeated); its `head` (its title and what stands above) and its `rest` (what follows),
+    each as high as it would be laid out on a page of its own; `css`: what makes the item's page end there."""
 
     head: Piece
     rest: Piece
-    selector: str
+    css: str
+    within: bool = False
 
 
 @dataclass
@@ -82,7 +84,8 @@ class ItemPieces:
     title_again: Piece | None = None  # the title above its table set apart, on the cards (the sheet prints it once)
     anchor: str = ""  # its id in the aid's HTML
     breaks: list[Break] = field(default_factory=list)  # where it may be split (a one-page item's), the card_faces choose
-    title_more: Piece | None = None  # its title marked as continued (a part: `title-more-N`), above the rest of it split
+    title_more: Piece | None = None  # its title marked as continued, above the rest of it split: as planned, foreseen from its
+    # own title (aid_layout.planned_title_more), then as printed, laid out with its item, at its item's size (split_items)
     split: bool = False  # its pages are its head and its rest, laid out again with a page break between (aid_layout)
 
     @property
@@ -184,7 +187,8 @@ def card_faces(items: list[ItemPieces], room: float, bands: Sequence[Piece], alo
 
     An item that does not fit what is left of a card under FULL_FACE used is split, as a designer would: it starts
     on that card and runs on to the next, under its title marked as continued (`title_more`), at the `breaks` place
-    that leaves the most of it on the first card (the rest must fit the next). Here a split is chosen with the
+    that leaves the most of it on the first card (the rest must fit the next; after a block whole where one fits,
+    else within one: `best_break`). Here a split is chosen with the
     pieces its head and rest would be; aid_layout lays those items out again, split, and the cards are composed of
     them (`split`). An item that ran on over more pages (longer than a card) takes a card for each page, alone,
     and nothing joins its last page. The sections in `alone` never share a card: the QR code stays the first
@@ -214,12 +218,13 @@ def card_faces(items: list[ItemPieces], room: float, bands: Sequence[Piece], alo
 
 def best_break(item: ItemPieces, above: list[Piece], room: float) -> Break | None:
     """Where to split `item` below the pieces `above` on a card: the break that leaves the most of it there, its rest
-    fitting the next card under its title marked as continued; None if none does."""
+    fitting the next card under its title marked as continued, after a block whole if one fits, else within one (a
+    paragraph's lines, a table's rows); None if none does."""
     if item.title_more is None:
         return None
     more = item.title_more
     fitting = [b for b in item.breaks if stack_end([*above, b.head]) <= room and stack_end([more, b.rest]) <= room]
-    return max(fitting, key=lambda b: b.head.height, default=None)
+    return max(fitting, key=lambda b: (not b.within, b.head.height), default=None)
 
 
 def chosen_breaks(items: list[ItemPieces], faces: list[list[tuple[int, Piece]]]) -> dict[int, Break]:

@@ -20,8 +20,8 @@ import io
 import itertools
 import os
 import re
-from collections.abc import Collection, Iterator
-from dataclasses import replace
+from collections.abc import Collection, Iterable, Iterator
+from dataclasses import dataclass, replace
 from functools import cache
 from typing import Any, NoReturn
 
@@ -29,12 +29,13 @@ import pypdfium2
 from pypdf import PdfReader
 from weasyprint import HTML
 from weasyprint.document import Document, Page
-from weasyprint.formatting_structure.boxes import Box, LineBox, MarginBox, ReplacedBox, TextBox
+from weasyprint.formatting_structure.boxes import BlockBox, Box, InlineBox, LineBox, MarginBox, ReplacedBox, TableRowBox, TableRowGroupBox, TextBox
 from weasyprint.text.fonts import FontConfiguration
 from weasyprint.urls import URLFetcher
 
+from ...base.aid_geometry import TABLE_RULE
 from ...base.fonts import FONT_FAMILY, font_coverage, uncovered
-from .aid_compose import Break, ItemPieces, Piece, arrange_sheet, card_faces, card_sheets, chosen_breaks, readers, sheet_on_paper
+from .aid_compose import Break, ItemPieces, Piece, arrange_sheet, card_faces, card_sheets, chosen_breaks, readers, sheet_on_paper, stack_end
 from .cards import (
     CARD_MARGIN,
     CARD_SIZE,
@@ -138,8 +139,9 @@ def produce(job: AidJob) -> AidFiles:
     def name(part: str) -> str:
         return aid_file(job.game, job.lang, part)
 
-    parts_document = checked_document(job.parts_html, name("sheet"))
+    parts_document = checked_document(job.parts_html.replace("</style>", smaller_css([DENSE_MARK]) + "</style>", 1), name("sheet"))
     parts = dict(part_on(page, number) for number, page in enumerate(parts_document.pages))
+    marks = continued_marks(parts_document)
     bands = [parts[f"band-{number}"] for number in range(len(job.sections))]
     band_room = max((band.height + band.margin_bottom for band in bands), default=0)
     foot_room = max((piece.height for part, piece in parts.items() if part.startswith("card-foot-")), default=0) + FOOT_INSET + MM / 2
@@ -147,11 +149,10 @@ def produce(job: AidJob) -> AidFiles:
     card_html, items_document, apart, smaller = lay_out_cards(with_page_height(job.card_html, item_height), name("cards"))
     items = item_pieces(job, items_document, name("cards"), apart)
     sheet = arrange_sheet(job, items, parts, name("sheet"))  # each item whole
-    for number, item in enumerate(items):
-        item.title_more = parts[f"title-more-{number}"]
+    for item in items:
+        item.title_more = planned_title_more(items_document.pages[item.pages[0].page], marks[item.anchor in smaller])
     alone = [number for number, section in enumerate(job.sections) if section.last_on_sheet]
-    splits = chosen_breaks(items, card_faces(items, item_height, bands, alone))
-    card_items, items_document = split_items(card_html, items_document, items, splits, name("cards"))
+    card_items, items_document = split_cards(card_html, items_document, items, (item_height, bands, alone), name("cards"))
     sources = readers(items_document.write_pdf(), parts_document.write_pdf())
     sheet_pages = {paper: sheet_page(job, paper, sheet.plan, smaller_css(smaller)) for paper in SHEETS}  # in the PDF's columns, as set there
     files = {name(SHEET_HTML[paper]): page.encode("utf-8") for paper, page in sheet_pages.items()}
@@ -173,8 +174,13 @@ def with_page_height(html: str, height: float) -> str:
 
 def extent(page: Page) -> tuple[float, float]:
     """Top and bottom, in points from the page's top, of what a laid-out page paints."""
+    return extent_of(painted_boxes(page))
+
+
+def extent_of(boxes: Iterable[Box]) -> tuple[float, float]:
+    """Top and bottom, in points from the page's top, of what `boxes` paint."""
     tops, bottoms = [], []
-    for box in painted_boxes(page):
+    for box in painting(boxes):
         y = box.position_y + (box.margin_top or 0)
         tops.append(y)
         bottoms.append(y + box.border_height())
@@ -209,7 +215,7 @@ def item_pieces(job: AidJob, document: Document, name: str, apart: Collection[st
             below = [child for child in box.children if getattr(child, "element_tag", None)][-1]  # the text's last block
             bottom_margin = css_margin(below, "bottom") if card in apart else margins[1]  # its table follows on the sheet
             items[-1].pages.append(Piece("items", page_number, top, CARD_TEXT[0], bottom - top, margins[0], bottom_margin))
-            items[-1].breaks = item_breaks(box, items[-1].pages[0], card) if card not in apart else []
+            items[-1].breaks = item_breaks(box, items[-1].pages[0], card, page.height) if card not in apart else []
         elif again:  # the title again
             heading = next(box for box in all_boxes(page) if getattr(box, "element_tag", None) == "h3")
             items[-1].title_again = Piece("items", page_number, top, CARD_TEXT[0], bottom - top, margins[0], css_margin(heading, "bottom"))
@@ -228,11 +234,11 @@ LEAST_LINES = 2  # an item split over two cards keeps this many lines of its tex
 SPLIT_SLACK = 0.5  # points: a split item's head and rest, laid out on pages of their own, come out as high as here or less
 
 
-def item_breaks(item: Box, piece: Piece, card: str) -> list[Break]:
-    """Where the item laid out in `item` (its box; `piece`: its page) may be split over two cards: after one of its
-    blocks (a paragraph, a table whole) or list items, never after a heading, leaving LEAST_LINES lines of its text
-    at least on either side. Each break's head and rest as high as they are on this page, their own pages to come
-    (page -1: aid_layout.split_items lays them out)."""
+def item_breaks(item: Box, piece: Piece, card: str, page_height: float) -> list[Break]:
+    """Where the item laid out in `item` (its box; `piece`: its page, `page_height` high in CSS pixels) may be split
+    over two cards: after one of its blocks (a paragraph, a table whole) or list items, never after a heading, leaving
+    LEAST_LINES lines of its text at least on either side; and within one (`within_breaks`). Each break's head and
+    rest as high as they are on this page, their own pages to come (page -1: aid_layout.split_items lays them out)."""
     own = [child for child in item.children if getattr(child, "element", None) is not None and child.element in list(item.element)]
     element_number = {id(element): number for number, element in enumerate((e for e in item.element if isinstance(e.tag, str)), 1)}
     blocks: list[tuple[Box, str]] = []  # in order, each with its CSS selector
@@ -254,7 +260,46 @@ def item_breaks(item: Box, piece: Piece, card: str) -> list[Break]:
         rest_top = (below.position_y + (below.margin_top or 0)) * PX
         head = Piece("items", piece.page, piece.top, piece.width, head_bottom - piece.top + SPLIT_SLACK, piece.margin_top, 0.0)
         rest = Piece("items", -1, 0.0, piece.width, piece.top + piece.height - rest_top + SPLIT_SLACK, 0.0, piece.margin_bottom)
-        breaks.append(Break(head, rest, blocks[at - 1][1]))
+        breaks.append(Break(head, rest, f"{blocks[at - 1][1]} {{ break-after: page; }}\n"))
+    return breaks + within_breaks(item, piece, card, page_height, blocks)
+
+
+LEAST_ROWS = 2  # a table split over two cards keeps this many of its body rows at least on each, under its head row
+END_SLACK = 1.0  # CSS pixels left below the last line or row of a split item's head on its page (less than a line)
+
+
+def within_breaks(item: Box, piece: Piece, card: str, page_height: float, blocks: list[tuple[Box, str]]) -> list[Break]:
+    """Where the item laid out in `item` may be split within one of its `blocks` (each with its CSS selector): between
+    two lines of a paragraph or list item (not one holding a list: LEAST_LINES at least on either side, as WeasyPrint's
+    orphans and widows keep them), or two body rows of a table (LEAST_ROWS on either side, its head row repeated above
+    the rest, as WeasyPrint repeats a thead). Such an item is laid out again with a spacer above its title
+    (`::before`) that leaves its first page room down to that line or row only, and WeasyPrint breaks the page there."""
+    start = item.position_y + (item.margin_top or 0)
+    breaks = []
+    for block, selector in blocks:
+        table = ""
+        if block.element_tag == "table":
+            groups = [box for box in all_boxes_of(block) if isinstance(box, TableRowGroupBox)]
+            body = [row for group in groups if group.element_tag == "tbody" for row in group.children if isinstance(row, TableRowBox)]
+            head_rows = sum(group.border_height() for group in groups if group.element_tag == "thead")
+            parts = [(row.position_y, row.position_y + row.height) for row in body]
+            least, extra, table = LEAST_ROWS, head_rows + TABLE_RULE / PX, f"{selector} {{ break-inside: auto; }}\n"
+        elif any(isinstance(box, BlockBox) and box.element is not block.element for box in all_boxes_of(block)):
+            continue  # a list item holding a list
+        else:
+            lines = [
+                box
+                for box in all_boxes_of(block)
+                if isinstance(box, LineBox) and box.element is block.element and box.element_tag == block.element_tag
+            ]
+            parts, least, extra = [(line.position_y, line.position_y + line.height) for line in lines], LEAST_LINES, 0.0
+        for at in range(least, len(parts) - least + 1):
+            head_bottom, rest_top = parts[at - 1][1] + (TABLE_RULE / PX if table else 0.0), parts[at][0]
+            spacer = page_height - (head_bottom - start) - END_SLACK
+            head = Piece("items", piece.page, piece.top, piece.width, head_bottom * PX - piece.top + SPLIT_SLACK, piece.margin_top, 0.0)
+            rest = Piece("items", -1, 0.0, piece.width, piece.top + piece.height - (rest_top - extra) * PX + SPLIT_SLACK, 0.0, piece.margin_bottom)
+            css = table + f'.item[id="{css_string(card)}"]::before {{ content: ""; display: block; height: {spacer:.3f}px; }}\n'
+            breaks.append(Break(head, rest, css, within=True))
     return breaks
 
 
@@ -270,29 +315,99 @@ def all_boxes_of(box: Box) -> Iterator[Box]:
 def split_items(html: str, document: Document, items: list[ItemPieces], splits: dict[int, Break], name: str) -> tuple[list[ItemPieces], Document]:
     """The items as the cards print them, and the items' document with the pages they need: each item in `splits`
     laid out again (only those), with a page break after the block its break comes after, its head and its rest on a
-    page each (`split`, appended to the document). Where card_faces put the split pieces (`item_breaks`: a little
-    higher than they are here), the pieces laid out fit; an item whose head or rest came out higher stays whole (that
-    should not happen: the item is laid out at the same width)."""
+    page each (`split`, appended to the document), and its title marked as continued (aid.html.j2: `h3.more`) on a
+    third: laid out with its item, it is set at the item's size (an item set smaller, DENSE, had it at full size).
+    Where card_faces put the split pieces (`item_breaks`: a little higher than they are here), the pieces laid out
+    fit; an item whose head or rest came out higher stays whole (that should not happen: the item is laid out at the
+    same width)."""
     cards = [replace(item, breaks=[]) for item in items]
     if not splits:
         return cards, document
-    style = "".join(f"{split.selector} {{ break-after: page; }}\n" for split in splits.values())
+    style = "".join(split.css for split in splits.values())
     style += only_these([items[number].anchor for number in splits])
+    style += "".join(f'.item[id="{css_string(items[number].anchor)}"] h3.more {{ {MORE} }}\n' for number in splits)
     again = checked_document(html.replace("</style>", style + "</style>", 1), name)
     pages, laid_out = list(document.pages), list(zip(again.pages, card_of_each_page(again), strict=True))
-    if len(laid_out) != 2 * len(splits):
-        raise AidError(f"{name}: the items split over two cards took {len(laid_out)} pages, not {2 * len(splits)}")
+    if len(laid_out) != 3 * len(splits):
+        raise AidError(f"{name}: the items split over two cards took {len(laid_out)} pages, not {3 * len(splits)}")
     for at, (number, split) in enumerate(splits.items()):
-        (head_page, card), (rest_page, untitled) = laid_out[2 * at : 2 * at + 2]
-        if card != items[number].anchor or untitled is not None:
+        (head_page, card), (rest_page, untitled), (more_page, more_card) = laid_out[3 * at : 3 * at + 3]
+        if card != items[number].anchor or untitled is not None or more_card != card:
             raise AidError(f"{name}: '{items[number].title[:40]}' did not split where the cards split it")
-        (head_top, head_bottom), (rest_top, rest_bottom) = extent(head_page), extent(rest_page)
+        (head_top, head_bottom), (rest_top, rest_bottom), (more_top, more_bottom) = extent(head_page), extent(rest_page), extent(more_page)
         head_piece = replace(split.head, page=len(pages), top=head_top, height=head_bottom - head_top)
         rest_piece = replace(split.rest, page=len(pages) + 1, top=rest_top, height=rest_bottom - rest_top)
+        heading = next(box for box in all_boxes(more_page) if getattr(box, "element_tag", None) == "h3")
+        more = Piece("items", len(pages) + 2, more_top, CARD_TEXT[0], more_bottom - more_top, 0.0, css_margin(heading, "bottom"))
         if head_piece.height <= split.head.height and rest_piece.height <= split.rest.height:
-            cards[number] = replace(cards[number], pages=[head_piece, rest_piece], split=True)
-            pages += [head_page, rest_page]
+            cards[number] = replace(cards[number], pages=[head_piece, rest_piece], split=True, title_more=more)
+            pages += [head_page, rest_page, more_page]
     return cards, document.copy(pages)
+
+
+MORE = "display: block; break-before: page;"  # a split item's title marked as continued (aid.html.j2: h3.more), on a page of its own
+
+
+def split_cards(
+    html: str, document: Document, items: list[ItemPieces], faces: tuple[float, list[Piece], list[int]], name: str
+) -> tuple[list[ItemPieces], Document]:
+    """The items as the cards print them and the items' document with their pages (`split_items`), split where
+    `card_faces` (its room, bands and sections alone: `faces`) splits them, planned with the titles marked as continued
+    that `planned_title_more` foresees. A title laid out higher than foreseen, that would leave its rest past the card,
+    is planned again at its height (it does not happen on the bundled aids: planned once)."""
+    room = faces[0]
+    while True:
+        splits = chosen_breaks(items, card_faces(items, *faces))
+        cards, split_document = split_items(html, document, items, splits, name)
+        higher = [
+            n for n, card in enumerate(cards) if card.split and card.title_more is not None and stack_end([card.title_more, card.pages[1]]) > room
+        ]
+        if not higher:
+            return cards, split_document
+        for number in higher:  # its title as laid out: never higher again, so this ends
+            items[number].title_more = cards[number].title_more
+
+
+@dataclass(frozen=True)
+class ContinuedMark:
+    """What marking an item's title as continued adds to it (aid-parts.html.j2: `continued-mark`, at full size and set
+    smaller, DENSE): the words' `width` with the space before them (CSS pixels), and, in points, how much `higher` the
+    line they end is and a `line` of their own, where they do not fit beside the title's last line."""
+
+    width: float
+    higher: float
+    line: float
+
+
+def continued_marks(document: Document) -> dict[bool, ContinuedMark]:
+    """The continued mark measured on the parts' document, at full size (False) and set smaller (True)."""
+    marks = {}
+    for page in document.pages:
+        piece = next(box for box in all_boxes(page) if "piece" in class_of(box))
+        if piece.element.get("id") in ("continued-mark", DENSE_MARK):
+            plain, marked = [box for box in all_boxes_of(piece) if isinstance(box, BlockBox) and box.element_tag == "h3"]
+            word, more = [box for box in all_boxes_of(marked) if isinstance(box, InlineBox) and box.element_tag == "span"]
+            (plain_top, plain_bottom), (marked_top, marked_bottom) = extent_of(all_boxes_of(plain)), extent_of(all_boxes_of(marked))
+            width = more.position_x + more.margin_width() - (word.position_x + word.margin_width())
+            line = plain_bottom - plain_top
+            marks[piece.element.get("id") == DENSE_MARK] = ContinuedMark(width, marked_bottom - marked_top - line, line)
+    return marks
+
+
+DENSE_MARK = "continued-mark-dense"  # the continued mark set smaller (DENSE), as an item set smaller sets its title
+
+
+def planned_title_more(page: Page, mark: ContinuedMark) -> Piece:
+    """The title marked as continued of the item laid out on `page` (its first), as high as foreseen from its own title
+    (`mark`: what the mark adds, at the item's size): a line more if the mark does not fit beside its last line.
+    Laid out only for the items the cards split (`split_items`: aid.html.j2 h3.more); all of them, laid out to plan,
+    took a tenth of the aids' layout time."""
+    heading = next(box for box in all_boxes(page) if isinstance(box, BlockBox) and box.element_tag == "h3")
+    last = [box for box in all_boxes_of(heading) if isinstance(box, LineBox)][-1]
+    end = max(box.position_x + box.margin_width() for box in all_boxes_of(last) if box is not last and box.position_x is not None)
+    wraps = end + mark.width > heading.content_box_x() + heading.width + 0.01
+    top, bottom = extent_of(all_boxes_of(heading))
+    return Piece("items", -1, 0.0, CARD_TEXT[0], bottom - top + mark.higher + (mark.line if wraps else 0.0), 0.0, css_margin(heading, "bottom"))
 
 
 def only_these(ids: list[str]) -> str:
@@ -317,11 +432,12 @@ def all_boxes(page: Page) -> Iterator[Box]:
 
 def painted_boxes(page: Page) -> Iterator[Box]:
     """The boxes of a page that put ink on paper, with a position."""
-    return (
-        box
-        for box in all_boxes(page)
-        if getattr(box, "position_x", None) is not None and getattr(box, "position_y", None) is not None and paints(box)
-    )
+    return painting(all_boxes(page))
+
+
+def painting(boxes: Iterable[Box]) -> Iterator[Box]:
+    """Those of `boxes` that put ink on paper, with a position."""
+    return (box for box in boxes if getattr(box, "position_x", None) is not None and getattr(box, "position_y", None) is not None and paints(box))
 
 
 def class_of(box: Box) -> list[str]:

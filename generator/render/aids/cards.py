@@ -496,7 +496,6 @@ def aid_job(resolved: Resolved, game: str, lang: str, tables: AnswerTables | Non
         font_size=FONT_SIZE,
         sections=sections,
         card_refs=[(item["ref"], site_page(item["ref"])) for section in sections for item in section["items"]],
-        card_items=[(item, item["colour"] or section["colour"]) for section in sections for item in section["items"]],
         version=version,
         footer=footer(version),
         # a sheet with no room for the QR code names the page it leads to in full in its footer (aid_compose.arrange_sheet)
