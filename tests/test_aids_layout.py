@@ -62,7 +62,9 @@ def first_in_item(page) -> str | None:
 
 
 @pytest.mark.parametrize("game", ["citow", "marauders", "battlelore", "wizards-quest"])
-def test_every_table_once_and_never_split_across_cards(bundled_build: Path, resolved, game: str):
+def test_every_table_once_on_the_sheet_and_whole_in_the_cards_html(bundled_build: Path, resolved, game: str):
+    """The sheet prints each table once; the cards' HTML (an item a page, as a browser prints it) holds each whole on
+    one page. (The printed cards may split a table between two rows, its head row repeated: test_aids_print.py.)"""
     lang = resolved.kb.games[game]["languages"][0]
     cards = bundled_build / "site/cards"
     wanted = aid_tables(resolved, game, lang)
