@@ -14,6 +14,22 @@ FIXTURES = REPO / "tests" / "fixtures"
 MINI = FIXTURES / "mini" / "data"
 
 
+def _bundled_games() -> dict[str, dict]:
+    """Each bundled game's id -> what its game.yaml says of it (data/games/*/game.yaml, read as plain data): the tests
+    take the games from the data, so a game added there is tested without a test changed."""
+    from ruamel.yaml import YAML
+
+    yaml = YAML(typ="safe")
+    games = (yaml.load(path.read_text(encoding="utf-8"))["game"] for path in sorted((REPO / "data" / "games").glob("*/game.yaml")))
+    return {game["id"]: game for game in games}
+
+
+BUNDLED_GAMES = _bundled_games()
+GAMES = tuple(BUNDLED_GAMES)  # every bundled game, by id
+GAMES_WITH_AIDS = tuple(game for game in GAMES if (REPO / "data" / "games" / game / "cards.yaml").is_file())
+EVERY_AID = [(game, lang) for game in GAMES_WITH_AIDS for lang in sorted(BUNDLED_GAMES[game]["languages"])]
+
+
 def run_generator(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     return subprocess.run([sys.executable, "-m", "generator", *args], capture_output=True, text=True, cwd=cwd, env=env)

@@ -7,8 +7,8 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from conftest import bundled_resolved
-from rules_helpers import GAMES, OutputChecked, make_rules_data
+from conftest import GAMES, bundled_resolved
+from rules_helpers import OutputChecked, make_rules_data
 
 import rules_check
 from rules_check.core import module_name

@@ -15,8 +15,6 @@ from generator.render.rules_data import render_rules_data
 from generator.resolve.resolve import Resolved
 from generator.write.release import write_files
 
-GAMES = ("citow", "marauders", "wizards-quest", "battlelore")
-
 
 def make_rules_data(resolved: Resolved, folder: Path) -> Path:
     """rules_check/data/*.json of a resolved knowledge base, as `build` writes them: rendered and written."""

@@ -11,20 +11,26 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-from conftest import REPO
+from conftest import GAMES as BUNDLED
+from conftest import REPO, bundled_resolved
+from ruamel.yaml import YAML
 
 from generator.render.answer_tables import AnswerTables, Words, value_at
 from generator.resolve.pages import CALCULATORS
 
-GAMES = ["citow", "marauders", "wizards-quest"]  # BattleLore has none: its tables rested on an assumption (issue 28)
+
+def declares_answer_tables(game: str) -> bool:
+    calculators = REPO / "data" / "games" / game / "calculators.yaml"
+    return calculators.is_file() and bool((YAML(typ="safe").load(calculators.read_text(encoding="utf-8")) or {}).get("answer_tables"))
+
+
+GAMES = [game for game in BUNDLED if declares_answer_tables(game)]  # (BattleLore declares none: its tables rested on an assumption, issue 28)
+assert GAMES, "no bundled game declares an answer table"
 
 
 @pytest.fixture(scope="module")
 def resolved():
-    from generator.resolve.resolve import resolve
-    from generator.validate.validate import load_valid
-
-    return resolve(load_valid(REPO / "data"))
+    return bundled_resolved()
 
 
 @pytest.fixture(scope="module")

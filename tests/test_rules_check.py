@@ -8,8 +8,7 @@ import functools
 from fractions import Fraction
 
 import pytest
-from conftest import bundled_kb
-from rules_helpers import GAMES
+from conftest import GAMES, bundled_kb
 
 import rules_check
 from rules_check.core import CheckId

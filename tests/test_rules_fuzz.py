@@ -9,6 +9,7 @@ import json
 import sys
 
 import pytest
+from conftest import GAMES
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from schema_strategy import documents
@@ -20,7 +21,6 @@ from rules_check.core import schema
 pytest_plugins = ["rules_fixtures"]  # the fixtures rules_data and rc
 
 pytestmark = pytest.mark.unit
-GAMES = ("citow", "marauders", "battlelore", "wizards-quest")
 CHECKS = [(game, name[: -len("_input")]) for game in GAMES for name in schema(game)["$defs"] if name.endswith("_input")]
 
 

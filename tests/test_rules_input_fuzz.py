@@ -14,7 +14,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import REPO
+from conftest import GAMES, REPO
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from schema_strategy import documents
@@ -25,7 +25,6 @@ from rules_check import core, explain
 
 pytest_plugins = ["rules_fixtures"]  # the fixture rules_data
 
-GAMES = ("citow", "marauders", "battlelore", "wizards-quest")
 CHECKS = [(game, name[: -len("_input")]) for game in GAMES for name in core.schema(game)["$defs"] if name.endswith("_input")]
 QUIET = [HealthCheck.function_scoped_fixture, HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large]
 SURROGATES = st.integers(0xD800, 0xDFFF).map(chr)
