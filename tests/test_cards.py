@@ -268,12 +268,9 @@ def test_an_aid_that_does_not_fit_fails_the_build_and_keeps_the_old_site(tmp_pat
 
 def test_bundled_aids_exist_fit_and_carry_their_titles(bundled_build: Path):
     """Every game × language × format from the bundled data, with every selected entry's title."""
-    from conftest import REPO
+    from conftest import bundled_resolved
 
-    from generator.resolve.resolve import resolve
-    from generator.validate.validate import load_valid
-
-    resolved = resolve(load_valid(REPO / "data"))
+    resolved = bundled_resolved()
     kb = resolved.kb
     cards_dir = bundled_build / "site" / "cards"
     assert set(kb.aids) == set(kb.games)

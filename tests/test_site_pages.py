@@ -312,9 +312,9 @@ def test_a_callout_leads_with_the_ruling_sentence_and_every_preview_with_a_gloss
     one-sentence gloss first, in the reader's language — on every ru and pl page."""
     from html import unescape
 
-    from generator.validate.validate import load_valid
+    from conftest import bundled_kb
 
-    kb = load_valid(REPO / "data")
+    kb = bundled_kb()
     rulings = {
         (lang, " ".join(s.split())) for e in kb.entries.values() if e["kind"] == "clarification" for lang, s in e["clarification"]["ruling"].items()
     }
