@@ -13,7 +13,8 @@ layout checks ran on the pieces (aid_layout.py); a sheet over its page limit is 
 from __future__ import annotations
 
 import io
-from collections.abc import Collection, Iterable, Sequence
+import itertools
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -87,6 +88,7 @@ class ItemPieces:
     title_more: Piece | None = None  # its title marked as continued, above the rest of it split: as planned, foreseen from its
     # own title (aid_layout.planned_title_more), then as printed, laid out with its item, at its item's size (split_items)
     split: bool = False  # its pages are its head and its rest, laid out again with a page break between (aid_layout)
+    starts_card: bool = False  # it begins a card, as planned (`balanced_faces`: the card before ends earlier)
 
     @property
     def runs_on(self) -> bool:
@@ -175,7 +177,9 @@ def page_form(page: PageObject, writer: PdfWriter) -> IndirectObject:
     return reference
 
 
-def card_faces(items: list[ItemPieces], room: float, bands: Sequence[Piece], alone: Collection[int] = ()) -> list[list[tuple[int, Piece]]]:
+def card_faces(
+    items: list[ItemPieces], room: float, bands: Sequence[Piece], alone: Collection[int] = (), caps: Mapping[int, float] | None = None
+) -> list[list[tuple[int, Piece]]]:
     """What each card holds, in order: (item number, laid-out piece) stacked down its face. Consecutive
     items share a card while they fit one under the other in `room` (the height a card leaves between
     its band and its footer: the items' page height), each with its own title, the cards filled
@@ -194,37 +198,85 @@ def card_faces(items: list[ItemPieces], room: float, bands: Sequence[Piece], alo
     and nothing joins its last page. The sections in `alone` never share a card: the QR code stays the first
     card alone. Answer tables and factions stack like the rest: each keeps its own title (a faction its
     coloured bar), so they read apart. An item whose table is set apart has its text where it fits and its
-    table on a card of its own, under its title again."""
+    table on a card of its own, under its title again.
+
+    `caps`: card number -> the height that card is filled to at most, lower than `room` (`balanced_faces`), an item
+    that begins it split there if it does not fit (at a break, as above); an item `starts_card` begins a card (where
+    `balanced_faces` ended the card before earlier: the plan, composed again)."""
     faces: list[list[tuple[int, Piece]]] = []
     for number, item in enumerate(items):
         last = faces[-1] if faces else []
+        fill = (caps or {}).get(len(faces) - 1, room)
         before = items[last[-1][0]] if last else None
         band = [bands[item.section]] if before is not None and before.section != item.section else []
         above = [piece for _, piece in last] + band
         shares = before is not None and not before.runs_on and not item.runs_on and not {before.section, item.section} & set(alone)
+        shares = shares and not item.starts_card
         pages, title_above_last = item.pages, item.title_again or (item.title_more if item.split else None)
-        if shares and stack_end(above + pages[:1]) > room and stack_end([piece for _, piece in last]) < FULL_FACE * room:
-            split = best_break(item, above, room)
+        if shares and stack_end(above + pages[:1]) > fill and stack_end([piece for _, piece in last]) < FULL_FACE * room:
+            split = best_break(item, above, room, fill)
             if split is not None:
                 pages, title_above_last = [split.head, split.rest], item.title_more
-        if shares and stack_end(above + pages[:1]) <= room:
+        if shares and stack_end(above + pages[:1]) <= fill:
             last += [(number, piece) for piece in band + pages[:1]]
             pages = pages[1:]
+        elif len(pages) == 1 and stack_end(pages) > (cap := (caps or {}).get(len(faces), room)):  # a card it begins, balanced
+            split = best_break(item, [], room, cap)
+            if split is not None:
+                pages, title_above_last = [split.head, split.rest], item.title_more
         faces += [[(number, piece)] for piece in pages]
         if pages and title_above_last is not None:
             faces[-1].insert(0, (number, title_above_last))
     return faces
 
 
-def best_break(item: ItemPieces, above: list[Piece], room: float) -> Break | None:
-    """Where to split `item` below the pieces `above` on a card: the break that leaves the most of it there, its rest
-    fitting the next card under its title marked as continued, after a block whole if one fits, else within one (a
-    paragraph's lines, a table's rows); None if none does."""
+def best_break(item: ItemPieces, above: list[Piece], room: float, fill: float | None = None) -> Break | None:
+    """Where to split `item` below the pieces `above` on a card filled to `fill` at most (`room` unless balanced): the
+    break that leaves the most of it there, its rest fitting the next card under its title marked as continued, after a
+    block whole if one fits, else within one (a paragraph's lines, a table's rows); None if none does."""
     if item.title_more is None:
         return None
-    more = item.title_more
-    fitting = [b for b in item.breaks if stack_end([*above, b.head]) <= room and stack_end([more, b.rest]) <= room]
+    more, fill = item.title_more, room if fill is None else fill
+    fitting = [b for b in item.breaks if stack_end([*above, b.head]) <= fill and stack_end([more, b.rest]) <= room]
     return max(fitting, key=lambda b: (not b.within, b.head.height), default=None)
+
+
+BALANCE_CARDS = 4  # how many cards before one under FULL_FACE used may end earlier to give it more
+BALANCE_HEIGHTS = tuple(share / 100 for share in range(100, 59, -4))  # of the room: what each of those may be filled to
+
+
+def balanced_faces(items: list[ItemPieces], room: float, bands: Sequence[Piece], alone: Collection[int] = ()) -> list[list[tuple[int, Piece]]]:
+    """The cards as `card_faces` fills them, balanced as a designer would. Filled greedily, the last card of a run (the
+    deck's last, or the one before a card that must start afresh: a table set apart, an item that runs on, a section
+    alone) holds whatever is left over, often a few lines. Where a card is under FULL_FACE used, the cards before it
+    (one, then up to BALANCE_CARDS) end earlier: each is filled to one of BALANCE_HEIGHTS at most, so an item, or the
+    rest of one from an allowed break (`best_break`), moves on; a card that ends earlier may take more from the one
+    before it in turn (Marauders pl: four cards moved on a little each, as one card alone could not give enough). Of
+    those arrangements with no more cards and no card that was FULL_FACE used falling under it, the one whose
+    least-used card of those changed is the most used, with the fewest cards changed that reach FULL_FACE (on a tie,
+    the first tried: the fullest); the greedy one if none is better."""
+    caps: dict[int, float] = {}
+    faces = card_faces(items, room, bands, alone)
+    for card in range(1, len(faces)):
+        best, chosen = face_share(faces[card], room), caps
+        full = [number for number, face in enumerate(faces) if face_share(face, room) >= FULL_FACE]
+        for changed in range(1, min(BALANCE_CARDS, card) + 1):
+            for heights in itertools.product(BALANCE_HEIGHTS, repeat=changed) if best < FULL_FACE else ():
+                tried = {**caps, **{card - 1 - k: room * height for k, height in enumerate(heights)}}
+                again = card_faces(items, room, bands, alone, tried)
+                shares = [face_share(face, room) for face in again]
+                kept = len(again) == len(faces) and all(shares[number] >= FULL_FACE for number in full)
+                if kept and min(shares[card - changed : card + 1]) > best:
+                    best, chosen = min(shares[card - changed : card + 1]), tried
+        if chosen is not caps:
+            caps = chosen
+            faces = card_faces(items, room, bands, alone, caps)
+    return faces
+
+
+def face_share(face: list[tuple[int, Piece]], room: float) -> float:
+    """How much of a card's room its pieces take, stacked (as planned: aid_measure measures the printed card)."""
+    return stack_end([piece for _, piece in face]) / room
 
 
 def chosen_breaks(items: list[ItemPieces], faces: list[list[tuple[int, Piece]]]) -> dict[int, Break]:

@@ -35,7 +35,7 @@ from weasyprint.urls import URLFetcher
 
 from ...base.aid_geometry import TABLE_RULE
 from ...base.fonts import FONT_FAMILY, font_coverage, uncovered
-from .aid_compose import Break, ItemPieces, Piece, arrange_sheet, card_faces, card_sheets, chosen_breaks, readers, sheet_on_paper, stack_end
+from .aid_compose import Break, ItemPieces, Piece, arrange_sheet, balanced_faces, card_sheets, chosen_breaks, readers, sheet_on_paper, stack_end
 from .cards import (
     CARD_MARGIN,
     CARD_SIZE,
@@ -352,13 +352,18 @@ def split_cards(
     html: str, document: Document, items: list[ItemPieces], faces: tuple[float, list[Piece], list[int]], name: str
 ) -> tuple[list[ItemPieces], Document]:
     """The items as the cards print them and the items' document with their pages (`split_items`), split where
-    `card_faces` (its room, bands and sections alone: `faces`) splits them, planned with the titles marked as continued
-    that `planned_title_more` foresees. A title laid out higher than foreseen, that would leave its rest past the card,
+    `balanced_faces` (its room, bands and sections alone: `faces`) splits them, planned with the titles marked as
+    continued that `planned_title_more` foresees, each item that begins a card so marked (`starts_card`: card_faces
+    composes the cards as planned). A title laid out higher than foreseen, that would leave its rest past the card,
     is planned again at its height (it does not happen on the bundled aids: planned once)."""
     room = faces[0]
     while True:
-        splits = chosen_breaks(items, card_faces(items, *faces))
+        planned = balanced_faces(items, *faces)
+        splits = chosen_breaks(items, planned)
         cards, split_document = split_items(html, document, items, splits, name)
+        first_card = {number: card for card, face in reversed(list(enumerate(planned))) for number, _ in face}
+        starts = {number for number, card in first_card.items() if planned[card][0][0] == number}
+        cards = [replace(card, starts_card=number in starts) for number, card in enumerate(cards)]
         higher = [
             n for n, card in enumerate(cards) if card.split and card.title_more is not None and stack_end([card.title_more, card.pages[1]]) > room
         ]
