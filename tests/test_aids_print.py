@@ -4,13 +4,13 @@ editors' notes, each open question once as a numbered footnote in the reader's l
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
+import pypdfium2
 import pytest
-from conftest import REPO, assert_tables_at_7pt
+from conftest import EVERY_AID, assert_tables_at_7pt, bundled_resolved
 from pypdf import PdfReader
 
-AIDS = [("wizards-quest", "en"), ("wizards-quest", "pl"), ("wizards-quest", "ru"), ("marauders", "en"), ("battlelore", "en"), ("citow", "ru")]
-EVERY_AID = [(game, lang) for game in ("battlelore", "citow", "marauders", "wizards-quest") for lang in ("en", "pl", "ru")]
 EDITORIAL = [
     "extraction",
     "mistranslation",
@@ -31,25 +31,20 @@ EDITORIAL = [
 
 @pytest.fixture(scope="module")
 def resolved():
-    from generator.resolve.resolve import resolve
-    from generator.validate.validate import load_valid
-
-    return resolve(load_valid(REPO / "data"))
+    return bundled_resolved()
 
 
 @pytest.fixture(scope="module")
-def aids(resolved, tmp_path_factory) -> dict[str, bytes]:
-    """Name under cards/ -> content, of the aids in AIDS, laid out as `build` lays them out."""
-    from generator.render.aids.cards import PendingAids, aid_job
-    from generator.render.answer_tables import AnswerTables
-
-    tables = AnswerTables(resolved)
-    jobs = [aid_job(resolved, game, lang, tables) for game, lang in AIDS]
-    return dict(PendingAids(jobs, tmp_path_factory.mktemp("cards-cache")).files())
+def aids(bundled_build: Path) -> dict[str, bytes]:
+    """Name under cards/ -> content, of every bundled aid as `build` laid it out (the bundled site's: they were laid
+    out here again, six of them)."""
+    return {path.name: path.read_bytes() for path in (bundled_build / "site" / "cards").iterdir() if path.is_file()}
 
 
 def words(text: str) -> str:
-    return " ".join(text.replace("-\n", "").split())
+    """Text with its line breaks and runs of spaces as single spaces; a line that ends in a hyphen joined to the next (the
+    aids do not hyphenate: a line breaks after a hyphen of the text, "отряда-|цели")."""
+    return " ".join(text.replace("-\n", "-").split())
 
 
 def pdf_text(content: bytes) -> str:
@@ -70,7 +65,7 @@ def editors_notes(entry: dict) -> list[str]:
 
 
 @pytest.mark.integration
-@pytest.mark.parametrize("game, lang", AIDS)
+@pytest.mark.parametrize("game, lang", EVERY_AID)
 def test_no_editors_note_on_any_page(aids, resolved, game: str, lang: str):
     notes = [words(note) for entry_id, entry in resolved.kb.entries.items() if entry_id.startswith(f"{game}/") for note in editors_notes(entry)]
     assert notes  # the data has such notes: the test reads for them
@@ -83,7 +78,7 @@ def test_no_editors_note_on_any_page(aids, resolved, game: str, lang: str):
 
 
 @pytest.mark.integration
-@pytest.mark.parametrize("game, lang", AIDS)
+@pytest.mark.parametrize("game, lang", EVERY_AID)
 def test_each_open_question_is_one_numbered_footnote_in_the_readers_language(aids, resolved, game: str, lang: str):
     from generator.render.aids.cards import aid_sections
 
@@ -107,12 +102,30 @@ def test_each_open_question_is_one_numbered_footnote_in_the_readers_language(aid
     assert footnotes == list(range(1, len(open_ids) + 1))  # each once, in order
     assert 'class="mark-cell"' not in sheet
     # printed, each question under its number, on the sheet and on the cards (a second card of questions
-    # numbered its 6-9 as 1-4: WeasyPrint ignores <li value>)
+    # numbered its 6-9 as 1-4: WeasyPrint ignores <li value>), and on one card whole (a card ended two lines into a
+    # question, which went on at the top of the next)
     for kind in ("sheet", "cards"):
         printed = pdf_text(aids[f"{game}-{lang}-{kind}-a4.pdf"])
         for number, clarification_id in enumerate(open_ids, 1):
             question = words(resolved.kb.entries[clarification_id]["title"][lang])
             assert f"{number}. {question}" in printed, (kind, number, question)
+    document = pypdfium2.PdfDocument(aids[f"{game}-{lang}-cards-a4.pdf"])
+    cards = [words(" ".join(card_lines(document, card))) for card in range(9 * len(document))]
+    for number, clarification_id in enumerate(open_ids, 1):
+        question = words(resolved.kb.entries[clarification_id]["title"][lang])
+        assert any(f"{number}. {question}" in card for card in cards), (number, question)
+
+
+def card_lines(document, card: int, paper: str = "a4") -> list[str]:
+    """The lines of text printed on one card of a cards PDF open in pdfium (`card`: numbered across its sheets, nine a
+    sheet, row by row), read within the card's cut (pdfium reads a hyphen that ends a line as \\x02: "-" here)."""
+    from generator.render.aids.cards import CARD_SIZE, SHEETS
+
+    width, height = SHEETS[paper]
+    x0, y0 = (width - 3 * CARD_SIZE[0]) / 2, (height - 3 * CARD_SIZE[1]) / 2
+    left, top = x0 + card % 3 * CARD_SIZE[0], height - y0 - card % 9 // 3 * CARD_SIZE[1]
+    text = document[card // 9].get_textpage().get_text_bounded(left, top - CARD_SIZE[1], left + CARD_SIZE[0], top)
+    return text.replace("\x02", "-").splitlines()
 
 
 @pytest.mark.integration
@@ -127,7 +140,7 @@ def test_questions_about_our_text_stay_off_the_aids(resolved):
 
 
 @pytest.mark.integration
-@pytest.mark.parametrize("game, lang", AIDS)
+@pytest.mark.parametrize("game, lang", EVERY_AID)
 def test_every_pdf_is_print_ready(aids, resolved, game: str, lang: str):
     """Title, language, printing at actual size (said on every page, and asked of the viewer), a
     bookmark for every item, and a version with the date of the data."""
@@ -154,7 +167,7 @@ def test_every_pdf_is_print_ready(aids, resolved, game: str, lang: str):
 
 
 @pytest.mark.integration
-@pytest.mark.parametrize("game, lang", AIDS)
+@pytest.mark.parametrize("game, lang", EVERY_AID)
 def test_card_footers_stand_4mm_inside_the_cut(aids, game: str, lang: str):
     """Measured on the printed cards by geometry (aid_measure): every footer's text at least 4 mm inside
     every edge of its card (the footers crossed the cut), the body text at 8 pt or more (it was 7.5 pt),
@@ -172,7 +185,7 @@ def test_card_footers_stand_4mm_inside_the_cut(aids, game: str, lang: str):
 
 
 @pytest.mark.integration
-@pytest.mark.parametrize("game, lang", AIDS)
+@pytest.mark.parametrize("game, lang", EVERY_AID)
 def test_card_faces_are_mostly_used(aids, game: str, lang: str):
     """Issue 28: consecutive items of a section share a card (aid_compose.card_faces), so the median
     card's text reaches down at least 60 % of the room between its band and its footer (a third of it,
@@ -259,8 +272,6 @@ def test_an_item_run_on_to_the_next_card_prints_each_of_its_words_once(resolved,
 
     import pypdfium2
 
-    from generator.render.aids.cards import CARD_SIZE, SHEETS
-
     files, seen, _ = composed_cards(resolved, monkeypatch, game, lang)
     continued = resolved.languages.ui(lang)["aid_continued"]
     html = files[f"{game}-{lang}-cards.html"].decode("utf-8")
@@ -292,15 +303,12 @@ def test_an_item_run_on_to_the_next_card_prints_each_of_its_words_once(resolved,
                 rows_split.update([number] if on_cards.count(text) > on_sheet.count(text) else [])
             title = re.escape("".join(items[number].title.split())) + r"[0-9,]*"  # and the numbers of its open questions
             assert len(re.findall(title + re.escape("".join(continued.split())), on_cards)) == 1, (paper, title)
-    width, height = SHEETS["a4"]
-    x0, y0 = (width - 3 * CARD_SIZE[0]) / 2, (height - 3 * CARD_SIZE[1]) / 2
     document = pypdfium2.PdfDocument(files[f"{game}-{lang}-cards-a4.pdf"])
     for number in split:
         cards = [card for card, face in enumerate(faces) if any(n == number for n, _ in face)]
         assert len(cards) == 2 and cards[1] == cards[0] + 1, (items[number].title, cards)
         for card in cards:
-            left, top = x0 + card % 3 * CARD_SIZE[0], height - y0 - card % 9 // 3 * CARD_SIZE[1]
-            lines = document[card // 9].get_textpage().get_text_bounded(left, top - CARD_SIZE[1], left + CARD_SIZE[0], top).splitlines()
+            lines = card_lines(document, card)
             titled = [at for at, line in enumerate(lines) if words(items[number].title)[:15] in words(line)]
             assert titled, (card, items[number].title, lines)
             own = lines[titled[0] + 1 :]  # below its title: its text, then (on its first card) the footer
@@ -529,7 +537,7 @@ def test_the_html_sheet_prints_on_true_a4_and_letter(aids, game: str, lang: str)
 
 
 @pytest.mark.integration
-@pytest.mark.parametrize("game, lang", AIDS)
+@pytest.mark.parametrize("game, lang", EVERY_AID)
 def test_sheet_columns_are_full_or_balanced(aids, game: str, lang: str):
     """Measured on the printed sheet (aid_measure): every page but the last fills each of its columns
     to 90 % and more, and the last page's columns are balanced: none is empty or under half the
@@ -544,7 +552,7 @@ def test_sheet_columns_are_full_or_balanced(aids, game: str, lang: str):
 
 
 @pytest.mark.integration
-@pytest.mark.parametrize("game, lang", AIDS)
+@pytest.mark.parametrize("game, lang", EVERY_AID)
 def test_section_bars_are_set_larger_than_item_titles(aids, resolved, game: str, lang: str):
     """Read from the sheet PDF and from the HTML sheet printed: the first section's bar is printed in larger type
     than the titles of its items (bars were 8.25 pt beside 8.6 pt titles), and the HTML sheet's titles are the
@@ -650,7 +658,7 @@ def continued_sections(pdf: bytes, paper: str, titles: list[str], continued: str
 
 
 @pytest.mark.integration
-@pytest.mark.parametrize("game, lang", AIDS)
+@pytest.mark.parametrize("game, lang", EVERY_AID)
 def test_a_section_going_on_in_another_column_repeats_its_bar_marked_as_continued(aids, resolved, game: str, lang: str):
     """Issue 28: a column (or page) that starts in the middle of a section showed items under no bar;
     it starts with the section's bar again, its title and the continuation word in the reader's

@@ -264,6 +264,22 @@ def item_breaks(item: Box, piece: Piece, card: str, page_height: float) -> list[
     return breaks + within_breaks(item, piece, card, page_height, blocks)
 
 
+def lead_lines(block: Box, lines: list[LineBox]) -> int:
+    """How many of a paragraph's or list item's `lines` its lead takes: the elements its text begins with, up to the
+    first words after them (an open question's number and question, a term in bold before its definition); 0 when it
+    begins with words. A split between its lines comes after them, so the lead is read whole (an open question was cut
+    after two lines of its question)."""
+    if (block.element.text or "").strip():
+        return 0
+    lead = []
+    for child in block.element:
+        lead.append(child)
+        if (child.tail or "").strip():
+            break
+    in_lead = [number for number, line in enumerate(lines) if any(box.element in lead for box in all_boxes_of(line))]
+    return 1 + max(in_lead, default=-1)
+
+
 LEAST_ROWS = 2  # a table split over two cards keeps this many of its body rows at least on each, under its head row
 END_SLACK = 1.0  # CSS pixels left below the last line or row of a split item's head on its page (less than a line)
 
@@ -277,7 +293,7 @@ def within_breaks(item: Box, piece: Piece, card: str, page_height: float, blocks
     start = item.position_y + (item.margin_top or 0)
     breaks = []
     for block, selector in blocks:
-        table = ""
+        table, lead = "", 0
         if block.element_tag == "table":
             groups = [box for box in all_boxes_of(block) if isinstance(box, TableRowGroupBox)]
             body = [row for group in groups if group.element_tag == "tbody" for row in group.children if isinstance(row, TableRowBox)]
@@ -293,7 +309,9 @@ def within_breaks(item: Box, piece: Piece, card: str, page_height: float, blocks
                 if isinstance(box, LineBox) and box.element is block.element and box.element_tag == block.element_tag
             ]
             parts, least, extra = [(line.position_y, line.position_y + line.height) for line in lines], LEAST_LINES, 0.0
-        for at in range(least, len(parts) - least + 1):
+            lead = lead_lines(block, lines)
+        first = max(least, lead)
+        for at in range(first, len(parts) - least + 1):
             head_bottom, rest_top = parts[at - 1][1] + (TABLE_RULE / PX if table else 0.0), parts[at][0]
             spacer = page_height - (head_bottom - start) - END_SLACK
             head = Piece("items", piece.page, piece.top, piece.width, head_bottom * PX - piece.top + SPLIT_SLACK, piece.margin_top, 0.0)
