@@ -5,6 +5,9 @@ index.html that shows them side by side.
     .venv/bin/python scripts/aid_gallery.py [--letter] [--out build/aid-gallery]
     .venv/bin/python scripts/aid_gallery.py --preview citow-en-sheet-a4 1 docs/screenshots/aid-citow-en-sheet-a4-p1.png
 
+It prints issue 28's targets for each aid: type sizes, footers' distance from the cut, card face use and column
+fill (read from the PDFs), the play checklist's entries on the aid, and open-question marks a sheet page.
+
 The aids are laid out from data/ as `build` lays them out (taken from build/cards-cache/ when their
 HTML has not changed), so the gallery needs no built site. `--preview NAME PAGE FILE` writes one
 page as a small committed preview (palette PNG, a fraction of the gallery's size) for the README.
@@ -24,18 +27,29 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 from generator.render.aids.aid_measure import FULL_FACE, measure_cards, measure_sheet  # noqa: E402
 from generator.render.aids.cards import SHEETS, start_aids  # noqa: E402
-from generator.resolve.resolve import resolve  # noqa: E402
-from generator.validate.validate import load_valid  # noqa: E402
+from generator.resolve.resolve import Resolved, resolve  # noqa: E402
+from generator.validate.validate import aid_entries, load_valid  # noqa: E402
 
 GALLERY_SCALE = 100 / 72  # 100 dpi: every word readable
 PREVIEW_SCALE = 0.9  # about 65 dpi: the layout at a glance, under ~150 KB
 
 
-def aid_pdfs(papers: list[str]) -> dict[str, bytes]:
+def aid_files(resolved: Resolved) -> dict[str, bytes]:
+    """Name under cards/ (e.g. "citow-en-sheet-a4.pdf") -> content, of every aid."""
+    return dict(start_aids(resolved, cache=REPO / "build" / "cards-cache").files())
+
+
+def aid_pdfs(files: dict[str, bytes], papers: list[str]) -> dict[str, bytes]:
     """Name (e.g. "citow-en-sheet-a4") -> PDF of every aid on the given papers."""
-    pending = start_aids(resolve(load_valid(REPO / "data")), cache=REPO / "build" / "cards-cache")
     suffixes = tuple(f"-{paper}.pdf" for paper in papers)
-    return {name.removesuffix(".pdf"): content for name, content in pending.files() if name.endswith(suffixes)}
+    return {name.removesuffix(".pdf"): content for name, content in files.items() if name.endswith(suffixes)}
+
+
+def checklist_coverage(resolved: Resolved, game: str) -> tuple[int, int]:
+    """(entries of the game's play checklist its aid prints, entries on the checklist), as validate reads the aid (E070)."""
+    aid = resolved.kb.aids[game]
+    listed = {ref for refs in aid.get("checklist", {}).values() for ref in refs}
+    return len(listed & aid_entries(aid)), len(listed)
 
 
 def page_pngs(pdf: bytes, scale: float, colours: int | None = None) -> list[bytes]:
@@ -83,15 +97,24 @@ def main() -> int:
     papers = list(SHEETS) if args.letter else ["a4"]
     if args.preview:
         name, page, file = args.preview
-        pdf = aid_pdfs([name.rsplit("-", 1)[1]])[name]
+        pdf = aid_pdfs(aid_files(resolve(load_valid(REPO / "data"))), [name.rsplit("-", 1)[1]])[name]
         Path(file).write_bytes(page_pngs(pdf, PREVIEW_SCALE, colours=64)[int(page) - 1])
         print(f"{file}: {Path(file).stat().st_size // 1024} KB")
         return 0
-    pdfs = aid_pdfs(papers)
+    resolved = resolve(load_valid(REPO / "data"))
+    files = aid_files(resolved)
+    pdfs = aid_pdfs(files, papers)
     written = write_gallery(pdfs, args.out)
     print(f"{len(written)} pages in {args.out} (index.html shows them all)")
     for name in sorted(pdfs):
         print(figures(name, pdfs[name]))
+    for game in sorted(resolved.kb.aids):
+        covered, listed = checklist_coverage(resolved, game)
+        print(f"{game}: play checklist {covered} of {listed} entries on the aid ({covered / listed:.0%})")
+    for name in sorted(name for name in files if name.endswith("-sheet.html")):
+        aid = name.removesuffix("-sheet.html")
+        marks, pages = files[name].decode("utf-8").count('<sup class="mark">'), measure_sheet(pdfs[f"{aid}-sheet-a4"], "a4").pages
+        print(f"{aid}-sheet: {marks} open-question marks on {pages} page(s), {marks / pages:.1f} a page")
     return 0
 
 

@@ -427,8 +427,7 @@ class MeaningChecks:
 
     def check_checklist(self, game_id: str, aid: Aid, where: Where) -> None:
         """A play checklist names entries of this game (E071), and the aid prints every one of them (E070)."""
-        printed = {ref for section in aid["sections"] for ref in section["entries"]}
-        printed |= {ref for section in aid["sections"] for faction in section.get("factions", []) for ref in faction.get("entries", [])}
+        printed = aid_entries(aid)
         entries = sorted(e for e in self.kb.entries if self.kb.game_of(e) == game_id)
         for topic, refs in aid.get("checklist", {}).items():
             for i, ref in enumerate(refs):
@@ -871,6 +870,12 @@ def _per_language(value: JSON) -> dict[str, str]:
 def _and(words: list[str]) -> str:
     """["title", "text", "origin"] -> "title, text and origin"."""
     return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} and {words[-1]}"
+
+
+def aid_entries(aid: Aid) -> set[str]:
+    """Every entry an aid prints: its sections' and their factions'."""
+    printed = {ref for section in aid["sections"] for ref in section["entries"]}
+    return printed | {ref for section in aid["sections"] for faction in section.get("factions", []) for ref in faction.get("entries", [])}
 
 
 def validate(data_dir: Path) -> tuple[KnowledgeBase, Problems]:
