@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import REPO
+from conftest import GAMES_WITH_AIDS, bundled_resolved
 from weasyprint import HTML
 
 from generator.render.aids.aid_layout import card_of_each_page, overflowing_boxes
@@ -14,10 +14,7 @@ from generator.render.aids.aid_layout import card_of_each_page, overflowing_boxe
 
 @pytest.fixture(scope="module")
 def resolved():
-    from generator.resolve.resolve import resolve
-    from generator.validate.validate import load_valid
-
-    return resolve(load_valid(REPO / "data"))
+    return bundled_resolved()
 
 
 def aid_tables(resolved, game: str, lang: str) -> list[str]:
@@ -61,7 +58,7 @@ def first_in_item(page) -> str | None:
     return None
 
 
-@pytest.mark.parametrize("game", ["citow", "marauders", "battlelore", "wizards-quest"])
+@pytest.mark.parametrize("game", GAMES_WITH_AIDS)
 def test_every_table_once_on_the_sheet_and_whole_in_the_cards_html(bundled_build: Path, resolved, game: str):
     """The sheet prints each table once; the cards' HTML (an item a page, as a browser prints it) holds each whole on
     one page. (The printed cards may split a table between two rows, its head row repeated: test_aids_print.py.)"""
