@@ -409,9 +409,10 @@ def continued_marks(document: Document) -> dict[bool, ContinuedMark]:
         piece = next(box for box in all_boxes(page) if "piece" in class_of(box))
         if piece.element.get("id") in ("continued-mark", DENSE_MARK):
             plain, marked = [box for box in all_boxes_of(piece) if isinstance(box, BlockBox) and box.element_tag == "h3"]
-            word, more = [box for box in all_boxes_of(marked) if isinstance(box, InlineBox) and box.element_tag == "span"]
+            word, *more = [box for box in all_boxes_of(marked) if isinstance(box, InlineBox) and box.element_tag == "span"]
             (plain_top, plain_bottom), (marked_top, marked_bottom) = extent_of(all_boxes_of(plain)), extent_of(all_boxes_of(marked))
-            width = more.position_x + more.margin_width() - (word.position_x + word.margin_width())
+            # the continuation word may run over lines (a long one: a box a line); as wide as its widest reach
+            width = max(box.position_x + box.margin_width() for box in more) - (word.position_x + word.margin_width())
             line = plain_bottom - plain_top
             marks[piece.element.get("id") == DENSE_MARK] = ContinuedMark(width, marked_bottom - marked_top - line, line)
     return marks
