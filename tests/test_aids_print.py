@@ -109,6 +109,7 @@ def test_each_open_question_is_one_numbered_footnote_in_the_readers_language(aid
         for number, clarification_id in enumerate(open_ids, 1):
             question = words(resolved.kb.entries[clarification_id]["title"][lang])
             assert f"{number}. {question}" in printed, (kind, number, question)
+        assert not re.search(r"\((\d+)–\1\)", printed), kind  # a card of one question says "(6)", not "(6–6)"
     document = pypdfium2.PdfDocument(aids[f"{game}-{lang}-cards-a4.pdf"])
     cards = [words(" ".join(card_lines(document, card))) for card in range(9 * len(document))]
     for number, clarification_id in enumerate(open_ids, 1):

@@ -238,11 +238,15 @@ def questions_items(resolved: Resolved, game: str, lang: str, questions: list[st
             groups.append([])
         groups[-1].append(note)
     label = resolved.languages.ui(lang)["aid_needs_check"]
+
+    def numbers(first: int, last: int) -> str:
+        return str(first) if first == last else f"{first}–{last}"  # "(6)", not "(6–6)"
+
     return [
         {
             "id": f"{game}/open-questions-{k}",
             "anchor": f"open-questions-{k}",
-            "title": label if len(groups) == 1 else f"{label} ({group[0][0]}–{group[-1][0]})",
+            "title": label if len(groups) == 1 else f"{label} ({numbers(group[0][0], group[-1][0])})",
             "html": Markup(aid_environment().get_template("aid-questions.html.j2").render(notes=group)),
             "fallback": None,
             "questions": [],
