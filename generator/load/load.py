@@ -88,7 +88,10 @@ def _shown(path: Path, root: Path) -> str:
         return str(path)
 
 
-def _place_of(relative: tuple[str, ...]) -> tuple[str, str | None, int | None] | None:
+Place = tuple[str, str | None, int | None]  # (kind, game, order) of a YAML file, see Document
+
+
+def _place_of(relative: tuple[str, ...]) -> Place | None:
     """(kind, game, order) for a YAML file's path relative to data/, or None if unknown."""
     if relative == ("sources", "manifest.yaml"):
         return "manifest", None, None
@@ -149,47 +152,68 @@ def load(root: Path, problems: Problems, parsed: ParsedFiles | None = None) -> L
         return loaded
     real_root = os.path.realpath(root)
     games_seen = False
-    unreadable: list[Path] = []
+    unreadable: list[Path] = []  # filled by _files as it walks
     for path in _files(root, root, real_root, problems, {real_root}, unreadable):
         relative = path.relative_to(root).parts
-        shown = _shown(path, root)
         games_seen = games_seen or relative[0] == "games"
-        if relative[0] == "sources" and len(relative) == 2 and path.suffix == ".txt":
-            raw = read_bytes(path, shown, problems)
-            if raw is None:
-                loaded.unloaded.append(Unloaded(shown, "source", None, None))
-            else:
-                loaded.source_texts[path.name] = raw
-            continue
-        if path.suffix not in (".yaml", ".yml"):
-            if path.name in ("README.md",) or path.name.startswith("."):
-                continue
-            problems.add(shown, (1, 1), "E006", "not a YAML file nor a source text; the loader does not read it")
-            continue
-        place = _place_of(relative)
-        if place is None:
-            problems.add(shown, (1, 1), "E006", "the loader does not know this place for a YAML file")
-            continue
-        kind, game, order = place
-        raw = read_bytes(path, shown, problems)
-        data = None if raw is None else _parse(raw, shown, problems, parsed)
-        if raw is None or data is None:
-            ids = set(ID_LINE.findall(raw.decode("utf-8", errors="replace"))) if raw is not None else None
-            loaded.unloaded.append(Unloaded(shown, kind, game, ids))
-            continue
-        loaded.documents.append(Document(shown, kind, data, Positions(path), game, order, hashlib.blake2b(raw, digest_size=16).digest()))
+        _load_file(loaded, path, relative, problems, parsed)
     for folder in unreadable:
         relative = folder.relative_to(root).parts
         games_seen = games_seen or relative in ((), ("games",))
-        game = relative[1] if len(relative) >= 2 and relative[0] == "games" else None
-        kind = "manifest" if relative == ("sources",) else "folder"  # the manifest is inside the sources folder
-        loaded.unloaded.append(Unloaded(_shown(folder, root), kind, game, None))
+        loaded.unloaded.append(_unreadable_folder(folder, relative, root))
     if not games_seen:
         problems.add(_shown(root / "games", root), (1, 1), "E037", "the data folder holds no game")
     if parsed is not None:  # forget the files that are gone
         for shown in set(parsed) - {document.path for document in loaded.documents}:
             del parsed[shown]
     return loaded
+
+
+def _load_file(loaded: LoadedData, path: Path, relative: tuple[str, ...], problems: Problems, parsed: ParsedFiles | None) -> None:
+    """One file found under data/: a source text, or a YAML file in a known place; any other file
+    is reported (E006), except README.md and hidden files."""
+    shown = _shown(path, loaded.root)
+    if relative[0] == "sources" and len(relative) == 2 and path.suffix == ".txt":
+        _load_source_text(loaded, path, shown, problems)
+    elif path.suffix not in (".yaml", ".yml"):
+        if not (path.name in ("README.md",) or path.name.startswith(".")):
+            problems.add(shown, (1, 1), "E006", "not a YAML file nor a source text; the loader does not read it")
+    else:
+        place = _place_of(relative)
+        if place is None:
+            problems.add(shown, (1, 1), "E006", "the loader does not know this place for a YAML file")
+        else:
+            _load_yaml_file(loaded, path, shown, place, problems, parsed)
+
+
+def _load_source_text(loaded: LoadedData, path: Path, shown: str, problems: Problems) -> None:
+    """A raw rulebook text of data/sources/, kept as bytes (checked against the manifest later)."""
+    raw = read_bytes(path, shown, problems)
+    if raw is None:
+        loaded.unloaded.append(Unloaded(shown, "source", None, None))
+    else:
+        loaded.source_texts[path.name] = raw
+
+
+def _load_yaml_file(loaded: LoadedData, path: Path, shown: str, place: Place, problems: Problems, parsed: ParsedFiles | None) -> None:
+    """A YAML file in a known place (`place`: see _place_of) as a Document, or, if it cannot be read
+    or parsed, as Unloaded with the ids its text seems to define."""
+    kind, game, order = place
+    raw = read_bytes(path, shown, problems)
+    data = None if raw is None else _parse(raw, shown, problems, parsed)
+    if raw is None or data is None:
+        ids = set(ID_LINE.findall(raw.decode("utf-8", errors="replace"))) if raw is not None else None
+        loaded.unloaded.append(Unloaded(shown, kind, game, ids))
+        return
+    loaded.documents.append(Document(shown, kind, data, Positions(path), game, order, hashlib.blake2b(raw, digest_size=16).digest()))
+
+
+def _unreadable_folder(folder: Path, relative: tuple[str, ...], root: Path) -> Unloaded:
+    """A folder that could not be listed: anything of its game (or every source, for the sources
+    folder, which holds the manifest) may be in it."""
+    game = relative[1] if len(relative) >= 2 and relative[0] == "games" else None
+    kind = "manifest" if relative == ("sources",) else "folder"  # the manifest is inside the sources folder
+    return Unloaded(_shown(folder, root), kind, game, None)
 
 
 def _parse(raw: bytes, shown: str, problems: Problems, parsed: ParsedFiles | None) -> Any | None:
