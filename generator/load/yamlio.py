@@ -263,44 +263,65 @@ def read_bytes(path: Path, shown_path: str, problems: Problems) -> bytes | None:
     return raw
 
 
-def _parser_problem(err: MarkedYAMLError, text: str) -> tuple[tuple[int, int], str, str]:
+Diagnosis: TypeAlias = tuple[tuple[int, int], str, str]  # (position, code, message) of a syntax error
+
+
+def _parser_problem(err: MarkedYAMLError, text: str) -> Diagnosis:
     """(position, code, message) for a syntax error, naming the usual slips in words."""
     mark = err.problem_mark or err.context_mark
     position = (mark.line + 1, mark.column + 1) if mark else (1, 1)
+    slip = _slip_near(text.split("\n"), mark, position, err.problem or "") if mark is not None else None
+    if slip is None:
+        slip = _misaligned_block(err, position)
+    if slip is not None:
+        return slip
     message = " ".join(f"{err.context or ''} {err.problem or ''}".split()) or "invalid YAML"
-    problem = err.problem or ""
-    lines = text.split("\n")
-    unclosed = _unclosed_quote_above(lines, mark.line) if mark is not None else None
-    if unclosed is not None:
-        (line, column), quote = unclosed
-        return (line, column), "E001", f"this quoted text is not closed on its line: end it with {quote} (or remove the opening {quote})"
-    unindented = _unindented_block_text(lines, mark.line) if mark is not None else None
-    if unindented is not None:
-        line, column, key, header = unindented
-        return (
-            (line, column),
-            "E007",
-            (f"this line is the text of '{key}:' (line {header}) but is not indented under it: indent the text further than '{key}:'"),
-        )
-    key_before_flow = KEY_BEFORE_FLOW.match(lines[mark.line]) if mark is not None and mark.line < len(lines) else None
-    if key_before_flow is not None:  # `name {en: …, ru: …}`: YAML reads text up to the first comma, then stops
-        name = key_before_flow.group(2)
-        return (position[0], key_before_flow.start(2) + 1), "E001", f"a colon is missing after '{name}': write '{name}: {{…}}'"
-    if mark is not None and "mapping values are not allowed" in problem:
-        before = lines[mark.line][: mark.column] if mark.line < len(lines) else ""
-        if re.search(r":(\s|$)", before):
-            return position, "E001", "a colon and a space inside an unquoted value start a new mapping: put the value in quotes"
-        lost = _key_without_colon_above(lines, mark.line)
-        if lost is not None:
-            at, name = lost
-            return at, "E001", f"a colon is missing after '{name}': write '{name}: …'"
-        return position, "E007", ("this key stands deeper than the key above it, which already has a value: align it with its siblings")
-    block = "mapping" if "block mapping" in (err.context or "") else "list" if "block collection" in (err.context or "") else None
-    if block and problem.startswith("did not find expected"):
-        start = err.context_mark
-        where = f" (the {block} started at line {start.line + 1}, column {start.column + 1})" if start else ""
-        return position, "E007", f"this line is not aligned with the {block} it seems to belong to{where}"
     return position, "E001", message
+
+
+def _slip_near(lines: list[str], mark: _Mark, position: tuple[int, int], problem: str) -> Diagnosis | None:
+    """A usual slip at or above where the parser stopped (`mark`), looked for in this order: a
+    quote left open (the parser stops lines below it), block text not indented under its key, a
+    colon missing before a flow collection, a mapping value where none may stand."""
+    return (
+        _unclosed_quote_above(lines, mark.line)
+        or _unindented_block_text(lines, mark.line)
+        or _colon_missing_before_flow(lines, mark.line, position[0])
+        or (_misplaced_mapping_value(lines, mark, position) if "mapping values are not allowed" in problem else None)
+    )
+
+
+def _colon_missing_before_flow(lines: list[str], line: int, shown_line: int) -> Diagnosis | None:
+    """`name {en: …, ru: …}`: YAML reads text up to the first comma, then stops."""
+    key_before_flow = KEY_BEFORE_FLOW.match(lines[line]) if line < len(lines) else None
+    if key_before_flow is None:
+        return None
+    name = key_before_flow.group(2)
+    return (shown_line, key_before_flow.start(2) + 1), "E001", f"a colon is missing after '{name}': write '{name}: {{…}}'"
+
+
+def _misplaced_mapping_value(lines: list[str], mark: _Mark, position: tuple[int, int]) -> Diagnosis:
+    """For "mapping values are not allowed here": a colon inside a plain value, a key above that lost
+    its colon, or else a key that stands too deep."""
+    before = lines[mark.line][: mark.column] if mark.line < len(lines) else ""
+    if re.search(r":(\s|$)", before):
+        return position, "E001", "a colon and a space inside an unquoted value start a new mapping: put the value in quotes"
+    lost = _key_without_colon_above(lines, mark.line)
+    if lost is not None:
+        at, name = lost
+        return at, "E001", f"a colon is missing after '{name}': write '{name}: …'"
+    return position, "E007", "this key stands deeper than the key above it, which already has a value: align it with its siblings"
+
+
+def _misaligned_block(err: MarkedYAMLError, position: tuple[int, int]) -> Diagnosis | None:
+    """A line that is not aligned with the block mapping or list it seems to belong to."""
+    context = err.context or ""
+    block = "mapping" if "block mapping" in context else "list" if "block collection" in context else None
+    if not (block and (err.problem or "").startswith("did not find expected")):
+        return None
+    start = err.context_mark
+    where = f" (the {block} started at line {start.line + 1}, column {start.column + 1})" if start else ""
+    return position, "E007", f"this line is not aligned with the {block} it seems to belong to{where}"
 
 
 KEY_BEFORE_FLOW = re.compile(r"^( *(?:- +)?)([A-Za-z_][\w-]*) +[{\[]")  # `labels {en: …, ru: …}`: a name, a space, a flow collection
@@ -321,23 +342,28 @@ QUOTED_VALUE = re.compile(r"^ *(?:- +)?(?:[^\s#:\"'][^:#]*: +)?([\"'])(.*)$")  #
 UNCLOSED = {'"': re.compile(r'^(?:[^"\\]|\\.)*\\?$'), "'": re.compile(r"^(?:[^']|'')*$")}  # the rest of the line never closes it
 
 
-def _unclosed_quote_above(lines: list[str], line: int, reach: int = 30) -> tuple[tuple[int, int], str] | None:
-    """((line, column), quote) of the nearest line at or above `line` whose quoted value is not
-    closed on that line: YAML reads on into the lines below (the data never spans a quoted value
-    over lines), so the error it reports stands lower, where the quotes stop pairing up."""
+def _unclosed_quote_above(lines: list[str], line: int, reach: int = 30) -> Diagnosis | None:
+    """The nearest line at or above `line` whose quoted value is not closed on that line: YAML reads
+    on into the lines below (the data never spans a quoted value over lines), so the error it
+    reports stands lower, where the quotes stop pairing up."""
     for n in range(min(line, len(lines) - 1), max(-1, line - reach), -1):
         match = QUOTED_VALUE.match(lines[n])
         if match and UNCLOSED[match.group(1)].match(match.group(2)):
-            return (n + 1, match.start(1) + 1), match.group(1)
+            quote = match.group(1)
+            return (
+                (n + 1, match.start(1) + 1),
+                "E001",
+                f"this quoted text is not closed on its line: end it with {quote} (or remove the opening {quote})",
+            )
     return None
 
 
 BLOCK_HEADER = re.compile(r"^( *)(- +)?([^\s#][^#]*?): *[|>][-+0-9]* *(#.*)?$")  # `text: |`, `- en: >-`
 
 
-def _unindented_block_text(lines: list[str], error_line: int) -> tuple[int, int, str, int] | None:
+def _unindented_block_text(lines: list[str], error_line: int) -> Diagnosis | None:
     """A syntax error just after a block of text (`pl: |`) whose first line stands no deeper than
-    its key: the text was read as keys and values. (line, column, key, header line), 1-based."""
+    its key: the text was read as keys and values."""
     for header in range(max(0, error_line - 3), min(error_line, len(lines))):
         match = BLOCK_HEADER.match(lines[header])
         if match is None:
@@ -348,7 +374,12 @@ def _unindented_block_text(lines: list[str], error_line: int) -> tuple[int, int,
         first = following[0]
         indent = len(lines[first]) - len(lines[first].lstrip(" "))
         if indent <= len(match.group(1)) + len(match.group(2) or ""):
-            return first + 1, indent + 1, match.group(3), header + 1
+            key = match.group(3)
+            return (
+                (first + 1, indent + 1),
+                "E007",
+                f"this line is the text of '{key}:' (line {header + 1}) but is not indented under it: indent the text further than '{key}:'",
+            )
     return None
 
 
