@@ -115,6 +115,16 @@ class KnowledgeBaseBuilder:
         self.add_unloaded()
         self.add_sources()
         self.add_games()
+        self.add_game_files()
+        for doc in self.loaded.documents:  # items skipped for a shape problem: a list's item, or the whole file
+            for path in self.failed[doc.path]:
+                self.mark_skipped(doc, path)
+        sound = {id(doc) for doc in self.loaded.documents if doc.kind in ("language", "ui", "synonyms") and self.ok(doc, [doc.kind])}
+        validate_languages.check(self.loaded, self.kb, self.problems, sound)  # E062-E063, E065-E068: data/languages/
+        return self.kb
+
+    def add_game_files(self) -> None:
+        """Chapters, glossaries, player aids and noise, each into its game (set up by add_games first)."""
         seen_orders: dict[tuple[str | None, int | None], str] = {}
         missing_game: dict[str, str] = {}  # game folder without game.yaml -> its first file
         for doc in self.loaded.documents:
@@ -132,20 +142,19 @@ class KnowledgeBaseBuilder:
                 self.kb.where[f"{doc.game}:aid"] = Where(doc, ["aid"])
             elif doc.kind == "noise":
                 self.add_noise(doc)
-        for doc in self.loaded.documents:  # items skipped for a shape problem: a list's item, or the whole file
-            for path in self.failed[doc.path]:
-                skipped = path[:2] if len(path) >= 2 and path[0] in ITEM_LISTS else ()
-                ids = ids_within(part_at(doc.data, skipped))
-                self.unchecked(ids, doc.path)
-                # a file of no recognisable shape, or an item that lost its id (which, is unknown): anything of its game
-                # ... or a list of items that is no list (`entries:` left empty): which ids it held is unknown
-                if doc.game and ((not ids and not skipped) or path in ITEM_LISTS_ITSELF or _lost_its_id(doc.data, skipped or path[:1])):
-                    self.kb.unchecked_games.setdefault(doc.game, doc.path)
-                if doc.kind == "noise" and doc.game:
-                    self.unread_noise(doc, part_at(doc.data, skipped) if skipped else None)
-        sound = {id(doc) for doc in self.loaded.documents if doc.kind in ("language", "ui", "synonyms") and self.ok(doc, [doc.kind])}
-        validate_languages.check(self.loaded, self.kb, self.problems, sound)  # E062-E063, E065-E068: data/languages/
-        return self.kb
+
+    def mark_skipped(self, doc: Document, path: JSONPath) -> None:
+        """What was skipped for the shape problem at `path` (a list's item, or the whole file): its
+        ids are not checked as references, nor, where which ids it held is unknown, its game's."""
+        skipped = path[:2] if len(path) >= 2 and path[0] in ITEM_LISTS else ()
+        ids = ids_within(part_at(doc.data, skipped))
+        self.unchecked(ids, doc.path)
+        # a file of no recognisable shape, or an item that lost its id (which, is unknown): anything of its game
+        # ... or a list of items that is no list (`entries:` left empty): which ids it held is unknown
+        if doc.game and ((not ids and not skipped) or path in ITEM_LISTS_ITSELF or _lost_its_id(doc.data, skipped or path[:1])):
+            self.kb.unchecked_games.setdefault(doc.game, doc.path)
+        if doc.kind == "noise" and doc.game:
+            self.unread_noise(doc, part_at(doc.data, skipped) if skipped else None)
 
     def unread_noise(self, doc: Document, item: JSON) -> None:
         """A noise range skipped for its problem: the lines it names, if it still names them, else any of its game's."""
@@ -174,23 +183,19 @@ class KnowledgeBaseBuilder:
                 self.unchecked(unloaded.ids or set(), unloaded.path)
 
     def add_sources(self) -> None:
+        """The sources of the manifest's list, each with its text; E006 for a source text the list
+        does not name."""
         manifest_path = self.loaded.shown("sources", "manifest.yaml")
         manifests = [d for d in self.loaded.documents if d.kind == "manifest"]
         if not manifests and not any(u.kind == "manifest" for u in self.loaded.unloaded) and self.loaded.documents:
             self.problems.add(manifest_path, (1, 1), "E008", "the source manifest is missing")
-        if not any(self.list_ok(doc, ["sources"]) for doc in manifests):
+        lists = [doc for doc in manifests if self.list_ok(doc, ["sources"])]  # manifests whose `sources` is a list
+        if not lists:
             self.kb.all_sources_unchecked = manifest_path  # no list of sources to check against
             return
-        listed = {
-            item["file"]
-            for doc in manifests
-            if self.list_ok(doc, ["sources"])
-            for item in doc.data["sources"]
-            if isinstance(item, dict) and isinstance(item.get("file"), str)
-        }
-        unlisted = sorted(set(self.loaded.source_texts) - listed)
-        for doc in manifests:
-            for i, item in enumerate(doc.data["sources"] if self.list_ok(doc, ["sources"]) else []):
+        unlisted = sorted(set(self.loaded.source_texts) - _listed_files(lists))
+        for doc in lists:
+            for i, item in enumerate(doc.data["sources"]):
                 where = Where(doc, ["sources", i])
                 if self.ok(doc, where.path):
                     self.add_source(item, where, unlisted)
@@ -314,6 +319,12 @@ class KnowledgeBaseBuilder:
                 self.kb.noise.append(
                     Noise(str(doc.game), item["source"], item["lines"], item["class"], item["note"], item.get("duplicate_of"), where)
                 )
+
+
+def _listed_files(manifests: list[Document]) -> set[str]:
+    """The source text files the manifests' lists name (items of any shape: a file is listed even
+    if its item has a problem)."""
+    return {item["file"] for doc in manifests for item in doc.data["sources"] if isinstance(item, dict) and isinstance(item.get("file"), str)}
 
 
 def _lost_its_id(document: JSON, item: JSONPath) -> bool:
