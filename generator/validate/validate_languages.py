@@ -23,20 +23,35 @@ from ..load.model import KnowledgeBase
 
 def check(loaded: LoadedData, kb: KnowledgeBase, problems: Problems, sound: set[int]) -> None:
     """Build kb.languages from the loaded language files whose shape is sound (ids in `sound`)."""
-    folders: dict[str, dict[str, Document]] = {}
-    broken: set[str] = set()  # folders with a language file whose problem is already reported
-    for doc in loaded.documents:
-        if id(doc) in sound:
-            folders.setdefault(_folder(doc.path), {})[doc.kind] = doc
-        elif doc.kind in LANGUAGE_FILES.values():
-            broken.add(_folder(doc.path))
-    broken |= {_folder(file.path) for file in loaded.unloaded if file.kind in LANGUAGE_FILES.values()}
+    folders, broken = _language_folders(loaded, sound)
     kb.languages = Languages(
         language
         for folder, docs in sorted(folders.items())
         if folder not in broken  # what is wrong in the folder is said once, by its file's problem
         and (language := _language_of(folder, docs, kb, problems)) is not None
     )
+    _check_fallbacks(kb, folders, broken, problems)
+    if kb.games and not len(kb.languages) and not broken and not any(d.kind in ("language", "ui") for d in loaded.documents):
+        problems.add(str(loaded.root / "languages"), (1, 1), "E062", "no language is defined (data/languages/<code>/)")
+    _check_game_languages(kb, broken, problems)
+
+
+def _language_folders(loaded: LoadedData, sound: set[int]) -> tuple[dict[str, dict[str, Document]], set[str]]:
+    """The language folders' sound files (folder -> kind -> document), and the folders with a
+    language file whose problem is already reported (broken)."""
+    folders: dict[str, dict[str, Document]] = {}
+    broken: set[str] = set()
+    for doc in loaded.documents:
+        if id(doc) in sound:
+            folders.setdefault(_folder(doc.path), {})[doc.kind] = doc
+        elif doc.kind in LANGUAGE_FILES.values():
+            broken.add(_folder(doc.path))
+    broken |= {_folder(file.path) for file in loaded.unloaded if file.kind in LANGUAGE_FILES.values()}
+    return folders, broken
+
+
+def _check_fallbacks(kb: KnowledgeBase, folders: dict[str, dict[str, Document]], broken: set[str], problems: Problems) -> None:
+    """E062: a language falls back to one with no definition (a broken folder's is not said again)."""
     for language in kb.languages:
         for fallback in language.fallback:
             if fallback not in kb.languages and fallback not in broken:
@@ -47,8 +62,10 @@ def check(loaded: LoadedData, kb: KnowledgeBase, problems: Problems, sound: set[
                     "E062",
                     f"language '{language.code}' falls back to '{fallback}', which has no definition",
                 )
-    if kb.games and not len(kb.languages) and not broken and not any(d.kind in ("language", "ui") for d in loaded.documents):
-        problems.add(str(loaded.root / "languages"), (1, 1), "E062", "no language is defined (data/languages/<code>/)")
+
+
+def _check_game_languages(kb: KnowledgeBase, broken: set[str], problems: Problems) -> None:
+    """E063: a game offered in a language with no definition (said only when some language is defined)."""
     for game_id, game in kb.games.items():
         where = kb.where[game_id]
         for lang in game.get("languages", []):
