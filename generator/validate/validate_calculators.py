@@ -248,24 +248,40 @@ def _answer_table_slips(
     check = table["check"]
     if check not in checks or check not in texts:
         return [f"'{check}' is not a check of checks.yaml with its calculator text"]
+    slips = _layout_slips(table) + _heading_slips(table, {**labels, **texts[check].get("labels", {})})
+    if schemas is None:  # the check's schema file is the rules_check package's to provide
+        return slips
+    return slips + _schema_slips(table, schemas.get(f"{check}_input", {}), schemas.get(f"{check}_output", {}))
+
+
+def _layout_slips(table: JSONObject) -> list[str]:
+    """A table's columns run over an input's values with one output in each cell, or else stand
+    one for each shown output, headed by its label."""
     slips = []
     if "columns" in table and len(table["show"]) != 1:
         slips.append("a table with columns over an input shows one output, not several")
     if "columns" not in table and ("heading" not in table or any("label" not in item for item in table["show"])):
         slips.append("without columns over an input, the outputs' columns need a `heading` and each shown output a `label`")
-    known = {**labels, **texts[check].get("labels", {})}
+    return slips
+
+
+def _heading_slips(table: JSONObject, known: Mapping[str, JSON]) -> list[str]:
+    """A heading, an output's label or an axis' value (a text one) that has no label among `known`."""
     headings = [
         table.get("heading"),
         *(item.get("label") for item in table["show"]),
         *(value for axis in (table["rows"], table.get("columns") or {}) for value in axis.get("values", []) if isinstance(value, str)),
     ]
-    slips += [f"no label '{key}' for a heading" for key in headings if key is not None and key not in known]
-    if schemas is None:  # the check's schema file is the rules_check package's to provide
-        return slips
+    return [f"no label '{key}' for a heading" for key in headings if key is not None and key not in known]
+
+
+def _schema_slips(table: JSONObject, input_schema: JSONObject, output_schema: JSON) -> list[str]:
+    """Rows and columns over inputs the check takes, and outputs it gives (its JSON Schemas)."""
+    slips = []
     for name, axis in [("rows", table["rows"]), ("columns", table.get("columns"))]:
         if axis is not None:
-            slips += _axis_slips(name, axis, schemas.get(f"{check}_input", {}))
-    outputs = output_paths(schemas.get(f"{check}_output", {}))
+            slips += _axis_slips(name, axis, input_schema)
+    outputs = output_paths(output_schema)
     slips += [
         f"the output has no field '{item['output']}' (fields: {', '.join(sorted(outputs)) or 'none'})"
         for item in table["show"]
