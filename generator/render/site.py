@@ -193,6 +193,8 @@ class SiteRenderer:
 
     # -- pieces ----------------------------------------------------------------------------
     def citation(self, item: Mapping[str, Any], reader: str) -> list[str]:
+        """Where an entry's text comes from, language by language (a source's lines, a translation or
+        the editors' own words), and how many corrections it has had."""
         labels = self.langs.ui(reader)
         parts = []
         for lang, origin in item["origin"].items():
@@ -204,6 +206,8 @@ class SiteRenderer:
                 parts.append(f"{name}: " + fill(labels["translated_from"], lang=self.langs.name_in(origin["translated_from"], reader)))
             else:
                 parts.append(f"{name}: {labels['authored']}")
+        if corrections := item.get("corrections"):
+            parts.append(f"{labels['corrections']}: {len(corrections)}")
         return parts
 
     def table_html(self, table: JSONObject, lang: str) -> Markup:
@@ -293,56 +297,69 @@ class SiteRenderer:
         game = self.kb.game_of(entry["id"])
         labels = self.langs.ui(reader)
         shown = self.r.display_language(entry, reader)
-        linked_terms: set[str] = set()
-        fallback = None
-        if shown != reader:
-            fallback = fill(labels["fallback"], shown=self.langs.name_in(shown, reader))
-        others = []
-        sections = self.kb.games[game]["languages"]
-        for lang in self.langs.codes:
-            if lang != shown and lang in entry["text"]:
-                others.append(
-                    {
-                        "lang": lang,
-                        "name": self.langs.name_in(lang, reader),
-                        "href": self.href(entry["id"], game, reader=lang, from_lang=reader) if lang in sections and lang != reader else None,
-                        "title": entry["title"][lang],
-                        "text": self.text_html(entry["text"][lang], game, lang, set()),
-                    }
-                )
-        clarified_by = [self.clarification_callout(self.kb.entries[c], game, reader) for c in self.r.clarifications_of.get(entry["id"], [])]
-        corrections = entry.get("corrections", [])
-        number = self.r.number_of.get(entry["id"])
-        numbered = (self.r.anchor_of(entry["id"]), number) if number else None
+        others = self.other_languages(entry, game, shown, reader)
+        rulings, editors_notes = self.clarified_by(entry["id"], game, reader)
         view = {
             "id": entry["id"],
             "anchor": self.r.anchor_of(entry["id"]),
             "kind": entry["kind"],
             "titled": titled,
             "title": entry["title"][shown],
-            "fallback_note": fallback,
-            "text": self.text_html(
-                without_tables(entry["text"][shown]) if "table" in entry else entry["text"][shown], game, shown, linked_terms, numbered
-            ),
+            "fallback_note": fill(labels["fallback"], shown=self.langs.name_in(shown, reader)) if shown != reader else None,
+            "text": self.entry_text(entry, game, shown),
             "table": self.table_html(entry["table"], reader) if "table" in entry and entry["table"].get("shown", True) else None,
             "example": self.example_html(entry["example"], reader) if "example" in entry else None,
             "calculators": self.calculators.of_entry(entry["id"], reader),
             "ruling_first": self.clarification_callout(entry, game, reader) if "clarification" in entry else None,
             "clarification": self.clarification_html(entry, game, reader) if "clarification" in entry else None,
-            "rulings": [c for c in clarified_by if not c["editorial"]],
-            "editors_notes": [c for c in clarified_by if c["editorial"]],
+            "rulings": rulings,
+            "editors_notes": editors_notes,
             "check": ", ".join(self.r.checks_of.get(entry["id"], [])) or None,
             "see": [self.link(s, game, reader) for s in entry.get("see", [])],
             "external": [self.external_reference(x, reader) for x in entry.get("refs_external", [])],
-            "citation": self.citation(entry, reader) + ([f"{labels['corrections']}: {len(corrections)}"] if corrections else []),
+            "citation": self.citation(entry, reader),
             "others": others,
-            "read_in": [
-                {"lang": lang, "name": name, "href": self.href(entry["id"], game, reader=lang, from_lang=reader)}
-                for lang, name in ((lang.code, lang.name) for lang in self.langs)
-                if lang != reader and lang in self.kb.games[game]["languages"]
-            ],
+            "read_in": self.read_in(entry["id"], game, reader),
         }
         return self.fragment("entry.html.j2", e=view, labels=labels)
+
+    def entry_text(self, entry: Entry, game: str, shown: str) -> Markup:
+        """The entry's text in the language shown, its paragraphs numbered when the entry has a number;
+        without the text's Markdown table when the entry's `table` data shows it (`table_html`)."""
+        number = self.r.number_of.get(entry["id"])
+        numbered = (self.r.anchor_of(entry["id"]), number) if number else None
+        text = entry["text"][shown]
+        return self.text_html(without_tables(text) if "table" in entry else text, game, shown, set(), numbered)
+
+    def other_languages(self, entry: Entry, game: str, shown: str, reader: str) -> list[View]:
+        """The entry in each other language it is written in, for the "compare" panel: its title and
+        text, and a link to it in that language's section (where the game has one, not the reader's)."""
+        sections = self.kb.games[game]["languages"]
+        return [
+            {
+                "lang": lang,
+                "name": self.langs.name_in(lang, reader),
+                "href": self.href(entry["id"], game, reader=lang, from_lang=reader) if lang in sections and lang != reader else None,
+                "title": entry["title"][lang],
+                "text": self.text_html(entry["text"][lang], game, lang, set()),
+            }
+            for lang in self.langs.codes
+            if lang != shown and lang in entry["text"]
+        ]
+
+    def clarified_by(self, entry_id: str, game: str, reader: str) -> tuple[list[View], list[View]]:
+        """The callouts of the clarifications about an entry: (rulings, editors' notes)."""
+        callouts = [self.clarification_callout(self.kb.entries[c], game, reader) for c in self.r.clarifications_of.get(entry_id, [])]
+        return [c for c in callouts if not c["editorial"]], [c for c in callouts if c["editorial"]]
+
+    def read_in(self, entry_id: str, game: str, reader: str) -> list[View]:
+        """Links to the entry in the game's other language sections."""
+        sections = self.kb.games[game]["languages"]
+        return [
+            {"lang": language.code, "name": language.name, "href": self.href(entry_id, game, reader=language.code, from_lang=reader)}
+            for language in self.langs
+            if language.code != reader and language.code in sections
+        ]
 
     # -- pages -----------------------------------------------------------------------------
     def page(self, path: str, template: str, title: str, toc: list[tuple[str, str]] | None = None, **context: Any) -> Page:
