@@ -729,48 +729,93 @@ def replay(text: str, fetch: Callable[[str], Any], folding: dict[str, str], game
     if not words:
         return []
     meta = fetch("meta.js")
-    loaded: dict[str, Any] = {}
-
-    def load(names: Iterable[str]) -> None:
-        for name in sorted(set(names) - loaded.keys(), key=_file_order):
-            loaded[name] = fetch(name)
-
-    wanted = [[f"s-{n}.js" for n in shards_for(meta["shards"], word)] for word in words]
-    load(name for names in wanted for name in names)
-    found = [matches(word, [loaded[name] for name in names]) for word, names in zip(words, wanted, strict=True)]
-    slips = [i for i, word in enumerate(words) if needs_typos(word, found[i])]
-    load(f"t-{n}.js" for i in slips for n in typo_parts(words[i], meta["typos"]))
-    near = {i: typo_words(words[i], meta["typos"], lambda n: loaded[f"t-{n}.js"]) for i in slips}
-    load(f"s-{file_for(meta['shards'], word)}.js" for words_near in near.values() for _, word in words_near)
-    for i, words_near in near.items():
-        found[i] += [(TYPO_QUALITY * q, loaded[f"s-{file_for(meta['shards'], word)}.js"][word]) for q, word in words_near]
+    loaded = _Loaded(fetch)
+    found = _found(words, meta, loaded)
+    _add_near_words(found, words, meta, loaded)
     ranked = rank(found, tuple(meta["games"][game]) if game in meta["games"] else None)
+    return _results(ranked, meta, loaded, folding)
+
+
+class _Loaded:
+    """The index files a replay has fetched, by name (kb-search.js's `loaded`)."""
+
+    def __init__(self, fetch: Callable[[str], Any]) -> None:
+        self.fetch = fetch
+        self.files: dict[str, Any] = {}
+
+    def load(self, names: Iterable[str]) -> None:
+        """Fetch the files not fetched yet, as the browser loads them (see `_file_order`)."""
+        for name in sorted(set(names) - self.files.keys(), key=_file_order):
+            self.files[name] = self.fetch(name)
+
+    def __getitem__(self, name: str) -> Any:
+        return self.files[name]
+
+
+def _shard_file(meta: Any, word: str) -> str:
+    """The shard where an index word stands."""
+    return f"s-{file_for(meta['shards'], word)}.js"
+
+
+def _chunk_file(meta: Any, doc: int) -> str:
+    """The document chunk that holds a document."""
+    return f"d-{doc // meta['per_chunk']}.js"
+
+
+def _found(words: list[str], meta: Any, loaded: _Loaded) -> list[list[tuple[float, str]]]:
+    """(quality, head) of the index words each query word matches, from the shards that can hold them."""
+    wanted = [[f"s-{n}.js" for n in shards_for(meta["shards"], word)] for word in words]
+    loaded.load(name for names in wanted for name in names)
+    return [matches(word, [loaded[name] for name in names]) for word, names in zip(words, wanted, strict=True)]
+
+
+def _add_near_words(found: list[list[tuple[float, str]]], words: list[str], meta: Any, loaded: _Loaded) -> None:
+    """For a long query word that matches nothing as typed (`needs_typos`), add the index words one
+    edit away from it (`typo_words`, from its typo files) at TYPO_QUALITY × their quality, with their
+    heads from their shards."""
+    slips = [i for i, word in enumerate(words) if needs_typos(word, found[i])]
+    loaded.load(f"t-{n}.js" for i in slips for n in typo_parts(words[i], meta["typos"]))
+    near = {i: typo_words(words[i], meta["typos"], lambda n: loaded[f"t-{n}.js"]) for i in slips}
+    loaded.load(_shard_file(meta, word) for words_near in near.values() for _, word in words_near)
+    for i, words_near in near.items():
+        found[i] += [(TYPO_QUALITY * q, loaded[_shard_file(meta, word)][word]) for q, word in words_near]
+
+
+def _results(ranked: list[tuple[int, float]], meta: Any, loaded: _Loaded, folding: dict[str, str]) -> list[SearchResult]:
+    """The first RESULTS ranked documents of distinct concepts (titles) per game (kb-search.js's `more`):
+    the chunks of as many documents as results are still wanted load at a time, until there are
+    enough results or no documents left."""
     results: list[SearchResult] = []
     seen: set[str] = set()
     done = 0
     while len(results) < RESULTS and done < len(ranked):
         batch = ranked[done : done + RESULTS - len(results)]
         done += len(batch)
-        load(f"d-{doc // meta['per_chunk']}.js" for doc, _ in batch)
+        loaded.load(_chunk_file(meta, doc) for doc, _ in batch)
         for doc, score in batch:
-            url, title, context, kind, entry_id, text_start, *shown = loaded[f"d-{doc // meta['per_chunk']}.js"][doc % meta["per_chunk"]]
-            key = entry_id.split("/", 1)[0] + "\n" + concept(title, folding)
+            result = _result(doc, score, loaded[_chunk_file(meta, doc)][doc % meta["per_chunk"]])
+            key = result["id"].split("/", 1)[0] + "\n" + concept(result["title"], folding)
             if key not in seen:
                 seen.add(key)
-                results.append(
-                    {
-                        "doc": doc,
-                        "url": url,
-                        "title": title,
-                        "context": context,
-                        "kind": kind,
-                        "id": entry_id,
-                        "snippet": text_start,
-                        "score": score,
-                        "shown": shown[0] if shown else "",
-                    }
-                )
+                results.append(result)
     return results
+
+
+def _result(doc: int, score: float, row: list[str]) -> SearchResult:
+    """A result from its document's row in a chunk: url, title, context, kind, entry id, the start of
+    its text, and the language it is shown in when that is not the reader's."""
+    url, title, context, kind, entry_id, text_start, *shown = row
+    return {
+        "doc": doc,
+        "url": url,
+        "title": title,
+        "context": context,
+        "kind": kind,
+        "id": entry_id,
+        "snippet": text_start,
+        "score": score,
+        "shown": shown[0] if shown else "",
+    }
 
 
 def _file_order(name: str) -> tuple[int, int]:

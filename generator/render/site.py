@@ -25,7 +25,7 @@ from ..base.languages import fill
 from ..base.paths import TEMPLATES
 from ..base.safe_markdown import Linker, render, without_tables
 from ..base.textmatch import reads_as_english
-from ..load.model import Entry, Game, Source, Term
+from ..load.model import Chapter, Entry, Game, Source, Term
 from ..resolve.pages import (
     A_TO_Z,
     ALL_CLARIFICATIONS,
@@ -41,7 +41,7 @@ from ..resolve.pages import (
     game_hrefs,
 )
 from ..resolve.resolve import Resolved, first_paragraph
-from .answer_tables import AnswerTables
+from .answer_tables import AnswerTable, AnswerTables
 from .calculators import CalculatorBlocks, game_checks
 
 if TYPE_CHECKING:
@@ -193,6 +193,8 @@ class SiteRenderer:
 
     # -- pieces ----------------------------------------------------------------------------
     def citation(self, item: Mapping[str, Any], reader: str) -> list[str]:
+        """Where an entry's text comes from, language by language (a source's lines, a translation or
+        the editors' own words), and how many corrections it has had."""
         labels = self.langs.ui(reader)
         parts = []
         for lang, origin in item["origin"].items():
@@ -204,6 +206,8 @@ class SiteRenderer:
                 parts.append(f"{name}: " + fill(labels["translated_from"], lang=self.langs.name_in(origin["translated_from"], reader)))
             else:
                 parts.append(f"{name}: {labels['authored']}")
+        if corrections := item.get("corrections"):
+            parts.append(f"{labels['corrections']}: {len(corrections)}")
         return parts
 
     def table_html(self, table: JSONObject, lang: str) -> Markup:
@@ -293,56 +297,69 @@ class SiteRenderer:
         game = self.kb.game_of(entry["id"])
         labels = self.langs.ui(reader)
         shown = self.r.display_language(entry, reader)
-        linked_terms: set[str] = set()
-        fallback = None
-        if shown != reader:
-            fallback = fill(labels["fallback"], shown=self.langs.name_in(shown, reader))
-        others = []
-        sections = self.kb.games[game]["languages"]
-        for lang in self.langs.codes:
-            if lang != shown and lang in entry["text"]:
-                others.append(
-                    {
-                        "lang": lang,
-                        "name": self.langs.name_in(lang, reader),
-                        "href": self.href(entry["id"], game, reader=lang, from_lang=reader) if lang in sections and lang != reader else None,
-                        "title": entry["title"][lang],
-                        "text": self.text_html(entry["text"][lang], game, lang, set()),
-                    }
-                )
-        clarified_by = [self.clarification_callout(self.kb.entries[c], game, reader) for c in self.r.clarifications_of.get(entry["id"], [])]
-        corrections = entry.get("corrections", [])
-        number = self.r.number_of.get(entry["id"])
-        numbered = (self.r.anchor_of(entry["id"]), number) if number else None
+        others = self.other_languages(entry, game, shown, reader)
+        rulings, editors_notes = self.clarified_by(entry["id"], game, reader)
         view = {
             "id": entry["id"],
             "anchor": self.r.anchor_of(entry["id"]),
             "kind": entry["kind"],
             "titled": titled,
             "title": entry["title"][shown],
-            "fallback_note": fallback,
-            "text": self.text_html(
-                without_tables(entry["text"][shown]) if "table" in entry else entry["text"][shown], game, shown, linked_terms, numbered
-            ),
+            "fallback_note": fill(labels["fallback"], shown=self.langs.name_in(shown, reader)) if shown != reader else None,
+            "text": self.entry_text(entry, game, shown),
             "table": self.table_html(entry["table"], reader) if "table" in entry and entry["table"].get("shown", True) else None,
             "example": self.example_html(entry["example"], reader) if "example" in entry else None,
             "calculators": self.calculators.of_entry(entry["id"], reader),
             "ruling_first": self.clarification_callout(entry, game, reader) if "clarification" in entry else None,
             "clarification": self.clarification_html(entry, game, reader) if "clarification" in entry else None,
-            "rulings": [c for c in clarified_by if not c["editorial"]],
-            "editors_notes": [c for c in clarified_by if c["editorial"]],
+            "rulings": rulings,
+            "editors_notes": editors_notes,
             "check": ", ".join(self.r.checks_of.get(entry["id"], [])) or None,
             "see": [self.link(s, game, reader) for s in entry.get("see", [])],
             "external": [self.external_reference(x, reader) for x in entry.get("refs_external", [])],
-            "citation": self.citation(entry, reader) + ([f"{labels['corrections']}: {len(corrections)}"] if corrections else []),
+            "citation": self.citation(entry, reader),
             "others": others,
-            "read_in": [
-                {"lang": lang, "name": name, "href": self.href(entry["id"], game, reader=lang, from_lang=reader)}
-                for lang, name in ((lang.code, lang.name) for lang in self.langs)
-                if lang != reader and lang in self.kb.games[game]["languages"]
-            ],
+            "read_in": self.read_in(entry["id"], game, reader),
         }
         return self.fragment("entry.html.j2", e=view, labels=labels)
+
+    def entry_text(self, entry: Entry, game: str, shown: str) -> Markup:
+        """The entry's text in the language shown, its paragraphs numbered when the entry has a number;
+        without the text's Markdown table when the entry's `table` data shows it (`table_html`)."""
+        number = self.r.number_of.get(entry["id"])
+        numbered = (self.r.anchor_of(entry["id"]), number) if number else None
+        text = entry["text"][shown]
+        return self.text_html(without_tables(text) if "table" in entry else text, game, shown, set(), numbered)
+
+    def other_languages(self, entry: Entry, game: str, shown: str, reader: str) -> list[View]:
+        """The entry in each other language it is written in, for the "compare" panel: its title and
+        text, and a link to it in that language's section (where the game has one, not the reader's)."""
+        sections = self.kb.games[game]["languages"]
+        return [
+            {
+                "lang": lang,
+                "name": self.langs.name_in(lang, reader),
+                "href": self.href(entry["id"], game, reader=lang, from_lang=reader) if lang in sections and lang != reader else None,
+                "title": entry["title"][lang],
+                "text": self.text_html(entry["text"][lang], game, lang, set()),
+            }
+            for lang in self.langs.codes
+            if lang != shown and lang in entry["text"]
+        ]
+
+    def clarified_by(self, entry_id: str, game: str, reader: str) -> tuple[list[View], list[View]]:
+        """The callouts of the clarifications about an entry: (rulings, editors' notes)."""
+        callouts = [self.clarification_callout(self.kb.entries[c], game, reader) for c in self.r.clarifications_of.get(entry_id, [])]
+        return [c for c in callouts if not c["editorial"]], [c for c in callouts if c["editorial"]]
+
+    def read_in(self, entry_id: str, game: str, reader: str) -> list[View]:
+        """Links to the entry in the game's other language sections."""
+        sections = self.kb.games[game]["languages"]
+        return [
+            {"lang": language.code, "name": language.name, "href": self.href(entry_id, game, reader=language.code, from_lang=reader)}
+            for language in self.langs
+            if language.code != reader and language.code in sections
+        ]
 
     # -- pages -----------------------------------------------------------------------------
     def page(self, path: str, template: str, title: str, toc: list[tuple[str, str]] | None = None, **context: Any) -> Page:
@@ -352,71 +369,26 @@ class SiteRenderer:
 
     def game_pages(self, game_id: str, reader: str) -> Iterator[Page]:
         """(path, HTML) of a game's pages in one language: its chapters, landing page, glossary and lists."""
-        game = self.kb.games[game_id]
         labels = self.langs.ui(reader)
         folder = f"{reader}/{game_id}"
         chapters = self.kb.chapters_of(game_id)
-        links = [{"title": self.r.title_of(c.id, reader), "href": self.href(c.id, game_id)} for c in chapters]
-        for place, chapter in enumerate(chapters):
-            entries = [self.kb.entries[e] for e in chapter.entry_ids]
-            self._page_terms.clear()
-            title = self.r.title_of(chapter.id, reader)
-            # a chapter of one entry under the same name: the page's heading is the entry's (not said twice)
-            alone = len(entries) == 1 and self.r.title_of(entries[0]["id"], reader) == title
-            html = [self.entry_html(e, reader, titled=not alone) for e in entries]
-            yield self.page(
-                f"{folder}/{self.r.page_of[chapter.id]}",
-                "chapter.html.j2",
-                title,
-                toc=[(self.r.anchor_of(e["id"]), self.r.title_of(e["id"], reader)) for e in entries],
-                entries=html,
-                previews=self.term_previews(game_id, reader),
-                labels=labels,
-                previous=links[place - 1] if place else None,
-                next=links[place + 1] if place + 1 < len(links) else None,
-            )
+        yield from self.chapter_pages(folder, chapters, game_id, reader)
         entries = self.kb.entries_of(game_id)
         clarifications = [e for e in entries if e["kind"] == "clarification"]
         examples = [e for e in entries if e["kind"] == "example"]
-        glance = []
-        for entry_id in game.get("at_a_glance", []):
-            entry = self.kb.entries[entry_id]
-            shown = self.r.display_language(entry, reader)
-            glance.append({**self.link(entry_id, game_id, reader), "text": self.text_html(entry["text"][shown], game_id, shown, set())})
-        game_title = self.game_name(game, reader)
-        aids = self.aid_links.get((game_id, reader))
         questions = self.calculators.questions(game_id, reader)
         tables = self.answer_tables.of_game(game_id, reader) if questions else []
-        toc = (
-            ([("round", labels["round"])] if glance else [])
-            + [("chapters", labels["chapters"])]
-            + ([("calculators", labels["calculator"]["calculators"])] if questions else [])
-            + [
-                ("reference", f"{labels['glossary']} · {labels['clarifications']} · {labels['examples']}"),
-                ("aids", labels["cards"]),
-                ("sources", labels["sources"]),
-            ]
-        )
-        yield self.page(
+        yield self.game_index_page(
             f"{folder}/{GAME_INDEX.md}",
-            "game.html.j2",
-            game_title,
-            toc=toc,
-            pages=game_hrefs(),
-            summary=self.r.text_in(game["summary"], reader),
-            glance=glance,
-            labels=labels,
-            reader=reader,
-            chapters=[{"title": self.r.title_of(c.id, reader), "href": self.href(c.id, game_id)} for c in chapters],
+            game_id,
+            reader,
+            chapters=chapters,
             questions=questions,
-            tables=[{"title": t.title, "href": f"{CALCULATORS.html}#{t.id}"} for t in tables],
-            n_terms=len(self.kb.terms_of(game_id)),
+            tables=tables,
             n_clarifications=len(clarifications),
             n_examples=len(examples),
-            cards=[{"label": label, "href": f"../../{path}"} for label, path in aids.downloads] if aids else [],
-            card_preview=f"../../{aids.preview}" if aids else None,
-            sources=[self.source_line(s, reader) for s in sorted((self.kb.sources[i] for i in game["sources"]), key=lambda s: s.precedence)],
         )
+        game_title = self.game_name(self.kb.games[game_id], reader)
         yield self.glossary_page(f"{folder}/{GLOSSARY.md}", game_id, reader)
         yield self.a_to_z_page(f"{folder}/{A_TO_Z.md}", game_id, reader)
         yield self.list_page(
@@ -441,6 +413,96 @@ class SiteRenderer:
                 tables_heading=labels["calculator"]["answer_tables"],
             )
             yield from self.calculators_data(game_id, reader)
+
+    def chapter_links(self, chapters: list[Chapter], game_id: str, reader: str) -> list[Link]:
+        """Each chapter's title and link, in order."""
+        return [{"title": self.r.title_of(c.id, reader), "href": self.href(c.id, game_id)} for c in chapters]
+
+    def chapter_pages(self, folder: str, chapters: list[Chapter], game_id: str, reader: str) -> Iterator[Page]:
+        """(path, HTML) of each chapter's page: its entries, the previews of the terms they link, and
+        links to the previous and next chapters."""
+        labels = self.langs.ui(reader)
+        links = self.chapter_links(chapters, game_id, reader)
+        for place, chapter in enumerate(chapters):
+            entries = [self.kb.entries[e] for e in chapter.entry_ids]
+            self._page_terms.clear()
+            title = self.r.title_of(chapter.id, reader)
+            # a chapter of one entry under the same name: the page's heading is the entry's (not said twice)
+            alone = len(entries) == 1 and self.r.title_of(entries[0]["id"], reader) == title
+            html = [self.entry_html(e, reader, titled=not alone) for e in entries]
+            yield self.page(
+                f"{folder}/{self.r.page_of[chapter.id]}",
+                "chapter.html.j2",
+                title,
+                toc=[(self.r.anchor_of(e["id"]), self.r.title_of(e["id"], reader)) for e in entries],
+                entries=html,
+                previews=self.term_previews(game_id, reader),
+                labels=labels,
+                previous=links[place - 1] if place else None,
+                next=links[place + 1] if place + 1 < len(links) else None,
+            )
+
+    def game_index_page(
+        self,
+        path: str,
+        game_id: str,
+        reader: str,
+        *,
+        chapters: list[Chapter],
+        questions: list[dict[str, str]],
+        tables: list[AnswerTable],
+        n_clarifications: int,
+        n_examples: int,
+    ) -> Page:
+        """A game's landing page in one language: its summary, the round at a glance, its chapters,
+        calculators and answer tables, the sizes of its reference lists, its player aids and sources."""
+        game = self.kb.games[game_id]
+        labels = self.langs.ui(reader)
+        glance = self.at_a_glance(game_id, reader)
+        aids = self.aid_links.get((game_id, reader))
+        return self.page(
+            path,
+            "game.html.j2",
+            self.game_name(game, reader),
+            toc=self.game_toc(labels, glance=bool(glance), calculators=bool(questions)),
+            pages=game_hrefs(),
+            summary=self.r.text_in(game["summary"], reader),
+            glance=glance,
+            labels=labels,
+            reader=reader,
+            chapters=self.chapter_links(chapters, game_id, reader),
+            questions=questions,
+            tables=[{"title": t.title, "href": f"{CALCULATORS.html}#{t.id}"} for t in tables],
+            n_terms=len(self.kb.terms_of(game_id)),
+            n_clarifications=n_clarifications,
+            n_examples=n_examples,
+            cards=[{"label": label, "href": f"../../{card}"} for label, card in aids.downloads] if aids else [],
+            card_preview=f"../../{aids.preview}" if aids else None,
+            sources=[self.source_line(s, reader) for s in sorted((self.kb.sources[i] for i in game["sources"]), key=lambda s: s.precedence)],
+        )
+
+    def at_a_glance(self, game_id: str, reader: str) -> list[View]:
+        """The entries the game page shows for a round at a glance: each one's link and whole text."""
+        glance = []
+        for entry_id in self.kb.games[game_id].get("at_a_glance", []):
+            entry = self.kb.entries[entry_id]
+            shown = self.r.display_language(entry, reader)
+            glance.append({**self.link(entry_id, game_id, reader), "text": self.text_html(entry["text"][shown], game_id, shown, set())})
+        return glance
+
+    @staticmethod
+    def game_toc(labels: Mapping[str, Any], glance: bool, calculators: bool) -> list[tuple[str, str]]:
+        """The game page's table of contents: (anchor, heading) of each of its sections it shows."""
+        return (
+            ([("round", labels["round"])] if glance else [])
+            + [("chapters", labels["chapters"])]
+            + ([("calculators", labels["calculator"]["calculators"])] if calculators else [])
+            + [
+                ("reference", f"{labels['glossary']} · {labels['clarifications']} · {labels['examples']}"),
+                ("aids", labels["cards"]),
+                ("sources", labels["sources"]),
+            ]
+        )
 
     def calculators_data(self, game_id: str, reader: str) -> Iterator[Page]:
         """(path, JSON) of the game's calculators.json in one language, if it has calculators."""
