@@ -95,6 +95,12 @@ class ItemPieces:
         """Longer than a card: its pages take a card each, alone."""
         return len(self.pages) > 1 and self.title_again is None and not self.split
 
+    @property
+    def title_above_last(self) -> Piece | None:
+        """The title the cards print above its last piece: its title again above its table set apart, or its title
+        marked as continued above its rest split; None for neither."""
+        return self.title_again or (self.title_more if self.split else None)
+
 
 class Composition:
     """A PDF whose pages are made of pieces of other PDFs; each page of a source becomes one form
@@ -203,31 +209,68 @@ def card_faces(
     `caps`: card number -> the height that card is filled to at most, lower than `room` (`balanced_faces`), an item
     that begins it split there if it does not fit (at a break, as above); an item `starts_card` begins a card (where
     `balanced_faces` ended the card before earlier: the plan, composed again)."""
-    faces: list[list[tuple[int, Piece]]] = []
+    faces = CardFaces(items, room, bands, set(alone), caps or {})
     for number, item in enumerate(items):
-        last = faces[-1] if faces else []
-        fill = (caps or {}).get(len(faces) - 1, room)
-        before = items[last[-1][0]] if last else None
-        band = [bands[item.section]] if before is not None and before.section != item.section else []
+        faces.add(number, item)
+    return faces.faces
+
+
+@dataclass
+class CardFaces:
+    """The cards as `card_faces` fills them, an item at a time: `faces`, what each card holds so far."""
+
+    items: list[ItemPieces]
+    room: float
+    bands: Sequence[Piece]
+    alone: set[int]
+    caps: Mapping[int, float]
+    faces: list[list[tuple[int, Piece]]] = field(default_factory=list)
+
+    def cap(self, card: int) -> float:
+        """The height card number `card` is filled to at most: `room`, or lower where balanced."""
+        return self.caps.get(card, self.room)
+
+    def add(self, number: int, item: ItemPieces) -> None:
+        """Put item `number` on the cards: its first piece on the last card if it may share it and fits there (split
+        if it does not fit whole), each other piece on a card of its own (split if it does not fit the card it begins)."""
+        last = self.faces[-1] if self.faces else []
+        fill = self.cap(len(self.faces) - 1)
+        band = self.band_above(last, item)
         above = [piece for _, piece in last] + band
-        shares = before is not None and not before.runs_on and not item.runs_on and not {before.section, item.section} & set(alone)
-        shares = shares and not item.starts_card
-        pages, title_above_last = item.pages, item.title_again or (item.title_more if item.split else None)
-        if shares and stack_end(above + pages[:1]) > fill and stack_end([piece for _, piece in last]) < FULL_FACE * room:
-            split = best_break(item, above, room, fill)
-            if split is not None:
-                pages, title_above_last = [split.head, split.rest], item.title_more
+        shares = self.may_share(last, item)
+        pages, title_above_last = item.pages, item.title_above_last
+        if shares and stack_end(above + pages[:1]) > fill and stack_end([piece for _, piece in last]) < FULL_FACE * self.room:
+            pages, title_above_last = split_or_whole(item, above, self.room, fill, (pages, title_above_last))
         if shares and stack_end(above + pages[:1]) <= fill:
             last += [(number, piece) for piece in band + pages[:1]]
             pages = pages[1:]
-        elif len(pages) == 1 and stack_end(pages) > (cap := (caps or {}).get(len(faces), room)):  # a card it begins, balanced
-            split = best_break(item, [], room, cap)
-            if split is not None:
-                pages, title_above_last = [split.head, split.rest], item.title_more
-        faces += [[(number, piece)] for piece in pages]
+        elif len(pages) == 1 and stack_end(pages) > (cap := self.cap(len(self.faces))):  # a card it begins, balanced
+            pages, title_above_last = split_or_whole(item, [], self.room, cap, (pages, title_above_last))
+        self.faces += [[(number, piece)] for piece in pages]
         if pages and title_above_last is not None:
-            faces[-1].insert(0, (number, title_above_last))
-    return faces
+            self.faces[-1].insert(0, (number, title_above_last))
+
+    def band_above(self, last: list[tuple[int, Piece]], item: ItemPieces) -> list[Piece]:
+        """The band to stack above `item` on the `last` card: its section's, if the card's last item is of another."""
+        before = self.items[last[-1][0]] if last else None
+        return [self.bands[item.section]] if before is not None and before.section != item.section else []
+
+    def may_share(self, last: list[tuple[int, Piece]], item: ItemPieces) -> bool:
+        """Whether `item` may join the `last` card: neither it nor the card's last item runs on over cards of its own,
+        neither is of a section alone, and it does not begin a card as planned (`starts_card`)."""
+        if not last or item.starts_card:
+            return False
+        before = self.items[last[-1][0]]
+        return not before.runs_on and not item.runs_on and not {before.section, item.section} & self.alone
+
+
+def split_or_whole(
+    item: ItemPieces, above: list[Piece], room: float, fill: float, whole: tuple[list[Piece], Piece | None]
+) -> tuple[list[Piece], Piece | None]:
+    """`item`'s pieces split at its `best_break` below `above` on a card filled to `fill` at most, and the title above
+    the last of them (its head, then its rest under its title marked as continued); `whole` where no break fits."""
+    split = best_break(item, above, room, fill)
+    return ([split.head, split.rest], item.title_more) if split is not None else whole
 
 
 def best_break(item: ItemPieces, above: list[Piece], room: float, fill: float | None = None) -> Break | None:
@@ -449,51 +492,86 @@ def arranged(
     `bottom`, and None returned if a piece on it runs below that; `footer`: the pages' footers (parts
     `{footer}-{page}-{pages}`), as many as MAX_SHEET_PAGES."""
     title = parts["title"]
-    columns = Columns(SHEET_MARGIN[0] + title.height + title.margin_bottom, *(short or (None, 0.0)))
-    placed: list[tuple[int, Piece, float, float]] = [(0, title, SHEET_LEFT, SHEET_MARGIN[0])]
-    outline = [(0, job.title, 0, SHEET_MARGIN[0])]
-    rules: list[tuple[int, float, float, float, str]] = []
-    plan: list[list[list[tuple[int, str]]]] = [[[]]]  # what the HTML sheet puts in each column (cards.sheet_page)
-    begun: set[int] = set()  # the sections whose bar is placed
+    sheet = SheetDraft(job, parts, Columns(SHEET_MARGIN[0] + title.height + title.margin_bottom, *(short or (None, 0.0))))
+    sheet.placed.append((0, title, SHEET_LEFT, SHEET_MARGIN[0]))
+    sheet.outline.append((0, job.title, 0, SHEET_MARGIN[0]))
+    columns = sheet.columns
     for item in sorted(items, key=lambda item: job.sections[item.section].last_on_sheet):  # stable: in order otherwise
-        bar = parts[f"section-{item.section}"]
         for number, piece in enumerate(item.pages):
-            heading = [bar] if item.section not in begun else []
-            if columns.margin_above is not None and not columns.room_for(heading + (item.pages if number == 0 else [piece])):
-                columns.next_column()  # a bar and its first item, or an item, start a column together
-            if columns.margin_above is None and not heading:  # a column's top, in a section begun above
-                heading = [parts[f"section-more-{item.section}"]]
+            heading = sheet.headings_above(item, number, piece)
             for head in heading:
-                top = columns.put(head)
-                placed.append((columns.page, head, columns.x, top))
-                column_plan(plan, columns).append((item.section, "bar" if head is bar else "more"))
-                if head is bar:
-                    outline.append((1, job.sections[item.section].title, columns.page, top))
-                    begun.add(item.section)
+                sheet.put_heading(head, item)
             column = (columns.page, columns.column)
-            top = columns.put(piece)
-            placed.append((columns.page, piece, columns.x + sum(RULE), top))
-            if number > 0 and rules[-1][:2] == (columns.page, columns.x):  # under its last piece: one rule for both
-                rules[-1] = (columns.page, columns.x, rules[-1][2], top + piece.height - rules[-1][2], item.colour)
-            else:
-                rules.append((columns.page, columns.x, top, piece.height, item.colour))
-            if number == 0:
-                outline.append((2, item.title, columns.page, top))
-                column_plan(plan, columns).append((item.section, item.anchor))
+            top = sheet.put_piece(piece, item, number)
             parted = bool(heading) and (columns.page, columns.column) != column  # a bar left alone at a column's foot
             if short is not None and (parted or columns.page == short[0] and top + piece.height > short[1]):
                 return None
             if parted or top + piece.height > SHEET_AREA[1] - SHEET_MARGIN[1]:
                 raise AidError(f"{name}: '{item.title[:40]}' is longer than a column of the sheet")
-    pages = columns.page + 1
-    if short is not None and pages != short[0] + 1:
-        return None  # the short page is no longer the last
-    if pages > MAX_SHEET_PAGES:
-        return SheetLayout(pages, placed, outline, rules, plan)  # refused (arrange_sheet), unless the QR code made it so long
-    for page in range(pages):
-        foot = parts[f"{footer}-{page + 1}-{pages}"]
-        placed.append((page, foot, SHEET_LEFT, footer_top(SHEET_AREA[1], SHEET_MARGIN[1], foot)))
-    return SheetLayout(pages, placed, outline, rules, plan)
+    return sheet.layout(short, footer)
+
+
+@dataclass
+class SheetDraft:
+    """The sheet as `arranged` fills it: where the next piece goes (`columns`), what it has placed (SheetLayout's
+    fields) and the sections whose bar is placed (`begun`)."""
+
+    job: AidJob
+    parts: dict[str, Piece]
+    columns: Columns
+    placed: list[tuple[int, Piece, float, float]] = field(default_factory=list)
+    outline: list[tuple[int, str, int, float]] = field(default_factory=list)
+    rules: list[tuple[int, float, float, float, str]] = field(default_factory=list)
+    plan: list[list[list[tuple[int, str]]]] = field(default_factory=lambda: [[[]]])  # what the HTML sheet puts in each column (cards.sheet_page)
+    begun: set[int] = field(default_factory=set)
+
+    def headings_above(self, item: ItemPieces, number: int, piece: Piece) -> list[Piece]:
+        """The bars to put above `piece`, page `number` of `item`: its section's bar above the section's first item, its
+        continuation bar at the top of a column the section goes on in; moving on to the next column first where
+        they and the item (or this piece of it) do not fit what is left of this one."""
+        columns = self.columns
+        heading = [self.parts[f"section-{item.section}"]] if item.section not in self.begun else []
+        if columns.margin_above is not None and not columns.room_for(heading + (item.pages if number == 0 else [piece])):
+            columns.next_column()  # a bar and its first item, or an item, start a column together
+        if columns.margin_above is None and not heading:  # a column's top, in a section begun above
+            heading = [self.parts[f"section-more-{item.section}"]]
+        return heading
+
+    def put_heading(self, head: Piece, item: ItemPieces) -> None:
+        """Place a bar of `item`'s section: its bar (a bookmark) or its continuation bar."""
+        top = self.columns.put(head)
+        self.placed.append((self.columns.page, head, self.columns.x, top))
+        is_bar = head is self.parts[f"section-{item.section}"]
+        column_plan(self.plan, self.columns).append((item.section, "bar" if is_bar else "more"))
+        if is_bar:
+            self.outline.append((1, self.job.sections[item.section].title, self.columns.page, top))
+            self.begun.add(item.section)
+
+    def put_piece(self, piece: Piece, item: ItemPieces, number: int) -> float:
+        """Place page `number` of `item` with its rule (one for both where it goes on under its last piece); its top."""
+        columns = self.columns
+        top = columns.put(piece)
+        self.placed.append((columns.page, piece, columns.x + sum(RULE), top))
+        if number > 0 and self.rules[-1][:2] == (columns.page, columns.x):  # under its last piece: one rule for both
+            self.rules[-1] = (columns.page, columns.x, self.rules[-1][2], top + piece.height - self.rules[-1][2], item.colour)
+        else:
+            self.rules.append((columns.page, columns.x, top, piece.height, item.colour))
+        if number == 0:
+            self.outline.append((2, item.title, columns.page, top))
+            column_plan(self.plan, columns).append((item.section, item.anchor))
+        return top
+
+    def layout(self, short: tuple[int, float] | None, footer: str) -> SheetLayout | None:
+        """The sheet placed, with its pages' footers; None if `short`'s page is no longer the last."""
+        pages = self.columns.page + 1
+        if short is not None and pages != short[0] + 1:
+            return None  # the short page is no longer the last
+        if pages > MAX_SHEET_PAGES:
+            return SheetLayout(pages, self.placed, self.outline, self.rules, self.plan)  # refused (arrange_sheet), unless the QR code made it so long
+        for page in range(pages):
+            foot = self.parts[f"{footer}-{page + 1}-{pages}"]
+            self.placed.append((page, foot, SHEET_LEFT, footer_top(SHEET_AREA[1], SHEET_MARGIN[1], foot)))
+        return SheetLayout(pages, self.placed, self.outline, self.rules, self.plan)
 
 
 def column_plan(plan: list[list[list[tuple[int, str]]]], columns: Columns) -> list[tuple[int, str]]:

@@ -21,7 +21,7 @@ import itertools
 import os
 import re
 from collections.abc import Collection, Iterable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import cache
 from typing import Any, NoReturn
 
@@ -200,33 +200,63 @@ def item_pieces(job: AidJob, document: Document, name: str, apart: Collection[st
     """Each item of the aid, in order, with the pages it was laid out on (the items' document). An item in
     `apart` (its id) has two, its text and its table, and its title again on a page between them."""
     listed = [(number, item) for number, section in enumerate(job.sections) for item in section.items]
-    items: list[ItemPieces] = []
+    reading = ItemsRead(name, listed, apart)
     for page_number, (page, card) in enumerate(zip(document.pages, card_of_each_page(document), strict=True)):
+        reading.read(page, page_number, card)
+    if len(reading.items) != len(listed):
+        raise AidError(f"{name}: {len(listed) - len(reading.items)} item(s) missing from the laid-out cards")
+    return reading.items
+
+
+@dataclass
+class ItemsRead:
+    """`item_pieces` reading the items' document a page at a time: the aid's items as listed, (section number, item),
+    those begun so far, and the margins of the last one's box, which the pages it runs on to keep."""
+
+    name: str
+    listed: list[tuple[int, tuple[str, str, str, str]]]
+    apart: Collection[str]
+    items: list[ItemPieces] = field(default_factory=list)
+    margins: tuple[float, float] = (0.0, 0.0)
+
+    def read(self, page: Page, page_number: int, card: str | None) -> None:
+        """Take page `page_number`, whose title is `card`'s (None: untitled): an item's first page, its title again,
+        its table set apart, or the rest of an item that ran on."""
         top, bottom = extent(page)
-        same = bool(items) and listed[len(items) - 1][1][0] == card  # a heading of the item's own text on a page it ran on to
-        again = same and card in apart and items[-1].title_again is None and any("again" in class_of(box) for box in all_boxes(page))
+        laid_out = Piece("items", page_number, top, CARD_TEXT[0], bottom - top)  # its margins set below
+        same = bool(self.items) and self.listed[len(self.items) - 1][1][0] == card  # a heading of the item's own text on a page it ran on to
         if card is not None and not same:
-            if len(items) == len(listed) or listed[len(items)][1][0] != card:
-                raise AidError(f"{name}: card '{card}' is not where the aid lists it")  # two items with one id
-            section, (_, title, colour, site_page) = listed[len(items)]
-            box = next(box for box in all_boxes(page) if "item" in class_of(box))
-            items.append(ItemPieces(section, title, colour, [], site_page, anchor=card))
-            margins = ((box.margin_top or 0) * PX, (box.margin_bottom or 0) * PX)
-            below = [child for child in box.children if getattr(child, "element_tag", None)][-1]  # the text's last block
-            bottom_margin = css_margin(below, "bottom") if card in apart else margins[1]  # its table follows on the sheet
-            items[-1].pages.append(Piece("items", page_number, top, CARD_TEXT[0], bottom - top, margins[0], bottom_margin))
-            items[-1].breaks = item_breaks(box, items[-1].pages[0], card, page.height) if card not in apart else []
-        elif again:  # the title again
-            heading = next(box for box in all_boxes(page) if getattr(box, "element_tag", None) == "h3")
-            items[-1].title_again = Piece("items", page_number, top, CARD_TEXT[0], bottom - top, margins[0], css_margin(heading, "bottom"))
-        elif card is None and items[-1].title_again is not None and len(items[-1].pages) == 1:  # the table set apart
-            table = next(box for box in all_boxes(page) if getattr(box, "element_tag", None) == "table")
-            items[-1].pages.append(Piece("items", page_number, top, CARD_TEXT[0], bottom - top, css_margin(table, "top"), margins[1]))
+            self.begin(page, laid_out, card)
+        elif same and self.is_title_again(page, card):
+            heading = first_tagged(page, "h3")
+            self.items[-1].title_again = replace(laid_out, margin_top=self.margins[0], margin_bottom=css_margin(heading, "bottom"))
+        elif card is None and self.items[-1].title_again is not None and len(self.items[-1].pages) == 1:  # the table set apart
+            table = first_tagged(page, "table")
+            self.items[-1].pages.append(replace(laid_out, margin_top=css_margin(table, "top"), margin_bottom=self.margins[1]))
         else:  # the rest of an item that ran on
-            items[-1].pages.append(Piece("items", page_number, top, CARD_TEXT[0], bottom - top, *margins))
-    if len(items) != len(listed):
-        raise AidError(f"{name}: {len(listed) - len(items)} item(s) missing from the laid-out cards")
-    return items
+            self.items[-1].pages.append(replace(laid_out, margin_top=self.margins[0], margin_bottom=self.margins[1]))
+
+    def is_title_again(self, page: Page, card: str | None) -> bool:
+        """Whether `page`, of the last item begun, is its title again (an item set apart has it once)."""
+        return card in self.apart and self.items[-1].title_again is None and any("again" in class_of(box) for box in all_boxes(page))
+
+    def begin(self, page: Page, laid_out: Piece, card: str) -> None:
+        """The next item, titled on `page` (`laid_out`: where it stands there), with where it may be split."""
+        if len(self.items) == len(self.listed) or self.listed[len(self.items)][1][0] != card:
+            raise AidError(f"{self.name}: card '{card}' is not where the aid lists it")  # two items with one id
+        section, (_, title, colour, site_page) = self.listed[len(self.items)]
+        box = next(box for box in all_boxes(page) if "item" in class_of(box))
+        self.margins = ((box.margin_top or 0) * PX, (box.margin_bottom or 0) * PX)
+        below = [child for child in box.children if getattr(child, "element_tag", None)][-1]  # the text's last block
+        bottom_margin = css_margin(below, "bottom") if card in self.apart else self.margins[1]  # its table follows on the sheet
+        first = replace(laid_out, margin_top=self.margins[0], margin_bottom=bottom_margin)
+        breaks = item_breaks(box, first, card, page.height) if card not in self.apart else []
+        self.items.append(ItemPieces(section, title, colour, [first], site_page, anchor=card, breaks=breaks))
+
+
+def first_tagged(page: Page, tag: str) -> Box:
+    """The first box of a laid-out page that is an element `tag` ("h3", "table")."""
+    return next(box for box in all_boxes(page) if getattr(box, "element_tag", None) == tag)
 
 
 HEADINGS = {"h1", "h2", "h3", "h4", "h5", "h6"}
@@ -239,17 +269,7 @@ def item_breaks(item: Box, piece: Piece, card: str, page_height: float) -> list[
     over two cards: after one of its blocks (a paragraph, a table whole) or list items, never after a heading, leaving
     LEAST_LINES lines of its text at least on either side; and within one (`within_breaks`). Each break's head and
     rest as high as they are on this page, their own pages to come (page -1: aid_layout.split_items lays them out)."""
-    own = [child for child in item.children if getattr(child, "element", None) is not None and child.element in list(item.element)]
-    element_number = {id(element): number for number, element in enumerate((e for e in item.element if isinstance(e.tag, str)), 1)}
-    blocks: list[tuple[Box, str]] = []  # in order, each with its CSS selector
-    for child in own[1:]:  # below the title
-        selector = f'.item[id="{css_string(card)}"] > :nth-child({element_number[id(child.element)]})'
-        if child.element_tag in ("ul", "ol"):
-            entries = [entry for entry in child.children if getattr(entry, "element_tag", None) == "li"]
-            numbers = {id(element): number for number, element in enumerate((e for e in child.element if isinstance(e.tag, str)), 1)}
-            blocks += [(entry, f"{selector} > :nth-child({numbers[id(entry.element)]})") for entry in entries]
-        else:
-            blocks.append((child, selector))
+    blocks = item_blocks(item, card)
     lines = [len({round(line.position_y, 1) for line in all_boxes_of(block) if isinstance(line, LineBox)}) for block, _ in blocks]
     breaks = []
     for at in range(1, len(blocks)):
@@ -258,10 +278,39 @@ def item_breaks(item: Box, piece: Piece, card: str, page_height: float) -> list[
             continue
         head_bottom = (above.position_y + (above.margin_top or 0) + above.border_height()) * PX
         rest_top = (below.position_y + (below.margin_top or 0)) * PX
-        head = Piece("items", piece.page, piece.top, piece.width, head_bottom - piece.top + SPLIT_SLACK, piece.margin_top, 0.0)
-        rest = Piece("items", -1, 0.0, piece.width, piece.top + piece.height - rest_top + SPLIT_SLACK, 0.0, piece.margin_bottom)
+        head, rest = split_pieces(piece, head_bottom, rest_top)
         breaks.append(Break(head, rest, f"{blocks[at - 1][1]} {{ break-after: page; }}\n"))
     return breaks + within_breaks(item, piece, card, page_height, blocks)
+
+
+def item_blocks(item: Box, card: str) -> list[tuple[Box, str]]:
+    """The blocks of the item laid out in `item` (its box; `card`: its id) below its title, in order, each with the CSS
+    selector that picks it: its paragraphs and tables, and for a list, each of its list items."""
+    own = [child for child in item.children if getattr(child, "element", None) is not None and child.element in list(item.element)]
+    element_number = child_numbers(item)
+    blocks: list[tuple[Box, str]] = []
+    for child in own[1:]:  # below the title
+        selector = f'.item[id="{css_string(card)}"] > :nth-child({element_number[id(child.element)]})'
+        if child.element_tag in ("ul", "ol"):
+            entries = [entry for entry in child.children if getattr(entry, "element_tag", None) == "li"]
+            numbers = child_numbers(child)
+            blocks += [(entry, f"{selector} > :nth-child({numbers[id(entry.element)]})") for entry in entries]
+        else:
+            blocks.append((child, selector))
+    return blocks
+
+
+def child_numbers(box: Box) -> dict[int, int]:
+    """The child elements of `box`'s element, by their id(), numbered as CSS :nth-child counts them (from 1)."""
+    return {id(element): number for number, element in enumerate((e for e in box.element if isinstance(e.tag, str)), 1)}
+
+
+def split_pieces(piece: Piece, head_bottom: float, rest_top: float) -> tuple[Piece, Piece]:
+    """The head and the rest of the item on `piece` split where its head ends at `head_bottom` and its rest begins at
+    `rest_top` (points from the page's top): each as high as it is on this page and SPLIT_SLACK more."""
+    head = Piece("items", piece.page, piece.top, piece.width, head_bottom - piece.top + SPLIT_SLACK, piece.margin_top, 0.0)
+    rest = Piece("items", -1, 0.0, piece.width, piece.top + piece.height - rest_top + SPLIT_SLACK, 0.0, piece.margin_bottom)
+    return head, rest
 
 
 def lead_lines(block: Box, lines: list[LineBox]) -> int:
@@ -293,32 +342,51 @@ def within_breaks(item: Box, piece: Piece, card: str, page_height: float, blocks
     start = item.position_y + (item.margin_top or 0)
     breaks = []
     for block, selector in blocks:
-        table, lead = "", 0
-        if block.element_tag == "table":
-            groups = [box for box in all_boxes_of(block) if isinstance(box, TableRowGroupBox)]
-            body = [row for group in groups if group.element_tag == "tbody" for row in group.children if isinstance(row, TableRowBox)]
-            head_rows = sum(group.border_height() for group in groups if group.element_tag == "thead")
-            parts = [(row.position_y, row.position_y + row.height) for row in body]
-            least, extra, table = LEAST_ROWS, head_rows + TABLE_RULE / PX, f"{selector} {{ break-inside: auto; }}\n"
-        elif any(isinstance(box, BlockBox) and box.element is not block.element for box in all_boxes_of(block)):
+        spans = block_spans(block, selector)
+        if spans is None:
             continue  # a list item holding a list
-        else:
-            lines = [
-                box
-                for box in all_boxes_of(block)
-                if isinstance(box, LineBox) and box.element is block.element and box.element_tag == block.element_tag
-            ]
-            parts, least, extra = [(line.position_y, line.position_y + line.height) for line in lines], LEAST_LINES, 0.0
-            lead = lead_lines(block, lines)
-        first = max(least, lead)
-        for at in range(first, len(parts) - least + 1):
-            head_bottom, rest_top = parts[at - 1][1] + (TABLE_RULE / PX if table else 0.0), parts[at][0]
+        for at in range(spans.first, len(spans.spans) - spans.least + 1):
+            head_bottom, rest_top = spans.spans[at - 1][1] + spans.rule, spans.spans[at][0]
             spacer = page_height - (head_bottom - start) - END_SLACK
-            head = Piece("items", piece.page, piece.top, piece.width, head_bottom * PX - piece.top + SPLIT_SLACK, piece.margin_top, 0.0)
-            rest = Piece("items", -1, 0.0, piece.width, piece.top + piece.height - (rest_top - extra) * PX + SPLIT_SLACK, 0.0, piece.margin_bottom)
-            css = table + f'.item[id="{css_string(card)}"]::before {{ content: ""; display: block; height: {spacer:.3f}px; }}\n'
+            head, rest = split_pieces(piece, head_bottom * PX, (rest_top - spans.extra) * PX)
+            css = spans.css + f'.item[id="{css_string(card)}"]::before {{ content: ""; display: block; height: {spacer:.3f}px; }}\n'
             breaks.append(Break(head, rest, css, within=True))
     return breaks
+
+
+@dataclass(frozen=True)
+class Spans:
+    """The lines of a paragraph or list item, or the body rows of a table, that `within_breaks` may split a block between:
+    each line's or row's (top, bottom) in CSS pixels; how many stay on either side at `least`, and on the first card at
+    `first` (a paragraph's lead whole: `lead_lines`); what the rest's page repeats above it (`extra`: a table's head row
+    and rule) and the head's ends with below its last span (`rule`: a table's); `css`: what lets the block break."""
+
+    spans: list[tuple[float, float]]
+    least: int
+    first: int
+    extra: float = 0.0
+    rule: float = 0.0
+    css: str = ""
+
+
+def block_spans(block: Box, selector: str) -> Spans | None:
+    """Where `block` (picked by `selector`) may be split: a table between its body rows, a paragraph or list item between
+    its lines; None for a list item holding a list."""
+    if block.element_tag == "table":
+        return table_spans(block, selector)
+    if any(isinstance(box, BlockBox) and box.element is not block.element for box in all_boxes_of(block)):
+        return None
+    lines = [box for box in all_boxes_of(block) if isinstance(box, LineBox) and box.element is block.element and box.element_tag == block.element_tag]
+    return Spans([(line.position_y, line.position_y + line.height) for line in lines], LEAST_LINES, max(LEAST_LINES, lead_lines(block, lines)))
+
+
+def table_spans(table: Box, selector: str) -> Spans:
+    """Where `table` (picked by `selector`) may be split: between its body rows, its head row repeated above the rest."""
+    groups = [box for box in all_boxes_of(table) if isinstance(box, TableRowGroupBox)]
+    body = [row for group in groups if group.element_tag == "tbody" for row in group.children if isinstance(row, TableRowBox)]
+    head_rows = sum(group.border_height() for group in groups if group.element_tag == "thead")
+    rows = [(row.position_y, row.position_y + row.height) for row in body]
+    return Spans(rows, LEAST_ROWS, LEAST_ROWS, head_rows + TABLE_RULE / PX, TABLE_RULE / PX, f"{selector} {{ break-inside: auto; }}\n")
 
 
 def all_boxes_of(box: Box) -> Iterator[Box]:
@@ -517,34 +585,50 @@ def lay_out_cards(html: str, name: str) -> tuple[str, Document, set[str], list[s
     overrun = [card for card, next_page in itertools.pairwise(items) if card is not None and next_page is None]
     if not overrun:
         return html, document, set(), []
-    hide_others = only_these(overrun)
-
-    def remedied(apart: list[str]) -> tuple[str, Document, list[str | None]]:
-        """The HTML with the overrunning cards set smaller but those in `apart`, whose tables go on a page of
-        their own; and the overrunning cards laid out again, with whose card each page is."""
-        tables = ", ".join(f'.item[id="{css_string(item)}"] h3.again' for item in apart)
-        style = smaller_css([item for item in overrun if item not in apart]) + (APART.format(selector=tables) if tables else "")
-        new_html = html.replace("</style>", style + "</style>", 1)
-        small = checked_document(new_html.replace("</style>", hide_others + "</style>", 1), name)
-        return new_html, small, card_of_each_page(small)
-
-    new_html, small, small_items = remedied([])
-    with_tables = items_with_tables(small)
-    apart = [card for card, count in pages_of_each_card(small_items).items() if count > 1 and card in with_tables]
+    remedy = remedied(html, name, overrun, [])
+    with_tables = items_with_tables(remedy.document)
+    apart = [card for card, count in pages_of_each_card(remedy.cards).items() if count > 1 and card in with_tables]
     if apart:
-        new_html, small, small_items = remedied(apart)
-    counts = pages_of_each_card(small_items)
+        remedy = remedied(html, name, overrun, apart)
+    counts = pages_of_each_card(remedy.cards)
     set_apart = {card for card in apart if counts[card] == 3}  # its text, its title again, its table: a page each
+    smaller = [item for item in overrun if item not in apart]
     if any(count > (3 if card in set_apart else 1) for card, count in counts.items()):  # still too long: it runs on
-        return new_html, checked_document(new_html, name), set_apart, [item for item in overrun if item not in apart]  # rather than failing
+        return remedy.html, checked_document(remedy.html, name), set_apart, smaller  # rather than failing
+    return remedy.html, document.copy(remedied_pages(document, items, overrun, remedy, set_apart)), set_apart, smaller
+
+
+@dataclass(frozen=True)
+class Remedy:
+    """The overrunning cards remedied (`lay_out_cards`): the items' HTML with them set smaller or their tables set
+    apart, and those cards alone laid out again (`document`), with whose card each page is (`cards`)."""
+
+    html: str
+    document: Document
+    cards: list[str | None]
+
+
+def remedied(html: str, name: str, overrun: list[str], apart: list[str]) -> Remedy:
+    """The HTML with the `overrun` cards set smaller but those in `apart`, whose tables go on a page of their own;
+    and the overrunning cards laid out again."""
+    tables = ", ".join(f'.item[id="{css_string(item)}"] h3.again' for item in apart)
+    style = smaller_css([item for item in overrun if item not in apart]) + (APART.format(selector=tables) if tables else "")
+    new_html = html.replace("</style>", style + "</style>", 1)
+    small = checked_document(new_html.replace("</style>", only_these(overrun) + "</style>", 1), name)
+    return Remedy(new_html, small, card_of_each_page(small))
+
+
+def remedied_pages(document: Document, items: list[str | None], overrun: list[str], remedy: Remedy, set_apart: set[str]) -> list[Page]:
+    """The pages of `document`, the items' first layout (`items`: whose card each page is), with those of the `overrun` cards replaced by their pages
+    remedied (an item set apart: its text, its title again and its table, untitled)."""
     pages = []
     for item, page in zip(items, document.pages, strict=True):
         if item in overrun:
-            pages += [small_page for small_item, small_page in zip(small_items, small.pages, strict=True) if small_item == item]
-            pages += [small.pages[small_items.index(item) + 2]] if item in set_apart else []  # the table: untitled
+            pages += [small_page for small_item, small_page in zip(remedy.cards, remedy.document.pages, strict=True) if small_item == item]
+            pages += [remedy.document.pages[remedy.cards.index(item) + 2]] if item in set_apart else []  # the table: untitled
         elif item is not None:
             pages.append(page)
-    return new_html, document.copy(pages), set_apart, [item for item in overrun if item not in apart]
+    return pages
 
 
 def smaller_css(cards: list[str]) -> str:
