@@ -88,3 +88,20 @@ def test_the_rules_check_package_needs_nothing_from_the_generator():
                 assert not node.module.startswith("generator"), path
             if isinstance(node, ast.Import):
                 assert not any(alias.name.startswith("generator") for alias in node.names), path
+
+
+# radon grades a function's cyclomatic complexity A (1-5) … C (11-20), D (21-30), E, F: above C, a
+# function has more paths than a reader keeps in mind, and its tests rarely reach them all.
+MOST_PATHS = 20
+
+
+def test_no_generator_function_is_above_radon_grade_c():
+    from radon.complexity import cc_visit  # pinned in requirements.txt (development)
+
+    too_complex = [
+        f"{path.relative_to(GENERATOR.parent)}:{block.lineno} {block.fullname} ({block.complexity})"
+        for path in MODULES
+        for block in cc_visit(path.read_text(encoding="utf-8"))
+        if block.complexity > MOST_PATHS
+    ]
+    assert too_complex == []
