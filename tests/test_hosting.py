@@ -19,6 +19,8 @@ from pathlib import Path
 import pytest
 from conftest import MINI, REPO
 
+from generator.base.paths import SNAPSHOT_CACHE
+
 pytestmark = pytest.mark.browser
 
 FOLDER = "/kb/"
@@ -35,6 +37,11 @@ def hosted_build(tmp_path_factory) -> Path:
         shutil.copytree(REPO / part, copy / part, ignore=shutil.ignore_patterns("__pycache__", "data"))
     for part in ("node_modules", ".venv"):  # the front-end packages and the calculators' wheels, as installed
         (copy / part).symlink_to(REPO / part)
+    # The calculators' start-up snapshot is made from the same code: shared with the repository's builds, not made
+    # again with Node.js (~30 s; calculators.start_snapshot writes it whole or not at all, whoever runs beside).
+    SNAPSHOT_CACHE.mkdir(parents=True, exist_ok=True)
+    (copy / "build").mkdir()
+    (copy / "build" / "calc-cache").symlink_to(SNAPSHOT_CACHE)
     config = (REPO / "mkdocs.yml").read_text(encoding="utf-8")
     assert "site_url:" not in config
     (copy / "mkdocs.yml").write_text(config.replace("site_name:", f"site_url: {SITE_URL}\nsite_name:", 1), encoding="utf-8")
