@@ -304,12 +304,7 @@ class _Battle:
             raise REFUSALS("unknown-powers", unknown=unknown, powers=list(POWERS))
         self.powers = [p for p in POWERS if p in figures]
         self.stats = stats
-        for power in self.powers:
-            for kind, count in figures[power].items():
-                if count and kind not in stats:
-                    raise REFUSALS("stats-missing", kind=kind)
-                if count and "attack" not in stats[kind]:
-                    raise REFUSALS("attack-value-missing", kind=kind)
+        self._check_stats(figures)
         self.standing = {p: {k: n for k, n in figures[p].items() if n} for p in self.powers}  # on the board
         self.knocked: dict[str, dict[str, int]] = {p: {} for p in self.powers}  # knocked over in the main battle, still rolling
         self.removed: dict[str, dict[str, int]] = {p: {} for p in self.powers}  # removed at once by start-of-battle hits
@@ -317,16 +312,27 @@ class _Battle:
         self.peasants = peasant_tokens
         self.to_sheet: dict[str, int] = {}
         self.figures_hit: list[dict[str, Any]] = []
-        self.cards = []
-        for card in cards:
-            effect = {
-                **self.rules.KNOWN_CARDS.get(card["card"], {}),
-                **{k: v for k, v in card.items() if k not in ("power", "card")},
-            }
-            if card["power"] not in POWERS:
-                raise REFUSALS("unknown-power-of-card", power=card["power"], card=card["card"])
-            self.cards.append({"power": card["power"], "card": card["card"], **effect})
+        self.cards = [self._card_in_play(card) for card in cards]
         self.bonus = {p: sum(c.get("defense_bonus", 0) for c in self.cards if c["power"] == p) for p in POWERS}
+
+    def _check_stats(self, figures: dict[str, Any]) -> None:
+        """Every figure on the board needs its stats, with at least an attack value: the sources print none."""
+        for power in self.powers:
+            for kind, count in figures[power].items():
+                if count and kind not in self.stats:
+                    raise REFUSALS("stats-missing", kind=kind)
+                if count and "attack" not in self.stats[kind]:
+                    raise REFUSALS("attack-value-missing", kind=kind)
+
+    def _card_in_play(self, card: BattleCard) -> dict[str, Any]:
+        """A card's battle effect: the numbers the sources state for it (Rules.KNOWN_CARDS), overridden by those given."""
+        effect = {
+            **self.rules.KNOWN_CARDS.get(card["card"], {}),
+            **{k: v for k, v in card.items() if k not in ("power", "card")},
+        }
+        if card["power"] not in POWERS:
+            raise REFUSALS("unknown-power-of-card", power=card["power"], card=card["card"])
+        return {"power": card["power"], "card": card["card"], **effect}
 
     def owner(self, target: str) -> tuple[str, str]:
         if "/" in target:
@@ -387,6 +393,12 @@ class _Battle:
             if (value if value is not None else least) > pool:
                 out.append(kind)
         return out
+
+    def out_of_reach(self, power: str, pool: int) -> list[str]:
+        """The enemy figures a Power's pool of hits cannot kill (cannot_target), but for those carrying its held
+        start-of-battle hits that the pool would complete."""
+        held_need = {h[2]: self.defense(h[1], h[2])[0] - h[3] for h in self.held if h[0] == power}
+        return [k for k in self.cannot_target(power, pool) if not (k in held_need and held_need[k] <= pool)]
 
     def kill(self, by: str, power: str, kind: str, hits: int, early: bool, roller: str) -> None:
         if early:
@@ -487,6 +499,57 @@ class _Battle:
         for h in self.held:
             if h[0] == power and self.defense(h[1], h[2])[0] - h[3] <= left:
                 raise REFUSALS("unassigned-held-hits", roller=roller, hits=left, kind=h[2], owner=h[1])
+
+    def lose_held_hits(self, power: str, wasted_hits: dict[str, int]) -> None:
+        """The start-of-battle hits held on figures that `power`'s main battle never completed are lost: wasted by
+        the roller that made them, the figure hit but not killed."""
+        for h in [h for h in self.held if h[0] == power]:
+            self.held.remove(h)
+            wasted_hits[h[4]] += h[3]
+            self.figures_hit.append(
+                {
+                    "by": h[4],
+                    "power": h[1],
+                    "figure": h[2],
+                    "hits": h[3],
+                    "defense": self.defense(h[1], h[2])[0],
+                    "over_defense": 0,
+                    "killed": False,
+                    "removed_before_battle": False,
+                }
+            )
+
+    def dice_only(self) -> dict[str, Any]:
+        """The battle's answer before any roll: each roller's dice, the figures' defense, whether a battle is fought."""
+        return {
+            "dice": {**{name: dice for name, _, dice in self.early_rollers()}, **{p: self.dice_of(p) for p in self.powers}},
+            "defense": {p: {k: self.defense(p, k)[0] for k in self.standing[p]} for p in self.powers},
+            "battle_takes_place": self.takes_place(),
+        }
+
+    def killed(self, figures: dict[str, Any]) -> dict[str, dict[str, int]]:
+        """Each Power's figures killed, removed before the battle or knocked over in it."""
+        return {
+            p: {k: self.removed[p].get(k, 0) + self.knocked[p].get(k, 0) for k in figures[p] if self.removed[p].get(k, 0) + self.knocked[p].get(k, 0)}
+            for p in self.powers
+        }
+
+    def survivors(self) -> dict[str, dict[str, int]]:
+        """Each Power's figures left standing after the battle."""
+        return {p: {k: n - self.knocked[p].get(k, 0) for k, n in self.standing[p].items() if n - self.knocked[p].get(k, 0)} for p in self.powers}
+
+    def losses(self, figures: dict[str, Any]) -> dict[str, Any]:
+        """The battle's outcome: defense values, figures removed, killed and left, figures hit, Peasant tokens."""
+        killed, survivors = self.killed(figures), self.survivors()
+        return {
+            "defense": {p: {k: self.defense(p, k)[0] for k in figures[p] if figures[p][k]} for p in self.powers},
+            "removed_before_battle": {p: dict(r) for p, r in self.removed.items() if r},
+            "killed": killed,
+            "survivors": survivors,
+            "figures_hit": self.figures_hit,
+            "peasant_tokens_to_power_sheet": self.to_sheet,
+            "peasant_tokens_remaining": self.peasants,
+        }
 
 
 # the threat-dial instructions (citow/dial-instruction-list) that do something, by kind: what each counts, X of the
@@ -960,83 +1023,21 @@ class Rules(Game):
         """
         cards = cards or []
         state = _Battle(self, figures, stats, cards, peasant_tokens)
-        early = state.early_rollers()
         if dice_rolled is None:
-            return {
-                "dice": {**{name: dice for name, _, dice in early}, **{p: state.dice_of(p) for p in state.powers}},
-                "defense": {p: {k: state.defense(p, k)[0] for k in state.standing[p]} for p in state.powers},
-                "battle_takes_place": state.takes_place(),
-            }
+            return state.dice_only()
         hit_assignment = hit_assignment or {}
+        early = state.early_rollers()
         rollers = {n for n, _, _ in early} | set(state.powers)
         unknown = sorted((set(dice_rolled) | set(hit_assignment)) - rollers)
         if unknown:
             raise REFUSALS("unknown-rollers", rollers=unknown)
         battle_takes_place = state.takes_place()
         out: dict[str, dict[str, Any]] = {"dice": {}, "explosions": {}, "hits": {}, "wasted_hits": {}, "cannot_target": {}}
-        carry: dict[str, int] = {}
-        carry_sixes: dict[str, int] = {}
-        for name, power, dice in early:
-            roll = self._roll(name, dice, dice_rolled.get(name, []))
-            out["dice"][name], out["explosions"][name], out["hits"][name] = dice, roll["explosions"], roll["hits"]
-            out["cannot_target"][name] = []
-            left = state.assign(name, power, roll["hits"], roll["sixes"], hit_assignment.get(name, {}), early=True)
-            carry[power] = carry.get(power, 0) + left
-            carry_sixes[power] = carry_sixes.get(power, 0) + min(left, roll["sixes"])
-            out["wasted_hits"][name] = 0
-        for power in state.powers:
-            dice = state.dice_of(power)
-            roll = self._roll(power, dice, dice_rolled.get(power, []))
-            pool, sixes = roll["hits"] + carry.get(power, 0), roll["sixes"] + carry_sixes.get(power, 0)
-            out["dice"][power], out["explosions"][power], out["hits"][power] = dice, roll["explosions"], roll["hits"]
-            held_need = {h[2]: state.defense(h[1], h[2])[0] - h[3] for h in state.held if h[0] == power}
-            out["cannot_target"][power] = [k for k in state.cannot_target(power, pool) if not (k in held_need and held_need[k] <= pool)]
-            left = state.assign(power, power, pool, sixes, hit_assignment.get(power, {}), early=False)
-            state.must_assign(power, power, left, sixes)
-            out["wasted_hits"][power] = left
-            for h in [h for h in state.held if h[0] == power]:  # held start-of-battle hits never completed
-                state.held.remove(h)
-                out["wasted_hits"][h[4]] += h[3]
-                state.figures_hit.append(
-                    {
-                        "by": h[4],
-                        "power": h[1],
-                        "figure": h[2],
-                        "hits": h[3],
-                        "defense": state.defense(h[1], h[2])[0],
-                        "over_defense": 0,
-                        "killed": False,
-                        "removed_before_battle": False,
-                    }
-                )
-        killed = {
-            p: {
-                k: state.removed[p].get(k, 0) + state.knocked[p].get(k, 0)
-                for k in figures[p]
-                if state.removed[p].get(k, 0) + state.knocked[p].get(k, 0)
-            }
-            for p in state.powers
-        }
-        survivors = {
-            p: {k: n - state.knocked[p].get(k, 0) for k, n in state.standing[p].items() if n - state.knocked[p].get(k, 0)} for p in state.powers
-        }
-        result = {
-            **out,
-            "defense": {p: {k: state.defense(p, k)[0] for k in figures[p] if figures[p][k]} for p in state.powers},
-            "removed_before_battle": {p: dict(r) for p, r in state.removed.items() if r},
-            "killed": killed,
-            "survivors": survivors,
-            "figures_hit": state.figures_hit,
-            "peasant_tokens_to_power_sheet": state.to_sheet,
-            "peasant_tokens_remaining": state.peasants,
-            "battle_takes_place": battle_takes_place,
-        }
+        carried_hits, carried_sixes = self._start_of_battle(state, early, dice_rolled, hit_assignment, out)
+        self._main_battle(state, dice_rolled, hit_assignment, out, carried_hits, carried_sixes)
+        result = {**out, **state.losses(figures), "battle_takes_place": battle_takes_place}
         if region is not None:
-            key = region.replace("-", "_")
-            if key not in self.REGION_ORDER:
-                raise REFUSALS("unknown-region", region=region, regions=list(self.REGION_ORDER))
-            index = self.REGION_ORDER.index(key)
-            result["next_region"] = self.REGION_ORDER[index + 1] if index + 1 < len(self.REGION_ORDER) else None
+            result["next_region"] = self._next_region(region)
         if what_if:
             result["what_if"] = what_ifs = {}
             for case in what_if:
@@ -1052,6 +1053,59 @@ class Rules(Game):
                 keys = case.get("report") or list(other)
                 what_ifs[case["name"]] = {k: other.get(k) for k in keys}
         return result
+
+    def _rolled(self, out: dict[str, dict[str, Any]], roller: str, dice: int, results: list[int]) -> dict[str, Any]:
+        """A roller's roll (_roll), with its dice, explosions and hits written into the battle's answer `out`."""
+        roll = self._roll(roller, dice, results)
+        out["dice"][roller], out["explosions"][roller], out["hits"][roller] = dice, roll["explosions"], roll["hits"]
+        return roll
+
+    def _start_of_battle(
+        self,
+        state: _Battle,
+        early: list[tuple[str, str, int]],
+        dice_rolled: dict[str, Any],
+        hit_assignment: dict[str, Any],
+        out: dict[str, dict[str, Any]],
+    ) -> tuple[dict[str, int], dict[str, int]]:
+        """The start-of-battle rolls (cards such as Blood Frenzy), each assigned at once; returns each Power's hits
+        left unassigned and how many of them came from sixes, which join its main pool."""
+        carried_hits: dict[str, int] = {}
+        carried_sixes: dict[str, int] = {}
+        for name, power, dice in early:
+            roll = self._rolled(out, name, dice, dice_rolled.get(name, []))
+            out["cannot_target"][name] = []
+            left = state.assign(name, power, roll["hits"], roll["sixes"], hit_assignment.get(name, {}), early=True)
+            carried_hits[power] = carried_hits.get(power, 0) + left
+            carried_sixes[power] = carried_sixes.get(power, 0) + min(left, roll["sixes"])
+            out["wasted_hits"][name] = 0
+        return carried_hits, carried_sixes
+
+    def _main_battle(
+        self,
+        state: _Battle,
+        dice_rolled: dict[str, Any],
+        hit_assignment: dict[str, Any],
+        out: dict[str, dict[str, Any]],
+        carried_hits: dict[str, int],
+        carried_sixes: dict[str, int],
+    ) -> None:
+        """The main battle, Power by Power: its roll and its unassigned start-of-battle hits make one pool, assigned
+        as far as the rules require (citow/assigning-hits); its held start-of-battle hits still uncompleted are lost."""
+        for power in state.powers:
+            dice = state.dice_of(power)
+            roll = self._rolled(out, power, dice, dice_rolled.get(power, []))
+            pool, sixes = roll["hits"] + carried_hits.get(power, 0), roll["sixes"] + carried_sixes.get(power, 0)
+            out["cannot_target"][power] = state.out_of_reach(power, pool)
+            left = state.assign(power, power, pool, sixes, hit_assignment.get(power, {}), early=False)
+            state.must_assign(power, power, left, sixes)
+            out["wasted_hits"][power] = left
+            state.lose_held_hits(power, out["wasted_hits"])
+
+    def _next_region(self, region: str) -> str | None:
+        """The region after `region` in the standard region order (citow/battle-phase-overview); None after the last."""
+        index = self.REGION_ORDER.index(self._region(region))
+        return self.REGION_ORDER[index + 1] if index + 1 < len(self.REGION_ORDER) else None
 
     @check("dial_advancement_counters")
     def dial_advancement_counters(self, power: str, events: list[DialEvent]) -> dict[str, Any]:
