@@ -1653,6 +1653,33 @@ class Rules(Game):
         the game-end check needs (`game_end_needs`). A dial stops at Victory, its highest position: a tick beyond it is
         not turned.
         """
+        counters, notes = self._round_counters(powers)
+        step = self.advance_dials(counters)
+        turns = {p: self._dial_turn(p, spec, step["ticks"][p]) for p, spec in powers.items()}
+        needs = _game_end_needs(powers, turns)
+        at_victory = [p for p in POWERS if p in turns and turns[p]["at_victory"]]
+        game_end = None if needs else self._round_game_end(turns, at_victory, ruined_regions, old_world_deck_empty)
+        return {
+            "counters": counters,
+            "ticks": step["ticks"],
+            "extra_tick": step["extra_tick"],
+            "ticks_turned": _each_turn(turns, "ticks_turned"),
+            "position_after": _each_turn(turns, "position_after"),
+            "revealed": _each_turn(turns, "revealed"),
+            "vp_gained": {p: None if t["effects"] is None else t["effects"]["vp_gained"] for p, t in turns.items()},
+            "instructions_to_carry_out": _instructions_to_carry_out(turns),
+            "victory_points_after": _each_turn(turns, "victory_points_after"),
+            "threat_after": _each_turn(turns, "threat_after"),
+            "dials_at_victory": at_victory,
+            "counters_after": step["counters_after"],
+            "game_end": game_end,
+            "game_end_needs": needs,
+            "clarifications": notes,
+        }
+
+    def _round_counters(self, powers: dict[str, PowerDial]) -> tuple[dict[str, int], list[str]]:
+        """Each Power's advancement counters this round, counted from its `events` (dial_advancement_counters) or
+        given as `counters`; and the clarifications the counting cites, each once."""
         counters: dict[str, int] = {}
         notes: list[str] = []
         for power, spec in powers.items():
@@ -1664,40 +1691,41 @@ class Rules(Game):
                 notes += [n for n in counted["clarifications"] if n not in notes]
             else:
                 counters[power] = spec.get("counters", 0)
-        step = self.advance_dials(counters)
-        turns = {p: self._dial_turn(p, spec, step["ticks"][p]) for p, spec in powers.items()}
-        needs = [f"windows.{at} of {p}" for p, t in turns.items() for at in t["unknown_windows"]]
-        needs += [f"victory_at of {p}" for p, t in turns.items() if t["at_victory"] is None]
-        needs += [f"victory_points of {p}" for p, spec in powers.items() if "victory_points" not in spec]
-        at_victory = [p for p in POWERS if p in turns and turns[p]["at_victory"]]
-        game_end = None
-        if not needs:
-            threat = {p: t["threat_after"] for p, t in turns.items() if t["threat_after"] is not None}
-            try:
-                game_end = self.game_end(
-                    victory_points={p: t["victory_points_after"] for p, t in turns.items()},
-                    threat=threat,
-                    dials_at_victory=at_victory,
-                    ruined_regions=ruined_regions,
-                    old_world_deck_empty=old_world_deck_empty,
-                )
-            except RulesError as err:
-                raise REFUSALS("tie-after-the-dial-step", problem=err) from None
-        to_do = {p: {k: n for k, n in (t["effects"] or {}).items() if n and k != "vp_gained"} for p, t in turns.items()}
-        return {
-            "counters": counters,
-            "ticks": step["ticks"],
-            "extra_tick": step["extra_tick"],
-            "ticks_turned": {p: t["ticks_turned"] for p, t in turns.items()},
-            "position_after": {p: t["position_after"] for p, t in turns.items()},
-            "revealed": {p: t["revealed"] for p, t in turns.items()},
-            "vp_gained": {p: None if t["effects"] is None else t["effects"]["vp_gained"] for p, t in turns.items()},
-            "instructions_to_carry_out": {p: todo for p, todo in to_do.items() if todo},
-            "victory_points_after": {p: t["victory_points_after"] for p, t in turns.items()},
-            "threat_after": {p: t["threat_after"] for p, t in turns.items()},
-            "dials_at_victory": at_victory,
-            "counters_after": step["counters_after"],
-            "game_end": game_end,
-            "game_end_needs": needs,
-            "clarifications": notes,
-        }
+        return counters, notes
+
+    def _round_game_end(
+        self, turns: dict[str, dict[str, Any]], at_victory: list[str], ruined_regions: int, old_world_deck_empty: bool
+    ) -> dict[str, Any]:
+        """The game_end check on the victory points and threat after the dial step; a tie it cannot break is refused
+        as a tie after the step."""
+        threat = {p: t["threat_after"] for p, t in turns.items() if t["threat_after"] is not None}
+        try:
+            return self.game_end(
+                victory_points={p: t["victory_points_after"] for p, t in turns.items()},
+                threat=threat,
+                dials_at_victory=at_victory,
+                ruined_regions=ruined_regions,
+                old_world_deck_empty=old_world_deck_empty,
+            )
+        except RulesError as err:
+            raise REFUSALS("tie-after-the-dial-step", problem=err) from None
+
+
+def _each_turn(turns: dict[str, dict[str, Any]], key: str) -> dict[str, Any]:
+    """One part of each Power's dial turn (Rules._dial_turn), by Power."""
+    return {power: turn[key] for power, turn in turns.items()}
+
+
+def _game_end_needs(powers: dict[str, PowerDial], turns: dict[str, dict[str, Any]]) -> list[str]:
+    """What the game-end check needs that the players left out: the windows the dials revealed, where a dial's
+    Victory window is, each Power's victory points."""
+    needs = [f"windows.{at} of {p}" for p, t in turns.items() for at in t["unknown_windows"]]
+    needs += [f"victory_at of {p}" for p, t in turns.items() if t["at_victory"] is None]
+    needs += [f"victory_points of {p}" for p, spec in powers.items() if "victory_points" not in spec]
+    return needs
+
+
+def _instructions_to_carry_out(turns: dict[str, dict[str, Any]]) -> dict[str, dict[str, int]]:
+    """Each Power's revealed instructions other than VP, by what they count, for the Powers that have some."""
+    to_do = {p: {k: n for k, n in (t["effects"] or {}).items() if n and k != "vp_gained"} for p, t in turns.items()}
+    return {p: todo for p, todo in to_do.items() if todo}
