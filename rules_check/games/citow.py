@@ -616,6 +616,34 @@ def _card_key(name: str) -> str:
     return key.removeprefix("the_")
 
 
+def _take_comet_cards_off(track: list[str | None], comet: dict[str, Any]) -> list[str]:
+    """Take the cards with the twin-tailed comet symbol off the track, their spaces left empty; returns them in space
+    order. `comet` {card: has the symbol} must name every card on the track."""
+    removed = []
+    for index, card in enumerate(track):
+        if card is None:
+            continue
+        if card not in comet:
+            raise REFUSALS("comet-not-given", card=card)
+        if comet[card]:
+            removed.append(card)
+            track[index] = None
+    return removed
+
+
+def _push_onto_track(track: list[str | None], card: str) -> tuple[int, str | None]:
+    """Place `card` on the first space, each card pushed one space on until an empty space takes it; returns the
+    cards moved to a space further on, and the card pushed off the last space (None if none)."""
+    carry: str | None = card
+    index = shifted = 0
+    while carry is not None and index < len(track):
+        carry, track[index] = track[index], carry
+        index += 1
+        if carry is not None and index < len(track):
+            shifted += 1
+    return shifted, carry
+
+
 class Rules(Game):
     def __init__(self, data: GameData):
         super().__init__(data)
@@ -1180,40 +1208,21 @@ class Rules(Game):
         unknown = [e for e in effects if e not in OLD_WORLD_CARD_EFFECTS]
         if unknown:
             raise REFUSALS("unknown-track-effects", unknown=unknown, known=list(OLD_WORLD_CARD_EFFECTS))
-        spaces = [f"space_{i}" for i in range(1, self.OLD_WORLD_TRACK_SPACES + 1)]
-        extra = [k for k in old_world_track if k not in spaces]
-        if extra:
-            raise REFUSALS("track-spaces", count=self.OLD_WORLD_TRACK_SPACES, spaces=spaces, given=extra)
-        on_track = cast("Mapping[str, str | None]", old_world_track)  # read by space name: the data gives the spaces
-        track = [on_track.get(s) for s in spaces]
+        spaces, track = self._track_spaces(old_world_track)
         cards = [c for c in track if c is not None]
         if len(set(cards)) != len(cards) or drawn_card in cards:
             raise REFUSALS("card-twice-on-the-track")
-        comet = twin_tailed_comet or {}
         removed = []
         if "remove_twin_tailed_comet_cards_from_track" in effects:  # before the new card is placed
-            for index, card in enumerate(track):
-                if card is None:
-                    continue
-                if card not in comet:
-                    raise REFUSALS("comet-not-given", card=card)
-                if comet[card]:
-                    removed.append(card)
-                    track[index] = None
+            removed += _take_comet_cards_off(track, twin_tailed_comet or {})
         before = dict(zip(spaces, track, strict=True))
         shifted = 0
         if "discard_instead_of_track" in effects:  # removed from the game; the track is not affected
             removed.append(drawn_card)
         else:
-            carry: str | None = drawn_card
-            index = 0
-            while carry is not None and index < len(track):
-                carry, track[index] = track[index], carry
-                index += 1
-                if carry is not None and index < len(track):
-                    shifted += 1
-            if carry is not None:  # pushed off the last space: its effect ends, back to the box
-                removed.append(carry)
+            shifted, pushed_off = _push_onto_track(track, drawn_card)
+            if pushed_off is not None:  # pushed off the last space: its effect ends, back to the box
+                removed.append(pushed_off)
         return {
             "removed_from_game": removed,
             "track_before_placing": before,
@@ -1221,6 +1230,16 @@ class Rules(Game):
             "event_tokens_removed": "remove_event_tokens" in effects,
             "old_world_track_end": dict(zip(spaces, track, strict=True)),
         }
+
+    def _track_spaces(self, old_world_track: OldWorldTrack) -> tuple[list[str], list[str | None]]:
+        """The Old World track's spaces (citow/old-world-track) and the card on each, None where empty; a space the
+        track does not have is refused."""
+        spaces = [f"space_{i}" for i in range(1, self.OLD_WORLD_TRACK_SPACES + 1)]
+        extra = [k for k in old_world_track if k not in spaces]
+        if extra:
+            raise REFUSALS("track-spaces", count=self.OLD_WORLD_TRACK_SPACES, spaces=spaces, given=extra)
+        on_track = cast("Mapping[str, str | None]", old_world_track)  # read by space name: the data gives the spaces
+        return spaces, [on_track.get(s) for s in spaces]
 
     def _region(self, name: str) -> str:
         key = name.replace("-", "_")
