@@ -644,6 +644,15 @@ def _push_onto_track(track: list[str | None], card: str) -> tuple[int, str | Non
     return shifted, carry
 
 
+def _the_action(summon: Summon | None, play_card: PlayCard | None) -> tuple[str, str]:
+    """The one action of a summoning turn: (figure or card, the region it goes to); both or neither is refused."""
+    if summon is not None and play_card is None:
+        return summon["figure"], summon["region"]
+    if play_card is not None and summon is None:
+        return play_card["card"], play_card["region"]
+    raise REFUSALS("exactly-one-action")
+
+
 class Rules(Game):
     def __init__(self, data: GameData):
         super().__init__(data)
@@ -1307,29 +1316,17 @@ class Rules(Game):
         """
         if power is not None and power not in POWERS:
             raise REFUSALS("unknown-power", power=power)
-        if summon is not None and play_card is None:
-            name, destination = summon["figure"], summon["region"]
-        elif play_card is not None and summon is None:
-            name, destination = play_card["card"], play_card["region"]
-        else:
-            raise REFUSALS("exactly-one-action")
+        name, destination = _the_action(summon, play_card)
         costs = costs or {}
         cost = costs.get(name)  # None: not given (the sources print no cost table), so power is not judged
         region = self._region(destination)
         known = self._adjacency(adjacent or [], not_adjacent or [])
         result: dict[str, Any] = {"power_marker_moves_left": cost}
         affordable = self._affordable(result, costs, cost, power_before)
-        occupied = None
-        if regions_with_own_figures is not None:
-            occupied = {self._region(r) for r in regions_with_own_figures}
-            verdicts = {r: self._may_summon_to(r, occupied, known) for r in self.REGION_ORDER}
-            result["cannot_summon_to"] = [r for r in self.REGION_ORDER if verdicts[r] is False]
+        occupied = self._occupied(result, regions_with_own_figures, known)
         taken, closed = self._card_spaces(result, card_spaces_taken, ruined_regions)
         if summon is not None:
-            if occupied is None:
-                raise REFUSALS("own-regions-needed")
-            result.update(self._summon_from(summon, region, occupied, known))
-            legal = self._may_summon_to(region, occupied, known)
+            legal = self._summon_placement(result, summon, region, occupied, known)
             placed_key = "figure_placed_in"
         else:
             legal = self._card_fits(region, taken, closed)
@@ -1343,6 +1340,26 @@ class Rules(Game):
         if power_before == 0:  # a marker on 0 at the start of the turn: no action, the turn is skipped
             result.update(turn_skipped=True, legal=False)
         return result
+
+    def _occupied(self, result: dict[str, Any], regions_with_own_figures: list[Any] | None, known: dict[frozenset[str], bool]) -> set[str] | None:
+        """The regions holding the Power's figures before the action (None: not given), and the regions no figure may
+        be summoned to into `result` (citow/summoning-followers)."""
+        if regions_with_own_figures is None:
+            return None
+        occupied = {self._region(r) for r in regions_with_own_figures}
+        verdicts = {r: self._may_summon_to(r, occupied, known) for r in self.REGION_ORDER}
+        result["cannot_summon_to"] = [r for r in self.REGION_ORDER if verdicts[r] is False]
+        return occupied
+
+    def _summon_placement(
+        self, result: dict[str, Any], summon: Summon, region: str, occupied: set[str] | None, known: dict[frozenset[str], bool]
+    ) -> bool | None:
+        """Whether the figure may be placed in `region` (None: the adjacency it depends on is not given); what taking
+        it from a region on the board adds into `result`."""
+        if occupied is None:
+            raise REFUSALS("own-regions-needed")
+        result.update(self._summon_from(summon, region, occupied, known))
+        return self._may_summon_to(region, occupied, known)
 
     def _affordable(self, result: dict[str, Any], costs: dict[str, Any], cost: int | None, power_before: int | None) -> bool | None:
         """Whether the Power can pay (None: its power or the cost not given); the power left and the costs it cannot
