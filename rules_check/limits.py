@@ -236,11 +236,16 @@ def _merge(a: Shape | None, b: Shape | None) -> Shape | None:
     return merged
 
 
+def _allowed_values(schema: dict[str, Any]) -> list[Any] | None:
+    """The values an enum or const allows; None: the schema lists none."""
+    return schema["enum"] if "enum" in schema else [schema["const"]] if "const" in schema else None
+
+
 def _kinds_of(schema: dict[str, Any]) -> set[str]:
     if "type" in schema:
         kinds = schema["type"]
         return set(kinds if isinstance(kinds, list) else [kinds])
-    values = schema["enum"] if "enum" in schema else [schema["const"]] if "const" in schema else None
+    values = _allowed_values(schema)
     if values is None:
         return set(KINDS)
     return {
@@ -278,31 +283,53 @@ def shape(schema: Any, defs: dict[str, Any], seen: tuple[str, ...] = ()) -> Shap
         return shape(defs[name], defs, (*seen, name))
     own = STRUCTURE & schema.keys()
     if ("oneOf" in schema or "anyOf" in schema) and not own:  # else the node's own bounds (a superset) hold
-        merged: Shape | None = None
-        for branch in schema.get("oneOf") or schema.get("anyOf") or []:
-            merged = _merge(merged, shape(branch, defs, seen))
-        return merged or Shape(any=True)
+        return _branches_shape(schema.get("oneOf") or schema.get("anyOf") or [], defs, seen)
+    return _own_shape(schema, defs, seen)
+
+
+def _branches_shape(branches: list[Any], defs: dict[str, Any], seen: tuple[str, ...]) -> Shape:
+    """The Shape of a oneOf or anyOf: its branches' shapes merged, the most lenient bounds of each (_merge)."""
+    merged: Shape | None = None
+    for branch in branches:
+        merged = _merge(merged, shape(branch, defs, seen))
+    return merged or Shape(any=True)
+
+
+def _own_shape(schema: dict[str, Any], defs: dict[str, Any], seen: tuple[str, ...]) -> Shape:
+    """The Shape of a schema node from its own keywords (STRUCTURE, pattern, required)."""
     here = Shape(kinds=_kinds_of(schema))
     here.max_items = schema.get("maxItems")
     here.items = shape(schema["items"], defs, seen) if "items" in schema else Shape(any=True)
-    lengths = [len(v) for v in schema.get("enum", [schema.get("const")]) if isinstance(v, str)]
-    here.max_length = schema.get("maxLength", max(lengths) if lengths and "pattern" not in schema else None)
-    here.properties = {name: shape(sub, defs, seen) for name, sub in schema.get("properties", {}).items()}
-    extra = schema.get("additionalProperties", True)
-    here.extra = None if extra is False else shape(extra, defs, seen)
-    here.names = shape({"type": "string", **schema["propertyNames"]}, defs, seen) if "propertyNames" in schema else None
-    here.max_properties = schema.get("maxProperties")
-    if here.max_properties is None and extra is False:
-        here.max_properties = len(here.properties)
-    elif here.max_properties is None and "enum" in schema.get("propertyNames", {}):
-        here.max_properties = len(here.properties) + len(schema["propertyNames"]["enum"])
-    values = schema["enum"] if "enum" in schema else [schema["const"]] if "const" in schema else None
+    here.max_length = _max_length(schema)
+    _object_bounds(here, schema, defs, seen)
+    values = _allowed_values(schema)
     here.strings = None if values is None else frozenset(v for v in values if isinstance(v, str))
     here.pattern = re.compile(schema["pattern"]) if "pattern" in schema else None
     here.required = frozenset(schema.get("required", []))
     here.numbered = bool(here.kinds & {"integer", "number"})
     here.minimum, here.maximum = schema.get("minimum"), schema.get("maximum")
     return here
+
+
+def _max_length(schema: dict[str, Any]) -> int | None:
+    """maxLength, else the length of the longest string an enum or const allows (none beside a pattern)."""
+    lengths = [len(v) for v in schema.get("enum", [schema.get("const")]) if isinstance(v, str)]
+    limit: int | None = schema.get("maxLength", max(lengths) if lengths and "pattern" not in schema else None)
+    return limit
+
+
+def _object_bounds(here: Shape, schema: dict[str, Any], defs: dict[str, Any], seen: tuple[str, ...]) -> None:
+    """Fill in `here` the bounds of an object: its fields' shapes, other fields' (None: none allowed), their names',
+    and how many fields it may have."""
+    here.properties = {name: shape(sub, defs, seen) for name, sub in schema.get("properties", {}).items()}
+    extra = schema.get("additionalProperties", True)
+    here.extra = None if extra is False else shape(extra, defs, seen)
+    here.names = shape({"type": "string", **schema["propertyNames"]}, defs, seen) if "propertyNames" in schema else None
+    here.max_properties = schema.get("maxProperties")
+    if here.max_properties is None and extra is False:  # no field but those named
+        here.max_properties = len(here.properties)
+    elif here.max_properties is None and "enum" in schema.get("propertyNames", {}):  # those named and the names allowed
+        here.max_properties = len(here.properties) + len(schema["propertyNames"]["enum"])
 
 
 # -- the walk --------------------------------------------------------------------------------------------------------

@@ -304,12 +304,7 @@ class _Battle:
             raise REFUSALS("unknown-powers", unknown=unknown, powers=list(POWERS))
         self.powers = [p for p in POWERS if p in figures]
         self.stats = stats
-        for power in self.powers:
-            for kind, count in figures[power].items():
-                if count and kind not in stats:
-                    raise REFUSALS("stats-missing", kind=kind)
-                if count and "attack" not in stats[kind]:
-                    raise REFUSALS("attack-value-missing", kind=kind)
+        self._check_stats(figures)
         self.standing = {p: {k: n for k, n in figures[p].items() if n} for p in self.powers}  # on the board
         self.knocked: dict[str, dict[str, int]] = {p: {} for p in self.powers}  # knocked over in the main battle, still rolling
         self.removed: dict[str, dict[str, int]] = {p: {} for p in self.powers}  # removed at once by start-of-battle hits
@@ -317,16 +312,27 @@ class _Battle:
         self.peasants = peasant_tokens
         self.to_sheet: dict[str, int] = {}
         self.figures_hit: list[dict[str, Any]] = []
-        self.cards = []
-        for card in cards:
-            effect = {
-                **self.rules.KNOWN_CARDS.get(card["card"], {}),
-                **{k: v for k, v in card.items() if k not in ("power", "card")},
-            }
-            if card["power"] not in POWERS:
-                raise REFUSALS("unknown-power-of-card", power=card["power"], card=card["card"])
-            self.cards.append({"power": card["power"], "card": card["card"], **effect})
+        self.cards = [self._card_in_play(card) for card in cards]
         self.bonus = {p: sum(c.get("defense_bonus", 0) for c in self.cards if c["power"] == p) for p in POWERS}
+
+    def _check_stats(self, figures: dict[str, Any]) -> None:
+        """Every figure on the board needs its stats, with at least an attack value: the sources print none."""
+        for power in self.powers:
+            for kind, count in figures[power].items():
+                if count and kind not in self.stats:
+                    raise REFUSALS("stats-missing", kind=kind)
+                if count and "attack" not in self.stats[kind]:
+                    raise REFUSALS("attack-value-missing", kind=kind)
+
+    def _card_in_play(self, card: BattleCard) -> dict[str, Any]:
+        """A card's battle effect: the numbers the sources state for it (Rules.KNOWN_CARDS), overridden by those given."""
+        effect = {
+            **self.rules.KNOWN_CARDS.get(card["card"], {}),
+            **{k: v for k, v in card.items() if k not in ("power", "card")},
+        }
+        if card["power"] not in POWERS:
+            raise REFUSALS("unknown-power-of-card", power=card["power"], card=card["card"])
+        return {"power": card["power"], "card": card["card"], **effect}
 
     def owner(self, target: str) -> tuple[str, str]:
         if "/" in target:
@@ -387,6 +393,12 @@ class _Battle:
             if (value if value is not None else least) > pool:
                 out.append(kind)
         return out
+
+    def out_of_reach(self, power: str, pool: int) -> list[str]:
+        """The enemy figures a Power's pool of hits cannot kill (cannot_target), but for those carrying its held
+        start-of-battle hits that the pool would complete."""
+        held_need = {h[2]: self.defense(h[1], h[2])[0] - h[3] for h in self.held if h[0] == power}
+        return [k for k in self.cannot_target(power, pool) if not (k in held_need and held_need[k] <= pool)]
 
     def kill(self, by: str, power: str, kind: str, hits: int, early: bool, roller: str) -> None:
         if early:
@@ -488,6 +500,57 @@ class _Battle:
             if h[0] == power and self.defense(h[1], h[2])[0] - h[3] <= left:
                 raise REFUSALS("unassigned-held-hits", roller=roller, hits=left, kind=h[2], owner=h[1])
 
+    def lose_held_hits(self, power: str, wasted_hits: dict[str, int]) -> None:
+        """The start-of-battle hits held on figures that `power`'s main battle never completed are lost: wasted by
+        the roller that made them, the figure hit but not killed."""
+        for h in [h for h in self.held if h[0] == power]:
+            self.held.remove(h)
+            wasted_hits[h[4]] += h[3]
+            self.figures_hit.append(
+                {
+                    "by": h[4],
+                    "power": h[1],
+                    "figure": h[2],
+                    "hits": h[3],
+                    "defense": self.defense(h[1], h[2])[0],
+                    "over_defense": 0,
+                    "killed": False,
+                    "removed_before_battle": False,
+                }
+            )
+
+    def dice_only(self) -> dict[str, Any]:
+        """The battle's answer before any roll: each roller's dice, the figures' defense, whether a battle is fought."""
+        return {
+            "dice": {**{name: dice for name, _, dice in self.early_rollers()}, **{p: self.dice_of(p) for p in self.powers}},
+            "defense": {p: {k: self.defense(p, k)[0] for k in self.standing[p]} for p in self.powers},
+            "battle_takes_place": self.takes_place(),
+        }
+
+    def killed(self, figures: dict[str, Any]) -> dict[str, dict[str, int]]:
+        """Each Power's figures killed, removed before the battle or knocked over in it."""
+        return {
+            p: {k: self.removed[p].get(k, 0) + self.knocked[p].get(k, 0) for k in figures[p] if self.removed[p].get(k, 0) + self.knocked[p].get(k, 0)}
+            for p in self.powers
+        }
+
+    def survivors(self) -> dict[str, dict[str, int]]:
+        """Each Power's figures left standing after the battle."""
+        return {p: {k: n - self.knocked[p].get(k, 0) for k, n in self.standing[p].items() if n - self.knocked[p].get(k, 0)} for p in self.powers}
+
+    def losses(self, figures: dict[str, Any]) -> dict[str, Any]:
+        """The battle's outcome: defense values, figures removed, killed and left, figures hit, Peasant tokens."""
+        killed, survivors = self.killed(figures), self.survivors()
+        return {
+            "defense": {p: {k: self.defense(p, k)[0] for k in figures[p] if figures[p][k]} for p in self.powers},
+            "removed_before_battle": {p: dict(r) for p, r in self.removed.items() if r},
+            "killed": killed,
+            "survivors": survivors,
+            "figures_hit": self.figures_hit,
+            "peasant_tokens_to_power_sheet": self.to_sheet,
+            "peasant_tokens_remaining": self.peasants,
+        }
+
 
 # the threat-dial instructions (citow/dial-instruction-list) that do something, by kind: what each counts, X of the
 # instruction (the number its window shows) or one for the Upgrade Card, which has no number (COUNTLESS)
@@ -551,6 +614,43 @@ def _card_key(name: str) -> str:
     """A card's name as a key: lower case, words joined by _, a leading 'the' dropped ("The Skull Throne" -> skull_throne)."""
     key = "_".join("".join(c if c.isalnum() else " " for c in name.lower()).split())
     return key.removeprefix("the_")
+
+
+def _take_comet_cards_off(track: list[str | None], comet: dict[str, Any]) -> list[str]:
+    """Take the cards with the twin-tailed comet symbol off the track, their spaces left empty; returns them in space
+    order. `comet` {card: has the symbol} must name every card on the track."""
+    removed = []
+    for index, card in enumerate(track):
+        if card is None:
+            continue
+        if card not in comet:
+            raise REFUSALS("comet-not-given", card=card)
+        if comet[card]:
+            removed.append(card)
+            track[index] = None
+    return removed
+
+
+def _push_onto_track(track: list[str | None], card: str) -> tuple[int, str | None]:
+    """Place `card` on the first space, each card pushed one space on until an empty space takes it; returns the
+    cards moved to a space further on, and the card pushed off the last space (None if none)."""
+    carry: str | None = card
+    index = shifted = 0
+    while carry is not None and index < len(track):
+        carry, track[index] = track[index], carry
+        index += 1
+        if carry is not None and index < len(track):
+            shifted += 1
+    return shifted, carry
+
+
+def _the_action(summon: Summon | None, play_card: PlayCard | None) -> tuple[str, str]:
+    """The one action of a summoning turn: (figure or card, the region it goes to); both or neither is refused."""
+    if summon is not None and play_card is None:
+        return summon["figure"], summon["region"]
+    if play_card is not None and summon is None:
+        return play_card["card"], play_card["region"]
+    raise REFUSALS("exactly-one-action")
 
 
 class Rules(Game):
@@ -960,83 +1060,21 @@ class Rules(Game):
         """
         cards = cards or []
         state = _Battle(self, figures, stats, cards, peasant_tokens)
-        early = state.early_rollers()
         if dice_rolled is None:
-            return {
-                "dice": {**{name: dice for name, _, dice in early}, **{p: state.dice_of(p) for p in state.powers}},
-                "defense": {p: {k: state.defense(p, k)[0] for k in state.standing[p]} for p in state.powers},
-                "battle_takes_place": state.takes_place(),
-            }
+            return state.dice_only()
         hit_assignment = hit_assignment or {}
+        early = state.early_rollers()
         rollers = {n for n, _, _ in early} | set(state.powers)
         unknown = sorted((set(dice_rolled) | set(hit_assignment)) - rollers)
         if unknown:
             raise REFUSALS("unknown-rollers", rollers=unknown)
         battle_takes_place = state.takes_place()
         out: dict[str, dict[str, Any]] = {"dice": {}, "explosions": {}, "hits": {}, "wasted_hits": {}, "cannot_target": {}}
-        carry: dict[str, int] = {}
-        carry_sixes: dict[str, int] = {}
-        for name, power, dice in early:
-            roll = self._roll(name, dice, dice_rolled.get(name, []))
-            out["dice"][name], out["explosions"][name], out["hits"][name] = dice, roll["explosions"], roll["hits"]
-            out["cannot_target"][name] = []
-            left = state.assign(name, power, roll["hits"], roll["sixes"], hit_assignment.get(name, {}), early=True)
-            carry[power] = carry.get(power, 0) + left
-            carry_sixes[power] = carry_sixes.get(power, 0) + min(left, roll["sixes"])
-            out["wasted_hits"][name] = 0
-        for power in state.powers:
-            dice = state.dice_of(power)
-            roll = self._roll(power, dice, dice_rolled.get(power, []))
-            pool, sixes = roll["hits"] + carry.get(power, 0), roll["sixes"] + carry_sixes.get(power, 0)
-            out["dice"][power], out["explosions"][power], out["hits"][power] = dice, roll["explosions"], roll["hits"]
-            held_need = {h[2]: state.defense(h[1], h[2])[0] - h[3] for h in state.held if h[0] == power}
-            out["cannot_target"][power] = [k for k in state.cannot_target(power, pool) if not (k in held_need and held_need[k] <= pool)]
-            left = state.assign(power, power, pool, sixes, hit_assignment.get(power, {}), early=False)
-            state.must_assign(power, power, left, sixes)
-            out["wasted_hits"][power] = left
-            for h in [h for h in state.held if h[0] == power]:  # held start-of-battle hits never completed
-                state.held.remove(h)
-                out["wasted_hits"][h[4]] += h[3]
-                state.figures_hit.append(
-                    {
-                        "by": h[4],
-                        "power": h[1],
-                        "figure": h[2],
-                        "hits": h[3],
-                        "defense": state.defense(h[1], h[2])[0],
-                        "over_defense": 0,
-                        "killed": False,
-                        "removed_before_battle": False,
-                    }
-                )
-        killed = {
-            p: {
-                k: state.removed[p].get(k, 0) + state.knocked[p].get(k, 0)
-                for k in figures[p]
-                if state.removed[p].get(k, 0) + state.knocked[p].get(k, 0)
-            }
-            for p in state.powers
-        }
-        survivors = {
-            p: {k: n - state.knocked[p].get(k, 0) for k, n in state.standing[p].items() if n - state.knocked[p].get(k, 0)} for p in state.powers
-        }
-        result = {
-            **out,
-            "defense": {p: {k: state.defense(p, k)[0] for k in figures[p] if figures[p][k]} for p in state.powers},
-            "removed_before_battle": {p: dict(r) for p, r in state.removed.items() if r},
-            "killed": killed,
-            "survivors": survivors,
-            "figures_hit": state.figures_hit,
-            "peasant_tokens_to_power_sheet": state.to_sheet,
-            "peasant_tokens_remaining": state.peasants,
-            "battle_takes_place": battle_takes_place,
-        }
+        carried_hits, carried_sixes = self._start_of_battle(state, early, dice_rolled, hit_assignment, out)
+        self._main_battle(state, dice_rolled, hit_assignment, out, carried_hits, carried_sixes)
+        result = {**out, **state.losses(figures), "battle_takes_place": battle_takes_place}
         if region is not None:
-            key = region.replace("-", "_")
-            if key not in self.REGION_ORDER:
-                raise REFUSALS("unknown-region", region=region, regions=list(self.REGION_ORDER))
-            index = self.REGION_ORDER.index(key)
-            result["next_region"] = self.REGION_ORDER[index + 1] if index + 1 < len(self.REGION_ORDER) else None
+            result["next_region"] = self._next_region(region)
         if what_if:
             result["what_if"] = what_ifs = {}
             for case in what_if:
@@ -1052,6 +1090,59 @@ class Rules(Game):
                 keys = case.get("report") or list(other)
                 what_ifs[case["name"]] = {k: other.get(k) for k in keys}
         return result
+
+    def _rolled(self, out: dict[str, dict[str, Any]], roller: str, dice: int, results: list[int]) -> dict[str, Any]:
+        """A roller's roll (_roll), with its dice, explosions and hits written into the battle's answer `out`."""
+        roll = self._roll(roller, dice, results)
+        out["dice"][roller], out["explosions"][roller], out["hits"][roller] = dice, roll["explosions"], roll["hits"]
+        return roll
+
+    def _start_of_battle(
+        self,
+        state: _Battle,
+        early: list[tuple[str, str, int]],
+        dice_rolled: dict[str, Any],
+        hit_assignment: dict[str, Any],
+        out: dict[str, dict[str, Any]],
+    ) -> tuple[dict[str, int], dict[str, int]]:
+        """The start-of-battle rolls (cards such as Blood Frenzy), each assigned at once; returns each Power's hits
+        left unassigned and how many of them came from sixes, which join its main pool."""
+        carried_hits: dict[str, int] = {}
+        carried_sixes: dict[str, int] = {}
+        for name, power, dice in early:
+            roll = self._rolled(out, name, dice, dice_rolled.get(name, []))
+            out["cannot_target"][name] = []
+            left = state.assign(name, power, roll["hits"], roll["sixes"], hit_assignment.get(name, {}), early=True)
+            carried_hits[power] = carried_hits.get(power, 0) + left
+            carried_sixes[power] = carried_sixes.get(power, 0) + min(left, roll["sixes"])
+            out["wasted_hits"][name] = 0
+        return carried_hits, carried_sixes
+
+    def _main_battle(
+        self,
+        state: _Battle,
+        dice_rolled: dict[str, Any],
+        hit_assignment: dict[str, Any],
+        out: dict[str, dict[str, Any]],
+        carried_hits: dict[str, int],
+        carried_sixes: dict[str, int],
+    ) -> None:
+        """The main battle, Power by Power: its roll and its unassigned start-of-battle hits make one pool, assigned
+        as far as the rules require (citow/assigning-hits); its held start-of-battle hits still uncompleted are lost."""
+        for power in state.powers:
+            dice = state.dice_of(power)
+            roll = self._rolled(out, power, dice, dice_rolled.get(power, []))
+            pool, sixes = roll["hits"] + carried_hits.get(power, 0), roll["sixes"] + carried_sixes.get(power, 0)
+            out["cannot_target"][power] = state.out_of_reach(power, pool)
+            left = state.assign(power, power, pool, sixes, hit_assignment.get(power, {}), early=False)
+            state.must_assign(power, power, left, sixes)
+            out["wasted_hits"][power] = left
+            state.lose_held_hits(power, out["wasted_hits"])
+
+    def _next_region(self, region: str) -> str | None:
+        """The region after `region` in the standard region order (citow/battle-phase-overview); None after the last."""
+        index = self.REGION_ORDER.index(self._region(region))
+        return self.REGION_ORDER[index + 1] if index + 1 < len(self.REGION_ORDER) else None
 
     @check("dial_advancement_counters")
     def dial_advancement_counters(self, power: str, events: list[DialEvent]) -> dict[str, Any]:
@@ -1126,40 +1217,21 @@ class Rules(Game):
         unknown = [e for e in effects if e not in OLD_WORLD_CARD_EFFECTS]
         if unknown:
             raise REFUSALS("unknown-track-effects", unknown=unknown, known=list(OLD_WORLD_CARD_EFFECTS))
-        spaces = [f"space_{i}" for i in range(1, self.OLD_WORLD_TRACK_SPACES + 1)]
-        extra = [k for k in old_world_track if k not in spaces]
-        if extra:
-            raise REFUSALS("track-spaces", count=self.OLD_WORLD_TRACK_SPACES, spaces=spaces, given=extra)
-        on_track = cast("Mapping[str, str | None]", old_world_track)  # read by space name: the data gives the spaces
-        track = [on_track.get(s) for s in spaces]
+        spaces, track = self._track_spaces(old_world_track)
         cards = [c for c in track if c is not None]
         if len(set(cards)) != len(cards) or drawn_card in cards:
             raise REFUSALS("card-twice-on-the-track")
-        comet = twin_tailed_comet or {}
         removed = []
         if "remove_twin_tailed_comet_cards_from_track" in effects:  # before the new card is placed
-            for index, card in enumerate(track):
-                if card is None:
-                    continue
-                if card not in comet:
-                    raise REFUSALS("comet-not-given", card=card)
-                if comet[card]:
-                    removed.append(card)
-                    track[index] = None
+            removed += _take_comet_cards_off(track, twin_tailed_comet or {})
         before = dict(zip(spaces, track, strict=True))
         shifted = 0
         if "discard_instead_of_track" in effects:  # removed from the game; the track is not affected
             removed.append(drawn_card)
         else:
-            carry: str | None = drawn_card
-            index = 0
-            while carry is not None and index < len(track):
-                carry, track[index] = track[index], carry
-                index += 1
-                if carry is not None and index < len(track):
-                    shifted += 1
-            if carry is not None:  # pushed off the last space: its effect ends, back to the box
-                removed.append(carry)
+            shifted, pushed_off = _push_onto_track(track, drawn_card)
+            if pushed_off is not None:  # pushed off the last space: its effect ends, back to the box
+                removed.append(pushed_off)
         return {
             "removed_from_game": removed,
             "track_before_placing": before,
@@ -1167,6 +1239,16 @@ class Rules(Game):
             "event_tokens_removed": "remove_event_tokens" in effects,
             "old_world_track_end": dict(zip(spaces, track, strict=True)),
         }
+
+    def _track_spaces(self, old_world_track: OldWorldTrack) -> tuple[list[str], list[str | None]]:
+        """The Old World track's spaces (citow/old-world-track) and the card on each, None where empty; a space the
+        track does not have is refused."""
+        spaces = [f"space_{i}" for i in range(1, self.OLD_WORLD_TRACK_SPACES + 1)]
+        extra = [k for k in old_world_track if k not in spaces]
+        if extra:
+            raise REFUSALS("track-spaces", count=self.OLD_WORLD_TRACK_SPACES, spaces=spaces, given=extra)
+        on_track = cast("Mapping[str, str | None]", old_world_track)  # read by space name: the data gives the spaces
+        return spaces, [on_track.get(s) for s in spaces]
 
     def _region(self, name: str) -> str:
         key = name.replace("-", "_")
@@ -1234,29 +1316,17 @@ class Rules(Game):
         """
         if power is not None and power not in POWERS:
             raise REFUSALS("unknown-power", power=power)
-        if summon is not None and play_card is None:
-            name, destination = summon["figure"], summon["region"]
-        elif play_card is not None and summon is None:
-            name, destination = play_card["card"], play_card["region"]
-        else:
-            raise REFUSALS("exactly-one-action")
+        name, destination = _the_action(summon, play_card)
         costs = costs or {}
         cost = costs.get(name)  # None: not given (the sources print no cost table), so power is not judged
         region = self._region(destination)
         known = self._adjacency(adjacent or [], not_adjacent or [])
         result: dict[str, Any] = {"power_marker_moves_left": cost}
         affordable = self._affordable(result, costs, cost, power_before)
-        occupied = None
-        if regions_with_own_figures is not None:
-            occupied = {self._region(r) for r in regions_with_own_figures}
-            verdicts = {r: self._may_summon_to(r, occupied, known) for r in self.REGION_ORDER}
-            result["cannot_summon_to"] = [r for r in self.REGION_ORDER if verdicts[r] is False]
+        occupied = self._occupied(result, regions_with_own_figures, known)
         taken, closed = self._card_spaces(result, card_spaces_taken, ruined_regions)
         if summon is not None:
-            if occupied is None:
-                raise REFUSALS("own-regions-needed")
-            result.update(self._summon_from(summon, region, occupied, known))
-            legal = self._may_summon_to(region, occupied, known)
+            legal = self._summon_placement(result, summon, region, occupied, known)
             placed_key = "figure_placed_in"
         else:
             legal = self._card_fits(region, taken, closed)
@@ -1270,6 +1340,26 @@ class Rules(Game):
         if power_before == 0:  # a marker on 0 at the start of the turn: no action, the turn is skipped
             result.update(turn_skipped=True, legal=False)
         return result
+
+    def _occupied(self, result: dict[str, Any], regions_with_own_figures: list[Any] | None, known: dict[frozenset[str], bool]) -> set[str] | None:
+        """The regions holding the Power's figures before the action (None: not given), and the regions no figure may
+        be summoned to into `result` (citow/summoning-followers)."""
+        if regions_with_own_figures is None:
+            return None
+        occupied = {self._region(r) for r in regions_with_own_figures}
+        verdicts = {r: self._may_summon_to(r, occupied, known) for r in self.REGION_ORDER}
+        result["cannot_summon_to"] = [r for r in self.REGION_ORDER if verdicts[r] is False]
+        return occupied
+
+    def _summon_placement(
+        self, result: dict[str, Any], summon: Summon, region: str, occupied: set[str] | None, known: dict[frozenset[str], bool]
+    ) -> bool | None:
+        """Whether the figure may be placed in `region` (None: the adjacency it depends on is not given); what taking
+        it from a region on the board adds into `result`."""
+        if occupied is None:
+            raise REFUSALS("own-regions-needed")
+        result.update(self._summon_from(summon, region, occupied, known))
+        return self._may_summon_to(region, occupied, known)
 
     def _affordable(self, result: dict[str, Any], costs: dict[str, Any], cost: int | None, power_before: int | None) -> bool | None:
         """Whether the Power can pay (None: its power or the cost not given); the power left and the costs it cannot
@@ -1599,6 +1689,33 @@ class Rules(Game):
         the game-end check needs (`game_end_needs`). A dial stops at Victory, its highest position: a tick beyond it is
         not turned.
         """
+        counters, notes = self._round_counters(powers)
+        step = self.advance_dials(counters)
+        turns = {p: self._dial_turn(p, spec, step["ticks"][p]) for p, spec in powers.items()}
+        needs = _game_end_needs(powers, turns)
+        at_victory = [p for p in POWERS if p in turns and turns[p]["at_victory"]]
+        game_end = None if needs else self._round_game_end(turns, at_victory, ruined_regions, old_world_deck_empty)
+        return {
+            "counters": counters,
+            "ticks": step["ticks"],
+            "extra_tick": step["extra_tick"],
+            "ticks_turned": _each_turn(turns, "ticks_turned"),
+            "position_after": _each_turn(turns, "position_after"),
+            "revealed": _each_turn(turns, "revealed"),
+            "vp_gained": {p: None if t["effects"] is None else t["effects"]["vp_gained"] for p, t in turns.items()},
+            "instructions_to_carry_out": _instructions_to_carry_out(turns),
+            "victory_points_after": _each_turn(turns, "victory_points_after"),
+            "threat_after": _each_turn(turns, "threat_after"),
+            "dials_at_victory": at_victory,
+            "counters_after": step["counters_after"],
+            "game_end": game_end,
+            "game_end_needs": needs,
+            "clarifications": notes,
+        }
+
+    def _round_counters(self, powers: dict[str, PowerDial]) -> tuple[dict[str, int], list[str]]:
+        """Each Power's advancement counters this round, counted from its `events` (dial_advancement_counters) or
+        given as `counters`; and the clarifications the counting cites, each once."""
         counters: dict[str, int] = {}
         notes: list[str] = []
         for power, spec in powers.items():
@@ -1610,40 +1727,41 @@ class Rules(Game):
                 notes += [n for n in counted["clarifications"] if n not in notes]
             else:
                 counters[power] = spec.get("counters", 0)
-        step = self.advance_dials(counters)
-        turns = {p: self._dial_turn(p, spec, step["ticks"][p]) for p, spec in powers.items()}
-        needs = [f"windows.{at} of {p}" for p, t in turns.items() for at in t["unknown_windows"]]
-        needs += [f"victory_at of {p}" for p, t in turns.items() if t["at_victory"] is None]
-        needs += [f"victory_points of {p}" for p, spec in powers.items() if "victory_points" not in spec]
-        at_victory = [p for p in POWERS if p in turns and turns[p]["at_victory"]]
-        game_end = None
-        if not needs:
-            threat = {p: t["threat_after"] for p, t in turns.items() if t["threat_after"] is not None}
-            try:
-                game_end = self.game_end(
-                    victory_points={p: t["victory_points_after"] for p, t in turns.items()},
-                    threat=threat,
-                    dials_at_victory=at_victory,
-                    ruined_regions=ruined_regions,
-                    old_world_deck_empty=old_world_deck_empty,
-                )
-            except RulesError as err:
-                raise REFUSALS("tie-after-the-dial-step", problem=err) from None
-        to_do = {p: {k: n for k, n in (t["effects"] or {}).items() if n and k != "vp_gained"} for p, t in turns.items()}
-        return {
-            "counters": counters,
-            "ticks": step["ticks"],
-            "extra_tick": step["extra_tick"],
-            "ticks_turned": {p: t["ticks_turned"] for p, t in turns.items()},
-            "position_after": {p: t["position_after"] for p, t in turns.items()},
-            "revealed": {p: t["revealed"] for p, t in turns.items()},
-            "vp_gained": {p: None if t["effects"] is None else t["effects"]["vp_gained"] for p, t in turns.items()},
-            "instructions_to_carry_out": {p: todo for p, todo in to_do.items() if todo},
-            "victory_points_after": {p: t["victory_points_after"] for p, t in turns.items()},
-            "threat_after": {p: t["threat_after"] for p, t in turns.items()},
-            "dials_at_victory": at_victory,
-            "counters_after": step["counters_after"],
-            "game_end": game_end,
-            "game_end_needs": needs,
-            "clarifications": notes,
-        }
+        return counters, notes
+
+    def _round_game_end(
+        self, turns: dict[str, dict[str, Any]], at_victory: list[str], ruined_regions: int, old_world_deck_empty: bool
+    ) -> dict[str, Any]:
+        """The game_end check on the victory points and threat after the dial step; a tie it cannot break is refused
+        as a tie after the step."""
+        threat = {p: t["threat_after"] for p, t in turns.items() if t["threat_after"] is not None}
+        try:
+            return self.game_end(
+                victory_points={p: t["victory_points_after"] for p, t in turns.items()},
+                threat=threat,
+                dials_at_victory=at_victory,
+                ruined_regions=ruined_regions,
+                old_world_deck_empty=old_world_deck_empty,
+            )
+        except RulesError as err:
+            raise REFUSALS("tie-after-the-dial-step", problem=err) from None
+
+
+def _each_turn(turns: dict[str, dict[str, Any]], key: str) -> dict[str, Any]:
+    """One part of each Power's dial turn (Rules._dial_turn), by Power."""
+    return {power: turn[key] for power, turn in turns.items()}
+
+
+def _game_end_needs(powers: dict[str, PowerDial], turns: dict[str, dict[str, Any]]) -> list[str]:
+    """What the game-end check needs that the players left out: the windows the dials revealed, where a dial's
+    Victory window is, each Power's victory points."""
+    needs = [f"windows.{at} of {p}" for p, t in turns.items() for at in t["unknown_windows"]]
+    needs += [f"victory_at of {p}" for p, t in turns.items() if t["at_victory"] is None]
+    needs += [f"victory_points of {p}" for p, spec in powers.items() if "victory_points" not in spec]
+    return needs
+
+
+def _instructions_to_carry_out(turns: dict[str, dict[str, Any]]) -> dict[str, dict[str, int]]:
+    """Each Power's revealed instructions other than VP, by what they count, for the Powers that have some."""
+    to_do = {p: {k: n for k, n in (t["effects"] or {}).items() if n and k != "vp_gained"} for p, t in turns.items()}
+    return {p: todo for p, todo in to_do.items() if todo}
