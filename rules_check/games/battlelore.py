@@ -508,11 +508,11 @@ class Rules(Game):
             "modifiers": modifiers,
         }
 
-    def _terrain_caps(self, units_in: tuple[tuple[DiceUnit, str], ...]) -> tuple[list[int], list[int]]:
+    def _terrain_caps(self, units_and_terrains: tuple[tuple[DiceUnit, str], ...]) -> tuple[list[int], list[int]]:
         """The dice limits of the two units' hexes: those that apply, and those a Flying unit lifts from its own hex."""
         caps: list[int] = []
         ignored: list[int] = []
-        for unit, terrain in units_in:
+        for unit, terrain in units_and_terrains:
             if terrain in self.CAPS:
                 (ignored if unit.get("flying") else caps).append(self.CAPS[terrain])
         return caps, ignored
