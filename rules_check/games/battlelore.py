@@ -325,6 +325,13 @@ def retreat_direction(a: Hex, b: Hex, side: int) -> Hex:
     return next(n for n in nearest if _cross_sign(d, n) == -_cross_sign(d, shift))
 
 
+def _retreat_way(directions: list[Hex], sides: list[dict[str, Any]], clear: bool) -> Hex | None:
+    """The one retreat direction of the lines shown: of the clear lines when one is clear, else of all; None when
+    they give two (the side the players shift the line to decides)."""
+    ways = {way for way, side in zip(directions, sides, strict=False) if not clear or not side["blocked_by"]}
+    return ways.pop() if len(ways) == 1 else None
+
+
 def _crossed(a: Hex, b: Hex, side: int) -> list[Hex]:
     """The hexes (a and b left out) whose inside the segment between the centres of a and b crosses, once the segment
     is shifted by an infinitesimal amount to one side (side = +1 or -1), in order from a. Exact: in cube coordinates a
@@ -479,11 +486,7 @@ class Rules(Game):
         unknown = [c for c in lore_cards if c not in ("runeblade", "fury_of_yllan")]
         if unknown:
             raise REFUSALS("lore-cards-without-dice-effect", cards=unknown, field="other_modifiers")
-        caps: list[int] = []
-        ignored: list[int] = []
-        for unit, terrain in ((roller, own), (victim, theirs)):
-            if terrain in self.CAPS:
-                (ignored if unit.get("flying") else caps).append(self.CAPS[terrain])
+        caps, ignored = self._terrain_caps(((roller, own), (victim, theirs)))
         if "runeblade" in lore_cards:
             return {
                 "dice": self.RUNEBLADE_DICE,
@@ -496,6 +499,28 @@ class Rules(Game):
         cap = min(caps) if caps else None
         if cap is not None:
             dice = min(dice, cap)
+        modifiers = self._modifiers(roller, victim, attack_type, flankers, lore_cards, other)
+        dice += sum(v for m in modifiers for v in m.values())
+        return {
+            "dice": max(dice, 0),
+            "terrain_cap": cap,
+            "terrain_cap_ignored": min(ignored) if ignored and cap is None else None,
+            "modifiers": modifiers,
+        }
+
+    def _terrain_caps(self, units_and_terrains: tuple[tuple[DiceUnit, str], ...]) -> tuple[list[int], list[int]]:
+        """The dice limits of the two units' hexes: those that apply, and those a Flying unit lifts from its own hex."""
+        caps: list[int] = []
+        ignored: list[int] = []
+        for unit, terrain in units_and_terrains:
+            if terrain in self.CAPS:
+                (ignored if unit.get("flying") else caps).append(self.CAPS[terrain])
+        return caps, ignored
+
+    def _modifiers(
+        self, roller: DiceUnit, victim: DiceUnit, attack_type: str, flankers: int, lore_cards: list[Any], other: int
+    ) -> list[dict[str, int]]:
+        """The dice added or taken away once the terrain has limited the roll (battlelore/modifiers), each by its name."""
         modifiers = []
         if attack_type == "melee" and victim.get("flying"):
             modifiers.append({"melee_against_flying": -self.FLYING_MELEE_PENALTY})
@@ -507,13 +532,7 @@ class Rules(Game):
             modifiers.append({"fury_of_yllan": self.FURY_DICE})
         if other:
             modifiers.append({"other": other})
-        dice += sum(v for m in modifiers for v in m.values())
-        return {
-            "dice": max(dice, 0),
-            "terrain_cap": cap,
-            "terrain_cap_ignored": min(ignored) if ignored and cap is None else None,
-            "modifiers": modifiers,
-        }
+        return modifiers
 
     @check("combat_dice")
     def combat_dice(
@@ -601,6 +620,19 @@ class Rules(Game):
                 break
         return {"hexes": moved * self.HEXES_PER_RETREAT, "unperformed": left, "support": False, "stopped_by": stopped}
 
+    def _results_left(self, results: dict[str, Any], spent: dict[str, Any]) -> dict[str, Any]:
+        """The roll's results once those `spent` on other effects are taken away (`results` is changed); only the
+        faces of the dice-results table (battlelore/quickref-dice-results)."""
+        for face, n in spent.items():
+            if n > results.get(face, 0):
+                raise REFUSALS("spent-more-than-rolled", spent=n, face=face, rolled=results.get(face, 0))
+            if n:
+                results[face] -= n
+        unknown = [f for f in results if f not in self.DICE_TABLE]
+        if unknown:
+            raise REFUSALS("unknown-faces", faces=unknown, known=list(self.DICE_TABLE))
+        return results
+
     @check("damage_and_retreat")
     def damage_and_retreat(
         self,
@@ -619,16 +651,8 @@ class Rules(Game):
         ignore_damage, cumbersome, health}. `path`: the hexes directly away from the attacker, nearest first, each
         {terrain, unit: friendly | enemy}; terrain "off_board" for the board edge.
         """
-        results, spent, path = dict(results or {}), spent or {}, path or []
-        for face, n in spent.items():
-            if n > results.get(face, 0):
-                raise REFUSALS("spent-more-than-rolled", spent=n, face=face, rolled=results.get(face, 0))
-            if n:
-                results[face] -= n
-        unknown = [f for f in results if f not in self.DICE_TABLE]
-        if unknown:
-            raise REFUSALS("unknown-faces", faces=unknown, known=list(self.DICE_TABLE))
-        users = {
+        results, path = self._results_left(dict(results or {}), spent or {}), path or []
+        users = {  # who uses a face's damage (the dice-results table's `who`) -> whether this roll's unit does
             "melee_unit": attack_type == "melee",
             "non_weakened_melee_unit": attack_type == "melee" and not attacker_weakened,
             "ranged_unit": attack_type == "ranged",
@@ -775,16 +799,7 @@ class Rules(Game):
         players = list(scenarios[0]["vp"])
         if len(players) != 2 or any(set(s["vp"]) != set(players) or s["winner"] not in players for s in scenarios):
             raise REFUSALS("campaign-players")
-        cards, letter = [], self.FIRST_SCENARIO_CARD[0]
-        for index in range(len(scenarios)):
-            if index == 0:
-                cards.append({p: [self.FIRST_SCENARIO_CARD] for p in players})
-            else:
-                letter = chr(ord(letter) + 1)
-                previous = scenarios[index - 1]["winner"]
-                cards.append(
-                    {p: [f"{letter}{d}" for d in self.WINNER_CARD_DIGITS] if p == previous else [f"{letter}{self.LOSER_CARD_DIGIT}"] for p in players}
-                )
+        cards = self._scenario_cards(scenarios, players)
         vp_sum = {p: sum(s["vp"][p] for s in scenarios) for p in players}
         last = scenarios[-1]["winner"]
         bonus = {p: (self.CAMPAIGN_BONUS_PER_WIN * sum(1 for s in scenarios if s["winner"] == p) if p == last else 0) for p in players}
@@ -802,6 +817,20 @@ class Rules(Game):
             "campaign_winner": winner,
             "decided_by": decided,
         }
+
+    def _scenario_cards(self, scenarios: list[Scenario], players: list[str]) -> list[dict[str, list[str]]]:
+        """The scenario cards each player may play, scenario by scenario (battlelore/campaign): both the first card in
+        the first; afterwards the next letter, with either winner's digit for the previous scenario's winner and the
+        loser's digit for the other player."""
+        cards = [{p: [self.FIRST_SCENARIO_CARD] for p in players}]
+        letter = self.FIRST_SCENARIO_CARD[0]
+        for previous in scenarios[:-1]:
+            letter = chr(ord(letter) + 1)
+            winner = previous["winner"]
+            cards.append(
+                {p: [f"{letter}{d}" for d in self.WINNER_CARD_DIGITS] if p == winner else [f"{letter}{self.LOSER_CARD_DIGIT}"] for p in players}
+            )
+        return cards
 
     def _path_problems(
         self, ability: str, x: int, min_hexes: int, path: list[Any], start_hex: str | None, target_hex: str | None
@@ -985,45 +1014,18 @@ class Rules(Game):
         a, b = (attacker[0], attacker[1]), (target[0], target[1])
         if a == b:
             raise REFUSALS("same-hex")
-        ground: dict[Hex, str] = {}
-        for spot in terrain or []:
-            name = self._terrain(spot["terrain"])
-            where = (spot["hex"][0], spot["hex"][1])
-            if ground.get(where, name) != name:
-                raise REFUSALS("two-terrains", hex=list(where))
-            ground[where] = name
-        occupied = {(u[0], u[1]) for u in units or []}
+        ground = self._board_terrain(terrain)
         on_hill = ground.get(a) == "hill"
         ignore_units = bool(attacker_ranged and on_hill and self.RANGED_ON_HILL_IGNORES_UNITS)
+        blocking_units = {(u[0], u[1]) for u in units or []} if self.UNITS_BLOCK and not ignore_units else set()
         ends = set() if self.END_HEXES_BLOCK else {a, b}
-
-        def blockers(hexes: list[Hex]) -> list[dict[str, Any]]:
-            found = []
-            for h in hexes:
-                if h in ends:
-                    continue
-                if ground.get(h) in self.BLOCKING:
-                    found.append({"hex": list(h), "by": ground[h]})
-                elif h in occupied and self.UNITS_BLOCK and not ignore_units:
-                    found.append({"hex": list(h), "by": "unit"})
-            return found
-
-        sides, directions = [], []
-        for side in (1, -1):
-            hexes = _crossed(a, b, side)
-            sides.append({"hexes": [list(h) for h in hexes], "blocked_by": blockers(hexes)})
-            directions.append(retreat_direction(a, b, side))
+        sides = [self._sight_line(_crossed(a, b, side), ground, blocking_units, ends) for side in (1, -1)]
+        directions = [retreat_direction(a, b, side) for side in (1, -1)]
         shifted = sides[0]["hexes"] != sides[1]["hexes"]
         d = [v - u for u, v in zip(_cube(a), _cube(b), strict=True)]
         along_edge = shifted and len(set(d)) < len(d)  # a line along edges: two equal cube components, as (2, -1, -1)
         shown = 2 if shifted else 1  # both sides where they differ
         clear = any(not s["blocked_by"] for s in sides)
-        notes = [self.HILL_NOTE] if on_hill and attacker_ranged else []
-        notes += [self.EDGE_NOTE] if along_edge else [self.CORNER_NOTE] if shifted else []
-        if len(set(directions[:shown])) > 1:  # the line reaches the target's hex at a corner: the shift decides
-            notes.append(self.RETREAT_CORNER_NOTE)
-        ways = {way for way, s in zip(directions[:shown], sides, strict=False) if not clear or not s["blocked_by"]}
-        way = ways.pop() if len(ways) == 1 else None
         distance = hex_distance(a, b)
         return {
             "range": distance,
@@ -1032,11 +1034,53 @@ class Rules(Game):
             "through_corner": shifted and not along_edge,
             "sides": sides[:shown],
             "units_ignored": ignore_units,
-            "clarifications": notes,
+            "clarifications": self._sight_notes(on_hill and attacker_ranged, along_edge, shifted, directions[:shown]),
             **self._range_band(distance, clear, attacker_ranged, min_range, max_range),
-            "retreat_directions": [list(w) for w in directions[:shown]],
+            **self._sight_retreat(b, directions[:shown], sides, clear, retreats),
+        }
+
+    def _board_terrain(self, terrain: list[SightSpot] | list[TerrainSpot] | None) -> dict[Hex, str]:
+        """The terrain of each hex listed (the others are plains); a hex may be given one terrain only."""
+        ground: dict[Hex, str] = {}
+        for spot in terrain or []:
+            name = self._terrain(spot["terrain"])
+            where = (spot["hex"][0], spot["hex"][1])
+            if ground.get(where, name) != name:
+                raise REFUSALS("two-terrains", hex=list(where))
+            ground[where] = name
+        return ground
+
+    def _sight_line(self, hexes: list[Hex], ground: dict[Hex, str], blocking_units: set[Hex], ends: set[Hex]) -> dict[str, Any]:
+        """One line of sight, shifted to one side: the hexes it crosses (`_crossed`) and what blocks it
+        (battlelore/line-of-sight): blocking terrain, else a unit that blocks (none from a ranged unit on a hill); the
+        attacker's and target's own hexes (`ends`) do not block."""
+        found = []
+        for h in hexes:
+            if h in ends:
+                continue
+            if ground.get(h) in self.BLOCKING:
+                found.append({"hex": list(h), "by": ground[h]})
+            elif h in blocking_units:
+                found.append({"hex": list(h), "by": "unit"})
+        return {"hexes": [list(h) for h in hexes], "blocked_by": found}
+
+    def _sight_notes(self, ranged_on_hill: bool, along_edge: bool, shifted: bool, directions: list[Hex]) -> list[str]:
+        """The clarifications a line of sight followed: the hill's, the edge's or the corner's, and the retreat's
+        through a corner when the two shifted lines give two retreat directions."""
+        notes = [self.HILL_NOTE] if ranged_on_hill else []
+        notes += [self.EDGE_NOTE] if along_edge else [self.CORNER_NOTE] if shifted else []
+        if len(set(directions)) > 1:  # the line reaches the target's hex at a corner: the shift decides
+            notes.append(self.RETREAT_CORNER_NOTE)
+        return notes
+
+    def _sight_retreat(self, target: Hex, directions: list[Hex], sides: list[dict[str, Any]], clear: bool, retreats: int | None) -> dict[str, Any]:
+        """The retreat directions of the lines shown, and the one the target retreats along with the hexes of
+        `retreats` retreats, where the lines agree on it (`_retreat_way`)."""
+        way = _retreat_way(directions, sides, clear)
+        return {
+            "retreat_directions": [list(w) for w in directions],
             "retreat_direction": None if way is None else list(way),
-            "retreat_hexes": None if way is None else self._retreat_hexes(b, way, retreats),
+            "retreat_hexes": None if way is None else self._retreat_hexes(target, way, retreats),
         }
 
     def _retreat_hexes(self, start: Hex, way: Hex, retreats: int | None) -> list[Any] | None:
@@ -1286,17 +1330,28 @@ class Rules(Game):
         """Whether attacker and target are adjacent, with the range checked against the attack's band (a melee attack's
         is 1; a ranged attack's is its reference card's, which the players give): a refusal naming the rule, or the
         input the players must give."""
-        if distance is not None and adjacent is not None and adjacent != (distance == self.MELEE_RANGE):
-            refusal = "range-one-is-adjacent" if distance == self.MELEE_RANGE else "range-not-adjacent"
-            raise REFUSALS(refusal, rule=self.RANGE_RULE, range=distance)
-        if distance is not None:
-            adjacent = distance == self.MELEE_RANGE
+        adjacent = self._adjacent_at(adjacent, distance)
         if attack_type == "melee":
             if low is not None or high is not None:
                 raise REFUSALS("melee-attack-range", rule=self.RANGE_RULE, range=self.MELEE_RANGE, low="min_range", high="max_range")
             return True if adjacent is None else adjacent
-        if distance is None and low is None and high is None:
-            return bool(adjacent)  # the range not in question
+        if distance is not None or low is not None or high is not None:  # the range in question
+            self._ranged_band(distance, low, high)
+        return bool(adjacent)
+
+    def _adjacent_at(self, adjacent: bool | None, distance: int | None) -> bool | None:
+        """Whether the units are adjacent: at the melee range of 1 (battlelore/range), when the range is given; a
+        range that contradicts `adjacent` is refused."""
+        if distance is None:
+            return adjacent
+        if adjacent is not None and adjacent != (distance == self.MELEE_RANGE):
+            refusal = "range-one-is-adjacent" if distance == self.MELEE_RANGE else "range-not-adjacent"
+            raise REFUSALS(refusal, rule=self.RANGE_RULE, range=distance)
+        return bool(distance == self.MELEE_RANGE)
+
+    def _ranged_band(self, distance: int | None, low: int | None, high: int | None) -> None:
+        """A ranged attack's target must be within the band of its reference card, `low` to `high`, and adjacent only
+        with a minimum range of 1 (battlelore/range, battlelore/ranged): refused otherwise, or without all three."""
         if distance is None or low is None or high is None:
             missing = [n for n, v in (("range", distance), ("min_range", low), ("max_range", high)) if v is None]
             raise REFUSALS("ranged-range-missing", rule=self.RANGE_RULE, fields=missing)
@@ -1309,7 +1364,6 @@ class Rules(Game):
             if distance < low:
                 raise REFUSALS("under-minimum-range", rule=self.RANGE_RULE, range=distance, low=low, reason=within)
             raise REFUSALS("beyond-maximum-range", rule=self.RANGE_RULE, range=distance, high=high, reason=within)
-        return bool(adjacent)
 
     def _step_problems(self, unit: MovingUnit, step: int, here: Hex, last: bool, ground: dict[Hex, str], occupied: set[Any]) -> list[dict[str, Any]]:
         """What forbids entering hex `here` as the step-th hex of a move (battlelore/movement and the terrain entries)."""
@@ -1350,13 +1404,7 @@ class Rules(Game):
         restrictions and other units, but may not end its move on another unit nor leave the board.
         """
         unit = unit or {}
-        ground: dict[Hex, str] = {}
-        for spot in terrain or []:
-            where = (spot["hex"][0], spot["hex"][1])
-            name = self._terrain(spot["terrain"])
-            if ground.get(where, name) != name:
-                raise REFUSALS("two-terrains", hex=list(where))
-            ground[where] = name
+        ground = self._board_terrain(terrain)
         occupied = {(u[0], u[1]) for u in units or []}
         hexes = [(start[0], start[1])] + [(h[0], h[1]) for h in path]
         if hexes[0] in occupied:

@@ -113,6 +113,11 @@ class Placement(TypedDict):
     space: int
 
 
+def _reason(code: str, rule: str, message: str) -> dict[str, str]:
+    """A reason an attack is not allowed, as the output lists it."""
+    return {"code": code, "rule": rule, "message": message}
+
+
 def _vp_table(data: GameData) -> list[dict[str, Any]]:
     return [{k: v for k, v in row.items() if k != "item"} for row in data.table("marauders/victory-point-table")]
 
@@ -310,41 +315,7 @@ class Rules(Game):
         completed_lines = attacker.get("completed_lines", 1)
         if attacker["completed"] and not 1 <= completed_lines <= self.LINES_TO_END:
             raise REFUSALS("completed-lines-out-of-range", most=self.LINES_TO_END, lines=completed_lines)
-        reasons = []
-
-        def refuse(code: str, rule: str, message: str) -> None:
-            reasons.append({"code": code, "rule": rule, "message": message})
-
-        if not attacker["completed"]:
-            refuse("attacker_not_completed", self.ATTACK_CONDITIONS, "only a completed line may attack")
-        if defender["completed"]:
-            refuse("defender_completed", self.ATTACK_CONDITIONS, "only an uncompleted line may be attacked")
-        if attacker.get("tribe") is not None and attacker.get("tribe") == defender.get("tribe"):
-            refuse("same_tribe", self.ATTACK_CONDITIONS, "a line may attack only a line of another tribe")
-        stronger = strength["attacker"] > strength["defender"] if self.STRICTLY_STRONGER else strength["attacker"] >= strength["defender"]
-        if not stronger:
-            refuse(
-                "not_stronger",
-                self.ATTACK_CONDITIONS,
-                f"attack strength {strength['attacker']} is not "
-                f"{'greater than' if self.STRICTLY_STRONGER else 'at least'} the target's {strength['defender']}",
-            )
-        if attacker.get("attacks_made", 0) >= self.ATTACKS_PER_LINE:
-            refuse("already_attacked", self.ATTACK_CONDITIONS, f"a completed line may attack {self.ATTACKS_PER_LINE} time(s)")
-        if attacker["completed"] and not attacker.get("just_completed", True):
-            refuse(
-                "not_just_completed",
-                self.AFTER_THE_ATTACK,
-                "a completed line that did not attack when it was completed cannot attack later",
-            )
-        if attacker.get("completed_by_trophy", False):
-            refuse("completed_by_trophy", self.AFTER_THE_ATTACK, "a line completed by a card taken in an attack may not attack")
-        if attacker["completed"] and completed_lines == self.LINES_TO_END:
-            refuse(
-                "game_over",
-                self.END_OF_GAME,
-                f"the tribe has completed {self.LINES_TO_END} lines: the game is over and the line completed last may not attack",
-            )
+        reasons = self._attack_conditions(attacker, defender, strength) + self._completion_limits(attacker, completed_lines)
         end_of_turn_card = attacker.get("completed_with_end_of_turn_card", False)
         result = {
             "allowed": not reasons,
@@ -361,6 +332,50 @@ class Rules(Game):
             result.update(self._outcome(roll, lines))
         return result
 
+    def _attack_conditions(self, attacker: Attacker, defender: Defender, strength: dict[str, int]) -> list[dict[str, str]]:
+        """Why the lines may not fight (marauders/attack-conditions): a completed line attacks an uncompleted line of
+        another tribe, stronger than it, so many times."""
+        reasons = []
+        if not attacker["completed"]:
+            reasons.append(_reason("attacker_not_completed", self.ATTACK_CONDITIONS, "only a completed line may attack"))
+        if defender["completed"]:
+            reasons.append(_reason("defender_completed", self.ATTACK_CONDITIONS, "only an uncompleted line may be attacked"))
+        if attacker.get("tribe") is not None and attacker.get("tribe") == defender.get("tribe"):
+            reasons.append(_reason("same_tribe", self.ATTACK_CONDITIONS, "a line may attack only a line of another tribe"))
+        stronger = strength["attacker"] > strength["defender"] if self.STRICTLY_STRONGER else strength["attacker"] >= strength["defender"]
+        if not stronger:
+            reasons.append(
+                _reason(
+                    "not_stronger",
+                    self.ATTACK_CONDITIONS,
+                    f"attack strength {strength['attacker']} is not "
+                    f"{'greater than' if self.STRICTLY_STRONGER else 'at least'} the target's {strength['defender']}",
+                )
+            )
+        if attacker.get("attacks_made", 0) >= self.ATTACKS_PER_LINE:
+            reasons.append(_reason("already_attacked", self.ATTACK_CONDITIONS, f"a completed line may attack {self.ATTACKS_PER_LINE} time(s)"))
+        return reasons
+
+    def _completion_limits(self, attacker: Attacker, completed_lines: int) -> list[dict[str, str]]:
+        """Why the attacking line may not attack for the way it was completed: not just now (marauders/after-the-attack),
+        by a card taken in an attack, or as the tribe's last line, which ends the game (marauders/end-of-game)."""
+        reasons = []
+        if attacker["completed"] and not attacker.get("just_completed", True):
+            reasons.append(
+                _reason("not_just_completed", self.AFTER_THE_ATTACK, "a completed line that did not attack when it was completed cannot attack later")
+            )
+        if attacker.get("completed_by_trophy", False):
+            reasons.append(_reason("completed_by_trophy", self.AFTER_THE_ATTACK, "a line completed by a card taken in an attack may not attack"))
+        if attacker["completed"] and completed_lines == self.LINES_TO_END:
+            reasons.append(
+                _reason(
+                    "game_over",
+                    self.END_OF_GAME,
+                    f"the tribe has completed {self.LINES_TO_END} lines: the game is over and the line completed last may not attack",
+                )
+            )
+        return reasons
+
     @check("draw")
     def draw(self, drawn: str, lines: list[Any], green: bool = False, will_place: bool = True) -> dict[str, Any]:
         """`drawn`: the drawn card's symbol, "standard" or "musician" for those cards (as in `line`). `lines`: the tribe's
@@ -373,21 +388,8 @@ class Rules(Game):
         if len(lines) != self.LINES:
             raise REFUSALS("lines-of-a-tribe", lines=self.LINES, given=len(lines))
         cards = [[c for c in spaces if c is not None] for spaces in lines]
-        for number, line_cards in enumerate(cards, 1):
-            for kind, limit in self.PER_LINE.items():
-                if line_cards.count(kind) > limit:
-                    raise REFUSALS("too-many-in-a-line", line=number, count=line_cards.count(kind), kind=kind, most=limit)
-        tribe = [c for line_cards in cards for c in line_cards if c not in self.PER_LINE and c not in self.EXEMPT_SYMBOLS]
-        over = sorted({c for c in tribe if tribe.count(c) > self.MAX_SAME_SYMBOL})
-        if over:
-            raise REFUSALS("same-symbol-limit", most=self.MAX_SAME_SYMBOL, symbols=over)
-        if drawn in self.PER_LINE:
-            may, rule = [n for n, c in enumerate(cards, 1) if c.count(drawn) < self.PER_LINE[drawn]], self.STANDARDS_RULE
-        elif drawn in self.EXEMPT_SYMBOLS:
-            may, rule = list(range(1, self.LINES + 1)), self.FOURTH_DUPLICATE_RULE
-        else:
-            may = [n for n, c in enumerate(cards, 1) if c.count(drawn) < self.SAME_SYMBOL_PER_LINE]
-            rule = self.FOURTH_DUPLICATE_RULE if not may else self.END_OF_TURN_RULE
+        self._check_tribe_cards(cards)
+        may, rule = self._lines_that_take(drawn, cards)
         result = {"may_place_in": may, "exempt_from_fourth_duplicate": drawn in self.EXEMPT_SYMBOLS}
         duplicate = drawn not in self.PER_LINE and any(drawn in line_cards for line_cards in cards)
         if not may:
@@ -401,6 +403,28 @@ class Rules(Game):
         else:
             result.update(discarded=False, turn_ends=False, reason=None, rule=rule)
         return result
+
+    def _check_tribe_cards(self, cards: list[list[Any]]) -> None:
+        """The cards already on the sheet, line by line, must obey the limits: so many standards and musicians per
+        line, and at most so many cards of one symbol in the tribe (the exempt symbols aside)."""
+        for number, line_cards in enumerate(cards, 1):
+            for kind, limit in self.PER_LINE.items():
+                if line_cards.count(kind) > limit:
+                    raise REFUSALS("too-many-in-a-line", line=number, count=line_cards.count(kind), kind=kind, most=limit)
+        tribe = [c for line_cards in cards for c in line_cards if c not in self.PER_LINE and c not in self.EXEMPT_SYMBOLS]
+        over = sorted({c for c in tribe if tribe.count(c) > self.MAX_SAME_SYMBOL})
+        if over:
+            raise REFUSALS("same-symbol-limit", most=self.MAX_SAME_SYMBOL, symbols=over)
+
+    def _lines_that_take(self, drawn: str, cards: list[list[Any]]) -> tuple[list[int], str]:
+        """The lines (numbered from 1) that may take the drawn card, and the rule that says so: a standard or musician
+        where the line has fewer than its limit, an exempt symbol anywhere, another symbol where the line lacks it."""
+        if drawn in self.PER_LINE:
+            return [n for n, c in enumerate(cards, 1) if c.count(drawn) < self.PER_LINE[drawn]], self.STANDARDS_RULE
+        if drawn in self.EXEMPT_SYMBOLS:
+            return list(range(1, self.LINES + 1)), self.FOURTH_DUPLICATE_RULE
+        may = [n for n, c in enumerate(cards, 1) if c.count(drawn) < self.SAME_SYMBOL_PER_LINE]
+        return may, self.FOURTH_DUPLICATE_RULE if not may else self.END_OF_TURN_RULE
 
     # -- whole situations: a whole turn, and the final standings -----------------------------------------------------
 
@@ -430,21 +454,7 @@ class Rules(Game):
                 "completed_line": None,
             }
             if target is not None and not answer["discarded"]:
-                if target not in answer["may_place_in"]:
-                    raise REFUSALS("not-this-line", rule=answer["rule"], number=number, card=drawn["card"], lines=answer["may_place_in"])
-                space = drawn.get("space")
-                if space is None or sheet[target - 1][space - 1] is not None:
-                    raise REFUSALS("no-free-space", rule=self.PLACEMENT_RULE, number=number, spaces=self.LINE_MAX, line=target)
-                placed = list(sheet[target - 1])
-                placed[space - 1] = drawn["card"]
-                checked = self.line(spaces=placed)
-                if not checked["valid"]:
-                    raise REFUSALS("draw-breaks-the-line", number=number, problems=self._line_problems(placed))
-                sheet[target - 1] = placed
-                step["placed_in"] = {"line": target, "space": space}
-                if checked["completed"] and not completed_before[target - 1]:
-                    completed_before[target - 1] = True
-                    step["completed_line"] = target
+                step["placed_in"], step["completed_line"] = self._place(sheet, completed_before, drawn, target, answer, number)
             steps.append(step)
         completed_now = [s["completed_line"] for s in steps if s["completed_line"]]
         completed = sum(completed_before)
@@ -464,6 +474,27 @@ class Rules(Game):
                 self.END_OF_GAME,
             ],
         }
+
+    def _place(
+        self, sheet: list[list[Any]], completed: list[bool], drawn: Draw, target: int, answer: dict[str, Any], number: int
+    ) -> tuple[dict[str, int], int | None]:
+        """Place the `number`-th drawn card in line `target` of the sheet (changed; `completed` too): a line `draw` lets
+        take it, a free space, and the line still valid (`line`). Where it went, and the line it completes, if any."""
+        if target not in answer["may_place_in"]:
+            raise REFUSALS("not-this-line", rule=answer["rule"], number=number, card=drawn["card"], lines=answer["may_place_in"])
+        space = drawn.get("space")
+        if space is None or sheet[target - 1][space - 1] is not None:
+            raise REFUSALS("no-free-space", rule=self.PLACEMENT_RULE, number=number, spaces=self.LINE_MAX, line=target)
+        placed = list(sheet[target - 1])
+        placed[space - 1] = drawn["card"]
+        checked = self.line(spaces=placed)
+        if not checked["valid"]:
+            raise REFUSALS("draw-breaks-the-line", number=number, problems=self._line_problems(placed))
+        sheet[target - 1] = placed
+        if checked["completed"] and not completed[target - 1]:
+            completed[target - 1] = True
+            return {"line": target, "space": space}, target
+        return {"line": target, "space": space}, None
 
     @check("standings")
     def standings(self, tribes: dict[str, Tribe]) -> dict[str, Any]:

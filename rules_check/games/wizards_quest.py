@@ -302,6 +302,19 @@ class Rules(Game):
         location: str | None = None,
     ) -> dict[str, Any]:
         """The death_range check: see describe()."""
+        self._check_space(men, orcs, hero, sorcerer)
+        if dragon or wizard:
+            return {"death_range": self.DR["dragon"] if dragon else self.DR["wizard"]}
+        parts = self._pieces_parts(men, orcs, hero, sorcerer)
+        if not parts:
+            raise REFUSALS("empty-force")
+        if side == "defender":
+            parts.update(self._defender_part(terrain, attacked_across))
+        return {"death_range": sum(parts.values()), **parts}
+
+    def _check_space(self, men: int, orcs: int, hero: bool, sorcerer: bool) -> None:
+        """What one space may hold (the occupancy rules): men or orcs, not both; a Hero or a Sorcerer, not both, and
+        never with orcs; at most so many orcs."""
         if men and orcs:
             raise REFUSALS("men-and-orcs-in-one-force", rule=self.OCCUPANCY_RULE)
         if hero and sorcerer:
@@ -310,8 +323,10 @@ class Rules(Game):
             raise REFUSALS("too-many-orcs-in-one-space", rule=self.OCCUPANCY_RULE, most=self.MAX_ORCS, orcs=orcs)
         if orcs and (hero or sorcerer):
             raise REFUSALS("hero-or-sorcerer-with-orcs", rule=self.OCCUPANCY_RULE)
-        if dragon or wizard:
-            return {"death_range": self.DR["dragon"] if dragon else self.DR["wizard"]}
+
+    def _pieces_parts(self, men: int, orcs: int, hero: bool, sorcerer: bool) -> dict[str, Any]:
+        """The death range the pieces bring, part by part: the men's or orcs' (capped), then the Hero's or the
+        Sorcerer's, his own when alone in the location, else a bonus."""
         parts = {}
         pieces = men or orcs
         if pieces:
@@ -321,14 +336,15 @@ class Rules(Game):
             parts["hero_part"] = self.DR["hero_alone" if alone else "hero_bonus"]
         if sorcerer:
             parts["sorcerer_part"] = self.DR["sorcerer_alone" if alone else "sorcerer_bonus"]
-        if not parts:
-            raise REFUSALS("empty-force")
-        if side == "defender":
-            if attacked_across in ("bridge", "great_tunnel"):
-                parts["tunnel_part" if attacked_across == "great_tunnel" else "bridge_part"] = self.DR["defender_across_bridge_or_great_tunnel_bonus"]
-            elif terrain in self.TERRAIN:
-                parts["terrain_part"] = self.TERRAIN[terrain]
-        return {"death_range": sum(parts.values()), **parts}
+        return parts
+
+    def _defender_part(self, terrain: str | None, attacked_across: str | None) -> dict[str, Any]:
+        """The defender's bonus: attacked across a bridge or the Great Tunnel, else its location's terrain."""
+        if attacked_across in ("bridge", "great_tunnel"):
+            return {"tunnel_part" if attacked_across == "great_tunnel" else "bridge_part": self.DR["defender_across_bridge_or_great_tunnel_bonus"]}
+        if terrain in self.TERRAIN:
+            return {"terrain_part": self.TERRAIN[terrain]}
+        return {}
 
     def _inflicted(self, roll: BattleRoll) -> int:
         return roll["roll"] if roll["roll"] <= roll["death_range"] else 0
@@ -594,41 +610,13 @@ class Rules(Game):
         empty_from_the_start = not self._occupied(defending)  # captured without a Battle
         if empty_from_the_start and battles:
             raise REFUSALS("battle-against-unoccupied-location", rule=(self.CAPTURE_RULE, self.OCCUPIED_RULE, self.UNOCCUPIED_RULE), number=1)
-        scatter_defender = bool(attacking.get("sorcerer"))
-        scatter_attacker = bool(attacking.get("sorcerer") and defending.get("sorcerer"))
-        removed = {"attacker": {"destroyed": 0, "scattered": 0}, "defender": {"destroyed": 0, "scattered": 0}}
         ended = "attacked_location_unoccupied" if empty_from_the_start else None
-        for number, battle in enumerate(battles, 1):
-            if ended:
-                raise REFUSALS(ATTACK_OVER[ended], rule=self.DURATION_RULE, number=number)
-            attacking["men"] = attacking.get("men", 0) + battle.get("assist_men", 0)
-            fought = self._fight(attacking, defending, battle["attacker_roll"], battle["defender_roll"], terrain, attacked_across)
-            removed["defender"]["scattered" if scatter_defender else "destroyed"] += fought["defender_losses"]
-            removed["attacker"]["scattered" if scatter_attacker else "destroyed"] += fought["attacker_losses"]
-            result["battles"].append(
-                {
-                    **fought,
-                    "attacker_after": {k: attacking.get(k, 0 if k == "men" else False) for k in ("men", "hero", "sorcerer")},
-                    "defender_after": {k: defending[k] for k in ("men", "orcs", "hero", "sorcerer") if k in defending},
-                }
-            )
-            if not self._occupied(defending):
-                ended = "attacked_location_unoccupied"
-            elif not self._occupied(attacking):
-                ended = "attacking_location_unoccupied"
+        result["battles"], removed, ended = self._battles(attacking, defending, battles, terrain, attacked_across, ended)
         if not ended:
             ended = "attacker_stopped" if stop else None
         result["ended"] = ended
         result["removed"] = removed
-        captured = not self._occupied(defending) and self._occupied(attacking)
-        men = attacking.get("men", 0)
-        may_move = men - (0 if attacking.get("hero") or attacking.get("sorcerer") else 1)
-        result["capture"] = {
-            "attacked_location_unoccupied": not self._occupied(defending),
-            "must_capture": captured and may_move >= 1,
-            "men_that_may_move_in": max(may_move, 0) if captured else 0,
-            "rules": self._refs(self.CAPTURE_RULE, "wizards-quest/clarify-capture-with-last-man"),
-        }
+        result["capture"] = self._capture(attacking, defending)
         result["treasure"] = self._treasure(result["capture"]["must_capture"], treasure_here, own_treasures_found_before)
         result["rules"] = self._refs(
             "wizards-quest/clarify-battle-resolution",
@@ -639,6 +627,56 @@ class Rules(Game):
             *([self.UNOCCUPIED_RULE] if empty_from_the_start else []),
         )
         return result
+
+    def _battles(
+        self,
+        attacking: dict[str, Any],
+        defending: dict[str, Any],
+        battles: list[AttackBattle],
+        terrain: str | None,
+        across: str | None,
+        ended: str | None,
+    ) -> tuple[list[dict[str, Any]], dict[str, dict[str, int]], str | None]:
+        """Battle after Battle, the men assisting before each (the forces changed as they go): each Battle with the
+        pieces left after it, the pieces removed from each side, and why the Attack ended - a location left unoccupied
+        (wizards-quest/attack-duration), after which a Battle is refused. With a Sorcerer attacking, the defender's
+        losses are scattered, not destroyed; the attacker's too when the defender has a Sorcerer (wizards-quest/scatter)."""
+        scatter_defender = bool(attacking.get("sorcerer"))
+        scatter_attacker = bool(attacking.get("sorcerer") and defending.get("sorcerer"))
+        removed = {"attacker": {"destroyed": 0, "scattered": 0}, "defender": {"destroyed": 0, "scattered": 0}}
+        fought_battles = []
+        for number, battle in enumerate(battles, 1):
+            if ended:
+                raise REFUSALS(ATTACK_OVER[ended], rule=self.DURATION_RULE, number=number)
+            attacking["men"] = attacking.get("men", 0) + battle.get("assist_men", 0)
+            fought = self._fight(attacking, defending, battle["attacker_roll"], battle["defender_roll"], terrain, across)
+            removed["defender"]["scattered" if scatter_defender else "destroyed"] += fought["defender_losses"]
+            removed["attacker"]["scattered" if scatter_attacker else "destroyed"] += fought["attacker_losses"]
+            fought_battles.append(
+                {
+                    **fought,
+                    "attacker_after": {k: attacking.get(k, 0 if k == "men" else False) for k in ("men", "hero", "sorcerer")},
+                    "defender_after": {k: defending[k] for k in ("men", "orcs", "hero", "sorcerer") if k in defending},
+                }
+            )
+            if not self._occupied(defending):
+                ended = "attacked_location_unoccupied"
+            elif not self._occupied(attacking):
+                ended = "attacking_location_unoccupied"
+        return fought_battles, removed, ended
+
+    def _capture(self, attacking: dict[str, Any], defending: dict[str, Any]) -> dict[str, Any]:
+        """Whether the attacker must capture the location it left unoccupied, and how many men may move in: all but
+        the last man unless the Hero or Sorcerer stays (wizards-quest/clarify-capture-with-last-man)."""
+        captured = not self._occupied(defending) and self._occupied(attacking)
+        men = attacking.get("men", 0)
+        may_move = men - (0 if attacking.get("hero") or attacking.get("sorcerer") else 1)
+        return {
+            "attacked_location_unoccupied": not self._occupied(defending),
+            "must_capture": captured and may_move >= 1,
+            "men_that_may_move_in": max(may_move, 0) if captured else 0,
+            "rules": self._refs(self.CAPTURE_RULE, "wizards-quest/clarify-capture-with-last-man"),
+        }
 
     def _treasure(self, captured: bool, treasure_here: str | None, found_before: int) -> dict[str, Any] | None:
         """A treasure in the captured location: the player's own is removed and found - no reward
@@ -851,46 +889,18 @@ class Rules(Game):
         starting = [{"location": place["location"], "not_a_target": self._not_a_target(place)} for place in places]
         force: dict[str, Any] = {"orcs": orcs}
         attacks: list[dict[str, Any]] = []
-        moved_to: list[str] = []
-        position, circle, used = 0, 1, 0
-        ended: str | None = None
+        position, circle = 0, 1
         next_target: str | None = None
-        while True:
-            if force["orcs"] <= 1:
-                ended = "one_orc_or_none_left"
-                break
-            if all(self._not_a_target(place) for place in places):
-                ended = "no_legal_target"
-                break
+        while not (ended := self._rampage_over(force, places)):
             while self._not_a_target(places[position]):
-                position, circle = (0, circle + 1) if position + 1 == len(places) else (position + 1, circle)
+                position, circle = _clockwise(position, circle, len(places))
             target = places[position]
-            if used == len(rolls):
+            if len(attacks) == len(rolls):  # too few rolls given: name the next target
                 next_target = target["location"]
                 break
-            roll = rolls[used]
-            used += 1
-            defending = {k: target[k] for k in ("men", "sorcerer")}
-            fought = self._fight(force, defending, roll["orcs_roll"], roll["defender_roll"], target.get("terrain"), target.get("attacked_across"))
-            target.update(defending)
-            emptied = not self._occupied(defending)
-            moved_in = emptied and force["orcs"] > 1  # 1 orc moves in unless the rampaging location would be left unoccupied
-            if moved_in:
-                force["orcs"] -= 1
-                target["orcs"] = 1
-                moved_to.append(target["location"])
-            attacks.append(
-                {
-                    "number": used,
-                    "circle": circle,
-                    "target": target["location"],
-                    **fought,
-                    "orcs_left": force["orcs"],
-                    "target_after": {"men": target["men"], "sorcerer": target["sorcerer"], "orcs": target["orcs"]},
-                    "orc_moved_in": moved_in,
-                }
-            )
-            position, circle = (0, circle + 1) if position + 1 == len(places) else (position + 1, circle)
+            attacks.append(self._rampage_attack(force, target, rolls[len(attacks)], len(attacks) + 1, circle))
+            position, circle = _clockwise(position, circle, len(places))
+        used = len(attacks)
         if used < len(rolls):
             if ended == "one_orc_or_none_left":
                 raise REFUSALS("rampage-over-orcs-left", rule=self.PHASE_RULES["orc-rampage"], number=used + 1, orcs=force["orcs"])
@@ -905,12 +915,42 @@ class Rules(Game):
             "orcs_lost": sum(attack["attacker_losses"] for attack in attacks),
             "defender_losses": sum(attack["defender_losses"] for attack in attacks),
             "orcs_left": force["orcs"],
-            "orcs_moved_to": moved_to,
+            "orcs_moved_to": [attack["target"] for attack in attacks if attack["orc_moved_in"]],
             "neighbours_after": [{k: place[k] for k in ("location", "men", "orcs", "hero", "sorcerer")} for place in places],
             "rules": [self.PHASE_RULES[name] for name in ("orc-rampage", "orc-attack-direction", "orc-attack-targets", "orc-rampage-aftermath")],
             "clarifications": [
                 self.PHASE_RULES[name] for name in ("clarify-rampage-great-tunnel", "clarify-battle-resolution", "clarify-hero-sorcerer-losses")
             ],
+        }
+
+    def _rampage_over(self, force: dict[str, Any], places: list[dict[str, Any]]) -> str | None:
+        """Why the rampage stops (wizards-quest/orc-rampage): 1 orc or none left, or no legal target; None: it goes on."""
+        if force["orcs"] <= 1:
+            return "one_orc_or_none_left"
+        if all(self._not_a_target(place) for place in places):
+            return "no_legal_target"
+        return None
+
+    def _rampage_attack(self, force: dict[str, Any], target: dict[str, Any], roll: RampageRoll, number: int, circle: int) -> dict[str, Any]:
+        """One attack of the rampage: a Battle, both sides rolling (the forces changed by it); a target left
+        unoccupied takes 1 orc unless that would leave the rampaging location unoccupied
+        (wizards-quest/orc-rampage-aftermath)."""
+        defending = {k: target[k] for k in ("men", "sorcerer")}
+        fought = self._fight(force, defending, roll["orcs_roll"], roll["defender_roll"], target.get("terrain"), target.get("attacked_across"))
+        target.update(defending)
+        emptied = not self._occupied(defending)
+        moved_in = emptied and force["orcs"] > 1  # 1 orc moves in unless the rampaging location would be left unoccupied
+        if moved_in:
+            force["orcs"] -= 1
+            target["orcs"] = 1
+        return {
+            "number": number,
+            "circle": circle,
+            "target": target["location"],
+            **fought,
+            "orcs_left": force["orcs"],
+            "target_after": {"men": target["men"], "sorcerer": target["sorcerer"], "orcs": target["orcs"]},
+            "orc_moved_in": moved_in,
         }
 
     # -- free attacks, and the help an Attack may have ----------------------------------------------------------------
@@ -962,6 +1002,11 @@ class Rules(Game):
             "rules": [self.PHASE_RULES[name] for name in ("assist", "hero-sorcerer-assist")]
             + ([self.PHASE_RULES[rule]] if target_kind in ("dragon", "wizard") else []),
         }
+
+
+def _clockwise(position: int, circle: int, count: int) -> tuple[int, int]:
+    """The next of `count` locations round the circle, and the circle it is in (a new one after the last)."""
+    return (0, circle + 1) if position + 1 == count else (position + 1, circle)
 
 
 def _connected_groups(names: list[str], next_to: dict[str, set[str]]) -> list[list[str]]:
