@@ -346,6 +346,21 @@ def test_battle_unknown_defense_and_ambiguous_targets(rc):
     assert named["killed"] == {"khorne": {"leper": 1}, "nurgle": {"leper": 1}, "tzeentch": {}}
 
 
+def test_battle_refuses_a_target_named_with_a_power_that_has_no_such_figure_in_the_battle(rc):
+    """A target named with its Power (`power/figure`) is there only if that Power has such figures in the battle: a
+    Power not in it made a KeyError traceback, and a Power without that figure asked for the figure's defense."""
+    figures = {"khorne": {"bloodletter": 2}, "nurgle": {"plaguebearer": 2}}
+    for target in ("tzeentch/bloodletter", "nurgle/bloodletter", "nurgle/imp"):
+        with pytest.raises(rc.RulesError, match=f"no {target} in this region"):
+            rc.citow.battle(
+                figures=figures, stats=STATS, dice_rolled={"khorne": [4, 5, 1, 1], "nurgle": [1, 1]}, hit_assignment={"khorne": {target: 1}}
+            )
+    hit = rc.citow.battle(
+        figures=figures, stats=STATS, dice_rolled={"khorne": [4, 5, 1, 1], "nurgle": [1, 1]}, hit_assignment={"khorne": {"nurgle/plaguebearer": 2}}
+    )
+    assert hit["killed"]["nurgle"] == {"plaguebearer": 2}
+
+
 def test_battle_last_region_has_no_next(rc):
     assert rc.citow.battle(figures={"khorne": {}}, stats={}, dice_rolled={}, region="badlands")["next_region"] is None
     with pytest.raises(rc.RulesError, match="unknown region"):

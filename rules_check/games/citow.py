@@ -335,15 +335,22 @@ class _Battle:
         return {"power": card["power"], "card": card["card"], **effect}
 
     def owner(self, target: str) -> tuple[str, str]:
+        """(Power, figure) of a hit's target: `figure`, the one Power with such figures in the battle, or `power/figure`."""
         if "/" in target:
             power, kind = target.split("/", 1)
+            if power not in self.powers or not self.fights_with(power, kind):
+                raise REFUSALS("no-such-target", target=target)
             return power, kind
-        owners = [p for p in self.powers if target in self.standing[p] or target in self.knocked[p] or target in self.removed[p]]
+        owners = [p for p in self.powers if self.fights_with(p, target)]
         if not owners:
             raise REFUSALS("no-such-target", target=target)
         if len(owners) > 1:
             raise REFUSALS("target-of-several-powers", target=target, owners=owners, targets=[f"{owner}/{target}" for owner in owners])
         return owners[0], target
+
+    def fights_with(self, power: str, kind: str) -> bool:
+        """Whether a Power has figures of a kind in this battle: standing, knocked over or removed."""
+        return kind in self.standing[power] or kind in self.knocked[power] or kind in self.removed[power]
 
     def defense(self, power: str, kind: str) -> tuple[int | None, int]:
         """(defense or None, lower bound) of a figure, with the defense bonuses of its Power's cards."""
