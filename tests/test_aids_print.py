@@ -200,7 +200,7 @@ def test_card_faces_are_mostly_used(aids, game: str, lang: str):
 
 @pytest.mark.integration
 @pytest.mark.parametrize("game, lang", EVERY_AID)
-def test_every_card_face_is_at_least_60_percent_used(resolved, monkeypatch, game: str, lang: str):
+def test_every_card_face_is_at_least_60_percent_used(resolved, game: str, lang: str):
     """Issue 28's target, card by card, measured on the printed cards (aid_measure.face_use): every face's text
     reaches down at least 60 % of the room between its band and its footer (27 cards of the 12 aids did not: the
     next item did not fit what was left, so it began the next card). An item that does not fit what is left of a
@@ -211,7 +211,7 @@ def test_every_card_face_is_at_least_60_percent_used(resolved, monkeypatch, game
     five last cards of a deck and Marauders pl card 7, before its victory points table). None is exempt now."""
     from generator.render.aids.aid_measure import FULL_FACE, measure_cards
 
-    files, seen, _ = composed_cards(resolved, monkeypatch, game, lang)
+    files, seen, _ = composed_cards(resolved, game, lang)
     faces = seen[0][4]
     for paper in ("a4", "letter"):
         use = measure_cards(files[f"{game}-{lang}-cards-{paper}.pdf"], paper).face_use
@@ -260,7 +260,7 @@ def plain_texts(fragments: list[str]) -> list[str]:
         ("citow", "en", "rows"),
     ],
 )
-def test_an_item_run_on_to_the_next_card_prints_each_of_its_words_once(resolved, monkeypatch, game: str, lang: str, within: str):
+def test_an_item_run_on_to_the_next_card_prints_each_of_its_words_once(resolved, game: str, lang: str, within: str):
     """An item split over two cards (aid_compose.card_faces) at a block boundary, or within a block (`within`: between
     two lines of a paragraph or list item, or two body rows of a table): each of its paragraphs, list items and table
     rows is in the cards' text layer (what copy-paste and screen readers find) as often as on the sheet, where the item
@@ -273,7 +273,7 @@ def test_an_item_run_on_to_the_next_card_prints_each_of_its_words_once(resolved,
 
     import pypdfium2
 
-    files, seen, _ = composed_cards(resolved, monkeypatch, game, lang)
+    files, seen, _ = composed_cards(resolved, game, lang)
     continued = resolved.languages.ui(lang)["aid_continued"]
     html = files[f"{game}-{lang}-cards.html"].decode("utf-8")
     job, items, parts, room, faces = seen[0]
@@ -340,11 +340,11 @@ def printed_chars(pdf: bytes) -> list[tuple[str, float]]:
 
 @pytest.mark.integration
 @pytest.mark.parametrize("game, lang", [("battlelore", "ru"), ("citow", "ru")])
-def test_an_item_run_on_to_the_next_card_keeps_its_titles_size(resolved, monkeypatch, game: str, lang: str):
+def test_an_item_run_on_to_the_next_card_keeps_its_titles_size(resolved, game: str, lang: str):
     """An item split over two cards prints its title marked as continued at the size of its own title on the card
     before: an item set smaller (aid_layout.DENSE, at 88 %) has both titles smaller (BattleLore's «Бой по шагам»,
     set smaller, had its continued title at full size, 9.2 pt above its 8.1 pt text). Read from the printed cards."""
-    files, seen, _ = composed_cards(resolved, monkeypatch, game, lang)
+    files, seen, _ = composed_cards(resolved, game, lang)
     continued = "".join(resolved.languages.ui(lang)["aid_continued"].split())
     items = seen[0][1]
     split = [item for item in items if item.split]
@@ -376,10 +376,10 @@ def test_no_text_on_the_cards_is_hidden_under_other_text_or_off_its_card(aids, g
 
 @pytest.mark.integration
 @pytest.mark.parametrize("game, lang", [("marauders", "pl"), ("citow", "pl"), ("citow", "en")])
-def test_no_text_of_an_item_split_within_a_block_is_hidden_or_off_its_card(resolved, monkeypatch, game: str, lang: str):
+def test_no_text_of_an_item_split_within_a_block_is_hidden_or_off_its_card(resolved, game: str, lang: str):
     """The same of the aids whose cards split a paragraph between its lines or a table between its rows (laid out
     again with a spacer above the item's title: aid_layout.within_breaks)."""
-    files, _, _ = composed_cards(resolved, monkeypatch, game, lang)
+    files, _, _ = composed_cards(resolved, game, lang)
     for paper in ("a4", "letter"):
         assert_no_text_hidden_or_off_the_cards(files[f"{game}-{lang}-cards-{paper}.pdf"], paper)
 
@@ -403,11 +403,23 @@ def assert_no_text_hidden_or_off_the_cards(pdf: bytes, paper: str) -> None:
         assert len(centres) == len(set(centres)), paper
 
 
-def composed_cards(resolved, monkeypatch, game: str, lang: str, site: str | None = None):
+COMPOSED: dict[tuple[str, str, str | None], tuple] = {}  # composed_cards' aids, laid out once for this file's tests
+
+
+def composed_cards(resolved, game: str, lang: str, site: str | None = None):
     """The aid laid out here, in this process, and what its cards were composed of: its files, for each
     paper (job, items, the parts, the room a card leaves for its items, what each card holds: aid_compose.card_faces),
     and its items as first laid out, with where each may be split (the cards split some); `site`: the site's
-    address, for a QR code."""
+    address, for a QR code. Laid out once per aid for all of this file's tests (a test file runs in one worker), which
+    only read it."""
+    key = (game, lang, site)
+    if key not in COMPOSED:
+        with pytest.MonkeyPatch.context() as monkeypatch:
+            COMPOSED[key] = _composed_cards(resolved, monkeypatch, game, lang, site)
+    return COMPOSED[key]
+
+
+def _composed_cards(resolved, monkeypatch, game: str, lang: str, site: str | None):
     from dataclasses import replace
 
     from generator.render.aids import aid_compose, aid_layout
@@ -439,7 +451,7 @@ def composed_cards(resolved, monkeypatch, game: str, lang: str, site: str | None
 
 @pytest.mark.integration
 @pytest.mark.parametrize("game, lang, site", [("citow", "ru", None), ("marauders", "en", None), ("battlelore", "ru", "https://example.org/kb/")])
-def test_no_card_could_have_taken_the_next_item(resolved, monkeypatch, game: str, lang: str, site: str | None):
+def test_no_card_could_have_taken_the_next_item(resolved, game: str, lang: str, site: str | None):
     """The cards are filled greedily: each item once, in the aid's order (one split over two cards: its head, then its
     rest under its title marked as continued), and no card could have taken the next item, or the text of one whose
     table is set apart (the table on a card of its own, under its title again), of its section or, under that
@@ -454,7 +466,7 @@ def test_no_card_could_have_taken_the_next_item(resolved, monkeypatch, game: str
 
     from generator.render.aids import aid_compose
 
-    files, seen, _ = composed_cards(resolved, monkeypatch, game, lang, site)
+    files, seen, _ = composed_cards(resolved, game, lang, site)
     for paper in ("a4", "letter"):  # the cards' bookmarks still name every item
         outline = PdfReader(io.BytesIO(files[f"{game}-{lang}-cards-{paper}.pdf"])).outline
         assert [entry.title for entry in outline] == [item.title for item in seen[0][1]]
@@ -486,14 +498,14 @@ def test_no_card_could_have_taken_the_next_item(resolved, monkeypatch, game: str
 
 @pytest.mark.integration
 @pytest.mark.parametrize("game, lang", [("marauders", "en"), ("battlelore", "en")])
-def test_a_card_of_two_sections_shows_the_second_sections_band_above_its_first_item(resolved, monkeypatch, game: str, lang: str):
+def test_a_card_of_two_sections_shows_the_second_sections_band_above_its_first_item(resolved, game: str, lang: str):
     """Read on the printed card, top to bottom: the first section's band, its items, then the next section's
     band (its title) and under it that section's first item's title; every item under the name of its section."""
     import pypdfium2
 
     from generator.render.aids.cards import CARD_SIZE, SHEETS
 
-    files, seen, _ = composed_cards(resolved, monkeypatch, game, lang)
+    files, seen, _ = composed_cards(resolved, game, lang)
     job, items, parts, _, faces = seen[0]
     shared = [(card, face) for card, face in enumerate(faces) if len({items[number].section for number, _ in face}) > 1]
     assert shared, "no card holds two sections"
@@ -707,14 +719,11 @@ def test_a_table_set_apart_on_the_cards_stands_in_place_on_the_sheet(resolved, l
     on one card and its table whole on the next, under the item's title again. The sheet printed it
     so too, its title twice ("Victory points", «Победные очки»): it prints the item once, the table under
     its text."""
-    from generator.render.aids.aid_layout import produce
-    from generator.render.aids.cards import aid_job, aid_sections
-    from generator.render.answer_tables import AnswerTables
+    from generator.render.aids.cards import aid_sections
 
-    tables = AnswerTables(resolved)
-    items = [item for section in aid_sections(resolved, "marauders", lang, tables) for item in section["items"]]
+    items = [item for section in aid_sections(resolved, "marauders", lang) for item in section["items"]]
     title = words(next(item["title"] for item in items if item["id"] == "marauders/victory-point-table"))
-    files = produce(aid_job(resolved, "marauders", lang, tables)).files
+    files, _, _ = composed_cards(resolved, "marauders", lang)
 
     def titles(pdf: bytes) -> int:
         """How many lines of the PDF are the item's title (and the numbers of its open questions)."""
