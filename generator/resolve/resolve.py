@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, TypeVar, overload
@@ -167,6 +167,66 @@ class Resolved:
 
     def chapter_of(self, entry_id: str) -> Chapter:
         return self.kb.chapters[self.kb.entry_chapter[entry_id]]
+
+    def reading(self, reader: str) -> Reading:
+        """The data as the reader of one language section is shown it (see Reading)."""
+        return Reading(self, reader)
+
+
+@dataclass(frozen=True)
+class Reading:
+    """The resolved data as one reader is shown it: every title, text, table, label and address in the reader's
+    language (or the language the policy falls back to, base/languages.py), without naming the reader at each
+    call. What a renderer makes for a language section it makes from the section's Reading (`Resolved.reading`);
+    the language policy itself stays in Resolved and Languages, which this only asks."""
+
+    resolved: Resolved
+    reader: str
+
+    @property
+    def labels(self) -> Mapping[str, Any]:
+        """The site's own words (data/languages/<reader>/ui.yaml)."""
+        return self.resolved.languages.ui(self.reader)
+
+    def language_name(self, code: str) -> str:
+        """A language's name in the reader's language ("английский" for en to a Russian reader)."""
+        return self.resolved.languages.name_in(code, self.reader)
+
+    def text(self, values: JSON) -> JSON:
+        """A per-language value (game title, summary, table cell, term name) in the reader's language."""
+        return self.resolved.text_in(values, self.reader)
+
+    def shown(self, values: Mapping[str, _Value]) -> tuple[_Value, str]:
+        """A per-language value in the reader's language, and the language it is in (another where the reader's is missing)."""
+        return self.resolved.languages.shown(values, self.reader)
+
+    def pick(self, available: Iterable[str]) -> str:
+        """Which of the languages of a per-language value the reader is shown."""
+        return self.resolved.languages.pick(available, self.reader)
+
+    def shown_language(self, item: Mapping[str, Any]) -> str:
+        """The language the reader is shown an entry or chapter in."""
+        return self.resolved.display_language(item, self.reader)
+
+    def title(self, item_id: str) -> str:
+        return self.resolved.title_of(item_id, self.reader)
+
+    def link_title(self, item_id: str) -> str:
+        return self.resolved.link_title(item_id, self.reader)
+
+    def table(self, table: JSONObject) -> TableText:
+        return self.resolved.table(table, self.reader)
+
+    def ruling_sentence(self, entry: Entry) -> tuple[str, str] | None:
+        return self.resolved.ruling_sentence(entry, self.reader)
+
+    def url(self, item_id: str) -> str:
+        """An item's URL from the site root, in the reader's section."""
+        return self.resolved.url_of(item_id, self.reader)
+
+    def calculators_url(self, game: str, anchor: str = "") -> str:
+        """The game's Calculators page from the site root, in the reader's section."""
+        return self.resolved.calculators_url(game, self.reader, anchor)
 
 
 PARENTHESIS = re.compile(r"\s*\([^()]*\)\s*$")  # a title's closing "(…)"
