@@ -40,7 +40,7 @@ from ..resolve.pages import (
     SECTION_HOME,
     game_hrefs,
 )
-from ..resolve.resolve import Resolved, first_paragraph
+from ..resolve.resolve import Reading, Resolved, first_paragraph
 from .answer_tables import AnswerTable, AnswerTables
 from .calculators import CalculatorBlocks, game_checks
 
@@ -117,11 +117,8 @@ class SiteRenderer:
         """A piece of a page (an entry, a table…): HTML from an autoescaping template, safe to nest."""
         return Markup(self.env.get_template(template).render(**context))
 
-    def game_name(self, game: Game, reader: str) -> str:
-        return self.r.text_in(game["title"], reader)
-
-    def link(self, target_id: str, game: str, lang: str) -> Link:
-        return {"title": self.r.link_title(target_id, lang), "href": self.href(target_id, game)}
+    def link(self, target_id: str, game: str, reading: Reading) -> Link:
+        return {"title": reading.link_title(target_id), "href": self.href(target_id, game)}
 
     def text_html(self, text: str, game: str, lang: str, linked_terms: set[str], paragraphs: tuple[str, str] | None = None) -> Markup:
         """Entry text as safe HTML with links; adds the glossary terms it linked to `linked_terms`;
@@ -152,80 +149,81 @@ class SiteRenderer:
         self._page_terms.update(linked_terms)
         return html
 
-    def term_previews(self, game: str, reader: str) -> list[View]:
+    def term_previews(self, game: str, reading: Reading) -> list[View]:
         """What a tap on a linked glossary term shows in place (kb-terms.js): for every term linked on the
         page, its name, the first paragraph of the entry defining it (else its names in the other
         languages) and links to the definition and to the glossary. Definitions link no terms: a
         preview is one step, not a chain."""
-        return [self._term_preview(term_id, game, reader) for term_id in sorted(self._page_terms)]
+        return [self._term_preview(term_id, game, reading) for term_id in sorted(self._page_terms)]
 
-    def _term_preview(self, term_id: str, game: str, reader: str) -> View:
+    def _term_preview(self, term_id: str, game: str, reading: Reading) -> View:
         """One term's preview, made once per game and reader (the same on every page of the game)."""
-        key = (term_id, game, reader)
+        key = (term_id, game, reading.reader)
         if key in self._previews:
             return self._previews[key]
         term = self.kb.terms[term_id]
         definition = self.kb.entries.get(term.get("definition", ""))
         text = None
         if "gloss" in term:  # the term in one sentence, drawn from the rule that defines it
-            gloss, gloss_lang = self.langs.shown(term["gloss"], reader)
-            text = Markup('<p class="kb-gloss"{}>{}</p>').format(Markup(' lang="{}"').format(gloss_lang) if gloss_lang != reader else "", gloss)
+            gloss, gloss_lang = reading.shown(term["gloss"])
+            text = Markup('<p class="kb-gloss"{}>{}</p>').format(
+                Markup(' lang="{}"').format(gloss_lang) if gloss_lang != reading.reader else "", gloss
+            )
         elif definition is not None:
-            shown = self.r.display_language(definition, reader)
+            shown = reading.shown_language(definition)
             linker = Linker(
                 reference_href=lambda ref: self.href(ref, game), reference_label=functools.partial(self.r.link_title, reader=shown), language=shown
             )
             text = render(first_paragraph(without_tables(definition["text"][shown])), linker)
-        name_lang = self.langs.pick(term["names"], reader)
+        name_lang = reading.pick(term["names"])
         self._previews[key] = {
             "id": "preview-" + self.r.anchor_of(term_id),
             "name": term["names"][name_lang],
             "text": text,
             "others": [
-                {"language": self.langs.name_in(lang, reader), "name": term["names"][lang], "lang": lang}
+                {"language": reading.language_name(lang), "name": term["names"][lang], "lang": lang}
                 for lang in self.langs.codes
                 if lang != name_lang and lang in term["names"]
             ],
-            "definition": self.link(definition["id"], game, reader) if definition is not None else None,
+            "definition": self.link(definition["id"], game, reading) if definition is not None else None,
             "glossary": self.href(term_id, game),
         }
         return self._previews[key]
 
     # -- pieces ----------------------------------------------------------------------------
-    def citation(self, item: Mapping[str, Any], reader: str) -> list[str]:
+    def citation(self, item: Mapping[str, Any], reading: Reading) -> list[str]:
         """Where an entry's text comes from, language by language (a source's lines, a translation or
         the editors' own words), and how many corrections it has had."""
-        labels = self.langs.ui(reader)
+        labels = reading.labels
         parts = []
         for lang, origin in item["origin"].items():
-            name = self.langs.name_in(lang, reader)
+            name = reading.language_name(lang)
             if "source" in origin:
                 source = self.kb.sources[origin["source"]]
                 parts.append(f"{labels['source']} ({name}): {source.title}, {labels['lines']} {origin['lines']}")
             elif "translated_from" in origin:
-                parts.append(f"{name}: " + fill(labels["translated_from"], lang=self.langs.name_in(origin["translated_from"], reader)))
+                parts.append(f"{name}: " + fill(labels["translated_from"], lang=reading.language_name(origin["translated_from"])))
             else:
                 parts.append(f"{name}: {labels['authored']}")
         if corrections := item.get("corrections"):
             parts.append(f"{labels['corrections']}: {len(corrections)}")
         return parts
 
-    def table_html(self, table: JSONObject, lang: str) -> Markup:
+    def table_html(self, table: JSONObject, reading: Reading) -> Markup:
         """A data table, every cell plain text (escaped) in the reader's language."""
-        text = self.r.table(table, lang)
+        text = reading.table(table)
         return self.fragment("table.html.j2", head=text.head, rows=text.rows, note=text.note)
 
-    def example_html(self, example: JSONObject, lang: str) -> Markup:
-        labels = self.langs.ui(lang)
+    def example_html(self, example: JSONObject, reading: Reading) -> Markup:
         return self.fragment(
             "example.html.j2",
-            labels=labels,
+            labels=reading.labels,
             inputs=json.dumps(example["inputs"], ensure_ascii=False, indent=1),
             expected=json.dumps(example["expected"], ensure_ascii=False, indent=1),
         )
 
-    def clarification_html(self, entry: Entry, game: str, lang: str) -> Markup:
-        labels = self.langs.ui(lang)
+    def clarification_html(self, entry: Entry, game: str, reading: Reading) -> Markup:
+        labels = reading.labels
         data = entry["clarification"]
         statements = []
         for s in data["statements"]:
@@ -233,7 +231,7 @@ class SiteRenderer:
             # the editors' rendering of the quote, in the reader's language where there is one (else English),
             # for a reader who does not read the quote's language
             renderings = {code: s[code] for code in self.langs.codes if code in s and code != source.language}
-            shown = self.langs.pick(renderings, lang) if renderings and source.language != lang else None
+            shown = reading.pick(renderings) if renderings and source.language != reading.reader else None
             quote = " ".join(s["quote"].split())
             statements.append(
                 {
@@ -251,75 +249,75 @@ class SiteRenderer:
             statements=statements,
             status=labels[f"status_{data['status']}"],
             basis=labels["bases"][data["basis"]],
-            affects=[self.link(a, game, lang) for a in data.get("affects", [])],
+            affects=[self.link(a, game, reading) for a in data.get("affects", [])],
         )
 
-    def external_reference(self, reference: Mapping[str, Any], reader: str) -> View:
+    def external_reference(self, reference: Mapping[str, Any], reading: Reading) -> View:
         """Material the text refers to that the knowledge base does not hold: what it is (in the reader's
         language where there is one), and the source's words that refer to it (in theirs)."""
         what = reference["what"] if isinstance(reference["what"], Mapping) else {"en": reference["what"]}
-        text, lang = self.langs.shown(what, reader)
-        return {"what": text, "what_lang": lang if lang != reader else None, "quote": reference["quote"], "quote_lang": reference["lang"]}
+        text, lang = reading.shown(what)
+        return {"what": text, "what_lang": lang if lang != reading.reader else None, "quote": reference["quote"], "quote_lang": reference["lang"]}
 
-    def source_line(self, source: Source, reader: str) -> View:
+    def source_line(self, source: Source, reading: Reading) -> View:
         """A source as the game page lists it: title (in its own language), language, kind, precedence and why."""
-        reason, reason_lang = self.langs.shown(source.precedence_reason, reader)
+        reason, reason_lang = reading.shown(source.precedence_reason)
         return {
             "title": source.title,
             "title_lang": source.language,
-            "language": self.langs.name_in(source.language, reader),
-            "kind": self.langs.ui(reader)["source_kinds"][source.kind],
+            "language": reading.language_name(source.language),
+            "kind": reading.labels["source_kinds"][source.kind],
             "precedence": source.precedence,
             "reason": reason,
             "reason_lang": reason_lang,
         }
 
-    def clarification_callout(self, clarification: Entry, game: str, reader: str) -> View:
+    def clarification_callout(self, clarification: Entry, game: str, reading: Reading) -> View:
         """What an entry shows of a clarification about it: the ruling in the reader's language (else
         the shown language's, marked by the language name), its status and a link to the whole of it.
         Repairs of damaged text and references are editors' notes, not rulings."""
-        labels = self.langs.ui(reader)
-        ruling = self.r.ruling_sentence(clarification, reader)
-        shown = ruling[1] if ruling else reader
+        labels = reading.labels
+        ruling = reading.ruling_sentence(clarification)
+        shown = ruling[1] if ruling else reading.reader
         return {
-            "title": self.r.title_of(clarification["id"], reader),
+            "title": reading.title(clarification["id"]),
             "href": self.href(clarification["id"], game),
             "status": labels[f"status_{clarification['clarification']['status']}"],
             "reviewed": clarification["clarification"].get("reviewed"),
             "ruling": self.text_html(ruling[0], game, shown, set()) if ruling else None,
-            "language": None if shown == reader else self.langs.name_in(shown, reader),
+            "language": None if shown == reading.reader else reading.language_name(shown),
             "lang": shown,
             "editorial": clarification["clarification"].get("topic") in EDITORIAL_TOPICS,
         }
 
-    def entry_html(self, entry: Entry, reader: str, titled: bool = True) -> Markup:
+    def entry_html(self, entry: Entry, reading: Reading, titled: bool = True) -> Markup:
         """An entry's section; `titled=False` leaves out its heading (the page's heading says it)."""
         game = self.kb.game_of(entry["id"])
-        labels = self.langs.ui(reader)
-        shown = self.r.display_language(entry, reader)
-        others = self.other_languages(entry, game, shown, reader)
-        rulings, editors_notes = self.clarified_by(entry["id"], game, reader)
+        labels = reading.labels
+        shown = reading.shown_language(entry)
+        others = self.other_languages(entry, game, shown, reading)
+        rulings, editors_notes = self.clarified_by(entry["id"], game, reading)
         view = {
             "id": entry["id"],
             "anchor": self.r.anchor_of(entry["id"]),
             "kind": entry["kind"],
             "titled": titled,
             "title": entry["title"][shown],
-            "fallback_note": fill(labels["fallback"], shown=self.langs.name_in(shown, reader)) if shown != reader else None,
+            "fallback_note": fill(labels["fallback"], shown=reading.language_name(shown)) if shown != reading.reader else None,
             "text": self.entry_text(entry, game, shown),
-            "table": self.table_html(entry["table"], reader) if "table" in entry and entry["table"].get("shown", True) else None,
-            "example": self.example_html(entry["example"], reader) if "example" in entry else None,
-            "calculators": self.calculators.of_entry(entry["id"], reader),
-            "ruling_first": self.clarification_callout(entry, game, reader) if "clarification" in entry else None,
-            "clarification": self.clarification_html(entry, game, reader) if "clarification" in entry else None,
+            "table": self.table_html(entry["table"], reading) if "table" in entry and entry["table"].get("shown", True) else None,
+            "example": self.example_html(entry["example"], reading) if "example" in entry else None,
+            "calculators": self.calculators.of_entry(entry["id"], reading.reader),
+            "ruling_first": self.clarification_callout(entry, game, reading) if "clarification" in entry else None,
+            "clarification": self.clarification_html(entry, game, reading) if "clarification" in entry else None,
             "rulings": rulings,
             "editors_notes": editors_notes,
             "check": ", ".join(self.r.checks_of.get(entry["id"], [])) or None,
-            "see": [self.link(s, game, reader) for s in entry.get("see", [])],
-            "external": [self.external_reference(x, reader) for x in entry.get("refs_external", [])],
-            "citation": self.citation(entry, reader),
+            "see": [self.link(s, game, reading) for s in entry.get("see", [])],
+            "external": [self.external_reference(x, reading) for x in entry.get("refs_external", [])],
+            "citation": self.citation(entry, reading),
             "others": others,
-            "read_in": self.read_in(entry["id"], game, reader),
+            "read_in": self.read_in(entry["id"], game, reading),
         }
         return self.fragment("entry.html.j2", e=view, labels=labels)
 
@@ -331,15 +329,15 @@ class SiteRenderer:
         text = entry["text"][shown]
         return self.text_html(without_tables(text) if "table" in entry else text, game, shown, set(), numbered)
 
-    def other_languages(self, entry: Entry, game: str, shown: str, reader: str) -> list[View]:
+    def other_languages(self, entry: Entry, game: str, shown: str, reading: Reading) -> list[View]:
         """The entry in each other language it is written in, for the "compare" panel: its title and
         text, and a link to it in that language's section (where the game has one, not the reader's)."""
         sections = self.kb.games[game]["languages"]
         return [
             {
                 "lang": lang,
-                "name": self.langs.name_in(lang, reader),
-                "href": self.href(entry["id"], game, reader=lang, from_lang=reader) if lang in sections and lang != reader else None,
+                "name": reading.language_name(lang),
+                "href": self.href(entry["id"], game, reader=lang, from_lang=reading.reader) if lang in sections and lang != reading.reader else None,
                 "title": entry["title"][lang],
                 "text": self.text_html(entry["text"][lang], game, lang, set()),
             }
@@ -347,18 +345,18 @@ class SiteRenderer:
             if lang != shown and lang in entry["text"]
         ]
 
-    def clarified_by(self, entry_id: str, game: str, reader: str) -> tuple[list[View], list[View]]:
+    def clarified_by(self, entry_id: str, game: str, reading: Reading) -> tuple[list[View], list[View]]:
         """The callouts of the clarifications about an entry: (rulings, editors' notes)."""
-        callouts = [self.clarification_callout(self.kb.entries[c], game, reader) for c in self.r.clarifications_of.get(entry_id, [])]
+        callouts = [self.clarification_callout(self.kb.entries[c], game, reading) for c in self.r.clarifications_of.get(entry_id, [])]
         return [c for c in callouts if not c["editorial"]], [c for c in callouts if c["editorial"]]
 
-    def read_in(self, entry_id: str, game: str, reader: str) -> list[View]:
+    def read_in(self, entry_id: str, game: str, reading: Reading) -> list[View]:
         """Links to the entry in the game's other language sections."""
         sections = self.kb.games[game]["languages"]
         return [
-            {"lang": language.code, "name": language.name, "href": self.href(entry_id, game, reader=language.code, from_lang=reader)}
+            {"lang": language.code, "name": language.name, "href": self.href(entry_id, game, reader=language.code, from_lang=reading.reader)}
             for language in self.langs
-            if language.code != reader and language.code in sections
+            if language.code != reading.reader and language.code in sections
         ]
 
     # -- pages -----------------------------------------------------------------------------
@@ -367,42 +365,42 @@ class SiteRenderer:
         self.page_meta[path] = PageMeta(str(escape(title)), [(anchor, str(escape(text))) for anchor, text in toc or []])
         return path, self.env.get_template(template).render(title=title, **context)
 
-    def game_pages(self, game_id: str, reader: str) -> Iterator[Page]:
+    def game_pages(self, game_id: str, reading: Reading) -> Iterator[Page]:
         """(path, HTML) of a game's pages in one language: its chapters, landing page, glossary and lists."""
-        labels = self.langs.ui(reader)
-        folder = f"{reader}/{game_id}"
+        labels = reading.labels
+        folder = f"{reading.reader}/{game_id}"
         chapters = self.kb.chapters_of(game_id)
-        yield from self.chapter_pages(folder, chapters, game_id, reader)
+        yield from self.chapter_pages(folder, chapters, game_id, reading)
         entries = self.kb.entries_of(game_id)
         clarifications = [e for e in entries if e["kind"] == "clarification"]
         examples = [e for e in entries if e["kind"] == "example"]
-        questions = self.calculators.questions(game_id, reader)
-        tables = self.answer_tables.of_game(game_id, reader) if questions else []
+        questions = self.calculators.questions(game_id, reading.reader)
+        tables = self.answer_tables.of_game(game_id, reading.reader) if questions else []
         yield self.game_index_page(
             f"{folder}/{GAME_INDEX.md}",
             game_id,
-            reader,
+            reading,
             chapters=chapters,
             questions=questions,
             tables=tables,
             n_clarifications=len(clarifications),
             n_examples=len(examples),
         )
-        game_title = self.game_name(self.kb.games[game_id], reader)
-        yield self.glossary_page(f"{folder}/{GLOSSARY.md}", game_id, reader)
-        yield self.a_to_z_page(f"{folder}/{A_TO_Z.md}", game_id, reader)
+        game_title = reading.text(self.kb.games[game_id]["title"])
+        yield self.glossary_page(f"{folder}/{GLOSSARY.md}", game_id, reading)
+        yield self.a_to_z_page(f"{folder}/{A_TO_Z.md}", game_id, reading)
         yield self.list_page(
             f"{folder}/{CLARIFICATIONS.md}",
             CLARIFICATIONS.title(labels) + f" — {game_title}",
-            self.clarifications_by_topic(clarifications, game_id, reader),
+            self.clarifications_by_topic(clarifications, game_id, reading),
         )
-        yield self.changes_page(f"{folder}/{CHANGES.md}", game_id, reader, clarifications)
+        yield self.changes_page(f"{folder}/{CHANGES.md}", game_id, reading, clarifications)
         yield self.list_page(
             f"{folder}/{EXAMPLES.md}",
             EXAMPLES.title(labels) + f" — {game_title}",
-            [{"title": None, "anchor": None, "items": [{**self.link(e["id"], game_id, reader), "note": None} for e in examples]}],
+            [{"title": None, "anchor": None, "items": [{**self.link(e["id"], game_id, reading), "note": None} for e in examples]}],
         )
-        if blocks := self.calculators.of_game(game_id, reader):
+        if blocks := self.calculators.of_game(game_id, reading.reader):
             yield self.page(
                 f"{folder}/{CALCULATORS.md}",
                 "calculators.html.j2",
@@ -412,31 +410,31 @@ class SiteRenderer:
                 ui=labels["calculator"],
                 tables_heading=labels["calculator"]["answer_tables"],
             )
-            yield from self.calculators_data(game_id, reader)
+            yield from self.calculators_data(game_id, reading)
 
-    def chapter_links(self, chapters: list[Chapter], game_id: str, reader: str) -> list[Link]:
+    def chapter_links(self, chapters: list[Chapter], game_id: str, reading: Reading) -> list[Link]:
         """Each chapter's title and link, in order."""
-        return [{"title": self.r.title_of(c.id, reader), "href": self.href(c.id, game_id)} for c in chapters]
+        return [{"title": reading.title(c.id), "href": self.href(c.id, game_id)} for c in chapters]
 
-    def chapter_pages(self, folder: str, chapters: list[Chapter], game_id: str, reader: str) -> Iterator[Page]:
+    def chapter_pages(self, folder: str, chapters: list[Chapter], game_id: str, reading: Reading) -> Iterator[Page]:
         """(path, HTML) of each chapter's page: its entries, the previews of the terms they link, and
         links to the previous and next chapters."""
-        labels = self.langs.ui(reader)
-        links = self.chapter_links(chapters, game_id, reader)
+        labels = reading.labels
+        links = self.chapter_links(chapters, game_id, reading)
         for place, chapter in enumerate(chapters):
             entries = [self.kb.entries[e] for e in chapter.entry_ids]
             self._page_terms.clear()
-            title = self.r.title_of(chapter.id, reader)
+            title = reading.title(chapter.id)
             # a chapter of one entry under the same name: the page's heading is the entry's (not said twice)
-            alone = len(entries) == 1 and self.r.title_of(entries[0]["id"], reader) == title
-            html = [self.entry_html(e, reader, titled=not alone) for e in entries]
+            alone = len(entries) == 1 and reading.title(entries[0]["id"]) == title
+            html = [self.entry_html(e, reading, titled=not alone) for e in entries]
             yield self.page(
                 f"{folder}/{self.r.page_of[chapter.id]}",
                 "chapter.html.j2",
                 title,
-                toc=[(self.r.anchor_of(e["id"]), self.r.title_of(e["id"], reader)) for e in entries],
+                toc=[(self.r.anchor_of(e["id"]), reading.title(e["id"])) for e in entries],
                 entries=html,
-                previews=self.term_previews(game_id, reader),
+                previews=self.term_previews(game_id, reading),
                 labels=labels,
                 previous=links[place - 1] if place else None,
                 next=links[place + 1] if place + 1 < len(links) else None,
@@ -446,7 +444,7 @@ class SiteRenderer:
         self,
         path: str,
         game_id: str,
-        reader: str,
+        reading: Reading,
         *,
         chapters: list[Chapter],
         questions: list[dict[str, str]],
@@ -457,20 +455,20 @@ class SiteRenderer:
         """A game's landing page in one language: its summary, the round at a glance, its chapters,
         calculators and answer tables, the sizes of its reference lists, its player aids and sources."""
         game = self.kb.games[game_id]
-        labels = self.langs.ui(reader)
-        glance = self.at_a_glance(game_id, reader)
-        aids = self.aid_links.get((game_id, reader))
+        labels = reading.labels
+        glance = self.at_a_glance(game_id, reading)
+        aids = self.aid_links.get((game_id, reading.reader))
         return self.page(
             path,
             "game.html.j2",
-            self.game_name(game, reader),
+            reading.text(game["title"]),
             toc=self.game_toc(labels, glance=bool(glance), calculators=bool(questions)),
             pages=game_hrefs(),
-            summary=self.r.text_in(game["summary"], reader),
+            summary=reading.text(game["summary"]),
             glance=glance,
             labels=labels,
-            reader=reader,
-            chapters=self.chapter_links(chapters, game_id, reader),
+            reader=reading.reader,
+            chapters=self.chapter_links(chapters, game_id, reading),
             questions=questions,
             tables=[{"title": t.title, "href": f"{CALCULATORS.html}#{t.id}"} for t in tables],
             n_terms=len(self.kb.terms_of(game_id)),
@@ -478,16 +476,16 @@ class SiteRenderer:
             n_examples=n_examples,
             cards=[{"label": label, "href": f"../../{card}"} for label, card in aids.downloads] if aids else [],
             card_preview=f"../../{aids.preview}" if aids else None,
-            sources=[self.source_line(s, reader) for s in sorted((self.kb.sources[i] for i in game["sources"]), key=lambda s: s.precedence)],
+            sources=[self.source_line(s, reading) for s in sorted((self.kb.sources[i] for i in game["sources"]), key=lambda s: s.precedence)],
         )
 
-    def at_a_glance(self, game_id: str, reader: str) -> list[View]:
+    def at_a_glance(self, game_id: str, reading: Reading) -> list[View]:
         """The entries the game page shows for a round at a glance: each one's link and whole text."""
         glance = []
         for entry_id in self.kb.games[game_id].get("at_a_glance", []):
             entry = self.kb.entries[entry_id]
-            shown = self.r.display_language(entry, reader)
-            glance.append({**self.link(entry_id, game_id, reader), "text": self.text_html(entry["text"][shown], game_id, shown, set())})
+            shown = reading.shown_language(entry)
+            glance.append({**self.link(entry_id, game_id, reading), "text": self.text_html(entry["text"][shown], game_id, shown, set())})
         return glance
 
     @staticmethod
@@ -504,21 +502,21 @@ class SiteRenderer:
             ]
         )
 
-    def calculators_data(self, game_id: str, reader: str) -> Iterator[Page]:
+    def calculators_data(self, game_id: str, reading: Reading) -> Iterator[Page]:
         """(path, JSON) of the game's calculators.json in one language, if it has calculators."""
         if game_checks(self.r, game_id):
-            yield self.calculators.spec_file(game_id, reader, lambda entry_id: self.href(entry_id, game_id))
+            yield self.calculators.spec_file(game_id, reading.reader, lambda entry_id: self.href(entry_id, game_id))
 
-    def a_to_z_page(self, path: str, game_id: str, reader: str) -> tuple[str, str]:
+    def a_to_z_page(self, path: str, game_id: str, reading: Reading) -> tuple[str, str]:
         """Every entry of a game but its clarifications and worked examples (they have their own
         lists), in the alphabetical order of the titles the reader is shown, under initial letters."""
-        labels = self.langs.ui(reader)
-        language = self.langs[reader]
+        labels = reading.labels
+        language = self.langs[reading.reader]
         items: list[tuple[tuple[tuple[int, int], ...], View]] = []
         for entry in self.kb.entries_of(game_id):
             if entry["kind"] in ("clarification", "example"):
                 continue
-            link = self.link(entry["id"], game_id, reader)  # two entries of one name say which chapter each is in
+            link = self.link(entry["id"], game_id, reading)  # two entries of one name say which chapter each is in
             items.append((language.collation_key(link["title"]), {**link, "note": None}))
         items.sort(key=lambda pair: pair[0])
         groups: list[ListGroup] = []
@@ -527,13 +525,13 @@ class SiteRenderer:
             if not groups or groups[-1]["title"] != letter:
                 groups.append({"title": letter, "anchor": f"az-{len(groups) + 1}", "items": []})
             groups[-1]["items"].append(item)
-        return self.list_page(path, f"{labels['a_to_z']} — {self.game_name(self.kb.games[game_id], reader)}", groups, letters=True)
+        return self.list_page(path, f"{labels['a_to_z']} — {reading.text(self.kb.games[game_id]['title'])}", groups, letters=True)
 
-    def clarifications_by_topic(self, clarifications: list[Entry], game_id: str, reader: str) -> list[ListGroup]:
+    def clarifications_by_topic(self, clarifications: list[Entry], game_id: str, reading: Reading) -> list[ListGroup]:
         """A game's clarifications grouped by the chapter of the rule they concern (in the game's
         chapter order), then those about no rule, then the editors' notes; each with its ruling's
         first sentence."""
-        labels = self.langs.ui(reader)
+        labels = reading.labels
         chapter_order = {c.id: n for n, c in enumerate(self.kb.chapters_of(game_id))}
         groups: dict[str, ListGroup] = {}
         for entry in clarifications:
@@ -543,47 +541,47 @@ class SiteRenderer:
             elif data.get("affects"):
                 affected = data["affects"][0]
                 chapter = self.kb.chapters[affected] if affected in self.kb.chapters else self.r.chapter_of(affected)
-                key, title = f"{chapter_order.get(chapter.id, len(chapter_order)):04d}", self.r.title_of(chapter.id, reader)
+                key, title = f"{chapter_order.get(chapter.id, len(chapter_order)):04d}", reading.title(chapter.id)
             else:
                 key, title = "~other", labels["other_topics"]
             group = groups.setdefault(key, {"title": title, "anchor": f"topic-{len(groups) + 1}", "items": []})
-            group["items"].append({**self.clarification_item(entry, game_id, reader), **self.ruling_summary(entry, game_id, reader)})
+            group["items"].append({**self.clarification_item(entry, game_id, reading), **self.ruling_summary(entry, game_id, reading)})
         return [groups[key] for key in sorted(groups)]
 
-    def changes_page(self, path: str, game_id: str, reader: str, clarifications: list[Entry]) -> tuple[str, str]:
+    def changes_page(self, path: str, game_id: str, reading: Reading, clarifications: list[Entry]) -> tuple[str, str]:
         """Changes since your print: the version an aid prints is the date its rulings stand at (the
         latest `reviewed` of the game's clarifications, cards.rulings_date); this page lists the game's
         rulings under their review dates, newest first, so a reader finds what changed after the date
         on the aid. Each date's heading has the anchor v<date>."""
-        labels = self.langs.ui(reader)
+        labels = reading.labels
         by_date: dict[str, list[View]] = {}
         for entry in clarifications:
             if "reviewed" in entry["clarification"]:
                 by_date.setdefault(str(entry["clarification"]["reviewed"]), []).append(
-                    {**self.clarification_item(entry, game_id, reader), **self.ruling_summary(entry, game_id, reader)}
+                    {**self.clarification_item(entry, game_id, reading), **self.ruling_summary(entry, game_id, reading)}
                 )
         groups: list[ListGroup] = [
             {"title": f"{labels['reviewed']} {date}", "anchor": f"v{date}", "items": by_date[date]} for date in sorted(by_date, reverse=True)
         ]
-        title = f"{labels['aid_changes']} — {self.game_name(self.kb.games[game_id], reader)}"
+        title = f"{labels['aid_changes']} — {reading.text(self.kb.games[game_id]['title'])}"
         return self.list_page(path, title, groups, intro=labels["aid_changes_intro"] if groups else labels["aid_changes_none"])
 
-    def ruling_summary(self, clarification: Entry, game: str, reader: str) -> View:
+    def ruling_summary(self, clarification: Entry, game: str, reading: Reading) -> View:
         """A clarification's ruling in one sentence (Resolved.ruling_sentence), in the reader's language or
         else marked with the language it is shown in."""
-        ruling = self.r.ruling_sentence(clarification, reader)
+        ruling = reading.ruling_sentence(clarification)
         if not ruling:
             return {"summary": None, "summary_language": None}
         sentence, shown = ruling
         return {
             "summary": self.text_html(sentence, game, shown, set()),
-            "summary_language": None if shown == reader else self.langs.name_in(shown, reader),
+            "summary_language": None if shown == reading.reader else reading.language_name(shown),
             "summary_lang": shown,
         }
 
-    def clarification_item(self, entry: Entry, from_game: str, reader: str) -> View:
-        labels = self.langs.ui(reader)
-        return {**self.link(entry["id"], from_game, reader), "note": labels[f"status_{entry['clarification']['status']}"]}
+    def clarification_item(self, entry: Entry, from_game: str, reading: Reading) -> View:
+        labels = reading.labels
+        return {**self.link(entry["id"], from_game, reading), "note": labels[f"status_{entry['clarification']['status']}"]}
 
     def list_page(self, path: str, title: str, groups: list[ListGroup], letters: bool = False, intro: str | None = None) -> tuple[str, str]:
         """A page of links in groups; `letters`: a row of the groups' titles (an A–Z's letters) first;
@@ -598,98 +596,98 @@ class SiteRenderer:
             intro=intro,
         )
 
-    def glossary_page(self, path: str, game_id: str, reader: str) -> tuple[str, str]:
-        labels = self.langs.ui(reader)
+    def glossary_page(self, path: str, game_id: str, reading: Reading) -> tuple[str, str]:
+        labels = reading.labels
         terms: list[dict[str, Any]] = []
         for term in self.kb.terms_of(game_id):
-            name_lang = self.langs.pick(term["names"], reader)
+            name_lang = reading.pick(term["names"])
             others = [
-                {"language": self.langs.name_in(lang, reader), "name": term["names"][lang], "lang": lang}
+                {"language": reading.language_name(lang), "name": term["names"][lang], "lang": lang}
                 for lang in self.langs.codes
                 if lang != name_lang and lang in term["names"]
             ]
             # the sources' other words, the reader's own first; each marked with its language
             variants = [
                 {"text": v, "lang": lang}
-                for lang in sorted(term.get("variants", {}), key=lambda code: code != reader)
+                for lang in sorted(term.get("variants", {}), key=lambda code: code != reading.reader)
                 for v in sorted(term["variants"][lang])
             ]
             terms.append(
                 {
                     "name": term["names"][name_lang],
                     "name_lang": name_lang,
-                    "sort": self.langs[reader].collation_key(term["names"][name_lang]),
+                    "sort": self.langs[reading.reader].collation_key(term["names"][name_lang]),
                     "anchor": "term-" + term["id"].rsplit("/", 1)[1],
                     "others": others,
                     "variants": variants,
-                    "definition": self.link(term["definition"], game_id, reader) if "definition" in term else None,
-                    "gloss": self.langs.shown(term["gloss"], reader) if "gloss" in term else None,  # (text, its language)
-                    "standing": labels[standing] if name_lang == reader and (standing := name_standing(term, reader)) else None,
+                    "definition": self.link(term["definition"], game_id, reading) if "definition" in term else None,
+                    "gloss": reading.shown(term["gloss"]) if "gloss" in term else None,  # (text, its language)
+                    "standing": labels[standing] if name_lang == reading.reader and (standing := name_standing(term, reading.reader)) else None,
                 }
             )
         terms.sort(key=lambda t: t["sort"])
         letters: list[dict[str, str]] = []  # the letter bar: each initial, linking to its first term
         for t in terms:
-            letter = self.langs[reader].initial(t["name"])
+            letter = self.langs[reading.reader].initial(t["name"])
             if not letters or letters[-1]["title"] != letter:
                 letters.append({"title": letter, "anchor": t["anchor"]})
         return self.page(
             path,
             "glossary.html.j2",
-            f"{GLOSSARY.title(labels)} — {self.game_name(self.kb.games[game_id], reader)}",
+            f"{GLOSSARY.title(labels)} — {reading.text(self.kb.games[game_id]['title'])}",
             toc=[(t["anchor"], t["name"]) for t in terms],
             terms=terms,
             labels=labels,
-            reader=reader,
+            reader=reading.reader,
             letters=letters,
         )
 
-    def language_pages(self, reader: str) -> Iterator[Page]:
+    def language_pages(self, reading: Reading) -> Iterator[Page]:
         """(path, HTML) of a language's home and cross-game pages."""
-        labels = self.langs.ui(reader)
-        games = [g for g in self.r.games() if reader in g["languages"]]
+        labels = reading.labels
+        games = [g for g in self.r.games() if reading.reader in g["languages"]]
         yield self.page(
-            f"{reader}/{SECTION_HOME.md}",
+            f"{reading.reader}/{SECTION_HOME.md}",
             "home.html.j2",
             SECTION_HOME.title(labels),
             labels=labels,
             clarifications_href=ALL_CLARIFICATIONS.html,
-            games=[self.home_item(g, reader) for g in games],
-            elsewhere=[self.home_item(g, reader) for g in self.r.games() if reader not in g["languages"]],
+            games=[self.home_item(g, reading) for g in games],
+            elsewhere=[self.home_item(g, reading) for g in self.r.games() if reading.reader not in g["languages"]],
         )
         groups: list[ListGroup] = []
         for game in games:
             clarifications = [e for e in self.kb.entries_of(game["id"]) if e["kind"] == "clarification"]
-            items = [self.clarification_item(e, "", reader) for e in clarifications]
+            items = [self.clarification_item(e, "", reading) for e in clarifications]
             for item, entry in zip(items, clarifications, strict=True):
                 item["href"] = self.r.path_in_section(entry["id"])
-            groups.append({"title": self.game_name(game, reader), "anchor": f"game-{game['id']}", "items": items})
-        yield self.list_page(f"{reader}/{ALL_CLARIFICATIONS.md}", ALL_CLARIFICATIONS.title(labels), groups)
+            groups.append({"title": reading.text(game["title"]), "anchor": f"game-{game['id']}", "items": items})
+        yield self.list_page(f"{reading.reader}/{ALL_CLARIFICATIONS.md}", ALL_CLARIFICATIONS.title(labels), groups)
         yield self.page(
-            f"{reader}/{OFFLINE.md}",
+            f"{reading.reader}/{OFFLINE.md}",
             "offline.html.j2",
             OFFLINE.title(labels),
             labels=labels,
             clarifications_href=ALL_CLARIFICATIONS.html,
             games=[
                 {
-                    "title": self.game_name(game, reader),
+                    "title": reading.text(game["title"]),
                     "href": f"{game['id']}/{GAME_INDEX.html}",
-                    "calculators": f"{game['id']}/{CALCULATORS.html}" if self.calculators.questions(game["id"], reader) else None,
+                    "calculators": f"{game['id']}/{CALCULATORS.html}" if self.calculators.questions(game["id"], reading.reader) else None,
                 }
                 for game in games
             ],
         )
 
-    def home_item(self, game: Game, reader: str) -> View:
+    def home_item(self, game: Game, reading: Reading) -> View:
         """A game on a section's home: its title and summary (in a fallback language, marked, when the
         section lacks the game), and every language it is available in, each linking to its section."""
-        shown = self.langs.pick(game["title"], reader)
+        shown = reading.pick(game["title"])
         return {
             "title": game["title"][shown],
             "lang": shown,
-            "summary": self.r.text_in(game["summary"], reader),
-            "href": f"{game['id']}/{GAME_INDEX.html}" if reader in game["languages"] else None,
+            "summary": reading.text(game["summary"]),
+            "href": f"{game['id']}/{GAME_INDEX.html}" if reading.reader in game["languages"] else None,
             "languages": [
                 {"lang": lang, "name": self.langs[lang].name, "href": f"../{lang}/{game['id']}/{GAME_INDEX.html}"}
                 for lang in self.langs.codes
@@ -712,17 +710,17 @@ class SiteRenderer:
                 languages=[{"code": lang, "name": self.langs[lang].name, "href": f"{lang}/{SECTION_HOME.html}"} for lang in self.langs.codes],
             )
         for game in self.r.games():
-            readers = [lang for lang in self.langs.codes if lang in game["languages"]]
+            readings = [self.r.reading(lang) for lang in self.langs.codes if lang in game["languages"]]
             if games is not None and game["id"] not in games:
-                for reader in readers:  # its pages are as they were, but its calculators' data names the data version
-                    yield from self.calculators_data(game["id"], reader)
+                for reading in readings:  # its pages are as they were, but its calculators' data names the data version
+                    yield from self.calculators_data(game["id"], reading)
                 continue
             self._rendered.clear()
-            for reader in readers:
-                yield from self.game_pages(game["id"], reader)
+            for reading in readings:
+                yield from self.game_pages(game["id"], reading)
         self._rendered.clear()
-        for reader in self.langs.codes if games is None else ():
-            yield from self.language_pages(reader)
+        for lang in self.langs.codes if games is None else ():
+            yield from self.language_pages(self.r.reading(lang))
 
     def root_title(self) -> str:
         """The root page's title: every language's name for the site ("Rules reference · Zasady gier · …")."""
@@ -759,15 +757,16 @@ class SiteRenderer:
         each page, and the site engine's work per page, grow with n."""
         nav: list[NavItem] = [nav_item(self.root_title(), "index.md")]
         for reader in self.langs.codes:
-            labels = self.langs.ui(reader)
+            reading = self.r.reading(reader)
+            labels = reading.labels
             games = []
             for game in self.r.games():
                 if reader not in game["languages"]:
                     continue
                 g = game["id"]
-                title = self.game_name(game, reader)
+                title = reading.text(game["title"])
                 items: list[NavItem] = [nav_item(title, f"{reader}/{g}/{GAME_INDEX.md}")]
-                items += [nav_item(self.r.title_of(c.id, reader), f"{reader}/{g}/{self.r.page_of[c.id]}") for c in self.kb.chapters_of(g)]
+                items += [nav_item(reading.title(c.id), f"{reader}/{g}/{self.r.page_of[c.id]}") for c in self.kb.chapters_of(g)]
                 items += [nav_item(kind.title(labels), f"{reader}/{g}/{kind.md}") for kind in REFERENCE_PAGES]
                 if g in self.kb.calculators:
                     items.append(nav_item(CALCULATORS.title(labels), f"{reader}/{g}/{CALCULATORS.md}"))
