@@ -138,7 +138,7 @@ def bundled_search():
     from generator.render.search import SearchIndex
 
     index = SearchIndex(bundled_resolved())
-    return index, {lang: index.build(lang) for lang in index.r.languages.codes}
+    return index, {lang: index.build(index.r.reading(lang)) for lang in index.r.languages.codes}
 
 
 @pytest.fixture(scope="module")

@@ -108,7 +108,7 @@ def test_sampled_cells_are_the_cli_answers_on_the_page_and_the_aids(bundled_buil
                 heading, cells = table.rows[row]
                 cell = cells[column]
                 answer = cli(game, table.check, cell.inputs, data)
-                expected = Words(tables, game, lang).text(value_at(answer, cell.output) if answer else None, cell.kind)
+                expected = Words(tables, game, resolved.reading(lang)).text(value_at(answer, cell.output) if answer else None, cell.kind)
                 assert cell.text == expected, (table.id, row, column)
                 for name, html_tables in found.items():
                     assert html_tables[table.id][row] == [heading, *(c.text for c in cells)], (table.id, lang, name)

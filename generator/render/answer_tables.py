@@ -22,9 +22,8 @@ from rules_check.core import Game, RulesError
 
 from ..base.answer_cells import LayoutCell, layout, value_at, value_text
 from ..base.jsontypes import JSON, JSONObject
-from ..load.model import PerLanguage
 from ..load.rules_view import label_texts, rules_for
-from ..resolve.resolve import Resolved
+from ..resolve.resolve import Reading, Resolved
 from .rules_data import render_rules_data
 
 
@@ -76,25 +75,26 @@ class AnswerTables:
     def of_game(self, game: str, reader: str) -> list[AnswerTable]:
         if game not in self.rules or game not in self.r.kb.calculators:
             return []
-        words = Words(self, game, reader)
+        words = Words(self, game, self.r.reading(reader))
         return [declared(words, declaration) for declaration in self.r.kb.calculators[game].get("answer_tables", [])]
 
 
 class Words:
     """A game's tables in one language: labels and titles from calculators.yaml, values in its words."""
 
-    def __init__(self, tables: AnswerTables, game: str, reader: str):
-        self.tables, self.game, self.reader = tables, game, reader
+    def __init__(self, tables: AnswerTables, game: str, reading: Reading):
+        self.tables, self.game, self.reading = tables, game, reading
         self.calculators = tables.r.kb.calculators[game]
-        self.ui = tables.r.languages.ui(reader)["calculator"]
+        self.ui = reading.labels["calculator"]
 
     def label(self, key: str, check: str | None = None) -> str:
         labels = {**self.calculators["labels"], **(self.calculators["checks"][check].get("labels", {}) if check else {})}
-        return self.tables.r.text_in(label_texts(self.tables.r.kb, labels[key]), self.reader)
+        label: str = self.reading.text(label_texts(self.tables.r.kb, labels[key]))
+        return label
 
     def title(self, check: str) -> str:
-        title: PerLanguage = self.calculators["checks"][check]["title"]
-        return self.tables.r.text_in(title, self.reader)
+        title: str = self.reading.text(self.calculators["checks"][check]["title"])
+        return title
 
     def cell(self, check: str, cell: LayoutCell) -> Cell:
         value = self.tables.answer(self.game, check, cell.inputs, cell.output)

@@ -31,10 +31,9 @@ from ..base.children import run_dying_with_this_process
 from ..base.errors import FrontEndMissing, KbError
 from ..base.json_schema import check_schemas
 from ..base.paths import BROWSER_WHEELS, MAKE_SNAPSHOT, PYODIDE, SNAPSHOT_CACHE
-from ..load.model import PerLanguage
 from ..load.rules_view import label_texts
 from ..resolve.pages import CALCULATORS
-from ..resolve.resolve import Resolved
+from ..resolve.resolve import Reading, Resolved
 
 PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json")
 RUNTIME = "assets/calc"  # under the site root
@@ -87,9 +86,10 @@ def _choose_keys(field: dict[str, Any], values: list[str]) -> None:
         _choose_keys(inner, values)
 
 
-def calculators_spec(resolved: Resolved, game: str, reader: str, href: Callable[[str], str]) -> dict[str, Any]:
-    """What the forms of one game need in one language; `href(entry_id)` is an entry's URL from the
+def calculators_spec(reading: Reading, game: str, href: Callable[[str], str]) -> dict[str, Any]:
+    """What the forms of one game need in the reading's language; `href(entry_id)` is an entry's URL from the
     game's folder. Text in another language than the reader's is listed in `fallback` (kb-calc.js marks it)."""
+    resolved = reading.resolved
     kb = resolved.kb
     words = kb.calculators[game]
     schemas = check_schemas(game) or {}
@@ -101,23 +101,23 @@ def calculators_spec(resolved: Resolved, game: str, reader: str, href: Callable[
         examples = [
             {
                 "id": entry["id"],
-                "title": resolved.title_of(entry["id"], reader),
-                "lang": (shown := resolved.display_language(entry, reader)),
-                "language": None if shown == reader else resolved.languages.name_in(shown, reader),
+                "title": reading.title(entry["id"]),
+                "lang": (shown := reading.shown_language(entry)),
+                "language": None if shown == reading.reader else reading.language_name(shown),
                 "inputs": entry["example"]["inputs"],
             }
             for entry in kb.entries_of(game)
             if "example" in entry and CheckId.parse(entry["example"].get("check", "")) == check
         ]
         checks[name] = {
-            "title": resolved.text_in(texts["title"], reader),
+            "title": reading.text(texts["title"]),
             "schema": with_choices(schemas.get(f"{name}_input", {}), {**words.get("choices", {}), **texts.get("choices", {})}),
-            "labels": {key: resolved.text_in(texts_of, reader) for key, texts_of in labels.items()},
+            "labels": {key: reading.text(texts_of) for key, texts_of in labels.items()},
             "implements": kb.checks[game][name]["implements"],
             "examples": examples,
         }
-    named = {entry["id"]: {"title": resolved.link_title(entry["id"], reader), "href": href(entry["id"])} for entry in kb.entries_of(game)}
-    return {"game": game, "lang": reader, "data_version": resolved.data_version, "checks": checks, "entries": named}
+    named = {entry["id"]: {"title": reading.link_title(entry["id"]), "href": href(entry["id"])} for entry in kb.entries_of(game)}
+    return {"game": game, "lang": reading.reader, "data_version": resolved.data_version, "checks": checks, "entries": named}
 
 
 def _zip(files: Iterator[tuple[str, bytes | str]]) -> bytes:
@@ -271,38 +271,41 @@ class CalculatorBlocks:
                 for entry_id in resolved.kb.checks[game][name]["implements"]:
                     self.by_entry.setdefault(entry_id, []).append((game, name))
 
-    def block(self, game: str, name: str, reader: str, assets: str, anchor: str | None = None) -> Markup:
+    def block(self, game: str, name: str, reading: Reading, assets: str, anchor: str | None = None) -> Markup:
         """One closed calculator; `assets` is the relative URL of the site's assets/ from the page, `anchor`
         its id on the page (the Calculators page's, which the game's page links to)."""
         return self.fragment(
             "calculator.html.j2",
             check=name,
-            title=self.title(game, name, reader),
+            title=self.title(game, name, reading),
             anchor=anchor,
-            ui=self.r.languages.ui(reader)["calculator"],
+            ui=reading.labels["calculator"],
             script=f"{assets}kb-calc.js",
             spec="calculators.json",
         )
 
-    def title(self, game: str, name: str, reader: str) -> str:
+    def title(self, game: str, name: str, reading: Reading) -> str:
         """The question a calculator answers, in the reader's language."""
-        title: PerLanguage = self.r.kb.calculators[game]["checks"][name]["title"]
-        return self.r.text_in(title, reader)
+        title: str = reading.text(self.r.kb.calculators[game]["checks"][name]["title"])
+        return title
 
     def questions(self, game: str, reader: str) -> list[dict[str, str]]:
         """Each calculator of a game as the question it answers and its place on the Calculators page."""
+        reading = self.r.reading(reader)
         return [
-            {"title": self.title(game, name, reader), "href": f"{CALCULATORS.html}#{calculator_anchor(name)}"} for name in game_checks(self.r, game)
+            {"title": self.title(game, name, reading), "href": f"{CALCULATORS.html}#{calculator_anchor(name)}"} for name in game_checks(self.r, game)
         ]
 
     def of_entry(self, entry_id: str, reader: str) -> list[Markup]:
         """The calculators shown under an entry (pages at <lang>/<game>/)."""
-        return [self.block(game, name, reader, "../../assets/") for game, name in self.by_entry.get(entry_id, [])]
+        reading = self.r.reading(reader)
+        return [self.block(game, name, reading, "../../assets/") for game, name in self.by_entry.get(entry_id, [])]
 
     def of_game(self, game: str, reader: str) -> list[Markup]:
-        return [self.block(game, name, reader, "../../assets/", calculator_anchor(name)) for name in game_checks(self.r, game)]
+        reading = self.r.reading(reader)
+        return [self.block(game, name, reading, "../../assets/", calculator_anchor(name)) for name in game_checks(self.r, game)]
 
     def spec_file(self, game: str, reader: str, href: Callable[[str], str]) -> tuple[str, str]:
         """(docs path, JSON) of the game's calculators.json in one language."""
-        spec = calculators_spec(self.r, game, reader, href)
+        spec = calculators_spec(self.r.reading(reader), game, href)
         return f"{reader}/{game}/calculators.json", json.dumps(spec, ensure_ascii=False, separators=(",", ":"))

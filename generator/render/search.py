@@ -46,7 +46,7 @@ from ..base.escaping import js_literal
 from ..base.jsontypes import JSON, JSONObject
 from ..base.textmatch import strip_links
 from ..load.model import Entry, Term
-from ..resolve.resolve import Resolved
+from ..resolve.resolve import Reading, Resolved
 from .answer_tables import AnswerTables
 from .calculators import calculator_anchor, game_checks
 
@@ -278,21 +278,23 @@ class SearchIndex:
             self._tables = AnswerTables(self.r)
         return self._tables
 
-    def calculator_documents(self, game: str, reader: str, game_title: str) -> Iterator[SearchDocument]:
+    def calculator_documents(self, game: str, reading: Reading, game_title: str) -> Iterator[SearchDocument]:
         """A game's Calculators page, and on it each answer table and calculator: found by the question
         it answers (its title, in every language, with the players' words for its words), the words its
         table is labelled with, and the terms of the rules it computes."""
         names = game_checks(self.r, game)
         if not names:
             return
+        # every language's words, which a section's index finds too; `words`: the reader's, which its results show
         ui = {lang: self.r.languages.ui(lang)["calculator"] for lang in self.r.languages.codes}
+        words = reading.labels["calculator"]
         texts = self.kb.calculators[game]["checks"]
-        titles = [self.r.text_in(texts[name]["title"], reader) for name in names]
+        titles = [reading.text(texts[name]["title"]) for name in names]
         yield {
-            "url": self.r.calculators_url(game, reader),
+            "url": reading.calculators_url(game),
             "game": game,
             "id": f"{game}/calculators",
-            "title": ui[reader]["calculators"],
+            "title": words["calculators"],
             "context": game_title,
             "kind": "calculators",
             "snippet": " · ".join(titles),
@@ -305,8 +307,8 @@ class SearchIndex:
         for name, title in zip(names, titles, strict=True):
             computes = set().union(*(self.r.terms_in.get(entry_id, set()) for entry_id in self.kb.checks[game][name]["implements"]))
             question = [(title_weight("calculator"), self.titled(texts[name]["title"].values())), (WEIGHT_MENTIONS, self.aliases(computes))]
-            if name in tables[reader]:  # the table first: it answers at a glance, the calculator any case
-                table = tables[reader][name]
+            if name in tables[reading.reader]:  # the table first: it answers at a glance, the calculator any case
+                table = tables[reading.reader][name]
                 labels = " ".join(
                     " ".join(
                         [t[name].row_label, *(label for label, columns in t[name].groups for label in [label, *columns]), ui[lang]["answer_tables"]]
@@ -315,21 +317,21 @@ class SearchIndex:
                     if name in t
                 )
                 yield {
-                    "url": self.r.calculators_url(game, reader, table.id),
+                    "url": reading.calculators_url(game, table.id),
                     "game": game,
                     "id": f"{game}/answer-table/{name}",
                     "title": title,
-                    "context": f"{game_title} · {ui[reader]['answer_tables']}",
+                    "context": f"{game_title} · {words['answer_tables']}",
                     "kind": "answer-table",
                     "snippet": " · ".join([table.row_label, *(label for label, _ in table.groups)]),
                     "fields": [*question, (WEIGHT_KEYWORD, labels)],
                 }
             yield {
-                "url": self.r.calculators_url(game, reader, calculator_anchor(name)),
+                "url": reading.calculators_url(game, calculator_anchor(name)),
                 "game": game,
                 "id": f"{game}/calculator/{name}",
                 "title": title,
-                "context": f"{game_title} · {ui[reader]['heading']}",
+                "context": f"{game_title} · {words['heading']}",
                 "kind": "calculator",
                 "snippet": "",
                 "fields": [*question, (WEIGHT_TEXT, " ".join(ui[lang]["heading"] for lang in ui))],
@@ -343,18 +345,19 @@ class SearchIndex:
         """Every language's `search_common_words`, folded: each section's index holds words of all."""
         return frozenset(fold(word, self.folding) for lang in self.r.languages for word in lang.ui.get("search_common_words", ()))
 
-    def documents(self, reader: str) -> Iterable[SearchDocument]:
+    def documents(self, reading: Reading) -> Iterable[SearchDocument]:
         """The reader's documents in a fixed order (their numbers), one at a time; a game's
         documents are consecutive."""
+        reader = reading.reader
         for game in self.r.games():
             if reader not in game["languages"]:
                 continue
-            game_title = self.r.text_in(game["title"], reader)
+            game_title = reading.text(game["title"])
             for chapter in self.kb.chapters_of(game["id"]):
-                chapter_title = chapter.data["title"][self.r.display_language(chapter.data, reader)]
+                chapter_title = chapter.data["title"][reading.shown_language(chapter.data)]
                 for entry_id in chapter.entry_ids:
                     entry = self.kb.entries[entry_id]
-                    shown = self.r.display_language(entry, reader)
+                    shown = reading.shown_language(entry)
                     defines = self.defined_terms(entry)
                     mentions = self.r.terms_in.get(entry_id, set()) - defines
                     text = _plain(entry["text"][shown])
@@ -362,7 +365,7 @@ class SearchIndex:
                     # a question's title weighs like a keyword, so that the rule leads: not its inflections too
                     inflected = self.title_inflections(entry["title"].values()) if entry["kind"] not in QUESTION_KINDS else set()
                     yield {
-                        "url": self.r.url_of(entry_id, reader),
+                        "url": reading.url(entry_id),
                         "game": game["id"],
                         "shown": shown if shown != reader else "",
                         "id": entry_id,
@@ -380,29 +383,29 @@ class SearchIndex:
                             (WEIGHT_TEXT, text + " " + chapter_title),
                         ],
                     }
-            yield from self.calculator_documents(game["id"], reader, game_title)
+            yield from self.calculator_documents(game["id"], reading, game_title)
             for term in self.kb.terms_of(game["id"]):
-                name = self.r.text_in(term["names"], reader)
+                name = reading.text(term["names"])
                 others = [n for lang, n in sorted(term["names"].items()) if n and n != name]
-                shown = self.r.languages.pick([lang for lang, n in term["names"].items() if n], reader)
+                shown = reading.pick([lang for lang, n in term["names"].items() if n])
                 yield {
-                    "url": self.r.url_of(term["id"], reader),
+                    "url": reading.url(term["id"]),
                     "game": game["id"],
                     "shown": shown if shown != reader else "",
                     "id": term["id"],
                     "title": name,
-                    "context": f"{game_title} · {self.r.languages.ui(reader)['glossary']}",
+                    "context": f"{game_title} · {reading.labels['glossary']}",
                     "kind": "glossary",
                     "snippet": " · ".join(others),
                     "fields": [(WEIGHT_GLOSSARY, self.aliases({term["id"]}))],
                 }
 
-    def build(self, reader: str) -> dict[str, str]:
+    def build(self, reading: Reading) -> dict[str, str]:
         """File name (under search/<lang>/) -> JavaScript content."""
-        return index_files(self.documents(reader), self.folding, self.common_words())
+        return index_files(self.documents(reading), self.folding, self.common_words())
 
     def all_files(self) -> dict[str, str]:
-        files = {f"search/{lang}/{name}": content for lang in self.r.languages.codes for name, content in self.build(lang).items()}
+        files = {f"search/{lang}/{name}": content for lang in self.r.languages.codes for name, content in self.build(self.r.reading(lang)).items()}
         files["assets/kb-languages.js"] = self.languages_script()
         return files
 

@@ -40,7 +40,7 @@ from ...base.languages import fill
 from ...base.safe_markdown import Linker, render, without_tables
 from ...load.model import Entry
 from ...resolve.pages import CALCULATORS, CHANGES
-from ...resolve.resolve import Resolved, slug_of
+from ...resolve.resolve import Reading, Resolved, slug_of
 from ..answer_tables import AnswerTable, AnswerTables
 from ..site import environment
 from .aid_qr import changes_url, qr_item, section_url, site_url
@@ -84,7 +84,7 @@ def aid_links(resolved: Resolved) -> dict[tuple[str, str], AidLinks]:
     link the aids while they are still being laid out."""
     links = {}
     for game, lang in aid_languages(resolved):
-        labels = resolved.languages.ui(lang)
+        labels = resolved.reading(lang).labels
         downloads = [
             (f"{labels[label]} {PAPER_NAMES[paper]} (PDF)", f"cards/{aid_file(game, lang, f'{kind}-{paper}.pdf')}")
             for kind, label in (("sheet", "sheet"), ("cards", "poker_cards"))
@@ -158,9 +158,10 @@ def aid_sections(resolved: Resolved, game: str, lang: str, tables: AnswerTables 
     With the site's public address (`site`), a QR code to the game's changes page comes first (aid_qr.py): the first
     card; the sheet, whose first page is for the rules, puts it after them (`last_on_sheet`)."""
     kb = resolved.kb
+    reading = resolved.reading(lang)
+    labels = reading.labels
     sections: list[AidSection] = []
     if site:
-        labels = resolved.languages.ui(lang)
         date = rulings_date(resolved, game)
         title = f"{labels['data_version']} {date}" if date else labels["aid_changes"]
         sections.append(
@@ -173,11 +174,11 @@ def aid_sections(resolved: Resolved, game: str, lang: str, tables: AnswerTables 
             }
         )
     for section in kb.aids[game]["sections"]:
-        items = [entry_item(resolved, game, lang, entry_id) for entry_id in section.get("entries", [])]
-        items += [faction_item(resolved, game, lang, faction) for faction in section.get("factions", [])]
+        items = [entry_item(reading, game, entry_id) for entry_id in section.get("entries", [])]
+        items += [faction_item(reading, game, faction) for faction in section.get("factions", [])]
         sections.append(
             {
-                "title": resolved.text_in(section["title"], lang),
+                "title": reading.text(section["title"]),
                 "colour": section.get("colour", DEFAULT_COLOUR),
                 "icon": section.get("icon"),
                 "items": items,
@@ -187,7 +188,7 @@ def aid_sections(resolved: Resolved, game: str, lang: str, tables: AnswerTables 
     if answers:
         sections.append(
             {
-                "title": resolved.languages.ui(lang)["calculator"]["answer_tables"],
+                "title": labels["calculator"]["answer_tables"],
                 "colour": ANSWERS_COLOUR,
                 "icon": "dice",
                 "items": [answer_item(resolved, lang, table) for table in answers],
@@ -198,10 +199,10 @@ def aid_sections(resolved: Resolved, game: str, lang: str, tables: AnswerTables 
         printed = {item["id"] for section in sections for item in section["items"]}
         sections.append(
             {
-                "title": resolved.languages.ui(lang)["aid_open_questions"],
+                "title": labels["aid_open_questions"],
                 "colour": QUESTIONS_COLOUR,
                 "icon": "clarify",
-                "items": questions_items(resolved, game, lang, questions, printed),
+                "items": questions_items(reading, game, questions, printed),
             }
         )
     return sections
@@ -221,23 +222,21 @@ def number_questions(sections: list[AidSection]) -> list[str]:
 QUESTIONS_PER_CARD = 800  # characters of questions and rulings one card holds, with room to spare
 
 
-def questions_items(resolved: Resolved, game: str, lang: str, questions: list[str], printed: set[str]) -> list[AidItem]:
+def questions_items(reading: Reading, game: str, questions: list[str], printed: set[str]) -> list[AidItem]:
     """The aid's footnotes: each open question once, numbered as its marks, asked in the reader's
     language, with the ruling the aid follows until it is checked (unless the aid prints that ruling),
     as many items (cards) as they need."""
     notes: list[tuple[int, str, str | None]] = []
     for number, clarification_id in enumerate(questions, 1):
-        entry = resolved.kb.entries[clarification_id]
+        entry = reading.resolved.kb.entries[clarification_id]
         ruling = entry["clarification"].get("ruling", {})
-        notes.append(
-            (number, resolved.text_in(entry["title"], lang), None if clarification_id in printed or not ruling else resolved.text_in(ruling, lang))
-        )
+        notes.append((number, reading.text(entry["title"]), None if clarification_id in printed or not ruling else reading.text(ruling)))
     groups: list[list[tuple[int, str, str | None]]] = [[]]
     for note in notes:
         if groups[-1] and sum(len(n[1]) + len(n[2] or "") for n in groups[-1] + [note]) > QUESTIONS_PER_CARD:
             groups.append([])
         groups[-1].append(note)
-    label = resolved.languages.ui(lang)["aid_needs_check"]
+    label = reading.labels["aid_needs_check"]
 
     def numbers(first: int, last: int) -> str:
         return str(first) if first == last else f"{first}–{last}"  # "(6)", not "(6–6)"
@@ -251,7 +250,7 @@ def questions_items(resolved: Resolved, game: str, lang: str, questions: list[st
             "fallback": None,
             "questions": [],
             "marks": [],
-            "ref": f"{lang}/{game}/",
+            "ref": f"{reading.reader}/{game}/",
             "colour": None,
             "icon": None,
             "faction": False,
@@ -277,12 +276,12 @@ def answer_item(resolved: Resolved, lang: str, table: AnswerTable) -> AidItem:
     }
 
 
-def entry_item(resolved: Resolved, game: str, lang: str, entry_id: str) -> AidItem:
-    entry = resolved.kb.entries[entry_id]
-    labels = resolved.languages.ui(lang)
-    html, table, shown = entry_body(resolved, game, lang, entry_id)
+def entry_item(reading: Reading, game: str, entry_id: str) -> AidItem:
+    lang = reading.reader
+    entry = reading.resolved.kb.entries[entry_id]
+    html, table, shown = entry_body(reading, game, entry_id)
     summary_title = entry.get("summary", {}).get("title", {})
-    title_lang = lang if lang in summary_title or lang in entry["title"] else resolved.display_language(entry, lang)
+    title_lang = lang if lang in summary_title or lang in entry["title"] else reading.shown_language(entry)
     title = summary_title.get(lang) or entry["title"][title_lang]
     other = shown if shown != lang else title_lang
     return {
@@ -291,50 +290,52 @@ def entry_item(resolved: Resolved, game: str, lang: str, entry_id: str) -> AidIt
         "title": title,
         "html": html,
         "table": table,
-        "fallback": None if other == lang else fill(labels["fallback"], shown=resolved.languages.name_in(other, lang)),
-        "questions": open_questions(resolved, entry_id),
-        "ref": resolved.url_of(entry_id, lang),
+        "fallback": None if other == lang else fill(reading.labels["fallback"], shown=reading.language_name(other)),
+        "questions": open_questions(reading.resolved, entry_id),
+        "ref": reading.url(entry_id),
         "colour": None,
         "icon": None,
         "faction": False,
     }
 
 
-def entry_body(resolved: Resolved, game: str, lang: str, entry_id: str) -> tuple[Markup, Markup, str]:
+def entry_body(reading: Reading, game: str, entry_id: str) -> tuple[Markup, Markup, str]:
     """An entry's body on an aid and its table (empty if none), as safe HTML, and the language it is in: its
     summary in the reader's language if it has one, else its text (and its table) in the language shown."""
+    resolved, lang = reading.resolved, reading.reader
     entry = resolved.kb.entries[entry_id]
     summary = entry.get("summary", {}).get("text", {})
-    shown = lang if lang in summary else resolved.display_language(entry, lang)
-    linker = Linker(reference_href=no_link, reference_label=partial(resolved.title_of, reader=shown))
+    shown = lang if lang in summary else reading.shown_language(entry)
+    linker = Linker(reference_href=no_link, reference_label=partial(resolved.title_of, reader=shown))  # titles in the text's language
     html = render(summary[lang] if lang in summary else aid_text(resolved, entry, shown), linker)
     if "<img" in html:
         raise AidFetchError(f"entry '{entry_id}' has an image; aids fetch nothing (aid {game}-{lang})")
     table = Markup()
     if "table" in entry and entry["table"].get("shown", True):
         hidden = resolved.kb.aids[game].get("hide_columns", {}).get(entry_id, [])
-        table = table_html(resolved, {**entry["table"], "columns": [c for c in entry["table"]["columns"] if c["key"] not in hidden]}, lang, entry_id)
+        table = table_html(reading, {**entry["table"], "columns": [c for c in entry["table"]["columns"] if c["key"] not in hidden]}, entry_id)
     return Markup(html), table, shown
 
 
-def faction_item(resolved: Resolved, game: str, lang: str, faction: JSONObject) -> AidItem:
+def faction_item(reading: Reading, game: str, faction: JSONObject) -> AidItem:
     """A faction's card: its rows of a table (the column that names the faction left out), then the
     bodies of its entries, without their titles."""
     parts: list[Markup] = []
     questions: list[str] = []
     refs: list[str] = []
+    resolved = reading.resolved
     if "rows" in faction:
         table_id, where = faction["rows"]["table"], faction["rows"]["where"]
         table = resolved.kb.entries[table_id]["table"]
         columns = [c for c in table["columns"] if c["key"] not in where]
         rows = [row for row in table["rows"] if all(resolved.text_in(row.get(k), "en") == v for k, v in where.items())]
-        parts.append(table_html(resolved, {**table, "columns": columns, "rows": rows}, lang, None))
+        parts.append(table_html(reading, {**table, "columns": columns, "rows": rows}, None))
     for entry_id in faction.get("entries", []):
-        body, own_table, _ = entry_body(resolved, game, lang, entry_id)
+        body, own_table, _ = entry_body(reading, game, entry_id)
         parts += [body, own_table]
         questions += [q for q in open_questions(resolved, entry_id) if q not in questions]
-        refs.append(resolved.url_of(entry_id, lang))
-    name = resolved.text_in(faction["name"], lang)
+        refs.append(reading.url(entry_id))
+    name = reading.text(faction["name"])
     return {
         "id": name,
         "anchor": slug_of(f"{game}/{faction['icon']}"),
@@ -382,24 +383,23 @@ def aid_text(resolved: Resolved, entry: Entry, lang: str) -> str:
     return text
 
 
-def table_html(resolved: Resolved, table: JSONObject, lang: str, entry_id: str | None) -> Markup:
+def table_html(reading: Reading, table: JSONObject, entry_id: str | None) -> Markup:
     """A data table for an aid, every cell plain text (escaped by the template); the table's note is
     an editors' note and stays off the aid (an open question about it is marked at the item's title). A heading or
     cell shown in another language than the reader's prints that language's code as a mark, named
     under the table like any fallback text."""
-    text = resolved.table(table, lang)
+    text = reading.table(table)
 
     def shown(value: JSON) -> str | None:
         """The language a per-language value is shown in, when it is not the reader's."""
-        if isinstance(value, dict) and value and lang not in value:
-            return resolved.languages.pick(value, lang)
+        if isinstance(value, dict) and value and reading.reader not in value:
+            return reading.pick(value)
         return None
 
     head_marks = [shown(c["title"]) for c in table["columns"]]
     row_marks = [[shown(row.get(c["key"])) for c in table["columns"]] for row in table["rows"]]
     used = sorted({m for m in head_marks + [m for marks in row_marks for m in marks] if m})
-    labels = resolved.languages.ui(lang)
-    notes = [f"{code}: " + fill(labels["fallback"], shown=resolved.languages.name_in(code, lang)) for code in used]
+    notes = [f"{code}: " + fill(reading.labels["fallback"], shown=reading.language_name(code)) for code in used]
     return Markup(
         aid_environment()
         .get_template("aid-table.html.j2")
@@ -454,8 +454,9 @@ class AidJob:
 def aid_job(resolved: Resolved, game: str, lang: str, tables: AnswerTables | None = None, site: str | None = None) -> AidJob:
     """One aid's HTML; `site`: the site's public address, for the QR code (aid_qr.py), or None for none."""
     kb = resolved.kb
-    labels = resolved.languages.ui(lang)
-    game_title = resolved.text_in(kb.aids[game].get("title") or kb.games[game]["title"], lang)
+    reading = resolved.reading(lang)
+    labels = reading.labels
+    game_title = reading.text(kb.aids[game].get("title") or kb.games[game]["title"])
     env = aid_environment()
     sections = aid_sections(resolved, game, lang, tables, site)
     layouts = {
