@@ -22,6 +22,7 @@ from rules_check.core import Game, RulesError
 
 from ..base.answer_cells import LayoutCell, layout, value_at, value_text
 from ..base.jsontypes import JSON, JSONObject
+from ..load.model import PerLanguage
 from ..load.rules_view import label_texts, rules_for
 from ..resolve.resolve import Reading, Resolved
 from .rules_data import render_rules_data
@@ -89,12 +90,11 @@ class Words:
 
     def label(self, key: str, check: str | None = None) -> str:
         labels = {**self.calculators["labels"], **(self.calculators["checks"][check].get("labels", {}) if check else {})}
-        label: str = self.reading.text(label_texts(self.tables.r.kb, labels[key]))
-        return label
+        return self.reading.text(label_texts(self.tables.r.kb, labels[key]))
 
     def title(self, check: str) -> str:
-        title: str = self.reading.text(self.calculators["checks"][check]["title"])
-        return title
+        title: PerLanguage = self.calculators["checks"][check]["title"]
+        return self.reading.text(title)
 
     def cell(self, check: str, cell: LayoutCell) -> Cell:
         value = self.tables.answer(self.game, check, cell.inputs, cell.output)

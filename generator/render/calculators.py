@@ -31,6 +31,7 @@ from ..base.children import run_dying_with_this_process
 from ..base.errors import FrontEndMissing, KbError
 from ..base.json_schema import check_schemas
 from ..base.paths import BROWSER_WHEELS, MAKE_SNAPSHOT, PYODIDE, SNAPSHOT_CACHE
+from ..load.model import PerLanguage
 from ..load.rules_view import label_texts
 from ..resolve.pages import CALCULATORS
 from ..resolve.resolve import Reading, Resolved
@@ -286,26 +287,23 @@ class CalculatorBlocks:
 
     def title(self, game: str, name: str, reading: Reading) -> str:
         """The question a calculator answers, in the reader's language."""
-        title: str = reading.text(self.r.kb.calculators[game]["checks"][name]["title"])
-        return title
+        title: PerLanguage = self.r.kb.calculators[game]["checks"][name]["title"]
+        return reading.text(title)
 
-    def questions(self, game: str, reader: str) -> list[dict[str, str]]:
+    def questions(self, game: str, reading: Reading) -> list[dict[str, str]]:
         """Each calculator of a game as the question it answers and its place on the Calculators page."""
-        reading = self.r.reading(reader)
         return [
             {"title": self.title(game, name, reading), "href": f"{CALCULATORS.html}#{calculator_anchor(name)}"} for name in game_checks(self.r, game)
         ]
 
-    def of_entry(self, entry_id: str, reader: str) -> list[Markup]:
+    def of_entry(self, entry_id: str, reading: Reading) -> list[Markup]:
         """The calculators shown under an entry (pages at <lang>/<game>/)."""
-        reading = self.r.reading(reader)
         return [self.block(game, name, reading, "../../assets/") for game, name in self.by_entry.get(entry_id, [])]
 
-    def of_game(self, game: str, reader: str) -> list[Markup]:
-        reading = self.r.reading(reader)
+    def of_game(self, game: str, reading: Reading) -> list[Markup]:
         return [self.block(game, name, reading, "../../assets/", calculator_anchor(name)) for name in game_checks(self.r, game)]
 
-    def spec_file(self, game: str, reader: str, href: Callable[[str], str]) -> tuple[str, str]:
+    def spec_file(self, game: str, reading: Reading, href: Callable[[str], str]) -> tuple[str, str]:
         """(docs path, JSON) of the game's calculators.json in one language."""
-        spec = calculators_spec(self.r.reading(reader), game, href)
-        return f"{reader}/{game}/calculators.json", json.dumps(spec, ensure_ascii=False, separators=(",", ":"))
+        spec = calculators_spec(reading, game, href)
+        return f"{reading.reader}/{game}/calculators.json", json.dumps(spec, ensure_ascii=False, separators=(",", ":"))

@@ -307,7 +307,7 @@ class SiteRenderer:
             "text": self.entry_text(entry, game, shown),
             "table": self.table_html(entry["table"], reading) if "table" in entry and entry["table"].get("shown", True) else None,
             "example": self.example_html(entry["example"], reading) if "example" in entry else None,
-            "calculators": self.calculators.of_entry(entry["id"], reading.reader),
+            "calculators": self.calculators.of_entry(entry["id"], reading),
             "ruling_first": self.clarification_callout(entry, game, reading) if "clarification" in entry else None,
             "clarification": self.clarification_html(entry, game, reading) if "clarification" in entry else None,
             "rulings": rulings,
@@ -374,7 +374,7 @@ class SiteRenderer:
         entries = self.kb.entries_of(game_id)
         clarifications = [e for e in entries if e["kind"] == "clarification"]
         examples = [e for e in entries if e["kind"] == "example"]
-        questions = self.calculators.questions(game_id, reading.reader)
+        questions = self.calculators.questions(game_id, reading)
         tables = self.answer_tables.of_game(game_id, reading.reader) if questions else []
         yield self.game_index_page(
             f"{folder}/{GAME_INDEX.md}",
@@ -400,7 +400,7 @@ class SiteRenderer:
             EXAMPLES.title(labels) + f" — {game_title}",
             [{"title": None, "anchor": None, "items": [{**self.link(e["id"], game_id, reading), "note": None} for e in examples]}],
         )
-        if blocks := self.calculators.of_game(game_id, reading.reader):
+        if blocks := self.calculators.of_game(game_id, reading):
             yield self.page(
                 f"{folder}/{CALCULATORS.md}",
                 "calculators.html.j2",
@@ -505,7 +505,7 @@ class SiteRenderer:
     def calculators_data(self, game_id: str, reading: Reading) -> Iterator[Page]:
         """(path, JSON) of the game's calculators.json in one language, if it has calculators."""
         if game_checks(self.r, game_id):
-            yield self.calculators.spec_file(game_id, reading.reader, lambda entry_id: self.href(entry_id, game_id))
+            yield self.calculators.spec_file(game_id, reading, lambda entry_id: self.href(entry_id, game_id))
 
     def a_to_z_page(self, path: str, game_id: str, reading: Reading) -> tuple[str, str]:
         """Every entry of a game but its clarifications and worked examples (they have their own
@@ -673,7 +673,7 @@ class SiteRenderer:
                 {
                     "title": reading.text(game["title"]),
                     "href": f"{game['id']}/{GAME_INDEX.html}",
-                    "calculators": f"{game['id']}/{CALCULATORS.html}" if self.calculators.questions(game["id"], reading.reader) else None,
+                    "calculators": f"{game['id']}/{CALCULATORS.html}" if self.calculators.questions(game["id"], reading) else None,
                 }
                 for game in games
             ],

@@ -192,6 +192,10 @@ class Reading:
         """A language's name in the reader's language ("английский" for en to a Russian reader)."""
         return self.resolved.languages.name_in(code, self.reader)
 
+    @overload
+    def text(self, values: Mapping[str, _Value]) -> _Value: ...
+    @overload
+    def text(self, values: JSON) -> JSON: ...
     def text(self, values: JSON) -> JSON:
         """A per-language value (game title, summary, table cell, term name) in the reader's language."""
         return self.resolved.text_in(values, self.reader)
