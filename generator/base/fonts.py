@@ -48,4 +48,4 @@ def text_width(text: str, size: float, bold: bool = False) -> float:
 def uncovered(text: str) -> list[str]:
     """The characters of `text` the aids' fonts cannot draw (white space aside), in order, each once."""
     coverage = font_coverage()
-    return sorted({ch for ch in text if not ch.isspace() and ord(ch) not in coverage})
+    return sorted(ch for ch in set(text) if not ch.isspace() and ord(ch) not in coverage)

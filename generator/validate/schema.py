@@ -143,6 +143,19 @@ def quick_check_for(schema_file: str) -> Callable[[JSON], JSON] | None:
     return check
 
 
+def fits_schema(schema_file: str, document: JSON) -> bool:
+    """Whether a document is valid against a schema: the compiled check first (`quick_check_for`), jsonschema only where
+    there is none or it fails (each `serve` rebuild asked jsonschema of every calculators.yaml: 0.1 s at 1×)."""
+    quick_check = quick_check_for(schema_file)
+    if quick_check is not None:
+        try:
+            quick_check(document)
+            return True
+        except fastjsonschema.JsonSchemaException:
+            pass
+    return bool(validator_for(schema_file).is_valid(document))
+
+
 def _const_as_enum(schema: JSON) -> JSON:
     """The schema with each `const: x` written `enum: [x]`, which means the same."""
     if isinstance(schema, list):

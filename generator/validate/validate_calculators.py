@@ -25,7 +25,7 @@ from ..base.problems import Problems
 from ..load.load import Document, LoadedData
 from ..load.model import KnowledgeBase, Where
 from ..load.rules_view import label_texts, refusal_messages
-from .schema import validator_for
+from .schema import fits_schema
 from .validate_aid_fit import answers, game_rules, printed_table, table_fit, too_wide
 
 
@@ -57,9 +57,7 @@ def output_paths(schema: JSON, prefix: str = "") -> set[str]:
 
 def check_calculators(loaded: LoadedData, kb: KnowledgeBase, problems: Problems) -> None:
     """Fill kb.calculators from the games' calculators.yaml and report what a calculator could not say."""
-    documents = {
-        doc.game: doc for doc in loaded.documents if doc.kind == "calculators" and validator_for("calculators.schema.json").is_valid(doc.data)
-    }
+    documents = {doc.game: doc for doc in loaded.documents if doc.kind == "calculators" and fits_schema("calculators.schema.json", doc.data)}
     for game, checks in kb.checks.items():
         doc = documents.get(game)
         if doc is None:

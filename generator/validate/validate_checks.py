@@ -13,7 +13,7 @@ from ..base.jsontypes import JSONObject
 from ..base.problems import Problems
 from ..load.load import LoadedData
 from ..load.model import KnowledgeBase, Where
-from .schema import validator_for
+from .schema import fits_schema
 
 
 def check_catalogues(loaded: LoadedData, kb: KnowledgeBase, problems: Problems) -> None:
@@ -24,7 +24,7 @@ def check_catalogues(loaded: LoadedData, kb: KnowledgeBase, problems: Problems) 
     for doc in loaded.documents:
         if doc.kind != "checks" or doc.game not in kb.games:
             continue  # a missing game was reported already (E037)
-        if not validator_for("checks.schema.json").is_valid(doc.data):
+        if not fits_schema("checks.schema.json", doc.data):
             kb.unchecked_checks[str(doc.game)] = doc.path  # its shape problem was reported already
             continue
         kb.checks[doc.game] = doc.data["checks"]

@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
-from ..base.termmatch import WORD, TermMatcher, term_matcher, terms_in_text
+from ..base.termmatch import WORD, TermMatcher, found_in, term_matcher, terms_in_text
 from ..base.textmatch import QUOTED, strip_links
 from ..load.model import Entry, KnowledgeBase, Where
 
@@ -94,15 +94,12 @@ class TermNames:
         own_words = unquoted(text)
         variants = [
             (start, end, t)
-            for start, end, t in self.matcher(game, lang, "variants").find(own_words)
+            for start, end, t in found_in(self.matcher(game, lang, "variants"), own_words)
             if t not in found and t not in not_terms and not shortens(own_words[start:end], self.kb.terms[t]["names"].get(lang, ""))
         ]
-        words = [w.lower() for w in WORD.findall(text)]
-        missing = [
-            t
-            for t in sorted(named - found - {t for _, _, t in variants})
-            if lang in self.kb.terms[t]["names"] and not name_stands_in(self.kb.terms[t]["names"][lang], words)
-        ]
+        unnamed = sorted(named - found - {t for _, _, t in variants})
+        words = [w.lower() for w in WORD.findall(text)] if unnamed else []
+        missing = [t for t in unnamed if lang in self.kb.terms[t]["names"] and not name_stands_in(self.kb.terms[t]["names"][lang], words)]
         parts = []
         if missing:
             parts.append(
