@@ -12,7 +12,7 @@ from pathlib import Path
 
 from .load.load import ParsedFiles
 from .render.renderer import Renderer, SitePages
-from .render.site import PageMeta
+from .render.site import PageMeta, RenderedTexts
 from .resolve.resolve import Resolved
 from .write.engine import LiveEngine
 from .write.release import Release
@@ -30,7 +30,8 @@ class Kept:
     - a new release starts as a copy of the served one (hard links); files whose content is
       the same are left alone (release.write_files);
     - render makes only the pages of the games the edit can have changed (`games_to_render`), the
-      others' titles and tables of contents kept from the last build;
+      others' titles and tables of contents kept from the last build, and of those games' texts renders
+      only those the last such rebuild did not (`rendered`: the rest has the same links, titles and terms);
     - the site engine stays loaded (engine.LiveEngine) and renders only the changed pages;
     - when it did, those pages are served at once (Release.serve_pages); the search index, the
       calculators' runtime, the offline lists and the aids follow in a second release, published
@@ -41,11 +42,12 @@ class Kept:
     engine_release: Path | None = None  # the release whose site the engine's last run made (or a copy of it)
     page_meta: dict[str, PageMeta] = field(default_factory=dict)
     parsed: ParsedFiles = field(default_factory=dict)  # the data files as last parsed (load)
+    rendered: dict[str, RenderedTexts] = field(default_factory=dict)  # game -> its texts as its last partial rebuild rendered them
     on_publish: Callable[[str], None] = lambda release: None  # told the release whose pages were just published
     superseded: Callable[[], bool] = lambda: False
 
     def published(self, release: Release, resolved: Resolved, pages: SitePages) -> None:
-        self.resolved, self.page_meta = resolved, dict(pages.page_meta)
+        self.resolved, self.page_meta, self.rendered = resolved, dict(pages.page_meta), pages.rendered or {}
         self.on_publish(release.folder.name)
 
 
@@ -72,7 +74,11 @@ class Incremental:
 
     def pages(self, resolved: Resolved) -> SitePages:
         games = games_to_render(self.kept.resolved, resolved) if self.based_on is not None else None
-        self.resolved, self.site_pages = resolved, SitePages(resolved, games, self.kept.page_meta if games is not None else None)
+        if games is None:  # every page: nothing kept holds (a whole build keeps no game's texts)
+            self.site_pages = SitePages(resolved)
+        else:
+            self.site_pages = SitePages(resolved, games, self.kept.page_meta, rendered_before=self.kept.rendered)
+        self.resolved = resolved
         return self.site_pages
 
     def engine(self, pages: SitePages) -> Renderer:

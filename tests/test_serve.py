@@ -113,6 +113,10 @@ def test_each_edit_is_served_and_leaves_the_site_a_full_build_makes(tmp_path: Pa
         assert seconds < 60
         builds = wait_for_builds(url, builds + 1)
         assert_same_as_a_full_build(data, out, tmp_path, "text")
+        # again: the game's other texts are taken as the first edit's rebuild rendered them (incremental.Kept.rendered)
+        assert edit_and_wait(chapter, f"{url}/en/mini/10-rules.html", "secondmarker") < 60
+        builds = wait_for_builds(url, builds + 1)
+        assert_same_as_a_full_build(data, out, tmp_path, "text again")
 
         edits = {
             "title in the navigation": (chapter, "en: Rules of Mini}", "en: Rules of Mini (renamed)}"),

@@ -23,7 +23,7 @@ from .calculators import RUNTIME, runtime_files
 from .offline import offline_files, packed_twins, root_service_worker, service_workers
 from .rules_data import render_rules_data
 from .search import SearchIndex
-from .site import PageMeta, SiteRenderer
+from .site import PageMeta, RenderedTexts, SiteRenderer
 
 File = tuple[str, str | bytes]  # (path under the renderer's part, content)
 
@@ -55,17 +55,25 @@ class Renderer(Protocol):
 class SitePages:
     """The site's pages, as Markdown with HTML for the site engine, and the site's own scripts and
     styles: into docs. With `games` (serve), only those games' pages, the others' titles and tables of
-    contents taken from `page_meta`; their files then go among the previous release's."""
+    contents taken from `page_meta`; their files then go among the previous release's. With `rendered_before`
+    (serve), the texts the last rebuild of those games rendered, taken again where a text is the same; what this
+    one renders is then `rendered` (else None: a whole build keeps no game's texts once its pages are made)."""
 
     name, part = "render", "docs"
 
-    def __init__(self, resolved: Resolved, games: set[str] | None = None, page_meta: dict[str, PageMeta] | None = None):
-        self.resolved, self.games, self.kept_meta = resolved, games, page_meta or {}
+    def __init__(
+        self,
+        resolved: Resolved,
+        games: set[str] | None = None,
+        page_meta: dict[str, PageMeta] | None = None,
+        rendered_before: dict[str, RenderedTexts] | None = None,
+    ):
+        self.resolved, self.games, self.kept_meta, self.rendered_before = resolved, games, page_meta or {}, rendered_before
         self.folder: str | None = "" if games is None else None
 
     @cached_property
     def site(self) -> SiteRenderer:
-        site = SiteRenderer(self.resolved, aid_links=aid_links(self.resolved))
+        site = SiteRenderer(self.resolved, aid_links=aid_links(self.resolved), rendered_before=self.rendered_before)
         site.page_meta.update(self.kept_meta)  # the pages not made again
         return site
 
@@ -79,6 +87,11 @@ class SitePages:
 
     def site_meta(self) -> str:
         return self.site.site_meta()
+
+    @property
+    def rendered(self) -> dict[str, RenderedTexts] | None:
+        """Each game's texts as rendered, once `files` has made its pages, when `rendered_before` was given."""
+        return self.site.rendered
 
 
 class RulesData:

@@ -89,15 +89,23 @@ class PageMeta:
     toc: list[tuple[str, str]]  # (anchor, title as escaped HTML)
 
 
+RenderedTexts = dict[tuple[str, str, str, tuple[str, str] | None], tuple[Markup, frozenset[str]]]  # see text_html
+
+
 class SiteRenderer:
-    def __init__(self, resolved: Resolved, aid_links: dict[tuple[str, str], AidLinks]):
+    def __init__(self, resolved: Resolved, aid_links: dict[tuple[str, str], AidLinks], rendered_before: dict[str, RenderedTexts] | None = None):
         self.r = resolved
         self.kb = resolved.kb
         self.env = environment("site")
         self.langs = resolved.languages
         self.aid_links = aid_links  # (game, lang) -> cards.AidLinks (paths relative to the site root)
         self.page_meta: dict[str, PageMeta] = {}  # docs path -> title and toc, filled as pages are made
-        self._rendered: dict[tuple[str, str, str, tuple[str, str] | None], tuple[Markup, frozenset[str]]] = {}  # see text_html
+        self._rendered: RenderedTexts = {}  # of the game being rendered: see text_html
+        # serve: each game's texts as its last rebuild rendered them, taken again where a text is the same (a rebuild
+        # of some games only changes no link target, title or term: incremental.games_to_render); and this build's
+        self.rendered_before = rendered_before
+        self.rendered: dict[str, RenderedTexts] | None = {} if rendered_before is not None else None
+        self._before: RenderedTexts = {}
         self.calculators = CalculatorBlocks(resolved, self.fragment)
         self._page_terms: set[str] = set()  # glossary terms linked anywhere on the page being made (their previews)
         self._previews: dict[tuple[str, str, str], View] = {}  # see _term_preview
@@ -127,6 +135,8 @@ class SiteRenderer:
         The same text is rendered for every reader (its own page and the other languages' "compare"
         panels), so results are kept for the game being rendered (see `pages`)."""
         key = (game, lang, text, paragraphs)
+        if not linked_terms and key not in self._rendered and key in self._before:
+            self._rendered[key] = self._before[key]
         if not linked_terms and key in self._rendered:
             html, linked = self._rendered[key]
             linked_terms.update(linked)
@@ -715,10 +725,12 @@ class SiteRenderer:
                 for reading in readings:  # its pages are as they were, but its calculators' data names the data version
                     yield from self.calculators_data(game["id"], reading)
                 continue
-            self._rendered.clear()
+            self._rendered, self._before = {}, (self.rendered_before or {}).get(game["id"], {})
+            if self.rendered is not None:
+                self.rendered[game["id"]] = self._rendered
             for reading in readings:
                 yield from self.game_pages(game["id"], reading)
-        self._rendered.clear()
+        self._rendered, self._before = {}, {}
         for lang in self.langs.codes if games is None else ():
             yield from self.language_pages(self.r.reading(lang))
 
