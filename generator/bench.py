@@ -82,7 +82,7 @@ def sample_queries(site: Path, data_dir: Path) -> dict[str, list[str]]:
 
 TARGETS = (
     "100× ≤ 120 × 1× · peak < 2 GB at 100× · ≤ 150 KB search data per query · median page ≤ 60 KB · "
-    "1× full build ≤ 8 s · edit → page served ≤ 2 s · no-change rebuild ≤ 2 s · "
+    "1× full build ≤ 8 s · edit → page served ≤ 1 s at 1×, ≤ 2 s at 10× · no-change rebuild ≤ 2 s · "
     "phone offline ≤ 15 MB (≤ 70 MB with calculators)"
 )
 
@@ -385,12 +385,16 @@ def time_checks(by_factor: dict[int, JSONObject]) -> list[Check]:
     return checks
 
 
+EDIT_TO_PAGE_SECONDS = {1: 1, 10: 2}  # corpus size -> the most seconds from saving an edit to its page served
+
+
 def edit_loop_checks(factor: int, loop: JSONObject) -> list[Check]:
-    """An edit served (the issue's target is at 1×; other sizes are reported) and a rebuild with
+    """An edit served (issue 31's targets: 1 s at 1×, 2 s at 10×; other sizes are reported) and a rebuild with
     nothing changed, under `serve` or by `generator build` again, whichever is slower."""
     edit = loop["edit_to_page_seconds"]
-    if factor == 1:
-        served: Check = ("1×: edit → page served ≤ 2 s", edit <= 2, f"{edit:.1f} s")
+    most = EDIT_TO_PAGE_SECONDS.get(factor)
+    if most is not None:
+        served: Check = (f"{factor}×: edit → page served ≤ {most} s", edit <= most, f"{edit:.1f} s")
     else:
         served = (f"{factor}×: edit → page served (reported)", None, f"{edit:.1f} s")
     slower = max(loop["no_change_rebuild_seconds"], loop["build_again_seconds"])
