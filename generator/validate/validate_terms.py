@@ -116,8 +116,8 @@ class TermNames:
 
 def name_stands_in(name: str, words: list[str]) -> bool:
     """Whether each word of a term's name stands among the words, inflected at most INFLECTION letters."""
-    wanted = [w.lower() for w in WORD.findall(name)]
-    return bool(wanted) and all(any(word.startswith(stem(w)) for word in words) for w in wanted)
+    stems = [stem(w.lower()) for w in WORD.findall(name)]
+    return bool(stems) and all(any(word.startswith(wanted) for word in words) for wanted in stems)
 
 
 def unquoted(text: str) -> str:
