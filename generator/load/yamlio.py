@@ -270,7 +270,7 @@ def _parser_problem(err: MarkedYAMLError, text: str) -> Diagnosis:
     """(position, code, message) for a syntax error, naming the usual slips in words."""
     mark = err.problem_mark or err.context_mark
     position = (mark.line + 1, mark.column + 1) if mark else (1, 1)
-    slip = _slip_near(text.split("\n"), mark, position, err.problem or "") if mark is not None else None
+    slip = _slip_near(text.split("\n"), mark, position, err.problem or "", err.context_mark) if mark is not None else None
     if slip is None:
         slip = _misaligned_block(err, position)
     if slip is not None:
@@ -279,12 +279,14 @@ def _parser_problem(err: MarkedYAMLError, text: str) -> Diagnosis:
     return position, "E001", message
 
 
-def _slip_near(lines: list[str], mark: _Mark, position: tuple[int, int], problem: str) -> Diagnosis | None:
+def _slip_near(lines: list[str], mark: _Mark, position: tuple[int, int], problem: str, begun: _Mark | None) -> Diagnosis | None:
     """A usual slip at or above where the parser stopped (`mark`), looked for in this order: a
-    quote left open (the parser stops lines below it), block text not indented under its key, a
-    colon missing before a flow collection, a mapping value where none may stand."""
+    quote left open (the parser stops lines below it, at the next quote: as far up as QUOTE_REACH lines, or
+    to where the block it was reading began, `begun`, if that is farther), block text not indented under its
+    key, a colon missing before a flow collection, a mapping value where none may stand."""
+    reach = max(QUOTE_REACH, mark.line - begun.line + 1) if begun is not None else QUOTE_REACH
     return (
-        _unclosed_quote_above(lines, mark.line)
+        _unclosed_quote_above(lines, mark.line, reach)
         or _unindented_block_text(lines, mark.line)
         or _colon_missing_before_flow(lines, mark.line, position[0])
         or (_misplaced_mapping_value(lines, mark, position) if "mapping values are not allowed" in problem else None)
@@ -342,7 +344,10 @@ QUOTED_VALUE = re.compile(r"^ *(?:- +)?(?:[^\s#:\"'][^:#]*: +)?([\"'])(.*)$")  #
 UNCLOSED = {'"': re.compile(r'^(?:[^"\\]|\\.)*\\?$'), "'": re.compile(r"^(?:[^']|'')*$")}  # the rest of the line never closes it
 
 
-def _unclosed_quote_above(lines: list[str], line: int, reach: int = 30) -> Diagnosis | None:
+QUOTE_REACH = 30  # lines above a syntax error looked at for a quote left open
+
+
+def _unclosed_quote_above(lines: list[str], line: int, reach: int = QUOTE_REACH) -> Diagnosis | None:
     """The nearest line at or above `line` whose quoted value is not closed on that line: YAML reads
     on into the lines below (the data never spans a quoted value over lines), so the error it
     reports stands lower, where the quotes stop pairing up."""
