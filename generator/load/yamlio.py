@@ -283,13 +283,14 @@ def _slip_near(lines: list[str], mark: _Mark, position: tuple[int, int], problem
     """A usual slip at or above where the parser stopped (`mark`), looked for in this order: a
     quote left open (the parser stops lines below it, at the next quote: as far up as QUOTE_REACH lines, or
     to where the block it was reading began, `begun`, if that is farther), block text not indented under its
-    key, a colon missing before a flow collection, a mapping value where none may stand."""
+    key, a colon missing before a flow collection, a mapping value where none may stand, a key without its colon."""
     reach = max(QUOTE_REACH, mark.line - begun.line + 1) if begun is not None else QUOTE_REACH
     return (
         _unclosed_quote_above(lines, mark.line, reach)
         or _unindented_block_text(lines, mark.line)
         or _colon_missing_before_flow(lines, mark.line, position[0])
         or (_misplaced_mapping_value(lines, mark, position) if "mapping values are not allowed" in problem else None)
+        or (_colon_lost_above(lines, mark.line) if "could not find expected ':'" in problem else None)  # the line above is a key
     )
 
 
@@ -308,11 +309,20 @@ def _misplaced_mapping_value(lines: list[str], mark: _Mark, position: tuple[int,
     before = lines[mark.line][: mark.column] if mark.line < len(lines) else ""
     if re.search(r":(\s|$)", before):
         return position, "E001", "a colon and a space inside an unquoted value start a new mapping: put the value in quotes"
-    lost = _key_without_colon_above(lines, mark.line)
-    if lost is not None:
-        at, name = lost
-        return at, "E001", f"a colon is missing after '{name}': write '{name}: …'"
-    return position, "E007", "this key stands deeper than the key above it, which already has a value: align it with its siblings"
+    return _colon_lost_above(lines, mark.line) or (
+        position,
+        "E007",
+        "this key stands deeper than the key above it, which already has a value: align it with its siblings",
+    )
+
+
+def _colon_lost_above(lines: list[str], line: int) -> Diagnosis | None:
+    """A key written without its colon on the line above `line` (`kind rule`), named at its place."""
+    lost = _key_without_colon_above(lines, line)
+    if lost is None:
+        return None
+    at, name = lost
+    return at, "E001", f"a colon is missing after '{name}': write '{name}: …'"
 
 
 def _misaligned_block(err: MarkedYAMLError, position: tuple[int, int]) -> Diagnosis | None:
