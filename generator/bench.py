@@ -340,6 +340,12 @@ def stages_seconds(result: JSONObject) -> float:
     return seconds
 
 
+def generator_seconds(result: JSONObject) -> float:
+    """The seconds of the generator's own stages (GENERATOR_STAGES) of one size."""
+    seconds: float = sum(result["stages"][s]["seconds"] for s in GENERATOR_STAGES)
+    return seconds
+
+
 def evaluate(results: list[JSONObject]) -> list[Check]:
     """(target, met, figure) of every target; met is None for a figure only reported. The checks
     come target by target, each over the sizes measured."""
@@ -363,7 +369,7 @@ def evaluate(results: list[JSONObject]) -> list[Check]:
 def generator_vs_engine(result: JSONObject) -> Check:
     """Our stages' time beside the site engine's, reported: the ¼ target is withdrawn (issue 31),
     the generator renders every page's HTML itself now."""
-    own = sum(result["stages"][s]["seconds"] for s in GENERATOR_STAGES)
+    own = generator_seconds(result)
     engine = result["stages"]["site engine"]["seconds"]
     return (f"{result['factor']}×: generator stages vs site engine (reported)", None, f"{own:.2f} s vs {engine:.2f} s")
 
@@ -434,8 +440,8 @@ def format_table(results: list[JSONObject]) -> str:
     lines = ["stage".ljust(14) + "".join(f"{r['factor']}× s".rjust(11) + f"{r['factor']}× MB".rjust(11) for r in results)]
     for name in names:
         lines.append(name.ljust(14) + "".join(f"{r['stages'][name]['seconds']:11.2f}{r['stages'][name]['peak_mb']:11.0f}" for r in results))
-    lines.append("total".ljust(14) + "".join(f"{sum(s['seconds'] for s in r['stages'].values()):11.2f}{'':11}" for r in results))
-    lines.append("generator".ljust(14) + "".join(f"{sum(r['stages'][s]['seconds'] for s in GENERATOR_STAGES):11.2f}{'':11}" for r in results))
+    lines.append("total".ljust(14) + "".join(f"{stages_seconds(r):11.2f}{'':11}" for r in results))
+    lines.append("generator".ljust(14) + "".join(f"{generator_seconds(r):11.2f}{'':11}" for r in results))
     for key in ("entries", "pages", "median_page_kb", "largest_page_kb"):
         lines.append(key.ljust(14) + "".join(f"{r[key]:>22}" for r in results))
     for lang in results[0]["queries"]:
@@ -453,7 +459,7 @@ def main(sizes: list[int], json_path: Path) -> int:
     for factor in sizes:
         print(f"… {factor}× corpus", file=sys.stderr, flush=True)
         results.append(run_size(factor))
-        total = sum(s["seconds"] for s in results[-1]["stages"].values())
+        total = stages_seconds(results[-1])
         print(f"  {factor}×: {results[-1]['pages']} pages, {total:.1f} s", file=sys.stderr, flush=True)
         json_path.write_text(json.dumps({"targets": TARGETS, "results": results, "partial": True}, ensure_ascii=False, indent=1), encoding="utf-8")
     print(format_table(results))
