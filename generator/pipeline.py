@@ -89,7 +89,7 @@ def build(
         with stage("resolve"):
             resolved = resolve(kb)
         try:
-            with build_lock(out, serving=plan.serving):
+            with build_lock(out, serving=plan.serving, keep=plan.kept_release):
                 _render_and_publish(resolved, out, stage, Aids(resolved, cards_cache(out), workers, start_now=aids_alongside), report, plan, inputs)
         except OSError as err:
             raise OutputError(f"writing the output failed: {err.strerror or err} ({err.filename or out}); nothing was replaced") from err
@@ -145,6 +145,10 @@ class Plan(Protocol):
     def parsed(self) -> ParsedFiles | None:
         """The data files as last parsed (load parses only those that changed)."""
 
+    @property
+    def kept_release(self) -> Path | None:
+        """A release folder made ahead for this build, which the build's tidy (remove_leftovers) leaves."""
+
     def release(self, out: Path) -> Release:
         """The new release the renderers write into."""
 
@@ -166,6 +170,7 @@ class Whole:
 
     serving = False
     parsed = None
+    kept_release = None
 
     def release(self, out: Path) -> Release:
         return Release(out)

@@ -20,8 +20,9 @@ from conftest import MINI, REPO, run_generator
 from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.support.ui import WebDriverWait
 
-from generator.bench import edit_and_wait, wait_for_builds
-from generator.serve import wait_until_serving
+from generator.bench import edit_and_wait, put_marker, wait_for_builds
+from generator.pipeline import build
+from generator.serve import LiveSite, wait_until_serving
 
 
 def free_port() -> int:
@@ -163,6 +164,40 @@ def test_each_edit_is_served_and_leaves_the_site_a_full_build_makes(tmp_path: Pa
         output = process.communicate(timeout=30)[0]
     assert "Traceback" not in output, output
     assert output.count("no change since the published site") == 2, output
+
+
+@pytest.mark.integration
+def test_a_rebuild_starts_from_the_copy_made_after_the_last_publish_and_only_while_it_is_the_served_one(tmp_path: Path):
+    """incremental.Kept.spare: the copy of the published release that the next rebuild writes its pages into is made
+    when the release is published, not after the edit; a copy of a release no longer served is not used."""
+    data, out = tmp_path / "data", tmp_path / "out"
+    shutil.copytree(MINI, data)
+    site = LiveSite(data, out)
+    pages_served: list[str] = []
+    on_publish = site.kept.on_publish
+    site.kept.on_publish = lambda release: (pages_served.append(release), on_publish(release))[1]
+    chapter = data / "games/mini/chapters/10-rules.yaml"
+    site.rebuild()  # serve's first build: whole
+    releases = out / "build" / "releases"
+    published = (out / "build" / "current").resolve()
+    spare = site.kept.spare
+    assert spare is not None and sorted(releases.iterdir()) == sorted([published, spare.folder])
+    page = "site/en/mini/10-rules.html"
+    assert (spare.folder / page).stat().st_ino == (published / page).stat().st_ino  # hard links, made ahead
+
+    put_marker(chapter, "sparemarker")
+    site.rebuild()
+    assert pages_served[1:] == [spare.folder.name]  # the edit's pages went into the copy made ahead
+    assert "sparemarker" in (out / page).read_text(encoding="utf-8")
+    assert site.kept.spare is not None and site.kept.spare.folder.name not in pages_served
+
+    stale = site.kept.spare
+    assert build(data, out, skip_unchanged=False).pages  # another build publishes: the copy is of a release no longer served
+    assert not stale.folder.exists()  # the build tidied it away
+    put_marker(chapter, "aftermarker")
+    site.rebuild()
+    assert stale.folder.name not in pages_served and "aftermarker" in (out / page).read_text(encoding="utf-8")
+    assert site.status()["error"] is None
 
 
 @pytest.mark.unit

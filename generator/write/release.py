@@ -135,6 +135,10 @@ class Release:
         """Record what this release is built from; only a whole build from those inputs may say so."""
         (self.folder / INPUTS_FILE).write_text(digest + "\n", encoding="ascii")
 
+    def is_copy_of(self, folder: Path) -> bool:
+        """Whether this release was made as a copy of the release `folder` and is still there."""
+        return self.based_on is not None and self.based_on.resolve() == folder.resolve() and self.folder.is_dir()
+
     def part(self, name: str) -> Path:
         """Where the part `name` of RELEASE_PARTS is staged."""
         return self.folder / name
@@ -213,8 +217,9 @@ def _published_links(out: Path) -> None:
 
 
 @contextmanager
-def build_lock(out: Path, serving: bool = False) -> Iterator[None]:
-    """Hold build/.lock for the whole build; with it held, remove what killed builds left behind.
+def build_lock(out: Path, serving: bool = False, keep: Path | None = None) -> Iterator[None]:
+    """Hold build/.lock for the whole build; with it held, remove what killed builds left behind
+    (but `keep`, a release made ahead for this build: serve's spare copy).
     A build that is not `serve`'s (`serving`) first points `build/served` back at the published
     release: pages a killed `serve` left ahead of it are leftovers too.
 
@@ -228,7 +233,7 @@ def build_lock(out: Path, serving: bool = False) -> Iterator[None]:
             raise BuildBusy(f"another build is writing to {out} (build/.lock is held)") from None
         if not serving:
             Release.serve_published(out)
-        remove_leftovers(out)
+        remove_leftovers(out, keep)
         yield
 
 
@@ -236,11 +241,11 @@ class BuildBusy(KbError):
     code = "B002"
 
 
-def remove_leftovers(out: Path) -> list[str]:
-    """Remove staging folders and unpublished releases of builds that did not finish. Call only
+def remove_leftovers(out: Path, keep: Path | None = None) -> list[str]:
+    """Remove staging folders and unpublished releases of builds that did not finish (but `keep`). Call only
     while holding the build lock. Returns what was removed (names under build/)."""
     build = build_folder(out)
-    linked = {Release.published(out), Release.served(out)}
+    linked = {Release.published(out), Release.served(out), keep.resolve() if keep is not None else None}
     removed = []
     candidates = [
         *build.glob("staging-*"),
