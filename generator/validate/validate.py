@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import difflib
 import hashlib
+import json
 import re
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -28,6 +29,7 @@ from ..base import colours, textmatch
 from ..base.jsontypes import JSON, JSONPath
 from ..base.linerange import parse_ranges, range_lines
 from ..base.problems import DataError, Problems
+from ..base.termmatch import KEPT_TEXTS
 from ..load.load import Document, LoadedData, load
 from ..load.model import Aid, Chapter, Entry, KnowledgeBase, Noise, PerLanguage, Source, Where
 from . import validate_calculators, validate_languages, validate_markup, validate_terms, validate_text
@@ -534,19 +536,9 @@ class MeaningChecks:
     def check_example_inputs(self, example: Mapping[str, Any], check: CheckId, where: Where) -> None:
         """E043: a worked example's inputs fit its check's input schema, as the calculator's "Fill in the
         example" and the command line will be given them (an oversized list would freeze the page)."""
-        schema = (validate_calculators.check_schemas(check.game) or {}).get(f"{check.name}_input")
-        if schema is None:
-            return  # no schema for the check: the catalogue's and the calculators' checks say so
-        error = best_match(rules_input.StrictValidator(schema).iter_errors(example["inputs"]))
-        if error is not None:
-            field = "/".join(map(str, error.absolute_path)) or "(inputs)"
-            _at(
-                self.problems,
-                where,
-                ["example", "inputs"],
-                "E043",
-                f"the inputs do not fit {example['check']}'s input schema: {_shortened(f'{field}: {explained(error)[1]}')}",
-            )
+        misfit = inputs_misfit(check, example["inputs"])
+        if misfit is not None:
+            _at(self.problems, where, ["example", "inputs"], "E043", f"the inputs do not fit {example['check']}'s input schema: {misfit}")
 
     def text_run_on(self, entry_id: str, entry: Entry, where: Where) -> str | None:
         """A text that runs on into the next language's, whose `en: |` line was lost: the next
@@ -866,6 +858,27 @@ def _translations_only(origins: Mapping[str, Any]) -> dict[str, Any]:
     translation against original, not between two sources' own wordings."""
     translated = {lang: o for lang, o in origins.items() if isinstance(o, Mapping) and "translated_from" in o}
     return {**{o["translated_from"]: {} for o in translated.values()}, **translated}
+
+
+def inputs_misfit(check: CheckId, inputs: JSON) -> str | None:
+    """Where and how a worked example's inputs miss its check's input schema, or None (also without a schema: the
+    catalogue's and the calculators' checks say so). Kept per check and inputs: `serve` asks again on every rebuild
+    (jsonschema took 0.12 s of each at 10×)."""
+    key = (check, json.dumps(inputs, sort_keys=True, default=repr))
+    if key not in _MISFITS:
+        if len(_MISFITS) >= KEPT_TEXTS:
+            _MISFITS.clear()
+        schema = (validate_calculators.check_schemas(check.game) or {}).get(f"{check.name}_input")
+        error = best_match(rules_input.StrictValidator(schema).iter_errors(inputs)) if schema is not None else None
+        if error is None:
+            _MISFITS[key] = None
+        else:
+            field = "/".join(map(str, error.absolute_path)) or "(inputs)"
+            _MISFITS[key] = _shortened(f"{field}: {explained(error)[1]}")
+    return _MISFITS[key]
+
+
+_MISFITS: dict[tuple[CheckId, str], str | None] = {}
 
 
 def _shortened(text: str, limit: int = 200) -> str:
