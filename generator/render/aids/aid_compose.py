@@ -209,10 +209,57 @@ def card_faces(
     `caps`: card number -> the height that card is filled to at most, lower than `room` (`balanced_faces`), an item
     that begins it split there if it does not fit (at a break, as above); an item `starts_card` begins a card (where
     `balanced_faces` ended the card before earlier: the plan, composed again)."""
+    return composed(items, room, bands, alone, caps).faces
+
+
+def composed(
+    items: list[ItemPieces],
+    room: float,
+    bands: Sequence[Piece],
+    alone: Collection[int] = (),
+    caps: Mapping[int, float] | None = None,
+    like: Composed | None = None,
+    changed: tuple[int, int] = (0, 0),
+) -> Composed:
+    """`card_faces`, noting after each item how many cards there are and what the last holds (`Composed.after`).
+
+    With `like`, the cards composed with caps that differ from these only on the cards `changed` (first, after the
+    last), the items that never reach those cards are placed as `like` placed them, without composing them again; and
+    where the cards are in the same state as `like`'s after the same item, on a card after the changed ones, the rest
+    goes on as in `like`, whose cards are taken. (Balancing composes the deck thousands of times, with caps changed
+    on a few cards: `balanced_faces`.)"""
     faces = CardFaces(items, room, bands, set(alone), caps or {})
-    for number, item in enumerate(items):
-        faces.add(number, item)
-    return faces.faces
+    after: list[tuple[int, list[tuple[int, Piece]]]] = []
+    start = 0
+    if like is not None:  # item m looks at the caps of cards before[m] - 1 and before[m]: before the changed ones, the same
+        while start < len(items) and (like.after[start - 1][0] if start else 0) < changed[0]:
+            start += 1
+        if start:
+            count, last = like.after[start - 1]
+            faces.faces = [list(face) for face in like.faces[: count - 1]] + [list(last)]
+            after = like.after[:start]
+    for number in range(start, len(items)):
+        faces.add(number, items[number])
+        after.append((len(faces.faces), list(faces.faces[-1])))
+        if like is not None and len(faces.faces) - 1 > changed[1] and same_card(after[-1], like.after[number]):
+            open_card = len(faces.faces) - 1  # still open: `like` holds it as the items after this one filled it
+            return Composed(faces.faces[:open_card] + like.faces[open_card:], after + like.after[number + 1 :], open_card)
+    return Composed(faces.faces, after, len(faces.faces))
+
+
+def same_card(one: tuple[int, list[tuple[int, Piece]]], other: tuple[int, list[tuple[int, Piece]]]) -> bool:
+    """Whether two states of the cards (`Composed.after`) are the same: as many cards, the same pieces on the last."""
+    return one[0] == other[0] and len(one[1]) == len(other[1]) and all(a[0] == b[0] and a[1] is b[1] for a, b in zip(one[1], other[1], strict=True))
+
+
+@dataclass
+class Composed:
+    """Cards as `composed` made them: `faces`, after each item how many cards there were and what the last held
+    (item number and piece), and from which card on they are another composition's (`len(faces)` if none are)."""
+
+    faces: list[list[tuple[int, Piece]]]
+    after: list[tuple[int, list[tuple[int, Piece]]]]
+    taken_from: int
 
 
 @dataclass
@@ -299,22 +346,24 @@ def balanced_faces(items: list[ItemPieces], room: float, bands: Sequence[Piece],
     least-used card of those changed is the most used, with the fewest cards changed that reach FULL_FACE (on a tie,
     the first tried: the fullest); the greedy one if none is better."""
     caps: dict[int, float] = {}
-    faces = card_faces(items, room, bands, alone)
-    for card in range(1, len(faces)):
+    plan = composed(items, room, bands, alone)
+    for card in range(1, len(plan.faces)):
+        faces = plan.faces
         best, chosen = face_share(faces[card], room), caps
-        full = [number for number, face in enumerate(faces) if face_share(face, room) >= FULL_FACE]
+        shares_before = [face_share(face, room) for face in faces]
+        full = [number for number, share in enumerate(shares_before) if share >= FULL_FACE]
         for changed in range(1, min(BALANCE_CARDS, card) + 1):
             for heights in itertools.product(BALANCE_HEIGHTS, repeat=changed) if best < FULL_FACE else ():
                 tried = {**caps, **{card - 1 - k: room * height for k, height in enumerate(heights)}}
-                again = card_faces(items, room, bands, alone, tried)
-                shares = [face_share(face, room) for face in again]
-                kept = len(again) == len(faces) and all(shares[number] >= FULL_FACE for number in full)
+                again = composed(items, room, bands, alone, tried, like=plan, changed=(card - changed, card - 1))
+                shares = [face_share(face, room) for face in again.faces[: again.taken_from]] + shares_before[again.taken_from :]
+                kept = len(again.faces) == len(faces) and all(shares[number] >= FULL_FACE for number in full)
                 if kept and min(shares[card - changed : card + 1]) > best:
                     best, chosen = min(shares[card - changed : card + 1]), tried
         if chosen is not caps:
             caps = chosen
-            faces = card_faces(items, room, bands, alone, caps)
-    return faces
+            plan = composed(items, room, bands, alone, caps)
+    return plan.faces
 
 
 def face_share(face: list[tuple[int, Piece]], room: float) -> float:

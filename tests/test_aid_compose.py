@@ -1,0 +1,86 @@
+"""Balancing the cards composes the deck thousands of times with the caps of a few cards changed; `composed` takes
+what does not change from the plan (`like`). These decks are made up, so that splits, sections, cards that start a
+run and items that run on all come up; each composition taken in part must equal the deck composed whole."""
+
+from __future__ import annotations
+
+import itertools
+import random
+
+import pytest
+
+from generator.render.aids import aid_compose
+from generator.render.aids.aid_compose import BALANCE_CARDS, BALANCE_HEIGHTS, Break, ItemPieces, Piece, card_faces, composed, face_share
+from generator.render.aids.cards import FULL_FACE
+
+pytestmark = pytest.mark.unit
+ROOM = 400.0
+
+
+def piece(height: float) -> Piece:
+    return Piece("items", 0, 0.0, 200.0, height, 4.0, 6.0)
+
+
+def made_up_deck(seed: int) -> list[ItemPieces]:
+    """A deck of 6 to 24 items in up to three sections: short and long ones, some that may split, some that run on
+    over two cards or begin a card."""
+    rng = random.Random(seed)
+    items = []
+    for number in range(rng.randint(6, 24)):
+        height = rng.choice([rng.uniform(20, 120), rng.uniform(120, 380)])
+        item = ItemPieces(section=min(2, number // 8), title=f"item {number}", colour="#000", pages=[piece(height)])
+        if rng.random() < 0.4:  # it may split: at a few places, its title again above the rest
+            item.title_more = piece(14.0)
+            item.breaks = [Break(piece(height * share), piece(height * (1 - share) + 10), "", within=rng.random() < 0.5) for share in (0.3, 0.5, 0.7)]
+        elif rng.random() < 0.1:
+            item.pages = [piece(ROOM - 10), piece(rng.uniform(30, 200))]  # it runs on
+        item.starts_card = rng.random() < 0.08
+        items.append(item)
+    return items
+
+
+def same_faces(one: list[list[tuple[int, Piece]]], other: list[list[tuple[int, Piece]]]) -> bool:
+    return len(one) == len(other) and all(aid_compose.same_card((0, a), (0, b)) for a, b in zip(one, other, strict=True))
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_a_deck_composed_in_part_is_the_deck_composed_whole(seed: int):
+    items, bands = made_up_deck(seed), [piece(18.0) for _ in range(3)]
+    plan = composed(items, ROOM, bands)
+    assert same_faces(plan.faces, card_faces(items, ROOM, bands))
+    rng, compared = random.Random(seed), 0
+    for card in range(1, len(plan.faces)):
+        for changed in range(1, min(BALANCE_CARDS, card) + 1):
+            for _ in range(6):
+                tried = {card - 1 - k: ROOM * rng.choice(BALANCE_HEIGHTS) for k in range(changed)}
+                in_part = composed(items, ROOM, bands, (), tried, like=plan, changed=(card - changed, card - 1))
+                assert same_faces(in_part.faces, card_faces(items, ROOM, bands, (), tried)), (card, tried)
+                compared += 1
+    assert compared > 0 or len(plan.faces) == 1
+
+
+def balanced_whole(items: list[ItemPieces], bands: list[Piece]) -> list[list[tuple[int, Piece]]]:
+    """`balanced_faces` as it was written first: every arrangement composes the whole deck."""
+    caps: dict[int, float] = {}
+    faces = card_faces(items, ROOM, bands)
+    for card in range(1, len(faces)):
+        best, chosen = face_share(faces[card], ROOM), caps
+        full = [number for number, face in enumerate(faces) if face_share(face, ROOM) >= FULL_FACE]
+        for changed in range(1, min(BALANCE_CARDS, card) + 1):
+            for heights in itertools.product(BALANCE_HEIGHTS, repeat=changed) if best < FULL_FACE else ():
+                tried = {**caps, **{card - 1 - k: ROOM * height for k, height in enumerate(heights)}}
+                again = card_faces(items, ROOM, bands, (), tried)
+                shares = [face_share(face, ROOM) for face in again]
+                if len(again) == len(faces) and all(shares[n] >= FULL_FACE for n in full) and min(shares[card - changed : card + 1]) > best:
+                    best, chosen = min(shares[card - changed : card + 1]), tried
+        if chosen is not caps:
+            caps = chosen
+            faces = card_faces(items, ROOM, bands, (), caps)
+    return faces
+
+
+@pytest.mark.parametrize("seed", [4, 11, 19, 20])  # decks whose balanced cards differ from the greedy ones, balanced in a second
+def test_balancing_chooses_what_composing_every_arrangement_whole_chooses(seed: int):
+    items, bands = made_up_deck(seed), [piece(18.0) for _ in range(3)]
+    assert not same_faces(aid_compose.balanced_faces(items, ROOM, bands), card_faces(items, ROOM, bands))
+    assert same_faces(aid_compose.balanced_faces(items, ROOM, bands), balanced_whole(items, bands))
