@@ -139,11 +139,13 @@ def test_a_wizards_quest_refusal_reads_in_the_readers_language(rules_data: Path,
     assert (pl["language"], pl["rules"]) == ("pl", [rule]) and pl["message"] != english
 
 
-# BattleLore: a ranged attack beyond its unit's band (the reason within it cites a rule of its own), a result spent that
-# the roll does not have (the die face by its label), and heroic results spent through poison on a unit not poisoned
+# BattleLore: a ranged attack beyond its unit's band, or at an adjacent unit under its minimum range (each cites the band's rule,
+# battlelore/range, and its reason a rule of its own), a result spent that the roll does not have (the die face by its label), and
+# heroic results spent through poison on a unit not poisoned
 BL_ATTACK = {"attacker": {"dice": 2}, "target": {"dice": 2, "health": 3}}
 BL_REFUSED = {
     "beyond": ("attack", {**BL_ATTACK, "attack_type": "ranged", "results": {"pierce": 2}, "range": 5, "min_range": 2, "max_range": 4}),
+    "adjacent": ("attack", {**BL_ATTACK, "attack_type": "ranged", "results": {"pierce": 2}, "range": 1, "min_range": 2, "max_range": 4}),
     "spent": ("damage_and_retreat", {"target": {}, "results": {"strike": 1}, "spent": {"morale": 1}}),
     "poison": ("attack", {**BL_ATTACK, "attack_type": "melee", "results": {"heroic": 2}, "heroic_damage": {"poison": 2}}),
 }
@@ -159,6 +161,12 @@ def test_a_battlelore_refusal_reads_in_the_readers_language_with_the_forms_names
     assert ru == {
         "beyond": (
             "дальность до цели 5 больше максимальной дальности 4: цель выстрела находится в пределах дальности атакующего отряда",
+            "ru",
+            ["battlelore/range", "battlelore/ranged"],
+        ),
+        "adjacent": (
+            "дальность до цели 1 меньше минимальной дальности 2: стрелковый отряд может атаковать отряд на гексе рядом, только если его минимальная"
+            " дальность равна 1",
             "ru",
             ["battlelore/range", "battlelore/ranged"],
         ),
@@ -181,6 +189,10 @@ def test_a_battlelore_refusal_reads_in_the_readers_language_with_the_forms_names
     assert english == {
         "beyond": (
             "the target is at range 5, beyond the maximum range of 4: a ranged attack's target is within the attacking unit's range"
+            " (battlelore/ranged) (battlelore/range)"
+        ),
+        "adjacent": (
+            "the target is at range 1, under the minimum range of 2: a ranged unit may attack an adjacent unit only with a minimum range of 1"
             " (battlelore/ranged) (battlelore/range)"
         ),
         "spent": "cannot spend 1 morale result(s): the roll has 0",

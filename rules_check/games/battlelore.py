@@ -1358,7 +1358,8 @@ class Rules(Game):
         if low > high:
             raise REFUSALS("min-above-max", rule=self.RANGE_RULE, low=low, high=high)
         if distance < low and distance == self.MELEE_RANGE:
-            raise REFUSALS("under-minimum-range", range=distance, low=low, reason=REFUSALS("adjacent-needs-minimum-one", rule=self.RANGED_RULE))
+            adjacent = REFUSALS("adjacent-needs-minimum-one", rule=self.RANGED_RULE)
+            raise REFUSALS("under-minimum-range", rule=self.RANGE_RULE, range=distance, low=low, reason=adjacent)
         if not low <= distance <= high:  # the reason cites battlelore/ranged, the band battlelore/range
             within = REFUSALS("target-within-range", rule=self.RANGED_RULE)
             if distance < low:
