@@ -385,8 +385,7 @@ class Rules(Game):
         The exempt symbols (the Blightskabb Plague Lords) are not limited by the fourth-duplicate rule; their own
         cards, not in the corpus, may say more.
         """
-        if len(lines) != self.LINES:
-            raise REFUSALS("lines-of-a-tribe", lines=self.LINES, given=len(lines))
+        self._tribe_lines(lines)
         cards = [[c for c in spaces if c is not None] for spaces in lines]
         self._check_tribe_cards(cards)
         may, rule = self._lines_that_take(drawn, cards)
@@ -434,9 +433,7 @@ class Rules(Game):
         no `line` for a card not placed), checked with `draw` (what the rules let it do, whether the turn ends) and
         `line` (placement, ends, duplicates); lines completed by it may attack, after which the turn ends.
         `lines`: the tribe's lines before the turn, each its spaces left to right (null for a free space)."""
-        if len(lines) != self.LINES:
-            raise REFUSALS("lines-of-a-tribe", lines=self.LINES, given=len(lines))
-        sheet = [list(spaces) + [None] * (self.LINE_MAX - len(spaces)) for spaces in lines]
+        sheet = self._padded(lines)
         completed_before = [self.line(spaces=spaces)["completed"] for spaces in sheet]
         steps: list[dict[str, Any]] = []
         for number, drawn in enumerate(draws, 1):
@@ -518,11 +515,19 @@ class Rules(Game):
 
     # -- after the attack: the winner's trophies; and the cheating rule ---------------------------------------------
 
-    def _sheet(self, lines: Sheet) -> Sheet:
-        """The tribe's lines padded to the sheet's spaces; refused unless there are 3 and each is valid."""
+    def _tribe_lines(self, lines: Sheet) -> None:
+        """A tribe has LINES lines: refused otherwise."""
         if len(lines) != self.LINES:
             raise REFUSALS("lines-of-a-tribe", lines=self.LINES, given=len(lines))
-        sheet = [list(spaces) + [None] * (self.LINE_MAX - len(spaces)) for spaces in lines]
+
+    def _padded(self, lines: Sheet) -> Sheet:
+        """The tribe's lines (`_tribe_lines`), each padded to the sheet's spaces."""
+        self._tribe_lines(lines)
+        return [list(spaces) + [None] * (self.LINE_MAX - len(spaces)) for spaces in lines]
+
+    def _sheet(self, lines: Sheet) -> Sheet:
+        """The tribe's lines padded to the sheet's spaces; refused unless there are 3 and each is valid."""
+        sheet = self._padded(lines)
         for number, spaces in enumerate(sheet, 1):
             problems = self._line_problems(spaces)
             if problems:
@@ -612,8 +617,7 @@ class Rules(Game):
         """The cheating rule: a line holding two or more duplicates against the rules loses all of them. Other
         breaches (a second Standard or Musician, a card beyond an end) are named, without a remedy: the cheating rule
         speaks of duplicates only (marauders/clarify-cheating-scope)."""
-        if len(lines) != self.LINES:
-            raise REFUSALS("lines-of-a-tribe", lines=self.LINES, given=len(lines))
+        self._tribe_lines(lines)
         discarded = [card for number, spaces in enumerate(lines, 1) for card in self._duplicates(number, spaces)]
         after = [list(spaces) for spaces in lines]
         for card in discarded:

@@ -685,7 +685,7 @@ class Rules(Game):
         if treasure_here is None:
             return None
         found = captured and treasure_here == "own"
-        total = found_before + (1 if captured and treasure_here == "own" else 0)
+        total = found_before + int(found)
         return {
             "found": found,
             "own_treasures_found": total,
