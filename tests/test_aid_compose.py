@@ -1,6 +1,7 @@
-"""Balancing the cards composes the deck thousands of times with the caps of a few cards changed; `composed` takes
-what does not change from the plan (`like`). These decks are made up, so that splits, sections, cards that start a
-run and items that run on all come up; each composition taken in part must equal the deck composed whole."""
+"""Laying out the cards, quickly and the same. Balancing composes the deck thousands of times with the caps of a few
+cards changed; `composed` takes what does not change from the plan (`like`). These decks are made up, so that splits,
+sections, cards that start a run and items that run on all come up; each composition taken in part must equal the deck
+composed whole. An item laid out again is given to WeasyPrint without the others (`only_these`)."""
 
 from __future__ import annotations
 
@@ -84,3 +85,32 @@ def test_balancing_chooses_what_composing_every_arrangement_whole_chooses(seed: 
     items, bands = made_up_deck(seed), [piece(18.0) for _ in range(3)]
     assert not same_faces(aid_compose.balanced_faces(items, ROOM, bands), card_faces(items, ROOM, bands))
     assert same_faces(aid_compose.balanced_faces(items, ROOM, bands), balanced_whole(items, bands))
+
+
+CARDS_HTML = """<html><head><style>
+.item[id="x"] { color: red; }  /* <div class="item" id="not-an-item"> in a style is text */
+</style></head><body>
+<section style="--colour: #000">
+<div class="item" id="first"><h3>First</h3><div class="table-wrap"><table><tr><td>1</td></tr></table></div></div>
+<div class="item faction" id="a&amp;b"><h3>A &amp; B</h3><p>&lt;/div&gt; as text</p><div><div>deep</div></div></div>
+</section>
+<section style="--colour: #111">
+<div class="item" id="last"><h3>Last</h3></div>
+</section>
+</body></html>"""
+
+
+def test_an_item_laid_out_again_is_given_without_the_others_and_first_on_its_page():
+    """aid_layout.only_these: the items not asked for are left out of the HTML (WeasyPrint then styles only the others),
+    each whole with the elements it holds, and the first item asked for begins the first page."""
+    from generator.render.aids.aid_layout import ItemSpans, only_these
+
+    spans = ItemSpans(CARDS_HTML).spans
+    assert list(spans) == ["first", "a&b", "last"]  # ids as the browser reads them
+    assert all(CARDS_HTML[start:end].startswith('<div class="item') and CARDS_HTML[start:end].endswith("</div>") for start, end in spans.values())
+    assert CARDS_HTML[slice(*spans["a&b"])].endswith("<div><div>deep</div></div></div>")
+    html = only_these(CARDS_HTML, ["a&b", "last"], style=".extra { }\n")
+    assert 'id="first"' not in html and "table-wrap" not in html
+    assert 'id="a&amp;b"' in html and "deep" in html and 'id="last"' in html and html.count("</section>") == 2
+    assert '.extra { }\n.item[id="a\\000026 b"] { break-before: auto; }\n</style>' in html
+    assert 'id="not-an-item"' in html  # the style's text is not an item
