@@ -114,3 +114,18 @@ def test_an_item_laid_out_again_is_given_without_the_others_and_first_on_its_pag
     assert 'id="a&amp;b"' in html and "deep" in html and 'id="last"' in html and html.count("</section>") == 2
     assert '.extra { }\n.item[id="a\\000026 b"] { break-before: auto; }\n</style>' in html
     assert 'id="not-an-item"' in html  # the style's text is not an item
+
+
+def test_a_footer_naming_a_page_is_laid_out_once_for_the_page_and_every_card_from_it_uses_it():
+    """cards.footer_refs marks the items whose page an item before them is on; their cards' footers that name the page
+    (`card-foot-page-N`, `card-foot-more-N`) are the first such item's (aid_compose.card_footer)."""
+    from generator.render.aids.aid_compose import card_footer
+    from generator.render.aids.cards import footer_refs
+
+    refs = ["en/g/10-a.html#x", "en/g/20-b.html#y", "en/g/10-a.html#z", "en/g/10-a.html#w", "en/g/10-a.html#v · en/g/20-b.html#u"]
+    assert [shared for _, _, shared in footer_refs(refs)] == [False, False, True, True, False]
+    items = [ItemPieces(0, ref, "#000", [piece(50.0)], site_page=page) for ref, page, _ in footer_refs(refs)]
+    assert card_footer(items, [(2, items[2].pages[0]), (3, items[3].pages[0])]) == "card-foot-page-0"  # both on 10-a, laid out with item 0
+    assert card_footer(items, [(3, items[3].pages[0]), (1, items[1].pages[0])]) == "card-foot-more-0"
+    assert card_footer(items, [(4, items[4].pages[0]), (1, items[1].pages[0])]) == "card-foot-more-4"  # several places: its own
+    assert card_footer(items, [(2, items[2].pages[0])]) == "card-foot-2"

@@ -381,8 +381,9 @@ def card_footer(items: list[ItemPieces], face: list[tuple[int, Piece]]) -> str:
     """The part that is a card's footer: its game, the aid's version and where its items are on the
     site (aid-parts.html.j2). One item (or a page of one that ran on, or its table set apart): that item's
     place, page and anchor (`card-foot-N`). Several items from one page of the site: that page, without an anchor
-    (`card-foot-page-N`, N the first item). Several from more pages: the first item's page and " …"
-    (`card-foot-more-N`): the others follow it on the site, found by their titles. Pages without
+    (`card-foot-page-N`, N the aid's first item on that page: laid out once a page). Several from more pages: the
+    first item's page and " …" (`card-foot-more-N`, N as for its page): the others follow it on the site, found by
+    their titles. Pages without
     anchors keep these footers within the two lines of one item's (with its anchor, a third line
     came on cards whose room a footer takes from all). A faction names its entries' places as one
     item's footer does. Each is laid out with the other parts, so the room a card keeps for its
@@ -393,7 +394,9 @@ def card_footer(items: list[ItemPieces], face: list[tuple[int, Piece]]) -> str:
     if all(number == first for number, _ in face):
         return f"card-foot-{first}"
     pages = {items[number].site_page for number, _ in face}
-    return f"card-foot-page-{first}" if len(pages) == 1 and "" not in pages else f"card-foot-more-{first}"
+    page = items[first].site_page
+    named = next(number for number, item in enumerate(items) if item.site_page == page) if page else first
+    return f"card-foot-page-{named}" if len(pages) == 1 and "" not in pages else f"card-foot-more-{named}"
 
 
 def card_sheets(job: AidJob, items: list[ItemPieces], parts: dict[str, Piece], sources: dict[str, PdfReader], paper: str) -> bytes:

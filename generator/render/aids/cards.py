@@ -500,7 +500,7 @@ def aid_job(resolved: Resolved, game: str, lang: str, tables: AnswerTables | Non
         title=sheet_title,
         font_size=FONT_SIZE,
         sections=sections,
-        card_refs=[(item["ref"], site_page(item["ref"])) for section in sections for item in section["items"]],
+        card_refs=footer_refs([item["ref"] for section in sections for item in section["items"]]),
         version=version,
         footer=footer(version),
         # a sheet with no room for the QR code names the page it leads to in full in its footer (aid_compose.arrange_sheet)
@@ -576,6 +576,13 @@ def rulings_date(resolved: Resolved, game: str) -> str | None:
 def content_version(html: str) -> str:
     """The version an aid prints: a digest of its own HTML (rendered without the version)."""
     return hashlib.sha256(html.encode("utf-8")).hexdigest()[:12]
+
+
+def footer_refs(refs: list[str]) -> list[tuple[str, str, bool]]:
+    """Each item's reference, its page of the site (`site_page`), and whether an item before it is on that page: a
+    card's footer that names the page (aid-parts.html.j2) is then laid out once, for the first (aid_compose.card_footer)."""
+    pages = [site_page(ref) for ref in refs]
+    return [(ref, page, bool(page) and page in pages[:number]) for number, (ref, page) in enumerate(zip(refs, pages, strict=True))]
 
 
 def site_page(ref: str) -> str:
