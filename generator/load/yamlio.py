@@ -283,14 +283,30 @@ def _slip_near(lines: list[str], mark: _Mark, position: tuple[int, int], problem
     """A usual slip at or above where the parser stopped (`mark`), looked for in this order: a
     quote left open (the parser stops lines below it, at the next quote: as far up as QUOTE_REACH lines, or
     to where the block it was reading began, `begun`, if that is farther), block text not indented under its
-    key, a colon missing before a flow collection, a mapping value where none may stand, a key without its colon."""
+    key, a colon missing before a flow collection, a mapping value where none may stand, a key without its colon; first
+    of all a tab in the indentation of the line where it stopped (YAML indents with spaces only)."""
     reach = max(QUOTE_REACH, mark.line - begun.line + 1) if begun is not None else QUOTE_REACH
     return (
-        _unclosed_quote_above(lines, mark.line, reach)
+        _tab_in_indentation(lines, mark.line)
+        or _unclosed_quote_above(lines, mark.line, reach)
         or _unindented_block_text(lines, mark.line)
         or _colon_missing_before_flow(lines, mark.line, position[0])
         or (_misplaced_mapping_value(lines, mark, position) if "mapping values are not allowed" in problem else None)
         or (_colon_lost_above(lines, mark.line) if "could not find expected ':'" in problem else None)  # the line above is a key
+    )
+
+
+def _tab_in_indentation(lines: list[str], line: int) -> Diagnosis | None:
+    """A tab among the spaces that indent the line (the parser: "found a tab character that violates indentation",
+    or "found character '\\t' that cannot start any token")."""
+    text = lines[line] if line < len(lines) else ""
+    indentation = text[: len(text) - len(text.lstrip(" \t"))]
+    if "\t" not in indentation:
+        return None
+    return (
+        (line + 1, indentation.index("\t") + 1),
+        "E001",
+        "a tab indents this line: YAML indents with spaces only (write spaces, as many as the lines around it have)",
     )
 
 
