@@ -492,3 +492,16 @@ def test_an_answer_table_whose_label_is_gone_is_a_problem_not_a_crash(tmp_path: 
     calculators.write_text("".join(line for line in text.splitlines(keepends=True) if not line.startswith("  retreats:")), encoding="utf-8")
     kb, problems = validate(data)
     assert problems and any("'retreats'" in line for line in printed_lines(problems)), printed_lines(problems)
+
+
+@pytest.mark.unit
+def test_a_terms_name_changed_between_two_validations_in_one_process_is_the_one_the_message_names(tmp_path: Path, monkeypatch):
+    """validate_terms keeps its answers across `serve`'s rebuilds (TermNames.misnamed): a term's name written anew (only
+    its letters' case, so that the matchers stay the same) is named as it now is, not as the kept answer had it."""
+    prepare("E054-russian", tmp_path, monkeypatch)
+    monkeypatch.chdir(tmp_path)
+    assert any("does not name 'отряд'" in line for line in printed_lines(validate(Path("data"))[1]))
+    glossary = Path("data/games/mini/glossary.yaml")
+    glossary.write_text(glossary.read_text(encoding="utf-8").replace("ru: отряд}", "ru: Отряд}", 1), encoding="utf-8")
+    lines = printed_lines(validate(Path("data"))[1])
+    assert any("does not name 'Отряд'" in line for line in lines) and not any("'отряд'" in line for line in lines), lines
