@@ -112,7 +112,10 @@ class Incremental:
             self.kept.engine_release = release.folder
         if self.kept.resolved is not self.resolved:
             self.kept.published(release, self.resolved, self.site_pages)
-        self.kept.spare = Release(release.out, based_on=release.folder)
+        try:
+            self.kept.spare = Release(release.out, based_on=release.folder)
+        except OSError:  # a full disk…: the next rebuild copies the release itself, and its tidy removes what was copied
+            self.kept.spare = None
 
 
 class LiveSiteEngine:

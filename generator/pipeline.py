@@ -116,11 +116,11 @@ def _render_and_publish(resolved: Resolved, out: Path, stage: Stage, aids: Aids,
         if inputs is not None:
             release.stamp_inputs(inputs)
         release.publish()
-        plan.published(release)
     except BaseException:
         aids.cancel()
         release.discard()
         raise
+    plan.published(release)  # after the try: what goes wrong from here on never touches the published release
 
 
 def write(release: Release, renderer: Renderer) -> list[str]:

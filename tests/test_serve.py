@@ -200,6 +200,52 @@ def test_a_rebuild_starts_from_the_copy_made_after_the_last_publish_and_only_whi
     assert site.status()["error"] is None
 
 
+@pytest.mark.integration
+def test_the_copy_made_ahead_failing_or_interrupted_leaves_the_published_site_whole(tmp_path: Path, monkeypatch):
+    """The copy for the next rebuild is made after the release is published: a full disk while copying, or Ctrl-C,
+    leaves the published site as it is (it was discarded with the release that failed), and the next rebuild makes
+    its own copy."""
+    from generator.write import release as release_module
+
+    data, out = tmp_path / "data", tmp_path / "out"
+    shutil.copytree(MINI, data)
+    site, page, chapter = LiveSite(data, out), out / "site/en/mini/10-rules.html", data / "games/mini/chapters/10-rules.yaml"
+    real_copytree = shutil.copytree
+
+    def failing_at(call: int, exception: BaseException):
+        """shutil.copytree failing after the `call`-th release it copied (as hard links; a folder in it is copied by
+        copytree too, called by itself)."""
+        calls = []
+
+        def copytree(source, *args, **kwargs):
+            real_copytree(source, *args, **kwargs)
+            if Path(source).parent.name == "releases":
+                calls.append(source)
+                if len(calls) == call:
+                    raise exception
+
+        return copytree
+
+    monkeypatch.setattr(release_module.shutil, "copytree", failing_at(1, OSError(28, "No space left on device")))
+    site.rebuild()  # serve's first build copies nothing before it publishes; then the copy made ahead fails
+    assert site.status()["error"] is None and page.is_file() and site.kept.spare is None
+    put_marker(chapter, "interrupted")
+    # the rebuild copies the published release, then the release of the edit's pages, then the one it publishes
+    monkeypatch.setattr(release_module.shutil, "copytree", failing_at(3, KeyboardInterrupt()))
+    with pytest.raises(KeyboardInterrupt):
+        site.rebuild()
+    published = (out / "build" / "current").resolve()
+    assert published.is_dir() and "interrupted" in page.read_text(encoding="utf-8")  # published whole before Ctrl-C
+    assert (out / "site/sw.js").is_file() and (out / "site/search").is_dir()
+    monkeypatch.setattr(release_module.shutil, "copytree", real_copytree)
+    put_marker(chapter, "afterwards")
+    site.rebuild()
+    published = (out / "build" / "current").resolve()
+    assert site.status()["error"] is None and "afterwards" in page.read_text(encoding="utf-8")
+    assert site.kept.spare is not None and site.kept.spare.is_copy_of(published)
+    assert sorted(path.name for path in (out / "build" / "releases").iterdir()) == sorted([published.name, site.kept.spare.folder.name])
+
+
 @pytest.mark.unit
 def test_a_page_gone_before_its_answer_prints_nothing_and_a_bug_its_traceback(capsys):
     """A page closed while its status request waited for news: the answer meets a closed socket."""
