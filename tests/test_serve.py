@@ -203,8 +203,8 @@ def test_a_rebuild_starts_from_the_copy_made_after_the_last_publish_and_only_whi
 @pytest.mark.integration
 def test_the_copy_made_ahead_failing_or_interrupted_leaves_the_published_site_whole(tmp_path: Path, monkeypatch):
     """The copy for the next rebuild is made after the release is published: a full disk while copying, or Ctrl-C,
-    leaves the published site as it is (it was discarded with the release that failed), and the next rebuild makes
-    its own copy."""
+    leaves the published site whole (the build's error handling once discarded the release just published), and the
+    next rebuild makes its own copy."""
     from generator.write import release as release_module
 
     data, out = tmp_path / "data", tmp_path / "out"
