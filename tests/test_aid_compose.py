@@ -91,7 +91,8 @@ CARDS_HTML = """<html><head><style>
 .item[id="x"] { color: red; }  /* <div class="item" id="not-an-item"> in a style is text */
 </style></head><body>
 <section style="--colour: #000">
-<div class="item" id="first"><h3>First</h3><div class="table-wrap"><table><tr><td>1</td></tr></table></div></div>
+<div class="item" id="first"><h3>First</h3><p>a line\u2028separator, a next\x85line</p>
+<div class="table-wrap"><table><tr><td>1</td></tr></table></div></div>
 <div class="item faction" id="a&amp;b"><h3>A &amp; B</h3><p>&lt;/div&gt; as text</p><div><div>deep</div></div></div>
 </section>
 <section style="--colour: #111">
@@ -102,7 +103,8 @@ CARDS_HTML = """<html><head><style>
 
 def test_an_item_laid_out_again_is_given_without_the_others_and_first_on_its_page():
     """aid_layout.only_these: the items not asked for are left out of the HTML (WeasyPrint then styles only the others),
-    each whole with the elements it holds, and the first item asked for begins the first page."""
+    each whole with the elements it holds, and the first item asked for begins the first page. Lines are counted as the
+    HTML parser counts them (a line separator in an item's text is no new line to it)."""
     from generator.render.aids.aid_layout import ItemSpans, only_these
 
     spans = ItemSpans(CARDS_HTML).spans

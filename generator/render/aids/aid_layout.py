@@ -522,7 +522,8 @@ class ItemSpans(HTMLParser):
 
     def __init__(self, html: str):
         super().__init__(convert_charrefs=False)
-        self.line_starts = list(itertools.accumulate((len(line) for line in html.splitlines(keepends=True)), initial=0))
+        # lines as the parser counts them (getpos): at "\n" only, not at every line boundary str.splitlines knows
+        self.line_starts = list(itertools.accumulate((len(line) + 1 for line in html.split("\n")), initial=0))
         self.spans: dict[str, tuple[int, int]] = {}
         self.item: tuple[str, int] | None = None  # the item being read: its id and where it starts
         self.depth = 0  # of <div> elements in the item being read
