@@ -38,6 +38,7 @@ from .cards import (
     SHEETS,
     AidError,
     AidJob,
+    page_footer_of,
 )
 
 BLEED = 2.0  # points of room around a piece: a dashed outline is drawn just outside its table
@@ -381,7 +382,7 @@ def card_footer(items: list[ItemPieces], face: list[tuple[int, Piece]]) -> str:
     """The part that is a card's footer: its game, the aid's version and where its items are on the
     site (aid-parts.html.j2). One item (or a page of one that ran on, or its table set apart): that item's
     place, page and anchor (`card-foot-N`). Several items from one page of the site: that page, without an anchor
-    (`card-foot-page-N`, N the aid's first item on that page: laid out once a page). Several from more pages: the
+    (`card-foot-page-N`, N the aid's first item on that page: laid out once a page, cards.page_footer_of). Several from more pages: the
     first item's page and " …" (`card-foot-more-N`, N as for its page): the others follow it on the site, found by
     their titles. Pages without
     anchors keep these footers within the two lines of one item's (with its anchor, a third line
@@ -394,8 +395,7 @@ def card_footer(items: list[ItemPieces], face: list[tuple[int, Piece]]) -> str:
     if all(number == first for number, _ in face):
         return f"card-foot-{first}"
     pages = {items[number].site_page for number, _ in face}
-    page = items[first].site_page
-    named = next(number for number, item in enumerate(items) if item.site_page == page) if page else first
+    named = page_footer_of([item.site_page for item in items], first)
     return f"card-foot-page-{named}" if len(pages) == 1 and "" not in pages else f"card-foot-more-{named}"
 
 

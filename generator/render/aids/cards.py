@@ -579,10 +579,16 @@ def content_version(html: str) -> str:
 
 
 def footer_refs(refs: list[str]) -> list[tuple[str, str, bool]]:
-    """Each item's reference, its page of the site (`site_page`), and whether an item before it is on that page: a
-    card's footer that names the page (aid-parts.html.j2) is then laid out once, for the first (aid_compose.card_footer)."""
+    """Each item's reference, its page of the site (`site_page`), and whether its footers that name the page are
+    another item's (`page_footer_of`): those are laid out once (aid-parts.html.j2)."""
     pages = [site_page(ref) for ref in refs]
-    return [(ref, page, bool(page) and page in pages[:number]) for number, (ref, page) in enumerate(zip(refs, pages, strict=True))]
+    return [(ref, page, page_footer_of(pages, number) != number) for number, (ref, page) in enumerate(zip(refs, pages, strict=True))]
+
+
+def page_footer_of(pages: list[str], number: int) -> int:
+    """The item whose footers naming its page of the site (`card-foot-page-N`, `card-foot-more-N`) item `number` uses, given
+    each item's page (`site_page`): the first on that page; its own for an item on no one page."""
+    return pages.index(pages[number]) if pages[number] else number
 
 
 def site_page(ref: str) -> str:
