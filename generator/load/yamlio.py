@@ -287,7 +287,7 @@ def _slip_near(lines: list[str], mark: _Mark, position: tuple[int, int], problem
     of all a tab in the indentation of the line where it stopped (YAML indents with spaces only)."""
     reach = max(QUOTE_REACH, mark.line - begun.line + 1) if begun is not None else QUOTE_REACH
     return (
-        _tab_in_indentation(lines, mark.line)
+        _tab_in_indentation(lines, mark, problem)
         or _unclosed_quote_above(lines, mark.line, reach)
         or _unindented_block_text(lines, mark.line)
         or _colon_missing_before_flow(lines, mark.line, position[0])
@@ -296,15 +296,17 @@ def _slip_near(lines: list[str], mark: _Mark, position: tuple[int, int], problem
     )
 
 
-def _tab_in_indentation(lines: list[str], line: int) -> Diagnosis | None:
-    """A tab among the spaces that indent the line (the parser: "found a tab character that violates indentation",
-    or "found character '\\t' that cannot start any token")."""
-    text = lines[line] if line < len(lines) else ""
+def _tab_in_indentation(lines: list[str], mark: _Mark, problem: str) -> Diagnosis | None:
+    """A tab among the spaces that indent the line where the parser stopped, at that tab or saying it found one ("found
+    a tab character that violates indentation"; at a tab, "found character that cannot start any token"). A tab
+    elsewhere (in a block of text, where it is text) is not blamed."""
+    text = lines[mark.line] if mark.line < len(lines) else ""
     indentation = text[: len(text) - len(text.lstrip(" \t"))]
-    if "\t" not in indentation:
+    at_tab = mark.column < len(text) and text[mark.column] == "\t"
+    if "\t" not in indentation or not (at_tab or "tab character" in problem):
         return None
     return (
-        (line + 1, indentation.index("\t") + 1),
+        (mark.line + 1, indentation.index("\t") + 1),
         "E001",
         "a tab indents this line: YAML indents with spaces only (write spaces, as many as the lines around it have)",
     )
