@@ -864,7 +864,7 @@ def inputs_misfit(check: CheckId, inputs: JSON) -> str | None:
     """Where and how a worked example's inputs miss its check's input schema, or None (also without a schema: the
     catalogue's and the calculators' checks say so). Kept per check and inputs: `serve` asks again on every rebuild
     (jsonschema took 0.12 s of each at 10×)."""
-    key = (check, json.dumps(inputs, sort_keys=True, default=repr))
+    key = (check, json.dumps(inputs, default=repr))  # in their order: jsonschema's best error may depend on it
     if key not in _MISFITS:
         if len(_MISFITS) >= KEPT_TEXTS:
             _MISFITS.clear()
