@@ -283,12 +283,14 @@ def _slip_near(lines: list[str], mark: _Mark, position: tuple[int, int], problem
     """A usual slip at or above where the parser stopped (`mark`), looked for in this order: a
     quote left open (the parser stops lines below it, at the next quote: as far up as QUOTE_REACH lines, or
     to where the block it was reading began, `begun`, if that is farther), block text not indented under its
-    key, a colon missing before a flow collection, a mapping value where none may stand, a key without its colon; first
+    a `{…}` or `[…]` left open on its line, key, a colon missing before a flow collection, a mapping value where none
+    may stand, a key without its colon; first
     of all a tab in the indentation of the line where it stopped (YAML indents with spaces only)."""
     reach = max(QUOTE_REACH, mark.line - begun.line + 1) if begun is not None else QUOTE_REACH
     return (
         _tab_in_indentation(lines, mark, problem)
         or _unclosed_quote_above(lines, mark.line, reach)
+        or (_unclosed_flow(lines, begun) if "did not find expected ','" in problem else None)
         or _unindented_block_text(lines, mark.line)
         or _colon_missing_before_flow(lines, mark.line, position[0])
         or (_misplaced_mapping_value(lines, mark, position) if "mapping values are not allowed" in problem else None)
@@ -389,6 +391,39 @@ def _unclosed_quote_above(lines: list[str], line: int, reach: int = QUOTE_REACH)
                 f"this quoted text is not closed on its line: end it with {quote} (or remove the opening {quote})",
             )
     return None
+
+
+def _unclosed_flow(lines: list[str], begun: _Mark | None) -> Diagnosis | None:
+    """A flow mapping or list (`{en: …, ru: …}`, `[a, b]`) that its line does not close: the data writes each on one
+    line, and YAML reads on into the lines below and stops there ("did not find expected ',' or '}'"). `begun`: where
+    the parser says the flow collection began."""
+    if begun is None or begun.line >= len(lines):
+        return None
+    text = lines[begun.line][begun.column :]
+    if not text.startswith(("{", "[")) or _closed_on_line(text):
+        return None
+    closer = "}" if text[0] == "{" else "]"
+    return (begun.line + 1, begun.column + 1), "E001", f"this {text[0]} is not closed on its line: end it with {closer}"
+
+
+def _closed_on_line(text: str) -> bool:
+    """Whether the flow collection that `text` opens is closed on it: brackets in quoted text and in a comment aside."""
+    depth, quote, previous, escaped = 0, "", " ", False
+    for char in text:
+        if quote:  # inside quoted text: only its end counts (a \" in double quotes is no end)
+            escaped, quote = (char == "\\" and quote == '"' and not escaped), ("" if char == quote and not escaped else quote)
+        elif char in "\"'":
+            quote = char
+        elif char == "#" and previous in " \t":
+            return False  # a comment to the line's end
+        elif char in "{[":
+            depth += 1
+        elif char in "}]":
+            depth -= 1
+            if not depth:
+                return True
+        previous = char
+    return False
 
 
 BLOCK_HEADER = re.compile(r"^( *)(- +)?([^\s#][^#]*?): *[|>][-+0-9]* *(#.*)?$")  # `text: |`, `- en: >-`
