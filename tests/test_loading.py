@@ -60,7 +60,7 @@ def test_nesting_and_block_scalars(tmp_path: Path):
         ("a: !!python/object 1\n", "E001", 1, 4),
         ("a: !!int x\n", "E001", 1, 4),
         ("? [1, 2]\n: 3\n", "E001", 1, 3),
-        ("a: [1\nb: 2\n", "E001", 2, 2),
+        ("a: [1\nb: 2\n", "E001", 1, 4),  # a [ left open: at the [, not where the parser stopped (2:2)
         ("a: b: c\n", "E001", 1, 5),  # an unquoted colon in a value
         ("a:\n  b: 1\n  c:\n  b: 2\n", "E007", 4, 3),  # 'c:' left empty, what belongs under it not indented
         ("a:\n  b: 1\n    c: 2\n", "E007", 3, 6),  # a key deeper than its sibling
