@@ -18,6 +18,7 @@ rebuilds when they change and makes open pages reload themselves.
 from __future__ import annotations
 
 import functools
+import gc
 import http.server
 import json
 import os
@@ -159,6 +160,8 @@ class LiveSite:
             self.published_inputs = inputs
             print(f"rebuilt in {time.perf_counter() - self.started:.1f} s: {report.summary()}", flush=True)
         self._tell(ready=True, builds=self.builds + 1)
+        if not self.pending.is_set():
+            collect_between_rebuilds()
 
     def _fail(self, problems: str) -> None:
         self._tell(error=problems)
@@ -191,6 +194,16 @@ class LiveSite:
         observer.start()
         threading.Thread(target=rebuild_when_quiet, daemon=True).start()
         return observer
+
+
+def collect_between_rebuilds() -> None:
+    """Collect the garbage now, while no edit waits, and freeze what survives (mostly what is kept for the next
+    rebuild): the cycle collector no longer walks it during the rebuild. At 10x data its oldest-generation
+    collections took 0.4-0.6 s of each rebuild before the pages were served. Everything frozen is unfrozen
+    first, so what the last rebuild let go of is collected here, not kept for good."""
+    gc.unfreeze()
+    gc.collect()
+    gc.freeze()
 
 
 def handler_for(site: LiveSite) -> type[http.server.SimpleHTTPRequestHandler]:

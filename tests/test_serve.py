@@ -5,6 +5,7 @@ a manual reload; broken data shows a banner while the last good page stays."""
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import json
 import shutil
@@ -12,6 +13,7 @@ import socket
 import subprocess
 import sys
 import urllib.request
+import weakref
 from pathlib import Path
 
 import pytest
@@ -22,7 +24,7 @@ from selenium.webdriver.support.ui import WebDriverWait
 
 from generator.bench import edit_and_wait, put_marker, wait_for_builds
 from generator.pipeline import build
-from generator.serve import LiveSite, wait_until_serving
+from generator.serve import LiveSite, collect_between_rebuilds, wait_until_serving
 
 
 def free_port() -> int:
@@ -198,6 +200,8 @@ def test_a_rebuild_starts_from_the_copy_made_after_the_last_publish_and_only_whi
     site.rebuild()
     assert stale.folder.name not in pages_served and "aftermarker" in (out / page).read_text(encoding="utf-8")
     assert site.status()["error"] is None
+    assert gc.get_freeze_count() > 0  # collected after the rebuild, what is kept for the next one frozen
+    gc.unfreeze()
 
 
 @pytest.mark.integration
@@ -244,6 +248,29 @@ def test_the_copy_made_ahead_failing_or_interrupted_leaves_the_published_site_wh
     assert site.status()["error"] is None and "afterwards" in page.read_text(encoding="utf-8")
     assert site.kept.spare is not None and site.kept.spare.is_copy_of(published)
     assert sorted(path.name for path in (out / "build" / "releases").iterdir()) == sorted([published.name, site.kept.spare.folder.name])
+
+
+class _Cycle:
+    def __init__(self) -> None:
+        self.me = self
+
+
+@pytest.mark.unit
+def test_between_rebuilds_garbage_is_collected_even_if_frozen_by_the_last_collection():
+    """serve freezes what survives each rebuild (so the collector does not walk it during the next one); a cycle that
+    was alive then and dropped since must still be collected, not kept frozen for good."""
+    try:
+        frozen_then_dropped = _Cycle()
+        gone = weakref.ref(frozen_then_dropped)
+        collect_between_rebuilds()  # frozen: it was alive
+        alive = _Cycle()
+        del frozen_then_dropped
+        assert gone() is not None  # a cycle: only the collector frees it
+        collect_between_rebuilds()
+        assert gone() is None
+        assert gc.get_freeze_count() > 0 and alive.me is alive
+    finally:
+        gc.unfreeze()
 
 
 @pytest.mark.unit
