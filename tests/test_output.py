@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import http.server
+import json
 import os
 import random
 import resource
@@ -262,6 +263,42 @@ def test_the_inputs_digest_follows_every_input_and_no_output(tmp_path: Path, min
     assert inputs.inputs_digest(moved) == before
     (moved / "games/mini/glossary.yaml").write_bytes((moved / "games/mini/glossary.yaml").read_bytes() + b"\n")
     assert inputs.inputs_digest(moved) != before
+
+
+def _data_as_one_json_text(kb) -> str:
+    """The data version as it is defined: a digest of the data's JSON text, keys sorted (resolve puts it together
+    from each item's own text, kept between rebuilds)."""
+    payload = {
+        "games": kb.games,
+        "entries": kb.entries,
+        "terms": kb.terms,
+        "chapters": {cid: c.data for cid, c in kb.chapters.items()},
+        "aids": kb.aids,
+    }
+    return hashlib.sha256(json.dumps(payload, sort_keys=True, ensure_ascii=False).encode("utf-8")).hexdigest()[:12]
+
+
+@pytest.mark.unit
+def test_the_data_version_is_the_digest_of_the_data_and_follows_an_edit(mini_data: Path):
+    from conftest import bundled_validated
+
+    from generator.load.model import KnowledgeBase
+    from generator.resolve.resolve import data_version
+    from generator.validate.validate import validate
+
+    assert data_version(bundled_validated()[0]) == _data_as_one_json_text(bundled_validated()[0])
+    made_up = KnowledgeBase()  # no files: nothing is kept; a game's id the start of another's sorts before it
+    made_up.games = {"a-b": {"id": "a-b", "title": {"en": "Ä"}}, "a": {"id": "a", "title": {"en": "ж"}}}
+    made_up.aids = {"a-b": {"sections": []}, "a": {"sections": [{"entries": []}]}}
+    assert data_version(made_up) == _data_as_one_json_text(made_up)
+    before = data_version(validate(mini_data)[0])
+    chapter = mini_data / "games/mini/chapters/10-rules.yaml"
+    chapter.write_text(chapter.read_text(encoding="utf-8").replace("text:", "text: ", 1), encoding="utf-8")  # the same data
+    assert data_version(validate(mini_data)[0]) == before
+    glossary = mini_data / "games/mini/glossary.yaml"
+    glossary.write_text(glossary.read_text(encoding="utf-8").replace("{en: retreat,", "{en: retreats,", 1), encoding="utf-8")
+    kb = validate(mini_data)[0]
+    assert data_version(kb) == _data_as_one_json_text(kb) != before
 
 
 def test_a_release_copied_for_serve_does_not_claim_its_inputs(tmp_path: Path):
