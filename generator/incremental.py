@@ -5,7 +5,6 @@ served before the rest is made, the rest dropped when a newer edit is waiting.""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -13,7 +12,7 @@ from pathlib import Path
 from .load.load import ParsedFiles
 from .render.renderer import Renderer, SitePages
 from .render.site import PageMeta, RenderedTexts
-from .resolve.resolve import Resolved
+from .resolve.resolve import Resolved, item_json
 from .write.engine import LiveEngine
 from .write.release import Release
 
@@ -150,9 +149,9 @@ def games_to_render(before: Resolved | None, after: Resolved) -> set[str] | None
     if any(new.entries[entry_id]["title"] != old.entries[entry_id]["title"] for entry_id in changed):
         return None
     games = {new.game_of(entry_id) for entry_id in changed}
-    for game in set(new.games) - games:
-        text = json.dumps([new.games[game], new.entries_of(game), new.terms_of(game)], ensure_ascii=False, default=str)
-        if any(entry_id in text for entry_id in changed):
+    for game in set(new.games) - games:  # their items' JSON texts, kept from the data version's
+        texts = [item_json(new, game, new.games[game]), *(item_json(new, item["id"], item) for item in [*new.entries_of(game), *new.terms_of(game)])]
+        if any(entry_id in text for text in texts for entry_id in changed):
             return None
     return games
 

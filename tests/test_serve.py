@@ -250,6 +250,31 @@ def test_the_copy_made_ahead_failing_or_interrupted_leaves_the_published_site_wh
     assert sorted(path.name for path in (out / "build" / "releases").iterdir()) == sorted([published.name, site.kept.spare.folder.name])
 
 
+def _two_games(text_of_a: str, b_sees: list[str]):
+    """Made-up data of games a and b, one entry each; b's entry may name a's in its `see`."""
+    from generator.load.model import Chapter, KnowledgeBase
+    from generator.resolve.resolve import Resolved
+
+    kb = KnowledgeBase()
+    kb.games = {"a": {"id": "a"}, "b": {"id": "b"}}
+    kb.chapters = {"a/c": Chapter("a/c", "a", 1, {"id": "a/c"}, ["a/x"]), "b/c": Chapter("b/c", "b", 1, {"id": "b/c"}, ["b/y"])}
+    kb.entries = {
+        "a/x": {"id": "a/x", "title": {"en": "X"}, "text": {"en": text_of_a}},
+        "b/y": {"id": "b/y", "title": {"en": "Y"}, "text": {"en": "Why."}, "see": b_sees},
+    }
+    kb.entry_chapter = {"a/x": "a/c", "b/y": "b/c"}
+    return Resolved(kb, "version")
+
+
+@pytest.mark.unit
+def test_an_edited_text_renders_its_game_alone_unless_another_game_names_the_entry():
+    from generator.incremental import games_to_render
+
+    assert games_to_render(_two_games("Before.", []), _two_games("After.", [])) == {"a"}
+    assert games_to_render(_two_games("Before.", ["a/x"]), _two_games("After.", ["a/x"])) is None  # b shows its title
+    assert games_to_render(_two_games("Same.", []), _two_games("Same.", [])) == set()
+
+
 class _Cycle:
     def __init__(self) -> None:
         self.me = self

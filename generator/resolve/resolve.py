@@ -18,7 +18,7 @@ from typing import Any, TypeVar, overload
 from ..base.jsontypes import JSON, JSONObject
 from ..base.languages import Languages
 from ..base.termmatch import KEPT_TEXTS, TermMatcher, term_matcher, terms_in_text
-from ..load.model import Chapter, Entry, Game, KnowledgeBase, Where
+from ..load.model import Chapter, Entry, Game, KnowledgeBase
 from ..validate.validate_checks import checks_by_entry
 from .pages import GLOSSARY
 
@@ -255,7 +255,7 @@ def page_name(chapter: Chapter) -> str:
 def data_version(kb: KnowledgeBase) -> str:
     """A digest of the data (not the clock), so the same data gives the same version: of the JSON text of the
     games, entries, terms, chapters and aids, keys sorted. That text is put together from each item's own
-    (`_item_json`), which is kept while its file's bytes are the same: under `serve` most are (dumping
+    (`item_json`), which is kept while its file's bytes are the same: under `serve` most are (dumping
     everything again took 0.25 s of each rebuild at 10x)."""
     parts: dict[str, Mapping[str, Any]] = {
         "aids": kb.aids,
@@ -269,8 +269,8 @@ def data_version(kb: KnowledgeBase) -> str:
     for n, (part, items) in enumerate(sorted(parts.items())):
         digest.update(f'{", " if n else ""}"{part}": {{'.encode())
         for m, item_id in enumerate(sorted(items)):
-            where = kb.where.get(f"{item_id}:aid" if part == "aids" else item_id)
-            digest.update(f"{', ' if m else ''}{_json(item_id)}: {_item_json(items[item_id], where)}".encode())
+            place = f"{item_id}:aid" if part == "aids" else item_id
+            digest.update(f"{', ' if m else ''}{_json(item_id)}: {item_json(kb, place, items[item_id])}".encode())
         digest.update(b"}")
     digest.update(b"}")
     return digest.hexdigest()[:12]
@@ -280,8 +280,10 @@ def _json(value: object) -> str:
     return json.dumps(value, sort_keys=True, ensure_ascii=False)
 
 
-def _item_json(item: object, where: Where | None) -> str:
-    """`_json(item)`, kept by the bytes of the file the item is in and its place there (which decide what it is)."""
+def item_json(kb: KnowledgeBase, place: str, item: object) -> str:
+    """`_json(item)`, kept by the bytes of the file the item is in and its place there (which decide what it is);
+    `place`: its key in `kb.where` (an id; `<game>:aid` for an aid)."""
+    where = kb.where.get(place)
     if where is None:
         return _json(item)
     key = (where.document.digest, tuple(where.path))
