@@ -361,24 +361,9 @@ def test_results_kept_between_runs_follow_the_content(mini_data: Path):
     """What the checks keep from run to run (so that `serve` re-checks only what an edit changed) is
     keyed by content: after edits of clean files, a run in the same process reports exactly what a
     run with nothing kept reports, and after the edits are undone, nothing."""
-    from generator.base import linerange, termmatch, textmatch
+    from generator.base.kept import forget_all
     from generator.validate import validate as validate_module
     from generator.validate import validate_text
-
-    kept = [
-        linerange.parse_ranges,
-        textmatch.numbers,
-        textmatch.shares_found,
-        validate_text.source_differences,
-        validate_text.applies,
-        validate_text.working_note,
-        termmatch.terms_in_text,
-    ]
-
-    def forget() -> None:
-        for function in kept:
-            function.cache_clear()
-        validate_module.SOUND_SHAPES.clear()
 
     chapter, glossary = mini_data / "games/mini/chapters/10-rules.yaml", mini_data / "games/mini/glossary.yaml"
     originals = {path: path.read_text(encoding="utf-8") for path in (chapter, glossary)}
@@ -387,19 +372,37 @@ def test_results_kept_between_runs_follow_the_content(mini_data: Path):
     chapter.write_text(
         originals[chapter]
         .replace("cofa się o 1 pole", "cofa się o 2 pola")  # E050, E030
-        .replace("en: Retreat}", "en: Retreat TODO}"),  # E052
+        .replace("en: Retreat}", "en: Retreat TODO}")  # E052
+        .replace("A unit adjacent to 2 other units", "A squad adjacent to 2 other squads")  # E054
+        .replace("**Resolution:** as written.", "**Resolution:** as written [here](javascript:alert(1)) \U00013000."),  # E060, E087
         encoding="utf-8",
     )
     glossary.write_text(originals[glossary].replace("english: ours", "english: [ours]", 1), encoding="utf-8")  # shape
     _, kept_problems = validate(mini_data)
-    forget()
+    forget_all()
     _, fresh_problems = validate(mini_data)
     assert printed_lines(kept_problems) == printed_lines(fresh_problems)
-    assert {"E050", "E030", "E052", "E014"} <= {p.code for p in fresh_problems.items}, printed_lines(fresh_problems)
+    assert {"E050", "E030", "E052", "E014", "E054", "E060", "E087"} <= {p.code for p in fresh_problems.items}, printed_lines(fresh_problems)
     for path, text in originals.items():
         path.write_text(text, encoding="utf-8")
     _, problems = validate(mini_data)
     assert not problems, printed_lines(problems)
+
+
+@pytest.mark.unit
+def test_a_full_store_of_kept_answers_starts_again_and_forget_all_empties_it():
+    from generator.base.kept import Answers, forget_all
+
+    store: Answers[int, int] = Answers(limit=2)
+    computed: list[int] = []
+
+    def answer(key: int) -> int:
+        return store.of(key, lambda: computed.append(key) or key * 2)
+
+    assert [answer(1), answer(2), answer(1)] == [2, 4, 2] and computed == [1, 2]
+    assert answer(3) == 6 and len(store) == 1 and 1 not in store  # full: emptied, then 3 kept
+    forget_all()
+    assert len(store) == 0 and answer(3) == 6 and computed == [1, 2, 3, 3]
 
 
 @pytest.mark.integration

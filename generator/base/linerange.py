@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Iterable
 
+from .kept import kept_function
 
-@functools.lru_cache(maxsize=1 << 14)
+
+@kept_function(1 << 14)
 def parse_ranges(spec: str) -> tuple[tuple[int, int], ...]:
     """Return ((first, last), ...). Assumes the schema pattern already matched. Kept per spec: the
     checks ask for the same ranges many times."""

@@ -4,10 +4,11 @@ Shared by validate (the terminology check) and resolve (term links, search): the
 
 from __future__ import annotations
 
-import functools
 import re
 from dataclasses import dataclass
 from typing import Any
+
+from .kept import KEPT_MATCHERS, kept_function
 
 WORD = re.compile(r"[^\W_]+")
 PUNCTUATION = re.compile(r"[^\w\s]|_")
@@ -68,15 +69,7 @@ def term_matcher(terms: list[Any], lang: str) -> TermMatcher:
     return matcher_of_forms(tuple(term_of_form.items()))
 
 
-# What `serve` keeps between rebuilds, so that a rebuild looks again only at what an edit changed. An LRU cache that
-# one rebuild cycles through with more keys than it holds keeps none of them: at 10× the bundled data, 49,190 texts
-# against a cache of 32,768 were all looked at again on every rebuild (validate and resolve 6.5 s of an edit's 9.3 s).
-# Sized for a corpus 20× the bundled data (1×: 4,919 texts, 36 matchers; 10×: 49,190 and 360).
-KEPT_MATCHERS = 1 << 10
-KEPT_TEXTS = 1 << 17
-
-
-@functools.lru_cache(maxsize=KEPT_MATCHERS)
+@kept_function(KEPT_MATCHERS)
 def matcher_of_forms(forms: tuple[tuple[str, str], ...]) -> TermMatcher:
     """One matcher for the same forms, so that what it found is kept across `serve`'s rebuilds."""
     term_of_form = dict(forms)
@@ -88,13 +81,13 @@ def matcher_of_forms(forms: tuple[tuple[str, str], ...]) -> TermMatcher:
     return TermMatcher(term_of_form, longest_from)
 
 
-@functools.lru_cache(maxsize=KEPT_TEXTS)
+@kept_function()
 def terms_in_text(matcher: TermMatcher, title: str, text: str) -> frozenset[str]:
     """The terms a title and text mention (kept per content: a rebuild looks again only at what an edit changed)."""
     return frozenset(term for _, _, term in matcher.find(f"{title} {text}"))
 
 
-@functools.lru_cache(maxsize=KEPT_TEXTS)
+@kept_function()
 def found_in(matcher: TermMatcher, text: str) -> tuple[tuple[int, int, str], ...]:
     """Where a text names terms: (start, end, term id) of each, in order (kept per content, as `terms_in_text`)."""
     return tuple(matcher.find(text))

@@ -6,8 +6,9 @@ lets `validate` notice a line range that does not hold the text it claims to car
 
 from __future__ import annotations
 
-import functools
 import re
+
+from .kept import kept_function
 
 WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
 LINK = re.compile(r"\[\[([^\]|]+)(?:\|([^\]]*))?\]\]")
@@ -28,14 +29,14 @@ def words(text: str, min_length: int = 4) -> list[str]:
     return [w for w in normalise(text).split() if len(w) >= min_length]
 
 
-@functools.lru_cache(maxsize=1 << 16)
+@kept_function(1 << 16)
 def numbers(text: str) -> tuple[str, ...]:
     """The numbers written with digits, sorted (links removed). Kept per text: every check of
     numbers across languages asks again, and so does every rebuild under `serve`."""
     return tuple(sorted(n.replace(",", ".") for n in NUMBER.findall(strip_links(text))))
 
 
-@functools.lru_cache(maxsize=1 << 14)
+@kept_function(1 << 14)
 def shares_found(cited: str, title: str, text: str, corrections: str) -> tuple[float, float]:
     """How much of a text's words its cited lines hold, and how much of the cited lines' words the
     title, text and the corrections' `from` words carry (see E033). Kept per content, like `numbers`."""

@@ -103,6 +103,12 @@ class Where:
     document: Document
     path: Sequence[str | int]  # JSON path inside the document: keys and list indices
 
+    def content_key(self) -> tuple[bytes, tuple[str | int, ...]]:
+        """What decides the item's content: its file's bytes (their digest) and its place in it. An answer about
+        the item alone, kept by this key, holds while the file is the same: no stage changes a document, and
+        under `serve` most files are the same from one rebuild to the next."""
+        return self.document.digest, tuple(self.path)
+
 
 @dataclass(frozen=True)
 class Noise:

@@ -16,8 +16,9 @@ from functools import cached_property
 from typing import Any, TypeVar, overload
 
 from ..base.jsontypes import JSON, JSONObject
+from ..base.kept import Answers
 from ..base.languages import Languages
-from ..base.termmatch import KEPT_TEXTS, TermMatcher, term_matcher, terms_in_text
+from ..base.termmatch import TermMatcher, term_matcher, terms_in_text
 from ..load.model import Chapter, Entry, Game, KnowledgeBase
 from ..validate.validate_checks import checks_by_entry
 from .pages import GLOSSARY
@@ -286,15 +287,10 @@ def item_json(kb: KnowledgeBase, place: str, item: object) -> str:
     where = kb.where.get(place)
     if where is None:
         return _json(item)
-    key = (where.document.digest, tuple(where.path))
-    if key not in _ITEM_JSON:
-        if len(_ITEM_JSON) >= KEPT_TEXTS:
-            _ITEM_JSON.clear()
-        _ITEM_JSON[key] = _json(item)
-    return _ITEM_JSON[key]
+    return _ITEM_JSON.of(where.content_key(), lambda: _json(item))
 
 
-_ITEM_JSON: dict[tuple[bytes, tuple[str | int, ...]], str] = {}
+_ITEM_JSON: Answers[tuple[bytes, tuple[str | int, ...]], str] = Answers()
 
 
 def resolve(kb: KnowledgeBase) -> Resolved:

@@ -27,9 +27,9 @@ from rules_check.core import CheckId
 
 from ..base import colours, textmatch
 from ..base.jsontypes import JSON, JSONPath
+from ..base.kept import Answers
 from ..base.linerange import parse_ranges, range_lines
 from ..base.problems import DataError, Problems
-from ..base.termmatch import KEPT_TEXTS
 from ..load.load import Document, LoadedData, load
 from ..load.model import Aid, Chapter, Entry, KnowledgeBase, Noise, PerLanguage, Source, Where
 from . import validate_calculators, validate_languages, validate_markup, validate_terms, validate_text
@@ -70,7 +70,7 @@ def ids_within(node: JSON) -> set[str]:
     return found
 
 
-SOUND_SHAPES: set[tuple[str, bytes]] = set()  # (kind, digest) of files whose shape passed without a problem
+SOUND_SHAPES: Answers[tuple[str, bytes], bool] = Answers(1 << 14)  # (kind, digest) of files whose shape passed without a problem
 
 
 def shape_failures(doc: Document, problems: Problems) -> set[JSONPath]:
@@ -83,9 +83,7 @@ def shape_failures(doc: Document, problems: Problems) -> set[JSONPath]:
     before = len(problems)
     failed = check_shape(doc.kind, doc.data, doc.path, doc.positions, problems) | swallowed_keys(doc.data, doc.path, doc.positions, problems)
     if not failed and len(problems) == before:
-        if len(SOUND_SHAPES) >= 1 << 14:
-            SOUND_SHAPES.clear()  # a bound on memory in a long `serve`
-        SOUND_SHAPES.add(key)
+        SOUND_SHAPES.keep(key, True)
     return failed
 
 
@@ -864,21 +862,20 @@ def inputs_misfit(check: CheckId, inputs: JSON) -> str | None:
     """Where and how a worked example's inputs miss its check's input schema, or None (also without a schema: the
     catalogue's and the calculators' checks say so). Kept per check and inputs: `serve` asks again on every rebuild
     (jsonschema took 0.12 s of each at 10×)."""
-    key = (check, json.dumps(inputs, default=repr))  # in their order: jsonschema's best error may depend on it
-    if key not in _MISFITS:
-        if len(_MISFITS) >= KEPT_TEXTS:
-            _MISFITS.clear()
-        schema = (validate_calculators.check_schemas(check.game) or {}).get(f"{check.name}_input")
-        error = best_match(rules_input.StrictValidator(schema).iter_errors(inputs)) if schema is not None else None
-        if error is None:
-            _MISFITS[key] = None
-        else:
-            field = "/".join(map(str, error.absolute_path)) or "(inputs)"
-            _MISFITS[key] = _shortened(f"{field}: {explained(error)[1]}")
-    return _MISFITS[key]
+    return _MISFITS.of((check, json.dumps(inputs, default=repr)), lambda: _misfit(check, inputs))  # inputs in their order: see _misfit
 
 
-_MISFITS: dict[tuple[CheckId, str], str | None] = {}
+def _misfit(check: CheckId, inputs: JSON) -> str | None:
+    """See `inputs_misfit`; which of several errors jsonschema reports first may depend on the inputs' order."""
+    schema = (validate_calculators.check_schemas(check.game) or {}).get(f"{check.name}_input")
+    error = best_match(rules_input.StrictValidator(schema).iter_errors(inputs)) if schema is not None else None
+    if error is None:
+        return None
+    field = "/".join(map(str, error.absolute_path)) or "(inputs)"
+    return _shortened(f"{field}: {explained(error)[1]}")
+
+
+_MISFITS: Answers[tuple[CheckId, str], str | None] = Answers()
 
 
 def _shortened(text: str, limit: int = 200) -> str:

@@ -6,6 +6,7 @@ entry that the aids' fonts cannot draw (E087: the build would stop at the aid, n
 from __future__ import annotations
 
 from ..base import fonts
+from ..base.kept import kept_function
 from ..base.problems import Problems
 from ..base.safe_markdown import has_image, refused_destinations
 from ..load.model import KnowledgeBase
@@ -25,14 +26,22 @@ def check(kb: KnowledgeBase, problems: Problems) -> None:
         texts += [(["text", lang], lang, text) for lang, text in entry["text"].items()]
         texts += [(["summary", "text", lang], lang, text) for lang, text in entry.get("summary", {}).get("text", {}).items()]
         for path, lang, text in texts:
-            field = f"{lang} {path[0]}"
-            found = [("E060", f"entry '{entry_id}', {field}: link or image to {refused}") for refused in refused_destinations(text)]
-            if entry_id in on_aids and has_image(text):
-                found.append(("E061", f"entry '{entry_id}', {field}: an image in an entry printed on a player aid"))
-            if entry_id in on_aids and drawable:
-                found += _undrawable(entry_id, field, text)
-            for code, message in found:  # a position costs a look into the file: only for a problem
-                problems.add(where.document.path, where.document.positions.of([*where.path, *path]), code, message)
+            for code, what in _text_problems(text, entry_id in on_aids, drawable):  # a position costs a look into the file: only for a problem
+                problems.add(
+                    where.document.path, where.document.positions.of([*where.path, *path]), code, f"entry '{entry_id}', {lang} {path[0]}: {what}"
+                )
+
+
+@kept_function()
+def _text_problems(text: str, on_aid: bool, drawable: bool) -> tuple[tuple[str, str], ...]:
+    """(code, what is wrong) of one text; kept per text, as `serve` asks again of every text on every rebuild."""
+    found = [("E060", f"link or image to {refused}") for refused in refused_destinations(text)]
+    if on_aid and has_image(text):
+        found.append(("E061", "an image in an entry printed on a player aid"))
+    if on_aid and drawable and (missing := fonts.uncovered(text)):
+        shown = ", ".join(f"U+{ord(ch):04X} {ch}" for ch in missing[:5])
+        found.append(("E087", f"printed on a player aid, {shown} has no glyph in {fonts.FONT_FAMILY}"))
+    return tuple(found)
 
 
 def _aid_fonts_known() -> bool:
@@ -43,11 +52,3 @@ def _aid_fonts_known() -> bool:
     except Exception:  # noqa: BLE001 - no fc-match, no font file, an unreadable font: nothing to check against
         return False
     return True
-
-
-def _undrawable(entry_id: str, field: str, text: str) -> list[tuple[str, str]]:
-    missing = fonts.uncovered(text)
-    if not missing:
-        return []
-    shown = ", ".join(f"U+{ord(ch):04X} {ch}" for ch in missing[:5])
-    return [("E087", f"entry '{entry_id}', {field}: printed on a player aid, {shown} has no glyph in {fonts.FONT_FAMILY}")]

@@ -22,7 +22,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
-from ..base.termmatch import KEPT_TEXTS, WORD, TermMatcher, found_in, term_matcher, terms_in_text
+from ..base.kept import Answers
+from ..base.termmatch import WORD, TermMatcher, found_in, term_matcher, terms_in_text
 from ..base.textmatch import QUOTED, strip_links
 from ..load.model import Entry, KnowledgeBase, Where
 
@@ -92,9 +93,7 @@ class TermNames:
         key = (game, lang, "names")
         if key not in self.tokens:
             names = tuple((term["id"], term["names"].get(lang)) for term in self.kb.terms_of(game))
-            if len(_NAME_TOKENS) >= KEPT_TEXTS:
-                _NAME_TOKENS.clear()
-            self.tokens[key] = _NAME_TOKENS.setdefault(names, object())
+            self.tokens[key] = _NAME_TOKENS.of(names, object)
         return self.tokens[key]
 
     def misnamed(self, game: str, original_lang: str, original: str, lang: str, text: str, not_terms: set[str]) -> str | None:
@@ -111,11 +110,7 @@ class TermNames:
             text,
             frozenset(not_terms),
         )
-        if key not in _MISNAMED:
-            if len(_MISNAMED) >= KEPT_TEXTS:
-                _MISNAMED.clear()
-            _MISNAMED[key] = self._misnamed(game, original_lang, original, lang, text, not_terms)
-        return _MISNAMED[key]
+        return _MISNAMED.of(key, lambda: self._misnamed(game, original_lang, original, lang, text, not_terms))
 
     def _misnamed(self, game: str, original_lang: str, original: str, lang: str, text: str, not_terms: set[str]) -> str | None:
         named = terms_in_text(self.matcher(game, original_lang), "", unquoted(original)) - not_terms
@@ -144,8 +139,8 @@ class TermNames:
         return f"'{self.kb.terms[term_id]['names'].get(lang, '?')}'"
 
 
-_MISNAMED: dict[tuple[object, ...], str | None] = {}  # TermNames.misnamed's answers, kept across `serve`'s rebuilds
-_NAME_TOKENS: dict[tuple[tuple[str, str | None], ...], object] = {}  # the names of a game's terms in a language -> its token
+_MISNAMED: Answers[tuple[object, ...], str | None] = Answers()  # TermNames.misnamed's answers, kept across `serve`'s rebuilds
+_NAME_TOKENS: Answers[tuple[tuple[str, str | None], ...], object] = Answers()  # the names of a game's terms in a language -> its token
 
 
 def name_stands_in(name: str, words: list[str]) -> bool:

@@ -23,6 +23,7 @@ from collections.abc import Collection, Iterator, Mapping, Sequence
 from typing import Any
 
 from ..base.jsontypes import JSON
+from ..base.kept import Answers, kept_function
 from ..base.linerange import range_lines
 from ..base.problems import Problems
 from ..base.textmatch import strip_links
@@ -47,14 +48,14 @@ def _add(problems: Problems, where: Where, sub_path: Sequence[str | int], code: 
     problems.add(where.document.path, where.document.positions.of([*where.path, *sub_path]), code, message)
 
 
-@functools.lru_cache(maxsize=1 << 14)
+@kept_function(1 << 14)
 def applies(corrected: str, title: str, text: str) -> bool:
     """Whether a title or text carries a correction's `to` words, in order (kept per content)."""
     wanted = keys(corrected)
     return not wanted or _contains(keys(title) + [""] + keys(text), wanted)
 
 
-@functools.lru_cache(maxsize=1 << 16)
+@kept_function(1 << 16)
 def working_note(text: str) -> str | None:
     """The first working note in a text, if any (kept per text, like `source_differences`)."""
     match = WORKING_NOTE.search(text)
@@ -119,12 +120,8 @@ class TextChecks:
         where: Where,
         fields: tuple[str, ...] = ("title", "text", "summary", "clarification", "example", "table"),
     ) -> None:
-        for field in fields:
-            if field in item:
-                for path, value in _strings(item[field], [field]):
-                    note = working_note(value)
-                    if note:
-                        _add(self.problems, where, path, "E052", f"working note «{note}» in published text ({'.'.join(map(str, path))})")
+        for path, note in _working_notes(item, where, fields):
+            _add(self.problems, where, path, "E052", f"working note «{note}» in published text ({'.'.join(map(str, path))})")
 
     # -- E051 --------------------------------------------------------------------------------
     def check_corrections_applied(self, entry: Entry, where: Where) -> set[str]:
@@ -194,7 +191,7 @@ class TextChecks:
         return False
 
 
-@functools.lru_cache(maxsize=1 << 14)
+@kept_function(1 << 14)
 def source_differences(
     lines: tuple[str, ...], title: str, chapter_title: str, corrections: tuple[tuple[str, str], ...], text: str
 ) -> tuple[tuple[str, str, tuple[Token, ...]], ...]:
@@ -271,6 +268,19 @@ def _apply(source_tokens: Sequence[Token], optional: Sequence[bool], old: list[s
 def _contains(seq: list[str], run: list[str]) -> bool:
     n = len(run)
     return any(seq[i : i + n] == run for i in range(len(seq) - n + 1))
+
+
+def _working_notes(item: Mapping[str, Any], where: Where, fields: tuple[str, ...]) -> list[tuple[list[str | int], str]]:
+    """(path, note) of each working note in the item's fields; kept per item (`Where.content_key`)."""
+    return _NOTES.of(
+        (*where.content_key(), fields),
+        lambda: [
+            (path, note) for field in fields if field in item for path, value in _strings(item[field], [field]) if (note := working_note(value))
+        ],
+    )
+
+
+_NOTES: Answers[tuple[object, ...], list[tuple[list[str | int], str]]] = Answers()
 
 
 def _strings(value: JSON, path: list[str | int]) -> Iterator[tuple[list[str | int], str]]:
