@@ -439,7 +439,7 @@ class MeaningChecks:
     def check_checklist(self, game_id: str, aid: Aid, where: Where) -> None:
         """A play checklist names entries of this game (E071), and the aid prints every one of them (E070)."""
         printed = aid_entries(aid)
-        entries = sorted(e for e in self.kb.entries if self.kb.game_of(e) == game_id)
+        entries = sorted(entry["id"] for entry in self.kb.entries_of(game_id))
         for topic, refs in aid.get("checklist", {}).items():
             for i, ref in enumerate(refs):
                 path: list[str | int] = ["checklist", topic, i]

@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
-from ..base.kept import Answers
+from ..base.kept import KEPT_MATCHERS, Answers
 from ..base.termmatch import WORD, TermMatcher, found_in, term_matcher, terms_in_text
 from ..base.textmatch import QUOTED, strip_links
 from ..load.model import Entry, KnowledgeBase, Where
@@ -69,43 +69,46 @@ class TermNames:
     def __init__(self, kb: KnowledgeBase):
         self.kb = kb
         self.matchers: dict[tuple[str, str, str], TermMatcher] = {}
-        self.tokens: dict[tuple[str, str, str], object] = {}
+        self.tokens: dict[str, object] = {}
 
     def matcher(self, game: str, lang: str, kind: str = "all") -> TermMatcher:
         """Finds a game's terms in text of a language by all their spellings (`all`), by their names and
-        forms only (`proper`), or by the variants that are no term's name or form (`variants`)."""
+        forms only (`proper`), or by the variants that are no term's name or form (`variants`). Kept while the
+        game's terms are the same (`glossary`)."""
         key = (game, lang, kind)
         if key not in self.matchers:
-            terms: list[Any] = list(self.kb.terms_of(game))
-            if kind == "proper":
-                terms = [{**t, "variants": {}} for t in terms]
-            elif kind == "variants":
-                proper = {f.lower() for t in terms for f in [t["names"].get(lang, ""), *t.get("forms", {}).get(lang, [])]}
-                terms = [
-                    {"id": t["id"], "names": {}, "variants": {lang: [v for v in t.get("variants", {}).get(lang, []) if v.lower() not in proper]}}
-                    for t in terms
-                ]
-            self.matchers[key] = term_matcher(terms, lang)
+            self.matchers[key] = _MATCHERS.of((self.glossary(game), lang, kind), lambda: self._matcher(game, lang, kind))
         return self.matchers[key]
 
-    def names(self, game: str, lang: str) -> object:
-        """A token for the names of a game's terms in a language: the same object while they are the same."""
-        key = (game, lang, "names")
-        if key not in self.tokens:
-            names = tuple((term["id"], term["names"].get(lang)) for term in self.kb.terms_of(game))
-            self.tokens[key] = _NAME_TOKENS.of(names, object)
-        return self.tokens[key]
+    def _matcher(self, game: str, lang: str, kind: str) -> TermMatcher:
+        terms: list[Any] = list(self.kb.terms_of(game))
+        if kind == "proper":
+            terms = [{**t, "variants": {}} for t in terms]
+        elif kind == "variants":
+            proper = {f.lower() for t in terms for f in [t["names"].get(lang, ""), *t.get("forms", {}).get(lang, [])]}
+            terms = [
+                {"id": t["id"], "names": {}, "variants": {lang: [v for v in t.get("variants", {}).get(lang, []) if v.lower() not in proper]}}
+                for t in terms
+            ]
+        return term_matcher(terms, lang)
+
+    def glossary(self, game: str) -> object:
+        """A token for a game's terms: the same object while they are the same terms, each as it was (its file's
+        bytes and its place there, `Where.content_key`)."""
+        if game not in self.tokens:
+            terms = tuple(self.kb.where[term["id"]].content_key() for term in self.kb.terms_of(game))
+            self.tokens[game] = _GLOSSARIES.of(terms, object)
+        return self.tokens[game]
 
     def misnamed(self, game: str, original_lang: str, original: str, lang: str, text: str, not_terms: set[str]) -> str | None:
         """What the translation gets wrong about the original's terms, in words, or None. Kept for the same question
         (`serve` asks it again of every translation on every rebuild: 0.4 s at 10× the bundled data): what it reads is
-        the three matchers, the names of the game's terms in both languages, the two texts and `not_terms`."""
+        the three matchers, the game's terms (their names in both languages), the two texts and `not_terms`."""
         key = (
             self.matcher(game, original_lang),
             self.matcher(game, lang, "proper"),
             self.matcher(game, lang, "variants"),
-            self.names(game, original_lang),
-            self.names(game, lang),
+            self.glossary(game),
             original,
             text,
             frozenset(not_terms),
@@ -140,7 +143,8 @@ class TermNames:
 
 
 _MISNAMED: Answers[tuple[object, ...], str | None] = Answers()  # TermNames.misnamed's answers, kept across `serve`'s rebuilds
-_NAME_TOKENS: Answers[tuple[tuple[str, str | None], ...], object] = Answers()  # the names of a game's terms in a language -> its token
+_GLOSSARIES: Answers[tuple[tuple[bytes, tuple[str | int, ...]], ...], object] = Answers()  # a game's terms -> their token
+_MATCHERS: Answers[tuple[object, str, str], TermMatcher] = Answers(KEPT_MATCHERS)  # (glossary token, language, kind) -> matcher
 
 
 def name_stands_in(name: str, words: list[str]) -> bool:
