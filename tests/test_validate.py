@@ -388,6 +388,23 @@ def test_results_kept_between_runs_follow_the_content(mini_data: Path):
     _, problems = validate(mini_data)
     assert not problems, printed_lines(problems)
 
+    # the chapter as it was (its entries' checks kept), what they read from another file changed, one at a time
+    noise, game = mini_data / "games/mini/noise/main.yaml", mini_data / "games/mini/game.yaml"
+    for path, old, new, code in [
+        (noise, "note: web address}\n", 'note: web address}\n  - {source: mini-pl, lines: "5", class: web, note: a rule named noise}\n', "E033"),
+        (game, "required_languages: [en]", "required_languages: [en, ru]", "E024"),
+    ]:
+        original = path.read_text(encoding="utf-8")
+        path.write_text(original.replace(old, new), encoding="utf-8")
+        _, kept_problems = validate(mini_data)
+        forget_all()
+        _, fresh_problems = validate(mini_data)
+        assert printed_lines(kept_problems) == printed_lines(fresh_problems)
+        assert code in {p.code for p in fresh_problems.items}, printed_lines(fresh_problems)
+        path.write_text(original, encoding="utf-8")
+        _, problems = validate(mini_data)
+        assert not problems, printed_lines(problems)
+
 
 @pytest.mark.unit
 def test_a_full_store_of_kept_answers_starts_again_and_forget_all_empties_it():

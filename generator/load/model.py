@@ -134,6 +134,7 @@ class Source:
     precedence: int
     precedence_reason: Mapping[str, str]  # why, per language (one English text is {'en': …})
     lines: list[str]  # the text's lines; lines[0] is line 1
+    sha256: str = ""  # of the text's bytes
 
 
 @dataclass

@@ -223,7 +223,8 @@ class KnowledgeBaseBuilder:
             )
             self.kb.unchecked_sources.setdefault(item["id"], where.document.path)
             return
-        if hashlib.sha256(raw).hexdigest() != item["sha256"]:
+        sha256 = hashlib.sha256(raw).hexdigest()
+        if sha256 != item["sha256"]:
             _at(self.problems, where, ["sha256"], "E035", f"{item['file']} does not match its sha256")
         if item["id"] in self.kb.sources:
             _at(self.problems, where, ["id"], "E020", f"source id '{item['id']}' is listed twice")
@@ -242,6 +243,7 @@ class KnowledgeBaseBuilder:
             item["precedence"],
             _per_language(item["precedence_reason"]),
             lines,
+            sha256,
         )
 
     def add_games(self) -> None:
@@ -349,10 +351,12 @@ class MeaningChecks:
         self.noise_lines: dict[str, set[int]] = {}  # filled by check_noise, used by check_text_matches
         self.not_checked: Counter[str] = Counter()  # file of a root problem -> references not checked for it
         self.texts_not_compared: Counter[str] = Counter()  # noise file of a root problem -> texts not compared with their lines
+        self.context: object | None = None  # see entries_context
 
     def run(self) -> None:
         for item in self.kb.noise:
             self.check_noise(item)
+        self.context = self.entries_context()  # after check_noise: noise_lines
         for game_id, game in self.kb.games.items():
             where = self.kb.where[game_id]
             for i, source_id in enumerate(game["sources"]):
@@ -483,8 +487,42 @@ class MeaningChecks:
             self.check_lines(source, item.duplicate_of, item.where, ["duplicate_of"])
 
     # -- entries -------------------------------------------------------------------------
+    def entries_context(self) -> object | None:
+        """A token for everything `check_entry` reads besides the entry: the sources (their texts' digests), the
+        lines named noise, the ids a reference may name, each game's required languages, the known checks and the
+        languages. None when anything is unread or unchecked: then a check has effects beyond its own problems
+        (notes counted on another file's problem), and nothing is kept."""
+        kb = self.kb
+        if kb.unchecked_ids or kb.unchecked_sources or kb.all_sources_unchecked or kb.unchecked_games or kb.unchecked_checks:
+            return None
+        if kb.unread_noise or kb.unread_noise_lines:
+            return None
+        return _ENTRY_CONTEXTS.of(
+            (
+                tuple(sorted((s.id, s.file, s.game, s.language, s.sha256) for s in kb.sources.values())),
+                tuple(sorted((source_id, frozenset(lines)) for source_id, lines in self.noise_lines.items())),
+                frozenset(self.known_ids),
+                tuple(sorted((game_id, tuple(game["required_languages"])) for game_id, game in kb.games.items())),
+                frozenset(self.known_checks),
+                tuple(kb.languages.codes),
+            ),
+            object,
+        )
+
     def check_entry(self, entry_id: str, entry: Entry) -> None:
+        """The entry's checks; not again for an entry that passed them with nothing else noted, while it and
+        what else they read (`entries_context`) are the same: under `serve`, most entries are."""
         where = self.kb.where[entry_id]
+        kept = (where.content_key(), self.context) if self.context is not None else None
+        if kept is not None and kept in _SOUND_ENTRIES:
+            return
+        before = (len(self.problems), len(self.mismatched), sum(self.not_checked.values()), sum(self.texts_not_compared.values()))
+        self.check_entry_again(entry_id, entry, where)
+        after = (len(self.problems), len(self.mismatched), sum(self.not_checked.values()), sum(self.texts_not_compared.values()))
+        if kept is not None and after == before:
+            _SOUND_ENTRIES.keep(kept, True)
+
+    def check_entry_again(self, entry_id: str, entry: Entry, where: Where) -> None:
         game = self.kb.game_of(entry_id)
         run_on = self.text_run_on(entry_id, entry, where)
         if run_on is None:
@@ -876,6 +914,8 @@ def _misfit(check: CheckId, inputs: JSON) -> str | None:
 
 
 _MISFITS: Answers[tuple[CheckId, str], str | None] = Answers()
+_ENTRY_CONTEXTS: Answers[tuple[object, ...], object] = Answers(1 << 4)  # what check_entry reads besides the entry -> its token
+_SOUND_ENTRIES: Answers[tuple[object, ...], bool] = Answers()  # (the entry's content key, context token) of entries that passed
 
 
 def _shortened(text: str, limit: int = 200) -> str:
