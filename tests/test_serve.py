@@ -275,6 +275,34 @@ def test_an_edited_text_renders_its_game_alone_unless_another_game_names_the_ent
     assert games_to_render(_two_games("Same.", []), _two_games("Same.", [])) == set()
 
 
+@pytest.mark.integration
+def test_serve_is_told_of_changes_to_its_folders_and_not_of_reads(tmp_path: Path):
+    """Each rebuild reads every data file (load, the inputs' digest): those reads must not be events for the
+    watcher's thread to handle; a change is one."""
+    import threading
+    import time
+
+    from generator.serve import observe
+
+    (tmp_path / "games").mkdir()
+    chapter = tmp_path / "games" / "10-rules.yaml"
+    chapter.write_text("entries: []\n", encoding="utf-8")
+    events: list[str] = []
+    arrived = threading.Event()
+    observer = observe([tmp_path], lambda event: (events.append(event.event_type), arrived.set()))
+    try:
+        time.sleep(0.2)  # the watch is in place
+        for _ in range(20):
+            chapter.read_bytes()
+        time.sleep(0.5)
+        assert events == []
+        chapter.write_text("entries: [x]\n", encoding="utf-8")
+        assert arrived.wait(5) and "modified" in events
+    finally:
+        observer.stop()
+        observer.join(5)
+
+
 class _Cycle:
     def __init__(self) -> None:
         self.me = self
