@@ -171,9 +171,9 @@ class LiveSite:
         else:
             self.published_inputs = inputs
             print(f"rebuilt in {time.perf_counter() - self.started:.1f} s: {report.summary()}", flush=True)
-        self._tell(ready=True, builds=self.builds + 1)
         if not self.pending.is_set():
-            collect_between_rebuilds()
+            collect_between_rebuilds()  # before the build is counted as finished: a caller that waits for it (the bench) edits next
+        self._tell(ready=True, builds=self.builds + 1)
 
     def _fail(self, problems: str) -> None:
         self._tell(error=problems)

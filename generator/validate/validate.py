@@ -517,12 +517,12 @@ class MeaningChecks:
         if kept is not None and kept in _SOUND_ENTRIES:
             return
         before = (len(self.problems), len(self.mismatched), sum(self.not_checked.values()), sum(self.texts_not_compared.values()))
-        self.check_entry_again(entry_id, entry, where)
+        self.run_entry_checks(entry_id, entry, where)
         after = (len(self.problems), len(self.mismatched), sum(self.not_checked.values()), sum(self.texts_not_compared.values()))
         if kept is not None and after == before:
             _SOUND_ENTRIES.keep(kept, True)
 
-    def check_entry_again(self, entry_id: str, entry: Entry, where: Where) -> None:
+    def run_entry_checks(self, entry_id: str, entry: Entry, where: Where) -> None:
         game = self.kb.game_of(entry_id)
         run_on = self.text_run_on(entry_id, entry, where)
         if run_on is None:
