@@ -16,7 +16,7 @@ renderer would drop, with a code, before any build.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from markdown_it import MarkdownIt
@@ -57,7 +57,7 @@ class Linker:
 
     reference_href: Callable[[str], str | None]  # id -> URL, or None to show the label as text
     reference_label: Callable[[str], str]  # id -> title in the reader's language
-    find_terms: Callable[[str], list[tuple[int, int, str]]] | None = None  # text -> (start, end, term id)
+    find_terms: Callable[[str], Sequence[tuple[int, int, str]]] | None = None  # text -> (start, end, term id)
     term_href: Callable[[str], str | None] | None = None
     linked_terms: set[str] = field(default_factory=set)  # terms linked so far on this page (first mention only)
     refused: list[str] = field(default_factory=list)  # destinations dropped, with the reason

@@ -24,6 +24,7 @@ from ..base.jsontypes import JSONObject
 from ..base.languages import fill
 from ..base.paths import TEMPLATES
 from ..base.safe_markdown import Linker, render, without_tables
+from ..base.termmatch import found_in
 from ..base.textmatch import reads_as_english
 from ..load.model import Chapter, Entry, Game, Source, Term
 from ..resolve.pages import (
@@ -158,7 +159,7 @@ class SiteRenderer:
         linker = Linker(
             reference_href=lambda ref: self.href(ref, game),
             reference_label=lambda ref: self.r.link_title(ref, lang),
-            find_terms=matcher.find,
+            find_terms=functools.partial(found_in, matcher),  # kept per text: the same paragraphs recur on many pages
             term_href=lambda term: self.href(term, game),
             linked_terms=linked_terms,
             language=lang,
