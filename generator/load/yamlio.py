@@ -337,11 +337,14 @@ def _misplaced_mapping_value(lines: list[str], mark: _Mark, position: tuple[int,
 
 
 def _colon_lost_above(lines: list[str], line: int) -> Diagnosis | None:
-    """A key written without its colon on the line above `line` (`kind rule`), named at its place."""
+    """A key written without its colon (`kind rule`), or without the space after it (`kind:rule`), on the line above
+    `line`, named at its place."""
     lost = _key_without_colon_above(lines, line)
     if lost is None:
         return None
-    at, name = lost
+    at, name, value = lost
+    if value is not None:
+        return at, "E001", f"'{name}:{value}' is a name and its value run together: a space is missing after '{name}:' (write '{name}: {value}')"
     return at, "E001", f"a colon is missing after '{name}': write '{name}: …'"
 
 
@@ -358,15 +361,20 @@ def _misaligned_block(err: MarkedYAMLError, position: tuple[int, int]) -> Diagno
 
 KEY_BEFORE_FLOW = re.compile(r"^( *(?:- +)?)([A-Za-z_][\w-]*) +[{\[]")  # `labels {en: …, ru: …}`: a name, a space, a flow collection
 KEY_WITHOUT_COLON = re.compile(r"^( *(?:- +)?)([a-z_]+) +[^\s:#][^:#]*$")  # `- id citow/x`: a name, a space, a value, no colon
+KEY_WITHOUT_SPACE = re.compile(r"^( *(?:- +)?)([a-z_]+):([^\s:#{\[][^#]*?)\s*$")  # `kind:rule`: a name, its colon, the value at once
 
 
-def _key_without_colon_above(lines: list[str], line: int) -> tuple[tuple[int, int], str] | None:
-    """((line, column), name) of a key written without its colon on the line above `line` (`- id
-    citow/x`): YAML read it as text, and the keys below it as standing too deep."""
+def _key_without_colon_above(lines: list[str], line: int) -> tuple[tuple[int, int], str, str | None] | None:
+    """((line, column), name, value) of a key written without its colon on the line above `line` (`- id
+    citow/x`; value None), or without the space after it (`kind:rule`; value "rule"): YAML read it as text, and
+    the keys below it as standing too deep or as the rest of that text."""
     for n in range(min(line, len(lines)) - 1, -1, -1):
         if lines[n].strip() and not lines[n].lstrip().startswith("#"):
-            lost = KEY_WITHOUT_COLON.match(lines[n])
-            return ((n + 1, lost.start(2) + 1), lost.group(2)) if lost else None
+            if lost := KEY_WITHOUT_COLON.match(lines[n]):
+                return (n + 1, lost.start(2) + 1), lost.group(2), None
+            if run_together := KEY_WITHOUT_SPACE.match(lines[n]):
+                return (n + 1, run_together.start(2) + 1), run_together.group(2), run_together.group(3)
+            return None
     return None
 
 
