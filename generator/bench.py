@@ -278,8 +278,8 @@ def edit_and_wait(chapter: Path, page: str, marker: str) -> float:
             raise RuntimeError(f"serve's rebuild after the edit failed: {news['error']}")
         known = news["version"]
         if marker in urllib.request.urlopen(page, timeout=5).read().decode("utf-8"):
-            return round(time.perf_counter() - edited, 2)
-    raise RuntimeError(f"{page} was not served with the edit in 120 s")
+            break
+    return round(time.perf_counter() - edited, 2)  # past 120 s: reported as it is, the target missed
 
 
 # -- what a query downloads ----------------------------------------------------------------------
