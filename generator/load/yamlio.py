@@ -344,8 +344,14 @@ def _colon_lost_above(lines: list[str], line: int) -> Diagnosis | None:
         return None
     at, name, value = lost
     if value is not None:
-        return at, "E001", f"'{name}:{value}' is a name and its value run together: a space is missing after '{name}:' (write '{name}: {value}')"
+        return at, "E001", run_together(f"{name}:{value}", name, value)
     return at, "E001", f"a colon is missing after '{name}': write '{name}: …'"
+
+
+def run_together(key: str, name: str, value: str = "…") -> str:
+    """What is wrong with `key`, a name and its value written as one word ('kind:rule', 'en{translated_from'), in words."""
+    lost = f"a space is missing after '{name}:'" if key[len(name)] == ":" else f"a colon is missing after '{name}'"
+    return f"'{key}' is a name and its value run together: {lost} (write '{name}: {value}')"
 
 
 def _misaligned_block(err: MarkedYAMLError, position: tuple[int, int]) -> Diagnosis | None:

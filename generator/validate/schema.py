@@ -19,7 +19,7 @@ from ..base.json_schema import inlined
 from ..base.jsontypes import JSON, JSONObject, JSONPath
 from ..base.paths import SCHEMAS
 from ..base.problems import Problems
-from ..load.yamlio import Positions
+from ..load.yamlio import Positions, run_together
 
 BASE = "https://rules-kb.invalid/schemas/"
 SCHEMA_OF_KIND = {
@@ -390,12 +390,11 @@ class Slips:
         key: str | None  # a key where a slip stands (None: the mapping itself)
         for key_path, name in _run_together_keys(refused, errors).items():
             mapping, key = key_path[:-1], str(key_path[-1])  # a mapping's key: text
-            lost = f"a space is missing after '{name}:'" if key[len(name)] == ":" else f"a colon is missing after '{name}'"
             self.report(
                 mapping,
                 key,
                 "E001",
-                f"'{key}' is a name and its value run together: {lost} (write '{name}: …')",
+                run_together(key, name),
                 failed=key_path,
                 below={key_path},
                 keys={(mapping, key)},
