@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browser import calculate, make_driver, open_calculator, press, serve, wait
+from browser import calculate, make_driver, open_calculator, press, serious_violations, serve, wait
 from conftest import REPO
 
 from generator.base.json_schema import check_schemas
@@ -516,13 +516,6 @@ def test_a_page_downloads_the_calculators_runtime_only_when_one_is_opened(bundle
         assert "/en/citow/calculators.json" in loaded and "/assets/kb-calc-worker.js" in loaded
 
 
-AXE = REPO / "node_modules" / "axe-core" / "axe.min.js"
-AXE_RUN = """
-const done = arguments[0];
-axe.run(document, {runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']}}).then(result => done(
-  result.violations.filter(v => v.impact === 'serious' || v.impact === 'critical')
-    .map(v => v.id + ' (' + v.impact + '): ' + v.nodes.slice(0, 3).map(n => n.target.join(' ')).join(', '))));
-"""
 VIEWS = [(390, "light"), (390, "dark"), (1280, "light"), (1280, "dark")]
 # Every calculator of the page opened and answered (its first worked example, else the empty form) by the page's own
 # buttons, pressed from one script: a WebDriver tap each was two thirds of the accessibility test's time, and the taps
@@ -562,7 +555,6 @@ def test_every_calculator_open_and_answered_has_no_serious_accessibility_violati
     no serious or critical violation (4 games x 4 views = 16 page states per language); at 390 px the page is no wider
     than the screen."""
     site = bundled_build / "site"
-    axe = AXE.read_text(encoding="utf-8")
     found, states = [], 0
     with serve(site) as url:
         for game, by_lang in sorted(built_games(site).items()):
@@ -581,7 +573,6 @@ def test_every_calculator_open_and_answered_has_no_serious_accessibility_violati
             wide = calc_driver.execute_script("return document.documentElement.scrollWidth")
             if wide > 390:  # a row as wide as its widest choice list pushed the page sideways (the dial instructions)
                 found.append(f"{game} 390: every calculator answered, the page is {wide} px wide")
-            calc_driver.execute_script(axe)
             # no colour half-way through Material's transitions when the scheme changes under axe
             calc_driver.execute_script(
                 "const style = document.createElement('style');"
@@ -599,7 +590,7 @@ def test_every_calculator_open_and_answered_has_no_serious_accessibility_violati
                     "document.body.setAttribute('data-md-color-accent', accent);",
                     ["slate", "amber"] if scheme == "dark" else ["default", "deep-orange"],
                 )
-                found += [f"{game} {width} {scheme}: {v}" for v in calc_driver.execute_async_script(AXE_RUN)]
+                found += [f"{game} {width} {scheme}: {v}" for v in serious_violations(calc_driver)]
                 states += 1
     calc_driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {"width": 390, "height": 844, "deviceScaleFactor": 1, "mobile": True})
     print(f"axe over {states} calculator page states in {lang}: {len(found)} serious or critical")
