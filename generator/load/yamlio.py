@@ -398,13 +398,13 @@ def _unclosed_quote_above(lines: list[str], line: int, reach: int = QUOTE_REACH)
     for n in range(min(line, len(lines) - 1), max(-1, line - reach), -1):
         match = QUOTED_VALUE.match(lines[n])
         if match and UNCLOSED[match.group(1)].match(match.group(2)):
-            quote = match.group(1)
-            return (
-                (n + 1, match.start(1) + 1),
-                "E001",
-                f"this quoted text is not closed on its line: end it with {quote} (or remove the opening {quote})",
-            )
+            return _quote_left_open(n + 1, match.start(1) + 1, match.group(1))
     return None
+
+
+def _quote_left_open(line: int, column: int, quote: str) -> Diagnosis:
+    """The quote at `line`:`column` (1-based) opens text that its line never closes."""
+    return (line, column), "E001", f"this quoted text is not closed on its line: end it with {quote} (or remove the opening {quote})"
 
 
 def _unclosed_flow(lines: list[str], begun: _Mark | None) -> Diagnosis | None:
@@ -414,30 +414,36 @@ def _unclosed_flow(lines: list[str], begun: _Mark | None) -> Diagnosis | None:
     if begun is None or begun.line >= len(lines):
         return None
     text = lines[begun.line][begun.column :]
-    if not text.startswith(("{", "[")) or _closed_on_line(text):
+    if not text.startswith(("{", "[")):
         return None
+    closed, open_quote = _flow_on_line(text)
+    if closed:
+        return None
+    if open_quote is not None:  # `{source: x, lines: "3-5}`: the quote, not the brace, is what was left open
+        return _quote_left_open(begun.line + 1, begun.column + open_quote + 1, text[open_quote])
     closer = "}" if text[0] == "{" else "]"
     return (begun.line + 1, begun.column + 1), "E001", f"this {text[0]} is not closed on its line: end it with {closer}"
 
 
-def _closed_on_line(text: str) -> bool:
-    """Whether the flow collection that `text` opens is closed on it: brackets in quoted text and in a comment aside."""
-    depth, quote, previous, escaped = 0, "", " ", False
-    for char in text:
+def _flow_on_line(text: str) -> tuple[bool, int | None]:
+    """Whether the flow collection that `text` opens is closed on it (brackets in quoted text and in a comment aside),
+    and where in `text` a quote opens that the line never closes (None: none)."""
+    depth, quote, opened, previous, escaped = 0, "", 0, " ", False
+    for at, char in enumerate(text):
         if quote:  # inside quoted text: only its end counts (a \" in double quotes is no end)
             escaped, quote = (char == "\\" and quote == '"' and not escaped), ("" if char == quote and not escaped else quote)
         elif char in "\"'":
-            quote = char
+            quote, opened = char, at
         elif char == "#" and previous in " \t":
-            return False  # a comment to the line's end
+            return False, None  # a comment to the line's end
         elif char in "{[":
             depth += 1
         elif char in "}]":
             depth -= 1
             if not depth:
-                return True
+                return True, None
         previous = char
-    return False
+    return False, (opened if quote else None)
 
 
 BLOCK_HEADER = re.compile(r"^( *)(- +)?([^\s#][^#]*?): *[|>][-+0-9]* *(#.*)?$")  # `text: |`, `- en: >-`
