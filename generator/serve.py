@@ -194,7 +194,11 @@ class LiveSite:
                     time.sleep(settle)
                 site.rebuild()
 
-        observer = observe(folders, lambda event: None if str(event.src_path).endswith("~") else site.pending.set())
+        def changed(event: FileSystemEvent) -> None:
+            if not str(event.src_path).endswith("~"):  # an editor's backup copy
+                site.pending.set()
+
+        observer = observe(folders, changed)
         threading.Thread(target=rebuild_when_quiet, daemon=True).start()
         return observer
 

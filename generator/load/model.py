@@ -146,6 +146,11 @@ class Chapter:
     entry_ids: list[str] = field(default_factory=list)
 
 
+def aid_place(game: str) -> str:
+    """The key in `KnowledgeBase.where` of a game's aid (cards.yaml), which has no id of its own."""
+    return f"{game}:aid"
+
+
 @dataclass
 class KnowledgeBase:
     sources: dict[str, Source] = field(default_factory=dict)
@@ -158,7 +163,7 @@ class KnowledgeBase:
     aids: dict[str, Aid] = field(default_factory=dict)  # game -> player-aid selection (cards.yaml)
     checks: dict[str, dict[str, JSONObject]] = field(default_factory=dict)  # game -> check name -> catalogue item (checks.yaml)
     calculators: dict[str, JSONObject] = field(default_factory=dict)  # game -> its calculators.yaml (labels, checks' titles and answers)
-    where: dict[str, Where] = field(default_factory=dict)  # id -> where it is written
+    where: dict[str, Where] = field(default_factory=dict)  # id (a game's aid: `aid_place`) -> where it is written
     # Ids and source ids of items skipped for a reported problem -> the file of that problem:
     # references to them are not checked (and counted in a note on that problem).
     unchecked_ids: dict[str, str] = field(default_factory=dict)

@@ -19,7 +19,7 @@ from ..base.jsontypes import JSON, JSONObject
 from ..base.kept import Answers
 from ..base.languages import Languages
 from ..base.termmatch import TermMatcher, term_matcher, terms_in_text
-from ..load.model import Chapter, Entry, Game, KnowledgeBase
+from ..load.model import Chapter, Entry, Game, KnowledgeBase, aid_place
 from ..validate.validate_checks import checks_by_entry
 from .pages import GLOSSARY
 
@@ -270,7 +270,7 @@ def data_version(kb: KnowledgeBase) -> str:
     for n, (part, items) in enumerate(sorted(parts.items())):
         digest.update(f'{", " if n else ""}"{part}": {{'.encode())
         for m, item_id in enumerate(sorted(items)):
-            place = f"{item_id}:aid" if part == "aids" else item_id
+            place = aid_place(item_id) if part == "aids" else item_id
             digest.update(f"{', ' if m else ''}{_json(item_id)}: {item_json(kb, place, items[item_id])}".encode())
         digest.update(b"}")
     digest.update(b"}")
@@ -283,7 +283,7 @@ def _json(value: object) -> str:
 
 def item_json(kb: KnowledgeBase, place: str, item: object) -> str:
     """`_json(item)`, kept by the bytes of the file the item is in and its place there (which decide what it is);
-    `place`: its key in `kb.where` (an id; `<game>:aid` for an aid)."""
+    `place`: its key in `kb.where` (an id; `aid_place(game)` for an aid)."""
     where = kb.where.get(place)
     if where is None:
         return _json(item)

@@ -31,7 +31,7 @@ from ..base.kept import Answers
 from ..base.linerange import parse_ranges, range_lines
 from ..base.problems import DataError, Problems
 from ..load.load import Document, LoadedData, load
-from ..load.model import Aid, Chapter, Entry, KnowledgeBase, Noise, PerLanguage, Source, Where
+from ..load.model import Aid, Chapter, Entry, KnowledgeBase, Noise, PerLanguage, Source, Where, aid_place
 from . import validate_calculators, validate_languages, validate_markup, validate_terms, validate_text
 from .schema import check_shape, describe, explained, is_inside_failed, part_at, swallowed_keys
 from .validate_calculators import check_calculators  # the calculators' words (calculators.yaml)
@@ -139,7 +139,7 @@ class KnowledgeBaseBuilder:
                 self.add_items(doc, "terms", self.kb.terms)
             elif doc.kind == "cards" and self.ok(doc, ["aid"]):
                 self.kb.aids[doc.game] = doc.data["aid"]
-                self.kb.where[f"{doc.game}:aid"] = Where(doc, ["aid"])
+                self.kb.where[aid_place(doc.game)] = Where(doc, ["aid"])
             elif doc.kind == "noise":
                 self.add_noise(doc)
 
@@ -379,7 +379,7 @@ class MeaningChecks:
             if "definition" in term:
                 self.check_reference(term["definition"], where, ["definition"])
         for game_id, aid in self.kb.aids.items():
-            self.check_aid(game_id, aid, self.kb.where[f"{game_id}:aid"])
+            self.check_aid(game_id, aid, self.kb.where[aid_place(game_id)])
         for path in sorted(set(self.not_checked) | set(self.texts_not_compared)):
             notes = [f"{self.not_checked[path]} reference(s) to what it defines were not checked"] if self.not_checked[path] else []
             if self.texts_not_compared[path]:
