@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from browser import serve
-from conftest import bundled_resolved
+from conftest import bundled_resolved, page_texts
 from pypdf import PdfReader
 
 pytestmark = pytest.mark.browser
@@ -85,11 +85,12 @@ def test_a_section_going_on_in_the_next_column_shows_its_bar_again_on_screen_and
             driver.get(f"{url}/{GAME}-{LANG}-{name}")
             pages = driver.execute_script("return document.querySelectorAll('.sheet-page').length")
             printed = driver.execute_cdp_cmd("Page.printToPDF", {"preferCSSPageSize": True, "printBackground": True})
-            reader = PdfReader(io.BytesIO(base64.b64decode(printed["data"])))
+            pdf = base64.b64decode(printed["data"])
+            reader = PdfReader(io.BytesIO(pdf))
             assert len(reader.pages) == pages, paper  # each page of the sheet's columns fits its paper
             for page in reader.pages:
                 assert (round(float(page.mediabox.width)), round(float(page.mediabox.height))) == tuple(round(v) for v in size), paper
-            text = " ".join(" ".join(page.extract_text().split()) for page in reader.pages)
+            text = " ".join(" ".join(page.split()) for page in page_texts(pdf))
             assert text.count(continued) == repeated, paper
 
 

@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import GAMES_WITH_AIDS, assert_tables_at_7pt, bundled_resolved
+from conftest import GAMES_WITH_AIDS, assert_tables_at_7pt, bundled_resolved, page_texts
 from pypdf import PdfReader
 
 
@@ -80,9 +80,9 @@ def test_every_printed_page_names_its_date_and_the_changes_page(bundled_build: P
         ui = resolved.languages.ui(lang)
         for kind in ("sheet", "cards"):
             for paper in ("a4", "letter"):
-                reader = PdfReader(io.BytesIO((bundled_build / "site/cards" / f"{game}-{lang}-{kind}-{paper}.pdf").read_bytes()))
-                for number, page in enumerate(reader.pages, 1):
-                    text = " ".join(page.extract_text().replace("-\n", "").split())
+                pages = page_texts(bundled_build / "site/cards" / f"{game}-{lang}-{kind}-{paper}.pdf")
+                for number, page in enumerate(pages, 1):
+                    text = " ".join(page.replace("-\n", "").split())
                     assert f"{ui['data_version']} {newest}" in text, (lang, kind, paper, number)
                     assert f"{lang}/{game}/changes.html" in text.replace(" ", ""), (lang, kind, paper, number)
 
@@ -146,7 +146,7 @@ def test_a_qr_code_on_the_sheet_and_the_first_card_leads_to_the_changes_page(qr_
     for kind, card in (("cards", True), ("sheet", False)):
         content = qr_aids[f"battlelore-ru-{kind}-{paper}.pdf"]
         assert qr_modules(content, paper, card) == want, (kind, paper)
-        shown = PdfReader(io.BytesIO(content)).pages[0 if card else -1].extract_text()
+        shown = page_texts(content)[0 if card else -1]
         assert changes_url() in "".join(shown.split()), (kind, paper)
 
 
@@ -225,4 +225,4 @@ def assert_no_page_for_the_code(resolved, job, sheet: bytes) -> None:
     pages_with_rules = {page for title, page in bookmarks(reader.outline) if title in rules}
     assert pages_with_rules == set(range(len(reader.pages))), (job.game, job.lang, len(reader.pages))
     address = f"{SITE}{job.lang}/{job.game}/changes.html"
-    assert address in "".join(" ".join(page.extract_text() for page in reader.pages).split()), (job.game, job.lang)
+    assert address in "".join(" ".join(page_texts(sheet)).split()), (job.game, job.lang)

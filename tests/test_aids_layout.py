@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import GAMES_WITH_AIDS, bundled_resolved
+from conftest import GAMES_WITH_AIDS, bundled_resolved, page_texts
 from weasyprint import HTML
 
 from generator.render.aids.aid_layout import card_of_each_page, overflowing_boxes
@@ -129,7 +129,7 @@ def test_sheet_is_made_of_the_items_and_its_own_pieces_only(bundled_build: Path,
     from generator.render.aids.cards import aid_sections
 
     reader = PdfReader(bundled_build / "site/cards/citow-ru-sheet-a4.pdf")
-    text = " ".join(page.extract_text() for page in reader.pages)
+    text = " ".join(page_texts(bundled_build / "site/cards/citow-ru-sheet-a4.pdf"))
     assert ".html#" not in text  # each card's footer names its page on the site
     assert text.count("версия данных") == len(reader.pages) == 2
     # pdfium reads the page as a viewer draws it: each piece must find its own fonts, also from the
@@ -174,9 +174,5 @@ def test_a_heading_in_an_items_own_text_on_a_page_it_runs_on_to_is_that_items(tm
     start_worker()
     aid = produce(aid_job(resolved, "mini", "en", AnswerTables(resolved)))
     cards = next(content for name, content in aid.files.items() if name.endswith("cards-a4.pdf"))
-    import io
-
-    from pypdf import PdfReader
-
-    text = " ".join(page.extract_text() for page in PdfReader(io.BytesIO(cards)).pages)
+    text = " ".join(page_texts(cards))
     assert text.count("A heading of the rule's own") == 12  # every part printed, once

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pypdfium2
 import pytest
-from conftest import EVERY_AID, assert_tables_at_7pt, bundled_resolved
+from conftest import EVERY_AID, assert_tables_at_7pt, bundled_resolved, page_texts
 from pypdf import PdfReader
 
 EDITORIAL = [
@@ -48,9 +48,7 @@ def words(text: str) -> str:
 
 
 def pdf_text(content: bytes) -> str:
-    import io
-
-    return words(" ".join(page.extract_text() for page in PdfReader(io.BytesIO(content)).pages))
+    return words(" ".join(page_texts(content)))
 
 
 def editors_notes(entry: dict) -> list[str]:
@@ -161,8 +159,8 @@ def test_every_pdf_is_print_ready(aids, resolved, game: str, lang: str):
             assert root["/Lang"] == lang
             assert root["/ViewerPreferences"]["/PrintScaling"] == "/None"
             assert len(reader.outline) >= 1
-            for page in reader.pages:
-                text = words(page.extract_text())
+            for page in page_texts(aids[f"{game}-{lang}-{kind}-{paper}.pdf"]):
+                text = words(page)
                 assert words(ui["aid_print_at_100"]) in text, (kind, paper)
                 assert f"{ui['data_version']} {date} · " in text, (kind, paper)
 
@@ -269,7 +267,6 @@ def test_an_item_run_on_to_the_next_card_prints_each_of_its_words_once(resolved,
     title once as it is and once marked as continued, in the reader's language, on the card it runs on to; and its
     first card holds the title and at least two lines of its text, its next at least two more (no lone title, no lone
     line)."""
-    import io
 
     import pypdfium2
 
@@ -281,7 +278,7 @@ def test_an_item_run_on_to_the_next_card_prints_each_of_its_words_once(resolved,
     assert split, "no item runs on to the next card"
 
     def flat(content: bytes) -> str:
-        return "".join(" ".join(page.extract_text() for page in PdfReader(io.BytesIO(content)).pages).split())
+        return "".join(" ".join(page_texts(content)).split())
 
     lines_split: set[int] = set()
     rows_split: set[int] = set()

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pypdfium2
 import pytest
-from conftest import MINI, run_generator
+from conftest import MINI, page_texts, run_generator
 from pypdf import PdfReader
 from weasyprint import HTML
 
@@ -31,15 +31,11 @@ def cards(mini_build: Path) -> Path:
     return mini_build / "site" / "cards"
 
 
-def pdf_text(path: Path) -> list[str]:
-    return [page.extract_text() for page in PdfReader(path).pages]
-
-
 @pytest.mark.parametrize("lang", LANGS)
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_aid_exists_with_titles_version_and_limits(cards: Path, lang: str, fmt: str):
     pdf = cards / f"mini-{lang}-{fmt}.pdf"
-    pages = pdf_text(pdf)
+    pages = page_texts(pdf)
     if fmt.startswith("sheet"):
         assert 1 <= len(pages) <= 2
     whole = " ".join(" ".join(p.split()) for p in pages)
@@ -55,7 +51,7 @@ def test_aid_exists_with_titles_version_and_limits(cards: Path, lang: str, fmt: 
 @pytest.mark.parametrize("lang", LANGS)
 def test_data_version_on_every_page(cards: Path, lang: str):
     for fmt in ("sheet-a4", "cards-a4"):
-        for page in pdf_text(cards / f"mini-{lang}-{fmt}.pdf"):
+        for page in page_texts(cards / f"mini-{lang}-{fmt}.pdf"):
             words = " ".join(page.split())
             assert "data version" in words or "wersja danych" in words or "версия данных" in words, words[-200:]
 
@@ -197,7 +193,7 @@ def test_each_paper_has_its_size_and_the_same_layout_centred(cards: Path, lang: 
             assert min(left + half_w, bottom + half_h, half_w - right, half_h - top) > 3 * 72 / 25.4, (paper, page)
     for a4, letter in zip(documents["a4"], documents["letter"], strict=True):
         assert text_box_from_centre(a4) == pytest.approx(text_box_from_centre(letter), abs=0.1)
-    texts = {paper: pdf_text(cards / f"mini-{lang}-{kind}-{paper}.pdf") for paper in SHEETS}
+    texts = {paper: page_texts(cards / f"mini-{lang}-{kind}-{paper}.pdf") for paper in SHEETS}
     assert texts["a4"] == texts["letter"]
 
 
@@ -244,7 +240,7 @@ def test_changing_an_entry_changes_the_aid(tmp_path: Path):
         encoding="utf-8",
     )
     assert run_generator("build", "--data", str(data), "--out", str(tmp_path)).returncode == 0
-    text = " ".join(" ".join(p.split()) for p in pdf_text(tmp_path / "site/cards/mini-en-sheet-a4.pdf"))
+    text = " ".join(" ".join(p.split()) for p in page_texts(tmp_path / "site/cards/mini-en-sheet-a4.pdf"))
     assert "towards its own side edge" in text
 
 
@@ -277,7 +273,7 @@ def test_bundled_aids_exist_fit_and_carry_their_titles(bundled_build: Path):
     for game, aid in kb.aids.items():
         for lang in kb.games[game]["languages"]:
             for fmt in FORMATS:
-                pages = pdf_text(cards_dir / f"{game}-{lang}-{fmt}.pdf")
+                pages = page_texts(cards_dir / f"{game}-{lang}-{fmt}.pdf")
                 if fmt.startswith("sheet"):
                     assert len(pages) <= 2, (game, lang, fmt)
                 whole = " ".join(" ".join(p.split()) for p in pages).replace("- ", "").replace("-", "")
