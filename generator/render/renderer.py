@@ -20,7 +20,7 @@ from ..base.paths import ASSETS
 from ..resolve.resolve import Resolved
 from .aids.cards import aid_links, start_aids
 from .calculators import RUNTIME, runtime_files
-from .offline import offline_files, packed_twins, root_service_worker, service_workers
+from .offline import offline_files, packed_twins, root_service_worker, sections_files, service_workers
 from .rules_data import render_rules_data
 from .search import SearchIndex
 from .site import PageMeta, RenderedTexts, SiteRenderer
@@ -146,8 +146,9 @@ class OfflineFiles:
     def files(self, release: Path) -> Iterator[File]:
         site = release / self.part
         yield from list(offline_files(site, self.languages))
-        yield from packed_twins(site, self.languages)  # what the offline copies keep of text files
-        yield from list(service_workers(site, self.languages, self.data_version))  # precaches what is written
+        sections = sections_files(site, self.languages)  # listed once the manifests and sitemaps above are written
+        yield from packed_twins(site, sections)  # what the offline copies keep of text files
+        yield from list(service_workers(site, sections, self.data_version))  # precaches what is written
         yield from list(root_service_worker(site, self.languages, self.data_version))
 
 
