@@ -65,6 +65,23 @@ def page_texts(pdf: bytes | Path) -> list[str]:
         document.close()
 
 
+@functools.cache
+def measured_cards(pdf: bytes, paper: str):
+    """aid_measure.measure_cards of a cards' PDF, measured once per test process (several tests read the same aids'
+    figures: each measure reads every glyph of the PDF, about a tenth of a second a PDF)."""
+    from generator.render.aids.aid_measure import measure_cards
+
+    return measure_cards(pdf, paper)
+
+
+@functools.cache
+def measured_sheet(pdf: bytes, paper: str):
+    """aid_measure.measure_sheet of a sheet's PDF, measured once per test process (as `measured_cards`)."""
+    from generator.render.aids.aid_measure import measure_sheet
+
+    return measure_sheet(pdf, paper)
+
+
 HOSTILE = "<script>window.__pwned = 'script'</script><img src=x onerror=\"window.__pwned = 'img'\">"
 
 

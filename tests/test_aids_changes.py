@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import GAMES_WITH_AIDS, assert_tables_at_7pt, bundled_resolved, page_texts
+from conftest import GAMES_WITH_AIDS, assert_tables_at_7pt, bundled_resolved, measured_cards, measured_sheet, page_texts
 from pypdf import PdfReader
 
 
@@ -192,19 +192,18 @@ def test_every_aid_keeps_its_pages_with_a_qr_code(resolved, tmp_path_factory):
     QR item first on the sheet pushed Chaos in the Old World's Russian sheet onto a third page: a site_url
     failed the build with B004). The sheet puts the code after the rules, where it does not take a page of its
     own. Every aid, on either paper: nothing in a table under 7 pt."""
-    from generator.render.aids.aid_measure import measure_cards, measure_sheet
     from generator.render.aids.cards import MAX_SHEET_PAGES, SHEETS, PendingAids, aid_job, aid_languages
     from generator.render.answer_tables import AnswerTables
 
     tables = AnswerTables(resolved)
     jobs = [aid_job(resolved, game, lang, tables, site=SITE) for game, lang in aid_languages(resolved)]
     files = dict(PendingAids(jobs, tmp_path_factory.mktemp("qr-cards-cache")).files())  # an aid that does not fit raises
-    sheets = {name: measure_sheet(content, "a4") for name, content in files.items() if name.endswith("-sheet-a4.pdf")}
+    sheets = {name: measured_sheet(content, "a4") for name, content in files.items() if name.endswith("-sheet-a4.pdf")}
     assert len(sheets) == len(jobs) and all(sheet.pages <= MAX_SHEET_PAGES for sheet in sheets.values()), sheets
     assert all('class="qr"' in job.card_html for job in jobs)
     for job, paper in itertools.product(jobs, SHEETS):
         name = f"{job.game}-{job.lang}"
-        cards, sheet = measure_cards(files[f"{name}-cards-{paper}.pdf"], paper), measure_sheet(files[f"{name}-sheet-{paper}.pdf"], paper)
+        cards, sheet = measured_cards(files[f"{name}-cards-{paper}.pdf"], paper), measured_sheet(files[f"{name}-sheet-{paper}.pdf"], paper)
         assert_tables_at_7pt(job.card_html, cards, sheet)
         assert_no_page_for_the_code(resolved, job, files[f"{name}-sheet-{paper}.pdf"])
 

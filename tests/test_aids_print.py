@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pypdfium2
 import pytest
-from conftest import EVERY_AID, assert_tables_at_7pt, bundled_resolved, page_texts
+from conftest import EVERY_AID, assert_tables_at_7pt, bundled_resolved, measured_cards, measured_sheet, page_texts
 from pypdf import PdfReader
 
 EDITORIAL = [
@@ -172,13 +172,11 @@ def test_card_footers_stand_4mm_inside_the_cut(aids, game: str, lang: str):
     every edge of its card (the footers crossed the cut), the body text at 8 pt or more (it was 7.5 pt),
     nothing on the cards or the sheet set under 6 pt (the footers were 5.5 pt), and nothing in a table
     under 7 pt (answer tables were 6.8 pt, and Marauders' victory points, on a card set smaller, 6.16 pt)."""
-    from generator.render.aids.aid_measure import measure_cards, measure_sheet
-
     for paper in ("a4", "letter"):
-        cards = measure_cards(aids[f"{game}-{lang}-cards-{paper}.pdf"], paper)
+        cards = measured_cards(aids[f"{game}-{lang}-cards-{paper}.pdf"], paper)
         assert cards.footers_within_4mm == 0 and cards.footer_to_cut >= 4, (paper, cards)
         assert cards.smallest_type >= 6 and cards.body_type >= 8, (paper, cards)
-        sheet = measure_sheet(aids[f"{game}-{lang}-sheet-{paper}.pdf"], paper)
+        sheet = measured_sheet(aids[f"{game}-{lang}-sheet-{paper}.pdf"], paper)
         assert sheet.smallest_type >= 6 and sheet.body_type >= 8 and sheet.pages <= 2, (paper, sheet)
         assert_tables_at_7pt(aids[f"{game}-{lang}-cards.html"].decode("utf-8"), cards, sheet)
 
@@ -189,10 +187,10 @@ def test_card_faces_are_mostly_used(aids, game: str, lang: str):
     """Issue 28: consecutive items of a section share a card (aid_compose.card_faces), so the median
     card's text reaches down at least 60 % of the room between its band and its footer (a third of it,
     with one item a card: 27–40 % by aid); measured on the printed cards (aid_measure.face_use)."""
-    from generator.render.aids.aid_measure import FULL_FACE, measure_cards
+    from generator.render.aids.aid_measure import FULL_FACE
 
     for paper in ("a4", "letter"):
-        cards = measure_cards(aids[f"{game}-{lang}-cards-{paper}.pdf"], paper)
+        cards = measured_cards(aids[f"{game}-{lang}-cards-{paper}.pdf"], paper)
         assert cards.median_face_use >= FULL_FACE, (paper, cards.face_use)
 
 
@@ -207,12 +205,12 @@ def test_every_card_face_is_at_least_60_percent_used(resolved, game: str, lang: 
     the one before a table set apart on a card of its own) is what is left over: the cards before it end earlier so
     that it gets more (aid_compose.balanced_faces; such cards were exempt, and 6 cards of 5 aids stayed under 60 %:
     five last cards of a deck and Marauders pl card 7, before its victory points table). None is exempt now."""
-    from generator.render.aids.aid_measure import FULL_FACE, measure_cards
+    from generator.render.aids.aid_measure import FULL_FACE
 
     files, seen, _ = composed_cards(resolved, game, lang)
     faces = seen[0][4]
     for paper in ("a4", "letter"):
-        use = measure_cards(files[f"{game}-{lang}-cards-{paper}.pdf"], paper).face_use
+        use = measured_cards(files[f"{game}-{lang}-cards-{paper}.pdf"], paper).face_use
         assert len(use) == len(faces), paper
         assert [card + 1 for card, share in enumerate(use) if share < FULL_FACE] == [], (paper, use)
 
@@ -552,10 +550,8 @@ def test_sheet_columns_are_full_or_balanced(aids, game: str, lang: str):
     """Measured on the printed sheet (aid_measure): every page but the last fills each of its columns
     to 90 % and more, and the last page's columns are balanced: none is empty or under half the
     fullest (BattleLore's third column was empty, Marauders' held 28 % beside two of 97-99 %)."""
-    from generator.render.aids.aid_measure import measure_sheet
-
     for paper in ("a4", "letter"):
-        fill = measure_sheet(aids[f"{game}-{lang}-sheet-{paper}.pdf"], paper).column_fill
+        fill = measured_sheet(aids[f"{game}-{lang}-sheet-{paper}.pdf"], paper).column_fill
         for page in fill[:-1]:
             assert min(page) >= 0.9, (paper, fill)
         assert min(fill[-1]) >= max(fill[-1]) / 2, (paper, fill)
