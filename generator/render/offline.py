@@ -245,7 +245,7 @@ def workbox_files() -> Iterator[tuple[str, bytes]]:
 
 def sections_files(site: Path, languages: Languages) -> dict[str, list[str]]:
     """`section_files` of each section the site has (its home page written), by language code: listed once for the
-    packed twins and the service workers (listing each section three times took a fifth of a second a build)."""
+    packed twins and the service workers (the three bundled sections: 0.08 s of CPU a listing, three listings a build before)."""
     return {language.code: section_files(site, language.code) for language in languages if (site / language.code / SECTION_HOME.html).is_file()}
 
 
