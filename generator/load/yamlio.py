@@ -290,6 +290,7 @@ def _slip_near(lines: list[str], mark: _Mark, position: tuple[int, int], problem
     return (
         _tab_in_indentation(lines, mark, problem)
         or _unclosed_quote_above(lines, mark.line, reach)
+        or _text_after_closing_quote(lines, mark)
         or (_unclosed_flow(lines, begun) if "did not find expected ','" in problem else None)
         or _unindented_block_text(lines, mark.line)
         or _colon_missing_before_flow(lines, mark.line, position[0])
@@ -400,6 +401,28 @@ def _unclosed_quote_above(lines: list[str], line: int, reach: int = QUOTE_REACH)
         if match and UNCLOSED[match.group(1)].match(match.group(2)):
             return _quote_left_open(n + 1, match.start(1) + 1, match.group(1))
     return None
+
+
+def _text_after_closing_quote(lines: list[str], mark: _Mark) -> Diagnosis | None:
+    """A quoted value with text after its closing quote on the line where the parser stopped (`ru: ""Text…"`: a quote
+    typed twice closes an empty value, and the text after it is read as something else), named at that text."""
+    value = QUOTED_VALUE.match(lines[mark.line]) if mark.line < len(lines) else None
+    closing = CLOSING[value.group(1)].match(value.group(2)) if value else None
+    if value is None or closing is None:
+        return None
+    closed_at = value.start(2) + closing.end()  # 1-based column of the closing quote
+    after = value.group(2)[closing.end() :]
+    if not after.strip() or after.lstrip().startswith(("#", ":")):  # a comment, or a quoted key and its colon
+        return None
+    quote = value.group(1)
+    return (
+        (mark.line + 1, closed_at + len(after) - len(after.lstrip()) + 1),
+        "E001",
+        f"text follows the {quote} at column {closed_at}, which closes this quoted value: remove the extra {quote}, or quote the whole value",
+    )
+
+
+CLOSING = {'"': re.compile(r'(?:[^"\\]|\\.)*"'), "'": re.compile(r"(?:[^']|'')*'(?!')")}  # a quoted value, up to its closing quote
 
 
 def _quote_left_open(line: int, column: int, quote: str) -> Diagnosis:
