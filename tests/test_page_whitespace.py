@@ -83,11 +83,11 @@ return [document.body.innerText, boxes];
 @pytest.mark.browser
 @pytest.mark.parametrize("width", [390, 1280])
 def test_a_squeezed_page_looks_as_it_did_indented(mini_build: Path, tmp_path: Path, driver, width: int):
-    """Each page of the mini site (home, game, chapter, glossary, A–Z, clarifications, examples, calculators,
-    changes, offline, 404; three languages) and the same page with its runs at tags long again, as Material's
-    templates wrote them: the same text as the reader sees it (innerText) and every element in the same place and
-    size. The section's service worker is not let in (sw.js blocked): a page that installs it says so, and the
-    second of the two would say it differently."""
+    """Each page of the mini site (the root's home and 404; each section's home, 404, offline page and clarifications of
+    every game; the game's page, chapter, glossary, A–Z, clarifications, examples and changes) and the same page with
+    its runs at tags long again, as Material's templates wrote them: the same text as the reader sees it (innerText)
+    and every element in the same place and size. The section's service worker is not let in (sw.js blocked): a page
+    that installs it says so, and the second of the two would say it differently."""
     site = tmp_path / "site"
     for folder, _, files in os.walk(mini_build / "site"):
         (site / Path(folder).relative_to(mini_build / "site")).mkdir(parents=True, exist_ok=True)
