@@ -8,8 +8,8 @@
   language is set per page from the language definitions (data/languages/<code>/language.yaml).
 - "Page not found" in every language: the root 404.html says it in all of them, and each section
   gets its own <lang>/404.html in its language, built like Material's 404 (site-absolute links).
-- Pages are written without the indentation of Material's templates (`squeezed`): a third of a page's bytes
-  was whitespace between tags, which a browser shows as one space or not at all.
+- Pages are written without the indentation of Material's templates (`squeezed`): a seventh of the median page's
+  bytes was whitespace at tags, which a browser shows as one space or not at all.
 - Memory stays flat as the site grows: mkdocs reads and converts every page before it renders the
   first, and keeps its Markdown and HTML until the end of the build; a generated page's file is
   read only when the page is rendered, and its HTML dropped once the page is written (nothing
