@@ -6,14 +6,13 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 from pathlib import Path
 
 import pytest
 from browser import serve
 
-from generator.render.mkdocs_hooks import squeezed
-
-KEPT = re.compile(r"<(pre|textarea|script|style|code)\b.*?</\1\s*>|<!--.*?-->", re.S | re.I)  # what is never squeezed
+from generator.render.mkdocs_hooks import KEPT_AS_WRITTEN, outside_kept, squeezed
 
 
 @pytest.mark.unit
@@ -50,7 +49,7 @@ def test_every_page_and_404_page_is_written_squeezed(mini_build: Path):
     for path in pages:
         html = path.read_text(encoding="utf-8")
         assert squeezed(html) == html, path
-        shown = KEPT.sub("", html)  # what is squeezed: not pre, textarea, script, style, code or comments
+        shown = KEPT_AS_WRITTEN.sub("", html)  # what is squeezed: not pre, textarea, script, style, code or comments
         assert not re.search(r">\n[ \t]", shown), path
 
 
@@ -61,12 +60,7 @@ INDENTED = "\n            \n        \n    "
 
 def indented(html: str) -> str:
     """A squeezed page with its runs at tags made long again (the inverse of `squeezed`, but for its length)."""
-    parts, at = [], 0
-    for kept in KEPT.finditer(html):
-        parts += [html[at : kept.start()].replace(">\n", ">" + INDENTED).replace("\n<", INDENTED + "<"), kept.group(0)]
-        at = kept.end()
-    parts.append(html[at:].replace(">\n", ">" + INDENTED).replace("\n<", INDENTED + "<"))
-    return "".join(parts)
+    return outside_kept(html, lambda text: text.replace(">\n", ">" + INDENTED).replace("\n<", INDENTED + "<"))
 
 
 LAYOUT = """
@@ -89,10 +83,7 @@ def test_a_squeezed_page_looks_as_it_did_indented(mini_build: Path, tmp_path: Pa
     and every element in the same place and size. The section's service worker is not let in (sw.js blocked): a page
     that installs it says so, and the second of the two would say it differently."""
     site = tmp_path / "site"
-    for folder, _, files in os.walk(mini_build / "site"):
-        (site / Path(folder).relative_to(mini_build / "site")).mkdir(parents=True, exist_ok=True)
-        for name in files:
-            os.link(Path(folder) / name, site / Path(folder).relative_to(mini_build / "site") / name)
+    shutil.copytree(mini_build / "site", site, copy_function=os.link)  # the mini build is shared: only new files go in
     pages = [path.relative_to(site).as_posix() for path in site_pages(site)]
     assert len(pages) >= 20
     for page in pages:

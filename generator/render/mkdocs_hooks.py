@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -158,8 +158,7 @@ def on_post_template(output: str, template_name: str, config: MkDocsConfig) -> s
     return squeezed(output) if template_name == "404.html" else output
 
 
-# Where whitespace is shown as it is, or is code: kept whole (a comment too).
-_KEPT = re.compile(r"<(pre|textarea|script|style|code)\b.*?</\1\s*>|<!--.*?-->", re.S | re.I)
+KEPT_AS_WRITTEN = re.compile(r"<(pre|textarea|script|style|code)\b.*?</\1\s*>|<!--.*?-->", re.S | re.I)  # whitespace shown, or code
 _AFTER_TAG = re.compile(r">[ \t\r\f]*\n\s*")  # a run after a tag's end that holds a line break
 _BEFORE_TAG = re.compile(r"\n\s*<")  # a run before a tag's start, from a line break on
 
@@ -170,13 +169,14 @@ def squeezed(html: str) -> str:
     blocks) whatever it holds, so the page looks the same; Material's templates indent deeply (the bundled site's
     median page: 66.9 KB, 57.3 KB squeezed). Attribute values keep their whitespace: the data's text reaches them
     escaped (base/escaping.py), so a ">" in one is "&gt;", and a run after it is not after a tag's end."""
+    return outside_kept(html, lambda text: _BEFORE_TAG.sub("\n<", _AFTER_TAG.sub(">\n", text)))
+
+
+def outside_kept(html: str, change: Callable[[str], str]) -> str:
+    """`html` with `change` made to each stretch of it outside KEPT_AS_WRITTEN; those are left as they are."""
     parts, at = [], 0
-    for kept in _KEPT.finditer(html):
-        parts += [_squeezed(html[at : kept.start()]), kept.group(0)]
+    for kept in KEPT_AS_WRITTEN.finditer(html):
+        parts += [change(html[at : kept.start()]), kept.group(0)]
         at = kept.end()
-    parts.append(_squeezed(html[at:]))
+    parts.append(change(html[at:]))
     return "".join(parts)
-
-
-def _squeezed(text: str) -> str:
-    return _BEFORE_TAG.sub("\n<", _AFTER_TAG.sub(">\n", text))
