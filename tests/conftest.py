@@ -2,6 +2,7 @@ import fcntl
 import functools
 import os
 import shutil
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -33,6 +34,13 @@ EVERY_AID = [(game, lang) for game in GAMES_WITH_AIDS for lang in sorted(BUNDLED
 def run_generator(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     return subprocess.run([sys.executable, "-m", "generator", *args], capture_output=True, text=True, cwd=cwd, env=env)
+
+
+def interruptible() -> None:
+    """`preexec_fn` of a child a test sends Ctrl-C (SIGINT): SIGINT at its default, as from a terminal, even where
+    the tests run with it ignored (a job started with `&` by a shell without job control; Python then keeps it
+    ignored, and the child never stops)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 @pytest.fixture

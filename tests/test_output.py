@@ -21,7 +21,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from conftest import REPO, run_generator
+from conftest import REPO, interruptible, run_generator
 
 from generator.serve import wait_until_serving
 
@@ -167,7 +167,6 @@ def test_ctrl_c_ends_with_one_line_and_the_old_site(two_versions, mini_data_modu
     out, new_data, old, new = two_versions
     for _attempt in range(3):  # on a loaded machine the build may finish before the signal lands: try again
         published = manifest(out / "site")
-        # as from a terminal: SIGINT at its default even when the tests run where it is ignored (a job started with &)
         process = generator_process(
             "build",
             "--force",
@@ -176,7 +175,7 @@ def test_ctrl_c_ends_with_one_line_and_the_old_site(two_versions, mini_data_modu
             "--out",
             str(out),
             start_new_session=True,
-            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+            preexec_fn=interruptible,
         )
         deadline = time.monotonic() + 60
         while not list((out / "build" / "releases").glob("*/work/kb-site.json")):  # the site engine is starting

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 from browser import wait
-from conftest import MINI, REPO, run_generator
+from conftest import MINI, REPO, interruptible, run_generator
 from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.support.ui import WebDriverWait
 
@@ -34,9 +34,9 @@ def free_port() -> int:
 
 
 def start_serve(data: Path, out: Path, port: int, *options: str) -> subprocess.Popen[str]:
-    """`generator serve` in the background, its output (both streams) readable from the process."""
+    """`generator serve` in the background, its output (both streams) readable from the process; Ctrl-C stops it."""
     command = [sys.executable, "-m", "generator", "serve", "--data", str(data), "--out", str(out), "--port", str(port), *options]
-    return subprocess.Popen(command, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    return subprocess.Popen(command, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, preexec_fn=interruptible)
 
 
 @pytest.fixture
@@ -350,9 +350,9 @@ def test_a_page_gone_before_its_answer_prints_nothing_and_a_bug_its_traceback(ca
         server.server_close()
 
 
-def test_serve_refuses_other_hosts_and_malformed_paths_and_ctrl_c_exits_130(served):
+def test_serve_refuses_other_hosts_and_malformed_paths(served):
     """A DNS-rebinding page sends its own name as Host: refused (403) for pages and the status alike;
-    a NUL or a path without its slash is a 400, not a traceback; Ctrl-C ends serve with 130."""
+    a NUL or a path without its slash is a 400, not a traceback (Ctrl-C: test_ctrl_c_ends_serve_with_130)."""
     import http.client
     from urllib.parse import urlsplit
 
