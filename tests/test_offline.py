@@ -30,7 +30,7 @@ def install(driver, url: str, page: str) -> list[str]:
 
 @pytest.fixture
 def offline_driver():
-    chrome = make_driver()  # a fresh profile: no service worker from another test
+    chrome = make_driver(service_workers=True)  # a fresh profile: no service worker from another test
     yield chrome
     chrome.quit()
 

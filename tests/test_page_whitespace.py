@@ -80,8 +80,8 @@ def test_a_squeezed_page_looks_as_it_did_indented(mini_build: Path, tmp_path: Pa
     """Each page of the mini site (the root's home and 404; each section's home, 404, offline page and clarifications of
     every game; the game's page, chapter, glossary, A–Z, clarifications, examples and changes) and the same page with
     its runs at tags long again, as Material's templates wrote them: the same text as the reader sees it (innerText)
-    and every element in the same place and size. The section's service worker is not let in (sw.js blocked): a page
-    that installs it says so, and the second of the two would say it differently."""
+    and every element in the same place and size. The pages find no service worker (browser.make_driver): a page that
+    installs one says so, and the second of the two would say it differently."""
     site = tmp_path / "site"
     shutil.copytree(mini_build / "site", site, copy_function=os.link)  # the mini build is shared: only new files go in
     pages = [path.relative_to(site).as_posix() for path in site_pages(site)]
@@ -90,8 +90,6 @@ def test_a_squeezed_page_looks_as_it_did_indented(mini_build: Path, tmp_path: Pa
         squeezed_page = (site / page).read_text(encoding="utf-8")
         (site / indented_name(page)).write_text(indented(squeezed_page), encoding="utf-8")
         assert (site / indented_name(page)).stat().st_size > (site / page).stat().st_size + 1000, page
-    driver.execute_cdp_cmd("Network.enable", {})
-    driver.execute_cdp_cmd("Network.setBlockedURLs", {"urls": ["*/sw.js"]})
     driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {"width": width, "height": 844, "deviceScaleFactor": 1, "mobile": width < 600})
     try:
         with serve(site) as url:
@@ -103,7 +101,6 @@ def test_a_squeezed_page_looks_as_it_did_indented(mini_build: Path, tmp_path: Pa
                 assert seen[0][0] == seen[1][0], page
                 assert seen[0][1] == seen[1][1], page
     finally:
-        driver.execute_cdp_cmd("Network.setBlockedURLs", {"urls": []})
         driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {"width": 390, "height": 844, "deviceScaleFactor": 1, "mobile": True})
 
 

@@ -51,6 +51,17 @@ SERVER_REQUESTS: list[str] = []  # every path the hostile site's server was aske
 
 
 @pytest.fixture(scope="module")
+def driver():
+    """Headless Chromium at phone size whose pages install their section's service worker, as a phone's do: a
+    payload must not run in a page the worker answers either."""
+    from browser import make_driver
+
+    chrome = make_driver(service_workers=True)
+    yield chrome
+    chrome.quit()
+
+
+@pytest.fixture(scope="module")
 def server(hostile_site: Path):
     with serve(hostile_site, SERVER_REQUESTS) as url:
         yield url
@@ -231,7 +242,7 @@ def test_every_section_service_worker_installs_and_runs_nothing_from_the_data(ho
     sections = sorted(p.parent.name for p in hostile_site.glob("*/sw.js"))
     assert len(sections) >= 2
     requests: list[str] = []
-    chrome = make_driver()  # a fresh profile, its own service workers
+    chrome = make_driver(service_workers=True)  # a fresh profile, its own service workers
     try:
         with serve(hostile_site, requests) as url:
             for code in sections:
