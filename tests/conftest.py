@@ -182,7 +182,7 @@ def bundled_search():
 
 @pytest.fixture(scope="module")
 def driver():
-    """Headless Chromium at phone size, one per test module."""
+    """Headless Chromium at phone size, one per test module; its pages find no service worker (browser.make_driver)."""
     from browser import make_driver
 
     chrome = make_driver()

@@ -3,17 +3,18 @@ every page of the ru and pl sections with the language of its nearest `lang`.
 
 Every page is read as the browser parses its HTML (DOMParser in one page: ~4 s for 216 pages, where loading each
 took ~50 s), and one page of each kind in each language is also read as loaded, its scripts run, for the text
-scripts add (the calculators' "keep offline" button, the offline page's language names)."""
+scripts add (the calculators' "keep offline" button, the offline page's language names: both shown only where the
+section's service worker controls the page, so that test lets the worker in)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
-from browser import serve
+from browser import make_driver, serve, wait
 
 from generator.base.textmatch import reads_as_english
-from generator.resolve.pages import ALL_CLARIFICATIONS, GAME_PAGES, OFFLINE, SECTION_HOME
+from generator.resolve.pages import ALL_CLARIFICATIONS, CALCULATORS, GAME_PAGES, OFFLINE, SECTION_HOME
 
 pytestmark = pytest.mark.browser
 
@@ -64,21 +65,40 @@ def test_no_english_outside_lang_en_on_any_ru_or_pl_page(driver, bundled_build: 
     assert english == []
 
 
-def test_no_english_in_what_the_scripts_add_to_a_page_of_each_kind(driver, bundled_build: Path):
+@pytest.fixture
+def offline_driver():
+    chrome = make_driver(service_workers=True)
+    yield chrome
+    chrome.quit()
+
+
+# What a page's scripts add only under its section's service worker, by page kind: shown once it is there.
+ADDED_UNDER_THE_WORKER = {
+    CALCULATORS.html: "return document.querySelector('.kb-calc-keep, .kb-calc-keep-status') !== null",  # "keep offline (N MB)"
+    OFFLINE.html: "return document.querySelector('.kb-kept[data-listed]') !== null",  # the sections kept, by name
+}
+
+
+def test_no_english_in_what_the_scripts_add_to_a_page_of_each_kind(offline_driver, bundled_build: Path):
     """Each kind of page (a game's pages, a chapter, the section's own) once per language, from a different game in
-    each, loaded with its scripts run; what it shows holds every text its parsed HTML does, and no English."""
+    each, loaded with its scripts run under the section's service worker; what it shows holds every text its parsed
+    HTML does, and no English."""
+    driver = offline_driver
     site = bundled_build / "site"
     games = sorted(path.parent.name for path in site.glob("ru/*/index.html") if (site / "pl" / path.parent.name).is_dir())
     english, loaded = [], []
     with serve(site) as url:
-        driver.get(f"{url}/ru/index.html")
         for number, lang in enumerate(("ru", "pl")):
+            driver.get(f"{url}/{lang}/index.html")
+            wait(driver, 180).until(lambda d: d.execute_script("return navigator.serviceWorker.controller !== null"))
             game = games[number % len(games)]
             chapter = next(p.name for p in sorted((site / lang / game).glob("*.html")) if p.name not in {k.html for k in GAME_PAGES})
             kinds = [f"{game}/{kind.html}" for kind in GAME_PAGES] + [f"{game}/{chapter}"]
             for page in [f"{lang}/{path}" for path in kinds + [kind.html for kind in (SECTION_HOME, ALL_CLARIFICATIONS, OFFLINE)]]:
                 [(_, parsed)] = driver.execute_async_script(PARSED, [page])
                 driver.get(f"{url}/{page}")
+                if (added := ADDED_UNDER_THE_WORKER.get(page.split("/")[-1])) is not None:
+                    wait(driver, 30).until(lambda d, added=added: d.execute_script(added))
                 language, texts = driver.execute_script(LOADED)
                 assert not [text for text in parsed if text not in texts], page  # scripts add to the page, nothing read is lost
                 english += english_in(page, language, texts)
