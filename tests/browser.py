@@ -14,10 +14,11 @@ from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.support.ui import WebDriverWait
 
 AXE = Path(__file__).resolve().parent.parent / "node_modules" / "axe-core" / "axe.min.js"  # scripts/setup.sh installs it
-# axe-core's WCAG 2.0/2.1 A and AA rules over the page as it is: each serious or critical violation, with up to three of its elements.
+# axe-core's WCAG 2.0/2.1 A and AA rules over the page as it is (or the elements a selector picks, arguments[0]): each
+# serious or critical violation, with up to three of its elements.
 AXE_RUN = """
-const done = arguments[0];
-axe.run(document, {runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']}}).then(result => done(
+const [within, done] = arguments;
+axe.run(within || document, {runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']}}).then(result => done(
   result.violations.filter(v => v.impact === 'serious' || v.impact === 'critical')
     .map(v => v.id + ' (' + v.impact + '): ' + v.nodes.slice(0, 3).map(n => n.target.join(' ')).join(', '))));
 """
@@ -145,12 +146,12 @@ def calculate(driver, block, timeout: float = 60) -> dict:
     )
 
 
-def serious_violations(driver) -> list[str]:
-    """axe-core's serious or critical violations on the driver's page as it is now (AXE_RUN); axe is added to the
-    page the first time."""
+def serious_violations(driver, within: str | None = None) -> list[str]:
+    """axe-core's serious or critical violations on the driver's page as it is now (AXE_RUN), or in the elements the
+    CSS selector `within` picks; axe is added to the page the first time."""
     if not driver.execute_script("return typeof axe !== 'undefined'"):
         driver.execute_script(axe_script())
-    return list(driver.execute_async_script(AXE_RUN))
+    return list(driver.execute_async_script(AXE_RUN, within))
 
 
 @functools.cache

@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
-from browser import calculate, make_driver, open_calculator, press, search, serve, wait
+from browser import calculate, make_driver, open_calculator, press, search, serious_violations, serve, wait
 
 from generator.render.offline import section_files, section_manifest, stored_as
 from generator.resolve.pages import CALCULATORS
@@ -49,6 +49,12 @@ def test_a_visited_section_works_with_the_network_off(bundled_build: Path, offli
         )
         assert driver.execute_cdp_cmd("Page.getInstallabilityErrors", {})["installabilityErrors"] == []  # "Install app" offered
         notice = wait(driver, 10).until(lambda d: d.find_elements("css selector", ".kb-offline-notice"))
+        # while it shows (6 s), in either scheme as Material's toggle sets it: no serious accessibility violation
+        for scheme, accent in (("default", "deep-orange"), ("slate", "amber")):
+            driver.execute_script(
+                "document.body.dataset.mdColorScheme = arguments[0]; document.body.dataset.mdColorAccent = arguments[1]", scheme, accent
+            )
+            assert serious_violations(driver, ".kb-offline-notice") == [], scheme
         # it says how much it keeps, and what the calculators would add
         pages = sum(p.stat().st_size for p in (bundled_build / "site" / "ru").rglob("*.html"))
         kept = float(re.search(r"сохранено ([0-9]+,[0-9]) МБ", notice[0].text)[1].replace(",", "."))
