@@ -35,6 +35,16 @@ def offline_driver():
     chrome.quit()
 
 
+def assert_notices_accessible(driver) -> None:
+    """The offline notices shown on the page, in either scheme as Material's toggle sets it: no serious or critical
+    accessibility violation (axe)."""
+    for scheme, accent in (("default", "deep-orange"), ("slate", "amber")):
+        driver.execute_script(
+            "document.body.dataset.mdColorScheme = arguments[0]; document.body.dataset.mdColorAccent = arguments[1]", scheme, accent
+        )
+        assert serious_violations(driver, ".kb-offline-notice") == [], scheme
+
+
 @pytest.mark.browser
 def test_a_visited_section_works_with_the_network_off(bundled_build: Path, offline_driver):
     driver = offline_driver
@@ -49,12 +59,7 @@ def test_a_visited_section_works_with_the_network_off(bundled_build: Path, offli
         )
         assert driver.execute_cdp_cmd("Page.getInstallabilityErrors", {})["installabilityErrors"] == []  # "Install app" offered
         notice = wait(driver, 10).until(lambda d: d.find_elements("css selector", ".kb-offline-notice"))
-        # while it shows (6 s), in either scheme as Material's toggle sets it: no serious accessibility violation
-        for scheme, accent in (("default", "deep-orange"), ("slate", "amber")):
-            driver.execute_script(
-                "document.body.dataset.mdColorScheme = arguments[0]; document.body.dataset.mdColorAccent = arguments[1]", scheme, accent
-            )
-            assert serious_violations(driver, ".kb-offline-notice") == [], scheme
+        assert_notices_accessible(driver)  # while it shows (6 s)
         # it says how much it keeps, and what the calculators would add
         pages = sum(p.stat().st_size for p in (bundled_build / "site" / "ru").rglob("*.html"))
         kept = float(re.search(r"сохранено ([0-9]+,[0-9]) МБ", notice[0].text)[1].replace(",", "."))
@@ -126,6 +131,7 @@ def test_a_new_build_replaces_the_cached_one_and_the_page_says_so(mini_build: Pa
         driver.execute_script("return navigator.serviceWorker.getRegistration().then(r => r.update())")
         button = wait(driver, 120).until(lambda d: d.find_elements("css selector", ".kb-offline-notice button"))[0]
         assert "nowa wersja" in button.find_element("xpath", "..").text.lower()
+        assert_notices_accessible(driver)
         driver.execute_script("window.__before_reload = true")
         press(driver, button)
         wait(driver, 30).until(lambda d: d.execute_script("return window.__before_reload === undefined"))
