@@ -35,14 +35,15 @@ def offline_driver():
     chrome.quit()
 
 
-def assert_notices_accessible(driver) -> None:
-    """The offline notices shown on the page, in either scheme as Material's toggle sets it: no serious or critical
-    accessibility violation (axe)."""
+def assert_accessible(driver, selector: str = ".kb-offline-notice") -> None:
+    """What only a page under its section's worker shows (the offline notices, by default), in either scheme as
+    Material's toggle sets it: no serious or critical accessibility violation (axe; the pages' own axe tests run
+    without the worker)."""
     for scheme, accent in (("default", "deep-orange"), ("slate", "amber")):
         driver.execute_script(
             "document.body.dataset.mdColorScheme = arguments[0]; document.body.dataset.mdColorAccent = arguments[1]", scheme, accent
         )
-        assert serious_violations(driver, ".kb-offline-notice") == [], scheme
+        assert serious_violations(driver, selector) == [], scheme
 
 
 @pytest.mark.browser
@@ -59,7 +60,7 @@ def test_a_visited_section_works_with_the_network_off(bundled_build: Path, offli
         )
         assert driver.execute_cdp_cmd("Page.getInstallabilityErrors", {})["installabilityErrors"] == []  # "Install app" offered
         notice = wait(driver, 10).until(lambda d: d.find_elements("css selector", ".kb-offline-notice"))
-        assert_notices_accessible(driver)  # while it shows (6 s)
+        assert_accessible(driver)  # while it shows (6 s)
         # it says how much it keeps, and what the calculators would add
         pages = sum(p.stat().st_size for p in (bundled_build / "site" / "ru").rglob("*.html"))
         kept = float(re.search(r"сохранено ([0-9]+,[0-9]) МБ", notice[0].text)[1].replace(",", "."))
@@ -69,6 +70,7 @@ def test_a_visited_section_works_with_the_network_off(bundled_build: Path, offli
         # the reader chooses to keep the calculators: the packed files come, with progress, then "kept"
         driver.get(f"{url}/ru/wizards-quest/{CALCULATORS.html}")
         keep = wait(driver, 10).until(lambda d: d.find_elements("css selector", ".kb-calc-keep"))[0]
+        assert_accessible(driver, ".kb-calc-keep-box")
         assert f"{runtime['fetch_bytes'] / 1e6:.1f}".replace(".", ",") in keep.text
         press(driver, keep)
         wait(driver, 120).until(lambda d: d.find_element("css selector", ".kb-calc-keep-box").get_attribute("data-kept"))
@@ -131,7 +133,7 @@ def test_a_new_build_replaces_the_cached_one_and_the_page_says_so(mini_build: Pa
         driver.execute_script("return navigator.serviceWorker.getRegistration().then(r => r.update())")
         button = wait(driver, 120).until(lambda d: d.find_elements("css selector", ".kb-offline-notice button"))[0]
         assert "nowa wersja" in button.find_element("xpath", "..").text.lower()
-        assert_notices_accessible(driver)
+        assert_accessible(driver)
         driver.execute_script("window.__before_reload = true")
         press(driver, button)
         wait(driver, 30).until(lambda d: d.execute_script("return window.__before_reload === undefined"))
