@@ -383,8 +383,11 @@ def test_ctrl_c_ends_serve_with_130(tmp_path: Path):
     assert run_generator("build", "--data", str(data), "--out", str(out)).returncode == 0
     port = free_port()
     process = start_serve(data, out, port, "--no-watch")
-    assert wait_until_serving(f"http://127.0.0.1:{port}/__kb/status")
-    process.send_signal(signal.SIGINT)
-    output = process.communicate(timeout=30)[0]
+    try:
+        assert wait_until_serving(f"http://127.0.0.1:{port}/__kb/status")
+        process.send_signal(signal.SIGINT)
+        output = process.communicate(timeout=30)[0]
+    finally:
+        process.kill()  # a serve that did not stop does not outlive the test (it serves until killed)
     assert process.returncode == 130, output
     assert "Traceback" not in output
