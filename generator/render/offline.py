@@ -29,7 +29,7 @@ from PIL import Image, ImageDraw
 from ..base.errors import FrontEndMissing
 from ..base.escaping import js_literal
 from ..base.jsontypes import JSONObject
-from ..base.languages import Languages
+from ..base.languages import Language, Languages
 from ..base.paths import NODE_MODULES
 from ..resolve.pages import OFFLINE, SECTION_HOME
 from .calculators import RUNTIME
@@ -243,10 +243,16 @@ def workbox_files() -> Iterator[tuple[str, bytes]]:
         yield f"{WORKBOX}/{name}", path.read_bytes()
 
 
+def built_sections(site: Path, languages: Languages) -> list[Language]:
+    """The languages the site has a section in (its home page written): each gets a web app manifest, a sitemap and
+    a service worker."""
+    return [language for language in languages if (site / language.code / SECTION_HOME.html).is_file()]
+
+
 def sections_files(site: Path, languages: Languages) -> dict[str, list[str]]:
-    """`section_files` of each section the site has (its home page written), by language code: listed once for the
-    packed twins and the service workers (the three bundled sections: 0.08 s of CPU a listing, three listings a build before)."""
-    return {language.code: section_files(site, language.code) for language in languages if (site / language.code / SECTION_HOME.html).is_file()}
+    """`section_files` of each section the site has, by language code: listed once for the packed twins and the
+    service workers (the three bundled sections: 0.08 s of CPU a listing, three listings a build before)."""
+    return {language.code: section_files(site, language.code) for language in built_sections(site, languages)}
 
 
 def section_files(site: Path, code: str) -> list[str]:
@@ -360,9 +366,7 @@ def offline_files(site: Path, languages: Languages) -> Iterator[tuple[str, bytes
     yield from workbox_files()
     for size in ICON_SIZES:
         yield f"assets/images/icon-{size}.png", app_icon(size)
-    for language in languages:
-        if not (site / language.code / SECTION_HOME.html).is_file():
-            continue
+    for language in built_sections(site, languages):
         name = language.ui["home"]
         manifest = {
             "name": name,
@@ -395,8 +399,8 @@ def section_sitemap(site: Path, code: str) -> bytes:
 def service_workers(site: Path, sections: dict[str, list[str]], data_version: str) -> Iterator[tuple[str, bytes]]:
     """(path, bytes) of each section's sw.js, its precache manifest read from the site as written (`sections`:
     sections_files)."""
+    runtime = site / RUNTIME / "runtime.json"
     for code, files in sections.items():
-        runtime = site / RUNTIME / "runtime.json"
         section = {
             "code": code,
             "version": data_version,
