@@ -84,6 +84,11 @@ def serve(directory: Path, requests: list[str] | None = None, port: int = 0):
         server.server_close()
 
 
+def until_controlled(driver, timeout: float = 180) -> None:
+    """Wait until the page is controlled by its section's service worker (installed: its files precached)."""
+    wait(driver, timeout).until(lambda d: d.execute_script("return navigator.serviceWorker.controller !== null"))
+
+
 POLL = 0.05  # seconds between a wait's looks: Selenium's 0.5 s was most of a search's or a calculator's answer time
 
 

@@ -190,6 +190,17 @@ def driver():
     chrome.quit()
 
 
+@pytest.fixture
+def offline_driver():
+    """Headless Chromium at phone size, a fresh profile (no service worker from another test), whose pages install
+    their section's service worker."""
+    from browser import make_driver
+
+    chrome = make_driver(service_workers=True)
+    yield chrome
+    chrome.quit()
+
+
 LANES = ("unit", "integration", "browser")
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from browser import make_driver, serve, wait
+from browser import serve, until_controlled, wait
 
 from generator.base.textmatch import reads_as_english
 from generator.resolve.pages import ALL_CLARIFICATIONS, CALCULATORS, GAME_PAGES, OFFLINE, SECTION_HOME
@@ -65,13 +65,6 @@ def test_no_english_outside_lang_en_on_any_ru_or_pl_page(driver, bundled_build: 
     assert english == []
 
 
-@pytest.fixture
-def offline_driver():
-    chrome = make_driver(service_workers=True)
-    yield chrome
-    chrome.quit()
-
-
 # What a page's scripts add only under its section's service worker, by page kind: shown once it is there.
 ADDED_UNDER_THE_WORKER = {
     CALCULATORS.html: "return document.querySelector('.kb-calc-keep, .kb-calc-keep-status') !== null",  # "keep offline (N MB)"
@@ -90,7 +83,7 @@ def test_no_english_in_what_the_scripts_add_to_a_page_of_each_kind(offline_drive
     with serve(site) as url:
         for number, lang in enumerate(("ru", "pl")):
             driver.get(f"{url}/{lang}/index.html")
-            wait(driver, 180).until(lambda d: d.execute_script("return navigator.serviceWorker.controller !== null"))
+            until_controlled(driver)
             game = games[number % len(games)]
             chapter = next(p.name for p in sorted((site / lang / game).glob("*.html")) if p.name not in {k.html for k in GAME_PAGES})
             kinds = [f"{game}/{kind.html}" for kind in GAME_PAGES] + [f"{game}/{chapter}"]

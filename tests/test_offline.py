@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
-from browser import calculate, make_driver, open_calculator, press, search, serious_violations, serve, wait
+from browser import calculate, open_calculator, press, search, serious_violations, serve, until_controlled, wait
 
 from generator.render.offline import section_files, section_manifest, stored_as
 from generator.resolve.pages import CALCULATORS
@@ -24,15 +24,8 @@ CACHES = "return caches.keys()"
 def install(driver, url: str, page: str) -> list[str]:
     """Visit a page of a section and wait until its service worker controls the page; the precache names."""
     driver.get(f"{url}/{page}")
-    wait(driver, 180).until(lambda d: d.execute_script("return navigator.serviceWorker.controller !== null"))
+    until_controlled(driver)
     return driver.execute_script(CACHES)
-
-
-@pytest.fixture
-def offline_driver():
-    chrome = make_driver(service_workers=True)  # a fresh profile: no service worker from another test
-    yield chrome
-    chrome.quit()
 
 
 def assert_accessible(driver, selector: str = ".kb-offline-notice") -> None:

@@ -234,23 +234,20 @@ def test_generated_scripts_hold_data_only_in_json_strings(hostile_site: Path):
     assert {path: outside_json_strings(text, "kbxss") for path, text in carrying.items() if outside_json_strings(text, "kbxss")} == {}
 
 
-def test_every_section_service_worker_installs_and_runs_nothing_from_the_data(hostile_site: Path):
-    """Each section's worker is installed in Chromium and controls its pages; a payload in the
+def test_every_section_service_worker_installs_and_runs_nothing_from_the_data(hostile_site: Path, offline_driver):
+    """Each section's worker is installed in Chromium (a fresh profile) and controls its pages; a payload in the
     language's name or texts never runs in it (it would ask the server for WORKER_MARK)."""
-    from browser import make_driver, wait
+    from browser import until_controlled
 
     sections = sorted(p.parent.name for p in hostile_site.glob("*/sw.js"))
     assert len(sections) >= 2
     requests: list[str] = []
-    chrome = make_driver(service_workers=True)  # a fresh profile, its own service workers
-    try:
-        with serve(hostile_site, requests) as url:
-            for code in sections:
-                chrome.get(f"{url}/{code}/index.html")
-                wait(chrome, 120).until(lambda d: d.execute_script("return navigator.serviceWorker.controller !== null"))
-                chrome.get(f"{url}/{code}/index.html")  # a navigation the worker answers
-                assert chrome.execute_script("return localStorage.getItem('kbxss')") is None, code
-    finally:
-        chrome.quit()
+    chrome = offline_driver
+    with serve(hostile_site, requests) as url:
+        for code in sections:
+            chrome.get(f"{url}/{code}/index.html")
+            until_controlled(chrome, 120)
+            chrome.get(f"{url}/{code}/index.html")  # a navigation the worker answers
+            assert chrome.execute_script("return localStorage.getItem('kbxss')") is None, code
     assert any(path.endswith("/sw.js") for path in requests)
     assert [path for path in requests if WORKER_MARK in path] == []
