@@ -16,7 +16,7 @@ from conftest import REPO
 import rules_check
 from generator.load.rules_view import refusal_messages
 from rules_check import explain
-from rules_check.core import Refusals, RulesError, module_name
+from rules_check.core import Refusals, RulesError, game_id, module_name
 
 pytest_plugins = ["rules_fixtures"]  # the fixture rules_data
 
@@ -91,7 +91,7 @@ def test_a_refusal_inside_a_refusal_is_said_in_the_same_language_and_an_untransl
 @pytest.mark.unit
 @pytest.mark.parametrize("module", GAME_MODULES)
 def test_validate_reads_the_english_messages_from_the_games_module(module: str):
-    messages = refusal_messages(module.replace("_", "-"))
+    messages = refusal_messages(game_id(module))
     assert messages == importlib.import_module(f"rules_check.games.{module_name(module)}").REFUSALS.messages and messages
     assert refusal_messages("no-such-game") is None
 

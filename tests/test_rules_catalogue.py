@@ -8,7 +8,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import REPO, bundled_kb, bundled_resolved
+from conftest import GAMES, REPO, bundled_kb, bundled_resolved
 
 from generator.render.rules_data import render_rules_data
 from generator.validate.validate import validate
@@ -58,7 +58,7 @@ def test_an_unknown_entry_in_the_catalogue_is_reported_at_its_line(tmp_path):
 def test_rules_data_holds_what_each_check_names():
     kb = bundled_kb()
     files = dict(render_rules_data(bundled_resolved()))
-    assert sorted(files) == ["battlelore.json", "citow.json", "marauders.json", "wizards-quest.json"]
+    assert sorted(files) == sorted(f"{game}.json" for game in GAMES)
     citow = json.loads(files["citow.json"])
     assert citow["checks"]["corruption"]["implements"] == kb.checks["citow"]["corruption"]["implements"]
     assert citow["entries"]["citow/placing-corruption-tokens"]["params"]["ruin_threshold"] == 12
