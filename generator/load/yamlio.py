@@ -291,6 +291,7 @@ def _slip_near(lines: list[str], mark: _Mark, position: tuple[int, int], problem
         _tab_in_indentation(lines, mark, problem)
         or _unclosed_quote_above(lines, mark.line, reach)
         or _text_after_closing_quote(lines, mark)
+        or (_reserved_first_character(lines, mark) if "cannot start any token" in problem else None)
         or (_unclosed_flow(lines, begun) if "did not find expected ','" in problem else None)
         or _unindented_block_text(lines, mark.line)
         or _colon_missing_before_flow(lines, mark.line, position[0])
@@ -312,6 +313,25 @@ def _tab_in_indentation(lines: list[str], mark: _Mark, problem: str) -> Diagnosi
         (mark.line + 1, indentation.index("\t") + 1),
         "E001",
         "a tab indents this line: YAML indents with spaces only (write spaces, as many as the lines around it have)",
+    )
+
+
+RESERVED_FIRST = "`@%"  # YAML keeps these for itself: an unquoted value may not begin with one (`code`, @name, %)
+FLOW_FIRST = "|>"  # block text's marks: inside {…} or […] they may not begin an unquoted value either
+
+
+def _reserved_first_character(lines: list[str], mark: _Mark) -> Diagnosis | None:
+    """An unquoted value that begins with a character YAML keeps for itself (a Markdown `code` span, @, %), or with a
+    block text's mark (| or >) inside {…} or […], named at that character."""
+    text = lines[mark.line] if mark.line < len(lines) else ""
+    first = text[mark.column] if mark.column < len(text) else ""
+    if not first or first not in RESERVED_FIRST + FLOW_FIRST:
+        return None
+    where = "inside {…} or […] " if first in FLOW_FIRST else ""
+    return (
+        (mark.line + 1, mark.column + 1),
+        "E001",
+        f"{where}a value may not begin with '{first}' unless it is quoted: put the whole value in double quotes (\"{first}…\")",
     )
 
 
