@@ -355,3 +355,23 @@ def test_the_glossary_says_where_the_readers_name_comes_from(bundled_build: Path
             assert html.unescape(shown[name]) == expected, (lang, name)
     assert {"published", "ours"} <= {t["english"] for t in terms.values()}  # both kinds are seen on the page
     assert any(t.get("status", {}).get("pl") for t in terms.values())
+
+
+@pytest.mark.integration
+def test_the_glossary_lists_a_terms_variants_and_not_their_forms(bundled_build: Path):
+    """A term's `variants` (the sources' other words) are listed under it, each in its language; their inflected
+    `variant_forms` are not (they are found in text as the variants are: links, search, E054)."""
+    kb, _ = bundled_validated()
+    with_forms = [term for term in kb.terms.values() if term.get("variant_forms")]
+    assert with_forms  # the Ruinous Powers' gods, at least
+    for term in with_forms:
+        game = kb.game_of(term["id"])
+        page = (bundled_build / "site" / "ru" / game / GLOSSARY.html).read_text(encoding="utf-8")
+        anchor = "term-" + term["id"].rsplit("/", 1)[1]
+        section = page[page.index(f'<h3 id="{anchor}"') :]
+        section = section[: section.find("<h3", 1)]
+        listed = re.search(r"<p><em>[^<]*:</em> (.*?)</p>", section, re.S)
+        assert listed, term["id"]
+        shown = {(lang, html.unescape(text)) for lang, text in re.findall(r'<span lang="([a-z]+)">([^<]*)</span>', listed[1])}
+        assert shown == {(lang, v) for lang, variants in term["variants"].items() for v in variants}, term["id"]
+        assert not {(lang, v) for lang, forms in term["variant_forms"].items() for v in forms} & shown

@@ -59,12 +59,37 @@ class TermMatcher:
         return None
 
 
+def proper_spellings(term: Any, lang: str) -> list[str]:
+    """The glossary's term in a language as our text writes it: its name and the name's inflected `forms`."""
+    return _names(term, lang) + _listed(term, "forms", lang)
+
+
+def variant_spellings(term: Any, lang: str) -> list[str]:
+    """The sources' other words for a term in a language: its `variants` and their inflected `variant_forms`
+    (found in text as the variants are, but not listed on the glossary page)."""
+    return _listed(term, "variants", lang) + _listed(term, "variant_forms", lang)
+
+
+def spellings(term: Any, lang: str) -> list[str]:
+    """Every spelling of a term in a language: its name, variants, forms and the variants' forms (links, search)."""
+    return _names(term, lang) + _listed(term, "variants", lang) + _listed(term, "forms", lang) + _listed(term, "variant_forms", lang)
+
+
+def _names(term: Any, lang: str) -> list[str]:
+    name: str | None = term["names"].get(lang)
+    return [name] if name else []
+
+
+def _listed(term: Any, field: str, lang: str) -> list[str]:
+    listed: list[str] = term.get(field, {}).get(lang, [])
+    return listed
+
+
 def term_matcher(terms: list[Any], lang: str) -> TermMatcher:
     term_of_form: dict[str, str] = {}
     for term in terms:
-        forms = [term["names"].get(lang)] + term.get("variants", {}).get(lang, []) + term.get("forms", {}).get(lang, [])
-        for form in forms:
-            if form and len(form) >= 3:
+        for form in spellings(term, lang):
+            if len(form) >= 3:
                 term_of_form.setdefault(form.lower(), term["id"])
     return matcher_of_forms(tuple(term_of_form.items()))
 

@@ -77,6 +77,7 @@ class Term(_TermFields, total=False):
 
     variants: dict[str, list[str]]
     forms: dict[str, list[str]]
+    variant_forms: dict[str, list[str]]
     english_source: list[str]
     category: str
     definition: str

@@ -44,6 +44,7 @@ from typing import Any, NotRequired, TypedDict
 
 from ..base.escaping import js_literal
 from ..base.jsontypes import JSON, JSONObject
+from ..base.termmatch import spellings
 from ..base.textmatch import strip_links
 from ..load.model import Entry, Term
 from ..resolve.resolve import Reading, Resolved
@@ -208,13 +209,12 @@ class SearchIndex:
                 self.named[self.kb.game_of(term["id"]), name.lower()].add(term["id"])
 
     def aliases(self, term_ids: Iterable[str]) -> str:
-        """Names, variants and forms of the terms, in every language."""
+        """Every spelling of the terms (names, variants, forms), in every language."""
         words = []
         for term_id in sorted(term_ids):
             term = self.kb.terms[term_id]
             for lang in self.r.languages.codes:
-                words.append(term["names"].get(lang, ""))
-                words += term.get("variants", {}).get(lang, []) + term.get("forms", {}).get(lang, [])
+                words += spellings(term, lang)
             words += self.said.get(term_id, [])
         return " ".join(words)
 

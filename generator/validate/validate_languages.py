@@ -17,6 +17,7 @@ from typing import Any
 from ..base.jsontypes import JSON, JSONPath
 from ..base.languages import PLACEHOLDER, Language, Languages, language_from
 from ..base.problems import Problems
+from ..base.termmatch import spellings
 from ..load.load import LANGUAGE_FILES, Document, LoadedData
 from ..load.model import KnowledgeBase
 
@@ -175,9 +176,7 @@ def check_synonyms(doc: Document, synonyms: Mapping[str, Any], lang: str, kb: Kn
                     doc.path, doc.positions.of(["synonyms", "terms", term_id]), "E067", f"synonyms for '{term_id}', which no glossary defines"
                 )
             continue
-        given = {
-            _plain(name) for name in [term["names"].get(lang, ""), *term.get("variants", {}).get(lang, []), *term.get("forms", {}).get(lang, [])]
-        }
+        given = {_plain(name) for name in spellings(term, lang)}
         for i, word in enumerate(words):
             if _plain(word) in given:
                 problems.add(

@@ -2,7 +2,7 @@
 
 - E054: a translation (`translated_from`) of a title, text or summary does not name a glossary
   concept that its original names (with one of the term's names, variants or forms), or names it
-  only with a variant the glossary keeps for the sources' own spellings (a variant beside the term
+  only with a variant the glossary keeps for the sources' own spellings (or a variant's form) (a variant beside the term
   itself is shorthand: "the dial" after "the threat dial"; so is a variant made of the term's own
   words, inflected: "board" for "game board", «круг» for «круг влияния»). Words in quotation marks
   are mentioned, not used: a clarification may quote the sources' own words; a `[[id]]` link is its label
@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from ..base.kept import KEPT_MATCHERS, Answers
-from ..base.termmatch import WORD, TermMatcher, found_in, term_matcher, terms_in_text
+from ..base.termmatch import WORD, TermMatcher, found_in, proper_spellings, term_matcher, terms_in_text, variant_spellings
 from ..base.textmatch import QUOTED, strip_links
 from ..load.model import Entry, KnowledgeBase, Where
 
@@ -83,12 +83,11 @@ class TermNames:
     def _matcher(self, game: str, lang: str, kind: str) -> TermMatcher:
         terms: list[Any] = list(self.kb.terms_of(game))
         if kind == "proper":
-            terms = [{**t, "variants": {}} for t in terms]
+            terms = [{"id": t["id"], "names": {}, "forms": {lang: proper_spellings(t, lang)}} for t in terms]
         elif kind == "variants":
-            proper = {f.lower() for t in terms for f in [t["names"].get(lang, ""), *t.get("forms", {}).get(lang, [])]}
+            proper = {f.lower() for t in terms for f in proper_spellings(t, lang)}
             terms = [
-                {"id": t["id"], "names": {}, "variants": {lang: [v for v in t.get("variants", {}).get(lang, []) if v.lower() not in proper]}}
-                for t in terms
+                {"id": t["id"], "names": {}, "variants": {lang: [v for v in variant_spellings(t, lang) if v.lower() not in proper]}} for t in terms
             ]
         return term_matcher(terms, lang)
 
