@@ -66,9 +66,9 @@ class Slots:
 
 def place_payloads(kb) -> int:
     """Place every payload in every kind of text field of the loaded knowledge base, in every
-    language: game, chapter, entry and glossary titles, summaries (the game's and the aids' entry
-    summaries), entry texts, keywords, table
-    titles, cells and notes, example inputs, clarification quotes and renderings, external
+    language: game, chapter, entry and glossary titles (and a term's variants, forms and its
+    variants' forms), summaries (the game's and the aids' entry summaries), entry texts, keywords,
+    table titles, cells and notes, example inputs, clarification quotes and renderings, external
     references, source titles and aid titles. The payloads of a kind are shared out over the fields
     of that kind, so each field carries a few. Entries get a table and an example if they have none,
     so that every kind of field is there. Returns how many (field, payload) placements were made."""
@@ -82,7 +82,11 @@ def place_payloads(kb) -> int:
         entry_slots(entry, slots)
     for term in kb.terms.values():
         slots.per_language("glossary name", term["names"])
-        slots.per_language("glossary variant", term.setdefault("variants", {}))
+        for field, word in (("variants", "variant"), ("forms", "form"), ("variant_forms", "variant form")):
+            spellings = term.setdefault(field, {})  # one more in every language: the mini data lists no variants
+            for lang in term["names"]:
+                spellings.setdefault(lang, []).append(f"{word} {lang}")
+            slots.per_language(f"glossary {field}", spellings)
     for aid in kb.aids.values():
         if "title" in aid:
             slots.per_language("aid title", aid["title"])
