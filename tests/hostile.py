@@ -67,11 +67,12 @@ class Slots:
 def place_payloads(kb) -> int:
     """Place every payload in every kind of text field of the loaded knowledge base, in every
     language: game, chapter, entry and glossary titles (and a term's variants, forms and its
-    variants' forms), summaries (the game's and the aids' entry summaries), entry texts, keywords,
-    table titles, cells and notes, example inputs, clarification quotes and renderings, external
-    references, source titles and aid titles. The payloads of a kind are shared out over the fields
-    of that kind, so each field carries a few. Entries get a table and an example if they have none,
-    so that every kind of field is there. Returns how many (field, payload) placements were made."""
+    variants' forms), term definitions (gloss), summaries (the game's and the aids' entry summaries),
+    entry texts, keywords, table titles, cells and notes, example inputs, clarification rulings, quotes
+    and renderings, external references, source titles, aid titles and faction names. The payloads
+    of a kind are shared out over the fields of that kind, so each field carries a few. Entries get a
+    table and an example if they have none, a term a definition, a clarification a ruling and the aid
+    a faction's card, so that every kind of field is there. Returns how many (field, payload) placements were made."""
     slots = Slots()
     for game in kb.games.values():
         slots.per_language("game title", game["title"])
@@ -82,16 +83,21 @@ def place_payloads(kb) -> int:
         entry_slots(entry, slots)
     for term in kb.terms.values():
         slots.per_language("glossary name", term["names"])
+        slots.per_language("glossary definition", term.setdefault("gloss", {lang: "gloss" for lang in term["names"]}))
         for field, word in (("variants", "variant"), ("forms", "form"), ("variant_forms", "variant form")):
             spellings = term.setdefault(field, {})  # one more in every language: the mini data lists no variants
             for lang in term["names"]:
                 spellings.setdefault(lang, []).append(f"{word} {lang}")
             slots.per_language(f"glossary {field}", spellings)
-    for aid in kb.aids.values():
+    for game, aid in kb.aids.items():
         if "title" in aid:
             slots.per_language("aid title", aid["title"])
         for section in aid["sections"]:
             slots.per_language("aid section title", section["title"])
+        faction = {"name": dict.fromkeys(kb.games[game]["languages"], "faction"), "colour": "#7f1010", "icon": "khorne"}
+        faction["entries"] = aid["sections"][0]["entries"][:1]  # a faction's card, as the mini aid has none
+        aid["sections"][0].setdefault("factions", []).append(faction)
+        slots.per_language("aid faction name", faction["name"])
     placed = 0
     for fields in slots.by_kind.values():
         for index, payload in enumerate(PAYLOADS):
@@ -124,6 +130,8 @@ def entry_slots(entry: dict, slots: Slots) -> None:
     example = entry.setdefault("example", {"inputs": {}, "expected": {}})
     example["inputs"]["hostile"] = "input"
     slots.add("example input", example["inputs"], "hostile")
+    if "clarification" in entry:
+        slots.per_language("clarification ruling", entry["clarification"].setdefault("ruling", {lang: "ruling" for lang in entry["text"]}))
     for statement in entry.get("clarification", {}).get("statements", []):
         statement.setdefault("en", "rendering")
         slots.add("clarification quote", statement, "quote")
