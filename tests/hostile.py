@@ -186,3 +186,43 @@ def spoil_languages(kb) -> int:
         placed += 2
     kb.languages = Languages(languages)
     return placed
+
+
+def spoil_calculators(kb) -> int:
+    """Every payload in the calculators' texts of every game (calculators.yaml, after validation): each label given
+    as text, each check's title and answer sentence, in every language, a payload each in turn. An answer gets only
+    the payloads without a brace (`{…}` there is a place for a value: validate refuses an unknown one). Returns the
+    count."""
+    placed = 0
+    plain = [payload for payload in PAYLOADS if "{" not in payload]
+    for calculators in kb.calculators.values():
+        texts = [(label, PAYLOADS) for label in calculators["labels"].values() if "term" not in label]
+        texts += [(check["title"], PAYLOADS) for check in calculators["checks"].values() if "title" in check]
+        texts += [(check["answer"], plain) for check in calculators["checks"].values() if "answer" in check]
+        for n, (per_language, payloads) in enumerate(texts):
+            for lang in per_language:
+                per_language[lang] = f"{per_language[lang]} {payloads[(n + placed) % len(payloads)]}"
+                placed += 1
+    return placed
+
+
+def build_spoiled(data, out, spoil) -> list[int]:
+    """Build `data` into `out` with `spoil(kb)` run on the knowledge base once it has passed validation (as if the
+    data had held the payloads and validate had let them through); returns what `spoil` returned (a count)."""
+    import pytest
+
+    import generator.pipeline as pipeline
+
+    validated_check = pipeline.check
+    placed: list[int] = []
+
+    def check_then_spoil(loaded, problems):
+        kb = validated_check(loaded, problems)
+        if not problems:
+            placed.append(spoil(kb))
+        return kb
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(pipeline, "check", check_then_spoil)
+        pipeline.build(data, out)
+    return placed

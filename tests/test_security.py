@@ -16,7 +16,7 @@ from urllib.parse import urljoin, urlsplit
 import pytest
 from browser import search, serve
 from conftest import MINI
-from hostile import PAYLOADS, SEARCH_WORDS, WORKER_MARK, place_payloads
+from hostile import PAYLOADS, SEARCH_WORDS, WORKER_MARK, build_spoiled, place_payloads
 
 pytestmark = pytest.mark.browser
 
@@ -26,23 +26,10 @@ MATERIAL_INLINE = ("__md_scope", "__tabbed_", "__palette")
 
 @pytest.fixture(scope="module")
 def hostile_site(tmp_path_factory) -> Path:
-    import generator.pipeline as pipeline
-
     root = tmp_path_factory.mktemp("hostile")
     data = root / "data"
     shutil.copytree(MINI, data)
-    validated_check = pipeline.check
-    placed: list[int] = []
-
-    def check_then_spoil(loaded, problems):
-        kb = validated_check(loaded, problems)
-        if not problems:
-            placed.append(place_payloads(kb))
-        return kb
-
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(pipeline, "check", check_then_spoil)
-        pipeline.build(data, root)
+    placed = build_spoiled(data, root, place_payloads)
     assert placed and placed[0] >= 20 * len(PAYLOADS), placed  # every payload in every kind of field
     return root / "site"
 
