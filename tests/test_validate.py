@@ -525,3 +525,22 @@ def test_a_terms_name_changed_between_two_validations_in_one_process_is_the_one_
     glossary.write_text(glossary.read_text(encoding="utf-8").replace("ru: отряд}", "ru: Отряд}", 1), encoding="utf-8")
     lines = printed_lines(validate(Path("data"))[1])
     assert any("does not name 'Отряд'" in line for line in lines) and not any("'отряд'" in line for line in lines), lines
+
+
+@pytest.mark.unit
+def test_a_variant_made_of_the_terms_own_words_names_the_term(tmp_path: Path, monkeypatch):
+    """E054: a translation that writes a variant made of the term's own words ("unit" of "battle unit", as "board" of
+    "game board") has named the term: shorthand, not the sources' other word; another variant there is still reported."""
+    data = prepare("E054-variant", tmp_path, monkeypatch)
+    glossary = data / "games/mini/glossary.yaml"
+    glossary.write_text(
+        glossary.read_text(encoding="utf-8")
+        .replace("names: {en: unit,", "names: {en: battle unit,")
+        .replace("variants: {en: [squad]}", "variants: {en: [squad, unit]}"),
+        encoding="utf-8",
+    )
+    lines = printed_lines(validate(data)[1])
+    assert len(lines) == 1 and "writes 'squad' for 'battle unit'" in lines[0], lines  # the fixture's own slip, line 16
+    chapter = data / "games/mini/chapters/10-rules.yaml"
+    chapter.write_text(chapter.read_text(encoding="utf-8").replace("en: A squad that must", "en: A unit that must"), encoding="utf-8")
+    assert printed_lines(validate(data)[1]) == []  # "unit" alone: "battle unit" named, shortened

@@ -117,13 +117,17 @@ class TermNames:
     def _misnamed(self, game: str, original_lang: str, original: str, lang: str, text: str, not_terms: set[str]) -> str | None:
         named = terms_in_text(self.matcher(game, original_lang), "", unquoted(original)) - not_terms
         found = terms_in_text(self.matcher(game, lang, "proper"), "", text)
-        # a variant is the sources' word, not ours: wrong unless the text also names the term properly (shorthand)
+        # a variant is the sources' word, not ours: wrong unless the text also names the term properly, or the variant is
+        # made of the term's own words ("board" of "game board"): both shorthand. Read among every term's spellings,
+        # longest first, so that a variant inside another term's longer spelling («поля» of «поля зрения», line of
+        # sight) is that term's word, not the variant.
         own_words = unquoted(text)
-        variants = [
-            (start, end, t)
-            for start, end, t in found_in(self.matcher(game, lang, "variants"), own_words)
-            if t not in found and t not in not_terms and not shortens(own_words[start:end], self.kb.terms[t]["names"].get(lang, ""))
+        variant_of = self.matcher(game, lang, "variants").term_of_form
+        written = [
+            (start, end, t) for start, end, t in found_in(self.matcher(game, lang), own_words) if variant_of.get(own_words[start:end].lower()) == t
         ]
+        found |= {t for start, end, t in written if shortens(own_words[start:end], self.kb.terms[t]["names"].get(lang, ""))}
+        variants = [(start, end, t) for start, end, t in written if t not in found and t not in not_terms]
         unnamed = sorted(named - found - {t for _, _, t in variants})
         words = [w.lower() for w in WORD.findall(text)] if unnamed else []
         missing = [t for t in unnamed if lang in self.kb.terms[t]["names"] and not name_stands_in(self.kb.terms[t]["names"][lang], words)]
