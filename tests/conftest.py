@@ -162,6 +162,20 @@ def bundled_kb():
     return kb
 
 
+def worked_examples() -> list[tuple[str, str, dict, dict, str]]:
+    """(game, check, inputs, expected, entry id) of every worked example of the bundled data that names a check, read
+    from the shared knowledge base (each of two test modules parsed every chapter again for them, ~1 s a process)."""
+    from rules_check.core import CheckId
+
+    found = []
+    for entry in bundled_kb().entries.values():
+        example = entry.get("example") or {}
+        if "." in example.get("check", ""):
+            check = CheckId.parse(example["check"])
+            found.append((check.game, check.name, example["inputs"], example["expected"], entry["id"]))
+    return found
+
+
 @functools.cache
 def bundled_resolved():
     """resolve() of the bundled data, made once per run; shared, not to be changed."""

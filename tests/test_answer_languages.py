@@ -16,8 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import REPO
-from test_calculators import worked_examples
+from conftest import worked_examples
 
 import rules_check
 from generator.base.json_schema import check_schemas
@@ -29,7 +28,7 @@ pytestmark = pytest.mark.unit
 pytest_plugins = ["rules_fixtures"]  # the fixture rules_data
 
 LANGUAGES = ("ru", "pl")
-EXAMPLES = worked_examples(REPO / "data")
+EXAMPLES = worked_examples()
 AS_IT_IS = re.compile(r"[0-9]+(/[0-9]+)?|[a-z0-9-]+/[a-z0-9/-]+|[A-Z][0-9]+")  # a number, an entry id, a card's code
 # output fields no answer names: `message`, the CLI's English beside a code the answer says; round_dials'
 # game_end_needs, the input fields the CLI asks for (test_no_answer_names_a_field_left_to_the_cli holds them unsaid)

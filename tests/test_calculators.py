@@ -16,13 +16,12 @@ from typing import Any
 
 import pytest
 from browser import calculate, make_driver, open_calculator, press, serious_violations, serve, wait
-from conftest import REPO
+from conftest import REPO, worked_examples
 
 from generator.base.json_schema import check_schemas
 from generator.render.calculators import calculator_anchor, with_choices
 from generator.resolve.pages import CALCULATORS, GAME_INDEX
 from generator.validate.validate_calculators import names_to_label, output_paths
-from rules_check.core import CheckId
 from rules_check.explain import Words, label_key, sentence
 
 SAY = {  # a game's `say` data as the build writes it (rules_check/data/<game>.json)
@@ -80,22 +79,7 @@ def test_a_place_names_a_field_of_each_record_of_a_list():
     assert output_paths(schema) == {"reasons", "reasons.code", "reasons.message"}
 
 
-def worked_examples(data: Path) -> list[tuple[str, str, dict, dict, str]]:
-    """(game, check, inputs, expected, entry id) of every worked example that names a check."""
-    from ruamel.yaml import YAML
-
-    yaml = YAML(typ="safe")
-    found = []
-    for chapter in sorted((data / "games").glob("*/chapters/*.yaml")):
-        for entry in yaml.load(chapter.read_text(encoding="utf-8")).get("entries", []):
-            example = entry.get("example") or {}
-            if "." in example.get("check", ""):
-                check = CheckId.parse(example["check"])
-                found.append((check.game, check.name, example["inputs"], example["expected"], entry["id"]))
-    return found
-
-
-EXAMPLES = worked_examples(REPO / "data")
+EXAMPLES = worked_examples()  # (game, check, inputs, expected, entry id)
 
 
 def cli(game: str, check: str, inputs: dict, data: Path) -> tuple[int, dict | str]:
