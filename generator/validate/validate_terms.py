@@ -1,6 +1,6 @@
 """Validate, terminology: one term per concept, the glossary's, in every translation.
 
-- E054: a translation (`translated_from`) of a title, text or summary does not name a glossary
+- E054: a translation (`translated_from`) of a title, text, summary (and its title) or ruling does not name a glossary
   concept that its original names (with one of the term's names, variants or forms), or names it
   only with a variant the glossary keeps for the sources' own spellings (or a variant's form) (a variant beside the term
   itself is shorthand: "the dial" after "the threat dial"; so is a variant made of the term's own
@@ -48,11 +48,16 @@ def check(kb: KnowledgeBase, report: Report) -> None:
 
 
 def translated_fields(entry: Entry) -> Iterator[tuple[list[str], Mapping[str, str], Mapping[str, Any]]]:
-    """(path, texts by language, origins by language) of an entry's translatable prose."""
+    """(path, texts by language, origins by language) of an entry's translatable prose: a clarification's ruling is
+    written as its text is (it has no origins of its own)."""
     yield ["title"], entry["title"], entry["origin"]
     yield ["text"], entry["text"], entry["origin"]
     if "summary" in entry:
         yield ["summary", "text"], entry["summary"]["text"], entry["summary"]["origin"]
+        if "title" in entry["summary"]:
+            yield ["summary", "title"], entry["summary"]["title"], entry["summary"]["origin"]
+    if "ruling" in entry.get("clarification", {}):
+        yield ["clarification", "ruling"], entry["clarification"]["ruling"], entry["origin"]
 
 
 def translations(origins: Mapping[str, Any], texts: Mapping[str, str]) -> Iterator[tuple[str, str]]:
