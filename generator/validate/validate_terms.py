@@ -2,9 +2,10 @@
 
 - E054: a translation (`translated_from`) of a title, text, summary (and its title) or ruling does not name a glossary
   concept that its original names (with one of the term's names, variants or forms), or names it
-  only with a variant the glossary keeps for the sources' own spellings (or a variant's form) (a variant beside the term
+  only with a variant the glossary keeps for the sources' own spellings, or a variant's form (a variant beside the term
   itself is shorthand: "the dial" after "the threat dial"; so is a variant made of the term's own
-  words, inflected: "board" for "game board", «круг» for «круг влияния»). Words in quotation marks
+  words, inflected: "board" for "game board", «круг» for «круг влияния»; a variant inside another term's longer
+  spelling is that term's word: «поля» in «поля зрения»). Words in quotation marks
   are mentioned, not used: a clarification may quote the sources' own words; a `[[id]]` link is its label
   (the id is no prose). An entry's `not_terms`
   names the terms its translations need not name in the term's words: the original uses the word in an
@@ -107,7 +108,8 @@ class TermNames:
     def misnamed(self, game: str, original_lang: str, original: str, lang: str, text: str, not_terms: set[str]) -> str | None:
         """What the translation gets wrong about the original's terms, in words, or None. Kept for the same question
         (`serve` asks it again of every translation on every rebuild: 0.4 s at 10× the bundled data): what it reads is
-        the three matchers, the game's terms (their names in both languages), the two texts and `not_terms`."""
+        the matchers and the game's terms (all made from its glossary, whose token is in the key: the translation's
+        language's full matcher too), the two texts and `not_terms`."""
         key = (
             self.matcher(game, original_lang),
             self.matcher(game, lang, "proper"),
