@@ -1,5 +1,6 @@
 import fcntl
 import functools
+import json
 import os
 import shutil
 import signal
@@ -174,6 +175,15 @@ def worked_examples() -> list[tuple[str, str, dict, dict, str]]:
             check = CheckId.parse(example["check"])
             found.append((check.game, check.name, example["inputs"], example["expected"], entry["id"]))
     return found
+
+
+def built_games(site: Path) -> dict[str, dict]:
+    """game -> {lang: its calculators.json} as built."""
+    games: dict[str, dict] = {}
+    for spec_file in sorted(site.glob("*/*/calculators.json")):
+        spec = json.loads(spec_file.read_text(encoding="utf-8"))
+        games.setdefault(spec["game"], {})[spec["lang"]] = spec
+    return games
 
 
 @functools.cache

@@ -8,6 +8,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import pytest
+
+import generator.pipeline as pipeline
 from generator.base.languages import Languages
 
 MARK = "localStorage.kbxss"
@@ -44,6 +47,30 @@ PAYLOADS = [
 ]
 
 SEARCH_WORDS = ["script", "onerror", "javascript", "svg", "iframe", "ontoggle"]
+
+# Inline scripts Material writes into every page (its scope, its config); nothing else may be inline.
+MATERIAL_INLINE = ("__md_scope", "__tabbed_", "__palette")
+
+# What a page holds that could run (beyond "nothing ran"): an on* attribute, a javascript: or data: URL, an iframe,
+# object or embed, or an inline script that is not Material's own (arguments[0]).
+UNSAFE = """
+const found = [];
+for (const el of document.querySelectorAll('*')) {
+  for (const attr of el.attributes) {
+    if (attr.name.startsWith('on')) found.push(el.tagName + ' ' + attr.name);
+    if (/^\\s*(javascript|data|vbscript):/i.test(attr.value) && ['href', 'src', 'action', 'data', 'srcdoc'].includes(attr.name))
+      found.push(el.tagName + ' ' + attr.name + '=' + attr.value.slice(0, 40));
+  }
+}
+for (const el of document.querySelectorAll('iframe, object, embed, base, meta[http-equiv]')) found.push(el.tagName);
+for (const el of document.querySelectorAll('script:not([src])'))
+  if (!arguments[0].some(m => el.textContent.includes(m)) && el.type !== 'application/json') found.push('inline script');
+return found;"""
+
+
+def ran(driver) -> str | None:
+    """The payload that ran on the current page, if any (after giving focus and timers a moment)."""
+    return driver.execute_async_script("const done = arguments[0]; setTimeout(() => done(localStorage.getItem('kbxss')), 50);")
 
 
 class Slots:
@@ -209,10 +236,6 @@ def spoil_calculators(kb) -> int:
 def build_spoiled(data, out, spoil) -> list[int]:
     """Build `data` into `out` with `spoil(kb)` run on the knowledge base once it has passed validation (as if the
     data had held the payloads and validate had let them through); returns what `spoil` returned (a count)."""
-    import pytest
-
-    import generator.pipeline as pipeline
-
     validated_check = pipeline.check
     placed: list[int] = []
 

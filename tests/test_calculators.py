@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browser import calculate, make_driver, open_calculator, press, serious_violations, serve, wait
-from conftest import REPO, worked_examples
+from browser import answer_every_calculator, calculate, make_driver, open_calculator, press, serious_violations, serve, wait
+from conftest import REPO, built_games, worked_examples
 
 from generator.base.json_schema import check_schemas
 from generator.render.calculators import calculator_anchor, with_choices
@@ -240,15 +240,6 @@ def test_the_form_can_show_every_worked_example_of_its_check(game, check, inputs
     form = with_choices(check_schemas(game)[f"{check}_input"], form_choices(game, check))
     errors = [f"{'/'.join(map(str, e.absolute_path))}: {e.message}" for e in Draft202012Validator(form).iter_errors(inputs)]
     assert not errors, errors
-
-
-def built_games(site: Path) -> dict[str, dict]:
-    """game -> {lang: its calculators.json} as built."""
-    games: dict[str, dict] = {}
-    for spec_file in sorted(site.glob("*/*/calculators.json")):
-        spec = json.loads(spec_file.read_text(encoding="utf-8"))
-        games.setdefault(spec["game"], {})[spec["lang"]] = spec
-    return games
 
 
 @pytest.mark.integration
@@ -501,41 +492,13 @@ def test_a_page_downloads_the_calculators_runtime_only_when_one_is_opened(bundle
 
 
 VIEWS = [(390, "light"), (390, "dark"), (1280, "light"), (1280, "dark")]
-# Every calculator of the page opened and answered (its first worked example, else the empty form) by the page's own
-# buttons, pressed from one script: a WebDriver tap each was two thirds of the accessibility test's time, and the taps
-# themselves are test_each_calculator_shows_its_worked_examples_outcome's. Arguments: [[check, has an example], ...];
-# answers null, or what went wrong.
-ANSWER_ALL = """
-const checks = arguments[0], done = arguments[arguments.length - 1];
-const until = (test, what) => new Promise((resolve, reject) => {
-  const started = performance.now();
-  (function look() {
-    const value = test();
-    if (value) resolve(value);
-    else if (performance.now() - started > 180000) reject(new Error('no ' + what + ' in 180 s'));
-    else setTimeout(look, 20);
-  })();
-});
-(async () => {
-  for (const [name, example] of checks) {
-    const block = document.querySelector(`.kb-calc[data-check='${name}']`);
-    block.querySelector('.kb-calc-open').click();
-    const ready = await until(() => block.getAttribute('data-ready'), name + "'s runtime");
-    if (ready !== 'yes') throw new Error(name + ': ' + block.querySelector('.kb-calc-status').textContent);
-    if (example) block.querySelector('.kb-calc-example').click();
-    block.querySelector('.kb-calc-answer').textContent = '';
-    block.querySelector('button[type=submit]').click();
-    await until(() => block.querySelector('.kb-calc-answer').textContent || block.querySelector('.kb-calc-error'), name + "'s answer");
-  }
-})().then(() => done(null), (error) => done(String(error)));
-"""
 
 
 @pytest.mark.browser
 @pytest.mark.parametrize("lang", ["ru", "pl", "en"])
 def test_every_calculator_open_and_answered_has_no_serious_accessibility_violation(bundled_build: Path, calc_driver, lang: str):
     """axe-core (WCAG 2.0/2.1 A and AA) over each game's Calculators page with every calculator open and
-    answered (its first worked example, else the empty form's refusal; ANSWER_ALL), in light and dark, at 390 and 1280 px:
+    answered (its first worked example, else the empty form's refusal; browser.answer_every_calculator), in light and dark, at 390 and 1280 px:
     no serious or critical violation (4 games x 4 views = 16 page states per language); at 390 px the page is no wider
     than the screen."""
     site = bundled_build / "site"
@@ -546,9 +509,8 @@ def test_every_calculator_open_and_answered_has_no_serious_accessibility_violati
                 continue
             calc_driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {"width": 390, "height": 844, "deviceScaleFactor": 1, "mobile": True})
             calc_driver.get(f"{url}/{lang}/{game}/{CALCULATORS.html}")
-            calc_driver.set_script_timeout(600)
-            checks = [[name, bool(check["examples"])] for name, check in by_lang[lang]["checks"].items()]
-            assert calc_driver.execute_async_script(ANSWER_ALL, checks) is None, game
+            assert answer_every_calculator(calc_driver, by_lang[lang]) is None, game
+            checks = by_lang[lang]["checks"]
             answered = calc_driver.execute_script(
                 "return Array.from(document.querySelectorAll('.kb-calc')).filter(block =>"
                 " block.querySelector('.kb-calc-answer').textContent || block.querySelector('.kb-calc-error')).length"

@@ -16,12 +16,9 @@ from urllib.parse import urljoin, urlsplit
 import pytest
 from browser import search, serve
 from conftest import MINI
-from hostile import PAYLOADS, SEARCH_WORDS, WORKER_MARK, build_spoiled, place_payloads
+from hostile import MATERIAL_INLINE, PAYLOADS, SEARCH_WORDS, UNSAFE, WORKER_MARK, build_spoiled, place_payloads, ran
 
 pytestmark = pytest.mark.browser
-
-# Inline scripts Material writes into every page (its scope, its config); nothing else may be inline.
-MATERIAL_INLINE = ("__md_scope", "__tabbed_", "__palette")
 
 
 @pytest.fixture(scope="module")
@@ -54,34 +51,12 @@ def server(hostile_site: Path):
         yield url
 
 
-def ran(driver) -> str | None:
-    """The payload that ran on the current page, if any (after giving focus and timers a moment)."""
-    return driver.execute_async_script("const done = arguments[0]; setTimeout(() => done(localStorage.getItem('kbxss')), 50);")
-
-
 def all_pages(site: Path) -> list[str]:
     return sorted(p.relative_to(site).as_posix() for p in site.rglob("*.html"))
 
 
 def test_there_are_enough_payloads():
     assert len(PAYLOADS) >= 20
-
-
-# What a page holds that could run (beyond "nothing ran"): an on* attribute, a javascript: or data: URL, an iframe,
-# object or embed, or an inline script that is not Material's own (arguments[0]).
-UNSAFE = """
-const found = [];
-for (const el of document.querySelectorAll('*')) {
-  for (const attr of el.attributes) {
-    if (attr.name.startsWith('on')) found.push(el.tagName + ' ' + attr.name);
-    if (/^\\s*(javascript|data|vbscript):/i.test(attr.value) && ['href', 'src', 'action', 'data', 'srcdoc'].includes(attr.name))
-      found.push(el.tagName + ' ' + attr.name + '=' + attr.value.slice(0, 40));
-  }
-}
-for (const el of document.querySelectorAll('iframe, object, embed, base, meta[http-equiv]')) found.push(el.tagName);
-for (const el of document.querySelectorAll('script:not([src])'))
-  if (!arguments[0].some(m => el.textContent.includes(m)) && el.type !== 'application/json') found.push('inline script');
-return found;"""
 
 
 @pytest.fixture(scope="module")
