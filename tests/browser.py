@@ -33,9 +33,10 @@ CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
 NO_SERVICE_WORKERS = "delete Navigator.prototype.serviceWorker;"
 
 
-def make_driver(width: int = 390, height: int = 844, service_workers: bool = False) -> webdriver.Chrome:
+def make_driver(width: int = 390, height: int = 844, service_workers: bool = False, languages: str = "") -> webdriver.Chrome:
     """Headless Chromium showing a phone's (or `width`'s) viewport; `service_workers`: the pages may install theirs
-    (the offline tests, the security tests), else they find none (NO_SERVICE_WORKERS)."""
+    (the offline tests, the security tests), else they find none (NO_SERVICE_WORKERS); `languages`: the reader's
+    languages in order ("pl,en"), as a phone set to them asks for pages, else the browser's own."""
     options = webdriver.ChromeOptions()
     options.binary_location = CHROMIUM
     for flag in (
@@ -51,6 +52,9 @@ def make_driver(width: int = 390, height: int = 844, service_workers: bool = Fal
         f"--window-size={width},{height}",
     ):
         options.add_argument(flag)
+    if languages:
+        options.add_argument(f"--lang={languages.split(',')[0]}")
+        options.add_experimental_option("prefs", {"intl.accept_languages": languages})
     driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
     # Headless Chromium will not make a window narrower than 500 px: emulate the phone's viewport.
     driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": width < 600})

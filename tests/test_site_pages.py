@@ -8,7 +8,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-from browser import serious_violations, serve, wait
+from browser import make_driver, serious_violations, serve, wait
 from conftest import BUNDLED_GAMES, REPO
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.keys import Keys
@@ -159,24 +159,7 @@ def test_the_root_404_page_speaks_every_language(site: Path):
 @pytest.mark.browser
 def test_the_root_404_puts_the_readers_language_first(site: Path):
     """A Polish phone that lands on an unknown address at the root reads the Polish message first."""
-    from browser import CHROMEDRIVER, CHROMIUM
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for flag in (
-        "--headless=new",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-dev-shm-usage",
-        "--lang=pl",
-    ):
-        options.add_argument(flag)
-    options.add_experimental_option("prefs", {"intl.accept_languages": "pl,en"})
-    polish = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    polish = make_driver(languages="pl,en")
     try:
         with serve(site) as url:
             polish.get(f"{url}/404.html")
