@@ -8,11 +8,16 @@ from __future__ import annotations
 import io
 import itertools
 import re
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from conftest import GAMES_WITH_AIDS, assert_tables_at_7pt, bundled_resolved, measured_cards, measured_sheet, page_texts
 from pypdf import PdfReader
+
+if TYPE_CHECKING:
+    from generator.render.aids.cards import AidJob
 
 
 @pytest.fixture(scope="module")
@@ -90,15 +95,23 @@ def test_every_printed_page_names_its_date_and_the_changes_page(bundled_build: P
 SITE = "https://rules.example.org/kb/"
 
 
+@dataclass(frozen=True)
+class QRAids:
+    """Every aid laid out as `build` lays it out, with a site address for its QR code: the jobs, and the files by name."""
+
+    jobs: list[AidJob]
+    files: dict[str, bytes]
+
+
 @pytest.fixture(scope="module")
-def qr_aids(resolved, tmp_path_factory) -> dict[str, bytes]:
-    """BattleLore's Russian aid laid out as `build` lays it out, with a site address for its QR code (its sheet has
-    room for the code)."""
-    from generator.render.aids.cards import PendingAids, aid_job
+def qr_aids(resolved, tmp_path_factory) -> QRAids:
+    """Every aid with a site address for its QR code, laid out once for the module's tests."""
+    from generator.render.aids.cards import PendingAids, aid_job, aid_languages
     from generator.render.answer_tables import AnswerTables
 
-    job = aid_job(resolved, "battlelore", "ru", AnswerTables(resolved), site=SITE)
-    return dict(PendingAids([job], tmp_path_factory.mktemp("cards-cache")).files())
+    tables = AnswerTables(resolved)
+    jobs = [aid_job(resolved, game, lang, tables, site=SITE) for game, lang in aid_languages(resolved)]
+    return QRAids(jobs, dict(PendingAids(jobs, tmp_path_factory.mktemp("qr-cards-cache")).files()))  # an aid that does not fit raises
 
 
 def qr_modules(content: bytes, paper: str, card: bool) -> list[list[bool]]:
@@ -144,7 +157,7 @@ def test_a_qr_code_on_the_sheet_and_the_first_card_leads_to_the_changes_page(qr_
 
     want = [[bool(v) for v in row] for row in segno.make(changes_url(), error="m", micro=False).matrix]
     for kind, card in (("cards", True), ("sheet", False)):
-        content = qr_aids[f"battlelore-ru-{kind}-{paper}.pdf"]
+        content = qr_aids.files[f"battlelore-ru-{kind}-{paper}.pdf"]
         assert qr_modules(content, paper, card) == want, (kind, paper)
         shown = page_texts(content)[0 if card else -1]
         assert changes_url() in "".join(shown.split()), (kind, paper)
@@ -164,10 +177,10 @@ def test_the_qr_codes_card_and_every_sheet_footer_print_the_games_section_by_its
     section = f"{SITE}ru/battlelore/"
     width, height = SHEETS[paper]
     left, top = (width - 3 * CARD_SIZE[0]) / 2, height - (height - 3 * CARD_SIZE[1]) / 2  # the first card's
-    first_card = pypdfium2.PdfDocument(qr_aids[f"battlelore-ru-cards-{paper}.pdf"])[0].get_textpage()
+    first_card = pypdfium2.PdfDocument(qr_aids.files[f"battlelore-ru-cards-{paper}.pdf"])[0].get_textpage()
     footer = first_card.get_text_bounded(left, top - CARD_SIZE[1], left + CARD_SIZE[0], top - CARD_SIZE[1] + FOOT_ZONE)
     assert section in "".join(footer.split()), footer
-    for page in pypdfium2.PdfDocument(qr_aids[f"battlelore-ru-sheet-{paper}.pdf"]):
+    for page in pypdfium2.PdfDocument(qr_aids.files[f"battlelore-ru-sheet-{paper}.pdf"]):
         bottom = page.get_textpage().get_text_bounded(0, 0, width, (height - SHEET_AREA[1]) / 2 + SHEET_MARGIN[1])  # the footer's margin
         assert f"Полныеправила:{section}" in "".join(bottom.split()), bottom  # as it wraps
 
@@ -187,17 +200,14 @@ def test_without_a_site_url_the_aids_have_no_qr_code_and_the_build_says_so(tmp_p
 
 
 @pytest.mark.integration
-def test_every_aid_keeps_its_pages_with_a_qr_code(resolved, tmp_path_factory):
+def test_every_aid_keeps_its_pages_with_a_qr_code(resolved, qr_aids):
     """With a site address every aid carries its QR code, and every sheet still keeps within its pages (the
     QR item first on the sheet pushed Chaos in the Old World's Russian sheet onto a third page: a site_url
     failed the build with B004). The sheet puts the code after the rules, where it does not take a page of its
     own. Every aid, on either paper: nothing in a table under 7 pt."""
-    from generator.render.aids.cards import MAX_SHEET_PAGES, SHEETS, PendingAids, aid_job, aid_languages
-    from generator.render.answer_tables import AnswerTables
+    from generator.render.aids.cards import MAX_SHEET_PAGES, SHEETS
 
-    tables = AnswerTables(resolved)
-    jobs = [aid_job(resolved, game, lang, tables, site=SITE) for game, lang in aid_languages(resolved)]
-    files = dict(PendingAids(jobs, tmp_path_factory.mktemp("qr-cards-cache")).files())  # an aid that does not fit raises
+    jobs, files = qr_aids.jobs, qr_aids.files
     sheets = {name: measured_sheet(content, "a4") for name, content in files.items() if name.endswith("-sheet-a4.pdf")}
     assert len(sheets) == len(jobs) and all(sheet.pages <= MAX_SHEET_PAGES for sheet in sheets.values()), sheets
     assert all('class="qr"' in job.card_html for job in jobs)
