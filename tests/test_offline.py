@@ -28,15 +28,28 @@ def install(driver, url: str, page: str) -> list[str]:
     return driver.execute_script(CACHES)
 
 
+# The alpha (0-255) of each offline notice's background as painted: a canvas pixel filled with its computed colour.
+NOTICE_ALPHAS = """
+const pixel = document.createElement('canvas').getContext('2d');
+return [...document.querySelectorAll('.kb-offline-notice')].map(notice => {
+  pixel.clearRect(0, 0, 1, 1); pixel.fillStyle = getComputedStyle(notice).backgroundColor; pixel.fillRect(0, 0, 1, 1);
+  return pixel.getImageData(0, 0, 1, 1).data[3];
+});
+"""
+
+
 def assert_accessible(driver, selector: str = ".kb-offline-notice") -> None:
     """What only a page under its section's worker shows (the offline notices, by default), in either scheme as
     Material's toggle sets it: no serious or critical accessibility violation (axe; the pages' own axe tests run
-    without the worker)."""
+    without the worker), and each notice opaque: Material's text colour, its background, is translucent, and the
+    page's text showed through it."""
     for scheme, accent in (("default", "deep-orange"), ("slate", "amber")):
         driver.execute_script(
             "document.body.dataset.mdColorScheme = arguments[0]; document.body.dataset.mdColorAccent = arguments[1]", scheme, accent
         )
         assert serious_violations(driver, selector) == [], scheme
+        alphas = driver.execute_script(NOTICE_ALPHAS)
+        assert (alphas or selector != ".kb-offline-notice") and all(alpha == 255 for alpha in alphas), (scheme, alphas)
 
 
 @pytest.mark.browser
