@@ -248,12 +248,12 @@ def plain_texts(fragments: list[str]) -> list[str]:
 @pytest.mark.parametrize(
     "game, lang, within",
     [
-        ("wizards-quest", "en", ""),
-        ("citow", "ru", ""),
+        ("wizards-quest", "en", "lines"),
+        ("citow", "en", ""),
         ("battlelore", "ru", ""),
+        ("citow", "ru", "lines"),
         ("marauders", "pl", "lines rows"),
         ("citow", "pl", "lines rows"),
-        ("citow", "en", "rows"),
     ],
 )
 def test_an_item_run_on_to_the_next_card_prints_each_of_its_words_once(resolved, game: str, lang: str, within: str):
