@@ -155,6 +155,25 @@ def calculate(driver, block, timeout: float = 60) -> dict:
     )
 
 
+# The two palettes of mkdocs.yml as Material's toggle sets them on the page: (scheme, accent) by colour scheme.
+PALETTES = {"light": ("default", "deep-orange"), "dark": ("slate", "amber")}
+
+
+def set_scheme(driver, scheme: str) -> None:
+    """Show the page in the `scheme` ("light", "dark") as Material's toggle does, with the page's transitions off: axe
+    must not read a colour half-way through Material's (a button's text, a notice's background) when the scheme changes."""
+    driver.execute_script(
+        "if (!document.getElementById('kb-test-no-transitions')) {"
+        "  const style = document.createElement('style'); style.id = 'kb-test-no-transitions';"
+        "  style.textContent = '*, *::before, *::after { transition: none !important; }';"
+        "  document.head.appendChild(style);"
+        "}"
+        "document.body.setAttribute('data-md-color-scheme', arguments[0]);"
+        "document.body.setAttribute('data-md-color-accent', arguments[1]);",
+        *PALETTES[scheme],
+    )
+
+
 def serious_violations(driver, within: str | None = None) -> list[str]:
     """axe-core's serious or critical violations on the driver's page as it is now (AXE_RUN), or in the elements the
     CSS selector `within` picks; axe is added to the page the first time."""

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browser import answer_every_calculator, calculate, make_driver, open_calculator, press, serious_violations, serve, wait
+from browser import answer_every_calculator, calculate, make_driver, open_calculator, press, serious_violations, serve, set_scheme, wait
 from conftest import REPO, built_games, worked_examples
 
 from generator.base.json_schema import check_schemas
@@ -519,23 +519,11 @@ def test_every_calculator_open_and_answered_has_no_serious_accessibility_violati
             wide = calc_driver.execute_script("return document.documentElement.scrollWidth")
             if wide > 390:  # a row as wide as its widest choice list pushed the page sideways (the dial instructions)
                 found.append(f"{game} 390: every calculator answered, the page is {wide} px wide")
-            # no colour half-way through Material's transitions when the scheme changes under axe
-            calc_driver.execute_script(
-                "const style = document.createElement('style');"
-                "style.textContent = '*, *::before, *::after { transition: none !important; }';"
-                "document.head.appendChild(style);"
-            )
             for width, scheme in VIEWS:
                 calc_driver.execute_cdp_cmd(
                     "Emulation.setDeviceMetricsOverride", {"width": width, "height": 844, "deviceScaleFactor": 1, "mobile": width < 600}
                 )
-                # the scheme as Material's toggle sets it (mkdocs.yml's two palettes), on the page as answered
-                calc_driver.execute_script(
-                    "const [scheme, accent] = arguments[0];"
-                    "document.body.setAttribute('data-md-color-scheme', scheme);"
-                    "document.body.setAttribute('data-md-color-accent', accent);",
-                    ["slate", "amber"] if scheme == "dark" else ["default", "deep-orange"],
-                )
+                set_scheme(calc_driver, scheme)  # on the page as answered
                 found += [f"{game} {width} {scheme}: {v}" for v in serious_violations(calc_driver)]
                 states += 1
     calc_driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {"width": 390, "height": 844, "deviceScaleFactor": 1, "mobile": True})

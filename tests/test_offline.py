@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
-from browser import calculate, open_calculator, press, search, serious_violations, serve, until_controlled, wait
+from browser import calculate, open_calculator, press, search, serious_violations, serve, set_scheme, until_controlled, wait
 
 from generator.render.offline import section_files, section_manifest, stored_as
 from generator.resolve.pages import CALCULATORS
@@ -43,10 +43,8 @@ def assert_accessible(driver, selector: str = ".kb-offline-notice") -> None:
     Material's toggle sets it: no serious or critical accessibility violation (axe; the pages' own axe tests run
     without the worker), and each notice opaque: Material's text colour, its background, is translucent, and the
     page's text showed through it."""
-    for scheme, accent in (("default", "deep-orange"), ("slate", "amber")):
-        driver.execute_script(
-            "document.body.dataset.mdColorScheme = arguments[0]; document.body.dataset.mdColorAccent = arguments[1]", scheme, accent
-        )
+    for scheme in ("light", "dark"):
+        set_scheme(driver, scheme)
         assert serious_violations(driver, selector) == [], scheme
         alphas = driver.execute_script(NOTICE_ALPHAS)
         assert (alphas or selector != ".kb-offline-notice") and all(alpha == 255 for alpha in alphas), (scheme, alphas)
