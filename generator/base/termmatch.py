@@ -71,8 +71,8 @@ def variant_spellings(term: Any, lang: str) -> list[str]:
 
 
 def spellings(term: Any, lang: str) -> list[str]:
-    """Every spelling of a term in a language: its name, variants, forms and the variants' forms (links, search)."""
-    return _names(term, lang) + _listed(term, "variants", lang) + _listed(term, "forms", lang) + _listed(term, "variant_forms", lang)
+    """Every spelling of a term in a language: the term's own and the sources' other words (links, search)."""
+    return proper_spellings(term, lang) + variant_spellings(term, lang)
 
 
 def _names(term: Any, lang: str) -> list[str]:
