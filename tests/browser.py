@@ -155,8 +155,19 @@ def calculate(driver, block, timeout: float = 60) -> dict:
     )
 
 
-# The two palettes of mkdocs.yml as Material's toggle sets them on the page: (scheme, accent) by colour scheme.
-PALETTES = {"light": ("default", "deep-orange"), "dark": ("slate", "amber")}
+@functools.cache
+def palettes() -> dict[str, tuple[str, str]]:
+    """mkdocs.yml's palettes as Material's toggle sets them on the page: (scheme, accent) by "light" and "dark" (Material
+    writes an accent "deep orange" as "deep-orange"). The file is read as data, as aid_qr.site_url reads it."""
+    from ruamel.yaml import YAML
+
+    yaml = YAML(typ="safe", pure=True)
+    yaml.constructor.add_constructor(None, lambda loader, node: None)  # mkdocs' own tags, if any, read as nothing
+    config = yaml.load((Path(__file__).parent.parent / "mkdocs.yml").read_text(encoding="utf-8"))
+    return {
+        "dark" if palette["scheme"] == "slate" else "light": (palette["scheme"], palette["accent"].replace(" ", "-"))
+        for palette in config["theme"]["palette"]
+    }
 
 
 def set_scheme(driver, scheme: str) -> None:
@@ -170,7 +181,7 @@ def set_scheme(driver, scheme: str) -> None:
         "}"
         "document.body.setAttribute('data-md-color-scheme', arguments[0]);"
         "document.body.setAttribute('data-md-color-accent', arguments[1]);",
-        *PALETTES[scheme],
+        *palettes()[scheme],
     )
 
 
