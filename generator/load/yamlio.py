@@ -345,9 +345,14 @@ def _colon_missing_before_flow(lines: list[str], line: int, shown_line: int) -> 
 
 
 def _misplaced_mapping_value(lines: list[str], mark: _Mark, position: tuple[int, int]) -> Diagnosis:
-    """For "mapping values are not allowed here": a colon inside a plain value, a key above that lost
-    its colon, or else a key that stands too deep."""
-    before = lines[mark.line][: mark.column] if mark.line < len(lines) else ""
+    """For "mapping values are not allowed here": a key on this line run together with its value (`pl:"a: b: c"`,
+    which YAML reads as text up to a later colon), a colon inside a plain value, a key above that lost its colon, or
+    else a key that stands too deep."""
+    line = lines[mark.line] if mark.line < len(lines) else ""
+    if run_together_here := KEY_WITHOUT_SPACE.match(line):
+        name, value = run_together_here.group(2), run_together_here.group(3)
+        return (mark.line + 1, run_together_here.start(2) + 1), "E001", run_together(f"{name}:{value}", name, value)
+    before = line[: mark.column]
     if re.search(r":(\s|$)", before):
         return position, "E001", "a colon and a space inside an unquoted value start a new mapping: put the value in quotes"
     return _colon_lost_above(lines, mark.line) or (
@@ -370,9 +375,16 @@ def _colon_lost_above(lines: list[str], line: int) -> Diagnosis | None:
 
 
 def run_together(key: str, name: str, value: str = "…") -> str:
-    """What is wrong with `key`, a name and its value written as one word ('kind:rule', 'en{translated_from'), in words."""
+    """What is wrong with `key`, a name and its value written as one word ('kind:rule', 'en{translated_from'), in words
+    (a long value cut short: the message names the slip, not the whole text)."""
     lost = f"a space is missing after '{name}:'" if key[len(name)] == ":" else f"a colon is missing after '{name}'"
+    if len(value) > RUN_TOGETHER_SHOWN and key.endswith(value):
+        value = value[:RUN_TOGETHER_SHOWN] + "…"
+        key = key[: len(name) + 1] + value
     return f"'{key}' is a name and its value run together: {lost} (write '{name}: {value}')"
+
+
+RUN_TOGETHER_SHOWN = 40  # characters of a run-together value the message repeats
 
 
 def _misaligned_block(err: MarkedYAMLError, position: tuple[int, int]) -> Diagnosis | None:
